@@ -1,0 +1,45 @@
+# Two commands on a fresh Debian 12 machine, as root:  make demo   and   make test
+# Each does all setup first; run again, setup is a no-op in seconds.
+
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# the Debian packages manim needs to build pycairo/manimpango, and the fonts the scenes use
+DEB_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config gcc python3-dev python3-venv fonts-cmu fonts-nanum
+# a CPU build of torch (pip finds it on disk here; an unpinned torch would pull a multi-GB CUDA build)
+TORCH := torch==2.13.0
+SCENE ?= fluffy_blue_creature
+Q ?= m
+
+.PHONY: setup demo test bench clean system-deps
+
+setup: $(STAMP)
+
+system-deps:
+	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+$(STAMP): pyproject.toml Makefile
+	@$(MAKE) --no-print-directory system-deps
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "$(TORCH)"
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+demo: setup
+	$(PY) render.py $(SCENE) -q$(Q)
+
+test: setup
+	$(PY) -m pytest -q -n 2
+
+bench: setup
+	$(PY) benchmarks/bench_grid.py
+
+clean:
+	rm -rf renders media .pytest_cache

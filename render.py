@@ -1,0 +1,262 @@
+#!/usr/bin/env python
+"""attention-manim: render the scenes, or ask the model for its numbers.
+
+    python render.py list                          every scene, one line each
+    python render.py attention_pattern -qm         render one scene (more names: more scenes)
+    python render.py all -ql                       render every scene
+    python render.py inspect "a fluffy blue creature" [--json]
+    python render.py vocab                         the words the model knows
+    python render.py train                         retrain the toy world's weights
+
+User mistakes (unknown scene, unknown word, out-of-range head...) print a message and a hint and
+exit with status 2; real bugs still show their traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from model.errors import UserError
+
+ROOT = Path(__file__).resolve().parent
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+def _load(model_name: str, device: str):
+    from model import load_model
+
+    return load_model(model_name, device)
+
+
+def make_tracer(model):
+    """The model's forward pass as a cached function sentence -> Trace (what scenes receive)."""
+    return functools.lru_cache(maxsize=None)(model.trace)
+
+
+def split_sentences(values: tuple[str, ...]) -> list[str] | None:
+    """--sentence may repeat, and one value may hold several sentences separated by '|'."""
+    out = [s.strip() for v in values for s in v.split("|") if s.strip()]
+    return out or None
+
+
+def parse_list(value: str | None) -> list[str] | None:
+    return [p.strip() for p in value.split(",") if p.strip()] if value else None
+
+
+def unknown_scene_error(name: str, known: list[str]) -> UserError:
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    hint = f"did you mean {', '.join(close)}?" if close else "see every scene with `python render.py list`"
+    return UserError(f"unknown scene {name!r}", hint)
+
+
+class SceneGroup(click.Group):
+    """A group whose unknown first word is taken as a scene name for the `render` command."""
+
+    def resolve_command(self, ctx, args):
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["render", *args]
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=SceneGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def cli():
+    """Manim animations of transformer attention, every number from a real model.
+
+    Run `python render.py SCENE [SCENE...]` to render, `python render.py list` to see the scenes."""
+
+
+# --- list / render -----------------------------------------------------------------------------
+
+@cli.command("list")
+def list_scenes():
+    """Print every scene with its one-line description."""
+    from scenes.registry import load_all
+
+    scenes = load_all()
+    width = max(map(len, scenes))
+    for name in sorted(scenes):
+        click.echo(f"{name:<{width}}  {scenes[name].description}")
+
+
+model_options = [
+    click.option("--model", "model_name", default="toy", show_default=True,
+                 help="built-in model name or a directory with config.json + model.safetensors"),
+    click.option("--device", default="auto", show_default=True, help="auto (CUDA when present), cpu or cuda"),
+]
+
+
+def with_model_options(f):
+    for opt in reversed(model_options):
+        f = opt(f)
+    return f
+
+
+@cli.command("render")
+@click.argument("names", nargs=-1, required=True)
+@click.option("-q", "--quality", type=click.Choice(["l", "m", "h", "p", "k"]), default="l", show_default=True,
+              help="l 480p15, m 720p30, h 1080p60, p 1440p60, k 2160p60")
+@click.option("--format", "fmt", type=click.Choice(["mp4", "gif", "webm", "mov", "png"]), default="mp4",
+              show_default=True, help="png = the last frame")
+@click.option("-t", "--transparent", is_flag=True, help="transparent background (mov, webm or png)")
+@click.option("-s", "--sentence", "sentences", multiple=True,
+              help="the sentence to use (repeat, or separate with '|', for scenes that take several)")
+@click.option("--focus", help="the word the scene follows")
+@click.option("--layer", type=int, default=0, show_default=True)
+@click.option("--head", type=int, default=None, help="default: the scene's own (the adjectives→nouns head)")
+@click.option("--layout", type=click.Choice(["video", "paper"]), default="video", show_default=True,
+              help="video: keys as rows, queries as columns; paper: queries as rows")
+@click.option("--axes", help="three named directions for 3-D scenes, e.g. animal,chemistry,medicine")
+@click.option("--theme", type=click.Choice(["dark", "light"]), default="dark", show_default=True)
+@click.option("--lang", "language", default="en", show_default=True, help="caption language")
+@with_model_options
+@click.option("--out", type=click.Path(path_type=Path), default=Path("renders"), show_default=True,
+              help="output folder; files land in OUT/<quality>/<scene>.<ext>")
+@click.option("--preview", is_flag=True, help="open each file when it is done")
+def render(names, quality, fmt, transparent, sentences, focus, layer, head, layout, axes, theme, language,
+           model_name, device, out, preview):
+    """Render SCENE [SCENE...] ('all' renders every scene)."""
+    from scenes.base import SceneInputs
+    from scenes.registry import load_all
+    from scenes.runner import check_format, check_output_dir, render_scene
+
+    scenes = load_all()
+    wanted = sorted(scenes) if "all" in names else list(dict.fromkeys(names))
+    for name in wanted:
+        if name not in scenes:
+            raise unknown_scene_error(name, sorted(scenes) + ["all", "list", "inspect", "vocab", "train"])
+    check_format(fmt, transparent)
+    check_output_dir(out)
+    tracer = make_tracer(_load(model_name, device))
+    inputs = SceneInputs(tracer=tracer, sentences=split_sentences(sentences), focus=focus, layer=layer, head=head,
+                         theme=theme, layout=layout, axes=parse_list(axes), language=language)
+    for name in wanted:
+        click.echo(f"rendering {name} ...", err=True)
+        result = render_scene(scenes[name], inputs, name=name, quality=quality, fmt=fmt,
+                              transparent=transparent, out=out)
+        for f in result.files:
+            click.echo(str(f))
+        click.echo(f"  {result.duration:.1f} s of video in {result.wall_time:.1f} s", err=True)
+        if preview:
+            click.launch(str(result.files[0]))
+
+
+# --- inspect / vocab / train -------------------------------------------------------------------
+
+def pattern_table(head_trace, tokens) -> str:
+    """The pattern as text: one row per query (the attending token), one column per key."""
+    width = max(5, *(len(t) for t in tokens))
+    head = " " * (width + 2) + " ".join(f"{t[:width]:>{width}}" for t in tokens)
+    lines = [head]
+    for qi, tok in enumerate(tokens):
+        cells = []
+        for ki in range(len(tokens)):
+            cells.append(f"{'·':>{width}}" if head_trace.mask[qi, ki] else f"{head_trace.pattern[qi, ki]:>{width}.2f}")
+        lines.append(f"{tok:>{width}}  " + " ".join(cells))
+    return "\n".join(lines)
+
+
+@cli.command("inspect")
+@click.argument("sentence")
+@click.option("--layer", type=int, default=None, help="only this layer (default: all)")
+@click.option("--head", type=int, default=None, help="only this head (default: all)")
+@click.option("--json", "as_json", is_flag=True, help="print the whole trace as one JSON object (schema in README)")
+@click.option("--project-onto", "project_onto",
+              help="comma-separated direction names: print each token's E and E′ projected on them")
+@with_model_options
+def inspect_cmd(sentence, layer, head, as_json, project_onto, model_name, device):
+    """Print the model's numbers for SENTENCE."""
+    model = _load(model_name, device)
+    trace = model.trace(sentence)
+    m = trace.model
+    if layer is not None and not 0 <= layer < m.n_layers:
+        raise UserError(f"layer {layer} is out of range: the model has {m.n_layers} layer(s) (0..{m.n_layers - 1})")
+    if head is not None and not 0 <= head < m.n_heads:
+        raise UserError(f"head {head} is out of range: the model has {m.n_heads} heads per layer (0..{m.n_heads - 1})")
+    if as_json:
+        click.echo(json.dumps(trace.to_dict(), ensure_ascii=False))
+        return
+    click.echo(f"model {m.name}: d_model={m.d_model} n_heads={m.n_heads} d_head={m.d_head} "
+               f"n_layers={m.n_layers} causal={m.causal}")
+    click.echo(f"tokens: {' | '.join(trace.tokens)}")
+    layers = [layer] if layer is not None else range(m.n_layers)
+    for li in layers:
+        heads = [head] if head is not None else range(m.n_heads)
+        for hi in heads:
+            ht = trace.head(li, hi)
+            click.echo(f"\nlayer {li} head {hi} ({ht.name}): attention pattern, "
+                       "rows = query (the token attending), columns = key; · = masked")
+            click.echo(pattern_table(ht, trace.tokens))
+    names = parse_list(project_onto)
+    if names:
+        for n in names:
+            if n not in trace.directions:
+                raise UserError(f"unknown direction {n!r}",
+                                f"known directions: {', '.join(sorted(trace.directions)) or '(none in this model)'}")
+        li = layer if layer is not None else 0
+        E = trace.project(trace.layers[li].resid_in, names)
+        label = f"head {head}" if head is not None else "all heads"
+        E2 = trace.project(trace.updated(li, head), names)
+        click.echo(f"\nprojections on {', '.join(names)}: E before layer {li}, E′ after its attention ({label})")
+        width = max(len(t) for t in trace.tokens)
+        click.echo(" " * width + "  " + "  ".join(f"{'E·' + n:>12} {'E′·' + n:>12}" for n in names))
+        for i, tok in enumerate(trace.tokens):
+            click.echo(f"{tok:>{width}}  " + "  ".join(f"{E[i, j]:>+12.2f} {E2[i, j]:>+12.2f}" for j in range(len(names))))
+
+
+@cli.command("vocab")
+@with_model_options
+def vocab_cmd(model_name, device):
+    """List the words the model knows."""
+    model = _load(model_name, "cpu" if device == "auto" else device)
+    groups = None
+    if model_name == "toy":
+        try:
+            from model.toy_world import vocab_groups
+
+            groups = vocab_groups()
+        except ImportError:
+            groups = None
+    if not groups:
+        groups = {"words": sorted(model.cfg.vocab)}
+    click.echo(f"{model.cfg.name}: {model.cfg.vocab_size} tokens (case-insensitive; other punctuation is ignored)")
+    for kind, words in groups.items():
+        click.echo(f"\n{kind} ({len(words)}):")
+        click.echo("  " + " ".join(words))
+
+
+@cli.command("train")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--steps", type=int, default=None, help="default: the training script's own")
+@click.option("--out", type=click.Path(path_type=Path), default=None, help="default: assets/toy")
+def train_cmd(seed, steps, out):
+    """Retrain the toy world's heads (seeded, deterministic, about a minute on two cores)."""
+    from model.train import train
+
+    train(seed=seed, steps=steps, out=out, progress=True)
+
+
+def main(argv=None):
+    try:
+        cli.main(args=argv, prog_name="render.py", standalone_mode=False)
+    except UserError as e:
+        click.echo(f"error: {e.message}", err=True)
+        if e.hint:
+            click.echo(f"hint: {e.hint}", err=True)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+
+
+if __name__ == "__main__":
+    main()

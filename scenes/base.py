@@ -1,0 +1,116 @@
+"""What every scene shares: its inputs, the trace it draws, the theme, captions.
+
+A scene receives a `SceneInputs` at construction. It never runs the model itself: `inputs.tracer`
+is a function from a sentence to a Trace (the CLI and the tests pass one that runs the model), so
+this package never imports torch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from manim import MovingCameraScene, ThreeDScene, config
+
+from model.errors import UserError
+from model.trace import HeadTrace, Trace
+
+from .style import Theme, get_theme
+
+
+@dataclass
+class SceneInputs:
+    tracer: Callable[[str], Trace]  # sentence -> Trace (one forward pass of the model in use)
+    sentences: list[str] | None = None  # None: the scene's own default sentence(s)
+    focus: str | None = None  # the word the scene follows (None: the scene picks one)
+    layer: int = 0
+    head: int | None = None  # None: the scene's default head (the adjectives→nouns head)
+    theme: str = "dark"
+    layout: str = "video"  # "video": keys as rows, queries as columns; "paper": the transpose
+    axes: list[str] | None = None  # named directions for 3-D scenes
+    language: str = "en"
+    options: dict = field(default_factory=dict)  # scene-specific extras
+
+
+def find_head(trace: Trace, layer: int, keyword: str) -> int:
+    """The first head of `layer` whose name contains `keyword`, else 0."""
+    for h in trace.layers[layer].heads:
+        if keyword in h.name.lower():
+            return h.head
+    return 0
+
+
+class TraceMixin:
+    """Inputs, trace access, validation and captions for scenes of any manim base class."""
+
+    description = ""  # one line for `render.py list`
+    default_sentences: tuple[str, ...] = ("a fluffy blue creature roamed the verdant forest",)
+    default_focus: str | None = None  # None: pick from the trace (e.g. the most-attending noun)
+    default_head_keyword = "adjective"
+    max_sentences = 1
+
+    def __init__(self, inputs: SceneInputs, **kwargs):
+        self.inputs = inputs
+        self.theme: Theme = get_theme(inputs.theme)
+        self.sentences = list(inputs.sentences or self.default_sentences)
+        if len(self.sentences) > self.max_sentences:
+            raise UserError(f"this scene takes at most {self.max_sentences} sentence(s), got {len(self.sentences)}")
+        self.traces = [inputs.tracer(s) for s in self.sentences]
+        self.trace = self.traces[0]
+        self.layer = inputs.layer
+        n_layers = self.trace.model.n_layers
+        if not 0 <= self.layer < n_layers:
+            raise UserError(f"layer {self.layer} is out of range: the model has {n_layers} layer(s) (0..{n_layers - 1})")
+        n_heads = self.trace.model.n_heads
+        if inputs.head is None:
+            self.head_index = find_head(self.trace, self.layer, self.default_head_keyword)
+        else:
+            self.head_index = inputs.head
+            if not 0 <= self.head_index < n_heads:
+                raise UserError(f"head {self.head_index} is out of range: the model has {n_heads} heads per layer (0..{n_heads - 1})")
+        if inputs.layout not in ("video", "paper"):
+            raise UserError(f"unknown layout {inputs.layout!r}", "use video or paper")
+        self.focus = inputs.focus or self.default_focus
+        if self.focus is not None:
+            for t in self.traces:
+                if self.focus.lower() not in t.tokens:
+                    raise UserError(f"the focus word {self.focus!r} is not in the sentence {t.text!r}",
+                                    f"pick one of: {' '.join(t.tokens)}")
+        super().__init__(**kwargs)
+        self.caption_log: list[tuple[str, float]] = []
+
+    # --- data -------------------------------------------------------------------------------
+    def head_trace(self, trace: Trace | None = None) -> HeadTrace:
+        return (trace or self.trace).head(self.layer, self.head_index)
+
+    def focus_index(self, trace: Trace | None = None) -> int:
+        """Index of the focus word; without one, the token that attends most away from itself."""
+        trace = trace or self.trace
+        if self.focus is not None:
+            return trace.index_of(self.focus)
+        pattern = self.head_trace(trace).pattern.copy()
+        n = len(pattern)
+        for i in range(n):
+            pattern[i, i] = 0.0
+        off_self = pattern.sum(axis=1)
+        return int(off_self.argmax())
+
+    # --- presentation -----------------------------------------------------------------------
+    def setup(self):
+        super().setup()
+        self.camera.background_color = self.theme.background
+        if config.transparent:
+            self.camera.background_opacity = 0.0
+
+    def caption(self, text: str, duration: float = 2.0):
+        """A sub-caption (it goes to the .srt beside the clip) for the next `duration` seconds."""
+        self.add_subcaption(text, duration=duration)
+        self.caption_log.append((text, duration))
+
+
+class TraceScene(TraceMixin, MovingCameraScene):
+    pass
+
+
+class TraceScene3D(TraceMixin, ThreeDScene):
+    pass

@@ -1,0 +1,1 @@
+"""Reusable visual pieces. Every piece takes real arrays (from a trace) and never invents numbers."""

@@ -1,0 +1,31 @@
+"""CLI name -> scene class, with a one-line description each."""
+
+from __future__ import annotations
+
+SCENES: dict[str, type] = {}
+
+
+def register(name: str):
+    """Class decorator: make a scene renderable as `python render.py NAME`."""
+
+    def deco(cls):
+        if name in SCENES:
+            raise ValueError(f"scene name {name!r} registered twice")
+        cls.cli_name = name
+        SCENES[name] = cls
+        return cls
+
+    return deco
+
+
+def load_all() -> dict[str, type]:
+    """Import every scene module so that each registers itself."""
+    import importlib
+    import pkgutil
+
+    import scenes
+
+    for info in pkgutil.iter_modules(scenes.__path__):
+        if info.name not in ("base", "registry", "style", "runner", "components") and not info.name.startswith("_"):
+            importlib.import_module(f"scenes.{info.name}")
+    return SCENES

@@ -1,0 +1,82 @@
+"""Palette, themes, fonts and number formats: the one place the suite's look is defined.
+
+Colours are set by hex (ManimCE's named colours differ from the video's engine). The dark theme is
+the video's look; the light theme (white background) is for printed handouts and slides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+FONT = "CMU Serif"  # Debian fonts-cmu; Pango falls back to a CJK font (fonts-nanum) for Hangul
+MONO_FONT = "CMU Typewriter Text"
+
+
+@dataclass(frozen=True)
+class Theme:
+    name: str
+    background: str
+    text: str
+    dim: str  # secondary text, ellipses, grid lines
+    query: str
+    key: str
+    value: str
+    embedding: str
+    updated: str  # E′
+    delta: str  # ΔE of a single head
+    delta_multi: str  # ΔE summed over heads
+    output: str  # the output matrix W_O
+    positive: str  # weight-matrix entries > 0 (shaded dark→light by magnitude)
+    negative: str  # weight-matrix entries < 0
+    mask: str  # blocked cells
+    highlight: str
+    box_fill: str  # word-box fill (drawn translucent)
+
+    @property
+    def is_dark(self) -> bool:
+        return self.name == "dark"
+
+
+DARK = Theme(
+    name="dark", background="#000000", text="#FFFFFF", dim="#888888",
+    query="#FFFF00", key="#5CD0B3", value="#FC6255", embedding="#DDDDDD", updated="#5CD0B3",
+    delta="#FFFF00", delta_multi="#58C4DD", output="#D147BD",
+    positive="#58C4DD", negative="#FC6255", mask="#FC6255", highlight="#FFFF00", box_fill="#444444",
+)
+
+# same hues, darkened where the video's colours vanish on white paper
+LIGHT = replace(
+    DARK, name="light", background="#FFFFFF", text="#111111", dim="#777777",
+    query="#B8A000", key="#1E9C7C", value="#D03A2E", embedding="#333333", updated="#1E9C7C",
+    delta="#B8A000", delta_multi="#1F7FA8", output="#A0288F",
+    positive="#1F7FA8", negative="#D03A2E", mask="#D03A2E", highlight="#E0A000", box_fill="#DDDDDD",
+)
+
+THEMES = {"dark": DARK, "light": LIGHT}
+
+
+def get_theme(name: str) -> Theme:
+    try:
+        return THEMES[name]
+    except KeyError:
+        raise ValueError(f"unknown theme {name!r}; choose from {', '.join(THEMES)}") from None
+
+
+def fmt_vec(x: float) -> str:
+    """Vector and weight entries: signed, one decimal ("+1.2", "−0.4"; −0.0 shown as 0.0)."""
+    r = round(float(x), 1)
+    if r == 0:
+        return "0.0"
+    return f"{r:+.1f}".replace("-", "−")
+
+
+def fmt_weight(x: float) -> str:
+    """Attention weights: two decimals ("0.47")."""
+    return f"{float(x):.2f}"
+
+
+def fmt_score(x: float) -> str:
+    """Raw scores: signed, one decimal, and −∞ for blocked entries."""
+    if x == float("-inf"):
+        return "−∞"
+    return fmt_vec(x)
