@@ -91,7 +91,7 @@ def test_delta_e_summed_over_heads_plus_residual_is_the_block_output(kw):
     x = torch.from_numpy(trace.embeddings)
     np.testing.assert_allclose(trace.embeddings, trace.token_embeddings + trace.position_embeddings, atol=1e-6)
     for block, lt in zip(model.blocks, trace.layers):
-        np.testing.assert_allclose(lt.resid_in, x.numpy(), atol=1e-5)
+        np.testing.assert_allclose(lt.resid_in, x.numpy(), atol=1e-5, rtol=1e-5)
         heads_sum = sum(ht.delta_e for ht in lt.heads)
         b_O = block.b_O.detach().numpy()
         np.testing.assert_allclose(lt.resid_in + heads_sum + b_O, lt.resid_mid, atol=1e-4, rtol=1e-5)
@@ -101,7 +101,7 @@ def test_delta_e_summed_over_heads_plus_residual_is_the_block_output(kw):
         np.testing.assert_allclose(lt.residual_out, ref.numpy(), atol=1e-4, rtol=1e-5)
         for ht in lt.heads:
             np.testing.assert_allclose(ht.delta_e, ht.z @ ht.W_O, atol=1e-4, rtol=1e-5)
-        x = ref
+        x = torch.from_numpy(lt.residual_out)
     if not kw.get("d_mlp"):
         assert np.all(trace.layers[0].mlp_out == 0)
 
