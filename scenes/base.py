@@ -7,10 +7,11 @@ this package never imports torch.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
-from manim import MovingCameraScene, ThreeDScene, config
+from manim import FadeOut, MovingCameraScene, ThreeDScene, config
 
 from model.errors import UserError
 from model.trace import HeadTrace, Trace
@@ -106,6 +107,21 @@ class TraceMixin:
         """A sub-caption (it goes to the .srt beside the clip) for the next `duration` seconds."""
         self.add_subcaption(text, duration=duration)
         self.caption_log.append((text, duration))
+
+    @contextmanager
+    def narrating(self, text: str):
+        """A sub-caption spanning exactly the plays inside the block (no overlaps, no guessing)."""
+        start = self.renderer.time
+        yield
+        duration = max(self.renderer.time - start, 0.5)
+        self.add_subcaption(text, duration=duration, offset=start - self.renderer.time)
+        self.caption_log.append((text, duration))
+
+    def clear_all(self, run_time: float = 0.5):
+        """Fade out everything on screen."""
+        if self.mobjects:
+            self.play(*(FadeOut(m) for m in self.mobjects), run_time=run_time)
+        self.clear()
 
 
 class TraceScene(TraceMixin, MovingCameraScene):

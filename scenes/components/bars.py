@@ -1,0 +1,93 @@
+"""Bar charts of probabilities with word labels (next-token predictions).
+
+    bars = ProbabilityBars.from_logits(trace.logits[-1], trace.vocab, top_k=6, theme=theme)
+    self.play(bars.grow())
+
+Horizontal bars, one per word, longest first: word on the left, bar, then the real probability
+with two decimals. Bar lengths are proportional to the probabilities (`bars.unit` scene units per
+1.0 of probability, the same for every bar), so equal-looking bars really are equal.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, GrowFromEdge, Line, Rectangle, VGroup
+
+from ..style import DARK, Theme
+from .text import label, number
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    z = np.asarray(logits, dtype=np.float64)
+    z = z - z.max()
+    e = np.exp(z)
+    return e / e.sum()
+
+
+class ProbabilityBars(VGroup):
+    """One bar per (word, probability). `max_length`: length of the longest bar.
+
+    Parts: `.bars` (Rectangles), `.words`, `.values` (number mobjects, kind "weight"), `.rows`
+    (one VGroup per entry), `.probs` (as given), `.unit`. `color` is one colour or one per bar."""
+
+    def __init__(self, words: Sequence[str], probs: Sequence[float], *, theme: Theme = DARK,
+                 max_length: float = 4.0, bar_height: float = 0.32, gap: float = 0.14,
+                 font_size: float = 26, color: str | Sequence[str] | None = None,
+                 highlight: int | None = None):
+        super().__init__()
+        self.theme = theme
+        self.words_text = [str(w) for w in words]
+        self.probs = np.asarray(probs, dtype=float)
+        if len(self.words_text) != len(self.probs):
+            raise ValueError("one probability per word")
+        top = float(self.probs.max()) if len(self.probs) else 1.0
+        self.unit = max_length / top if top > 0 else max_length
+        colors = [color] * len(self.probs) if (color is None or isinstance(color, str)) else list(color)
+        self.words, self.bars, self.values, self.rows = VGroup(), VGroup(), VGroup(), VGroup()
+        for k, (w, p) in enumerate(zip(self.words_text, self.probs)):
+            c = colors[k] or (theme.highlight if k == highlight else theme.delta_multi)
+            y = -k * (bar_height + gap)
+            bar = Rectangle(width=max(p * self.unit, 1e-4), height=bar_height, stroke_width=0,
+                            fill_color=c, fill_opacity=0.85)
+            bar.move_to([0, y, 0], aligned_edge=LEFT)
+            word = label(w, font_size=font_size, color=theme.text)
+            word.next_to([0, y, 0], LEFT, buff=0.18)
+            val = number(p, "weight", font_size=font_size * 0.85, color=theme.text)
+            val.next_to(bar, RIGHT, buff=0.15)
+            self.bars.add(bar)
+            self.words.add(word)
+            self.values.add(val)
+            self.rows.add(VGroup(word, bar, val))
+        self.axis = VGroup()
+        if len(self.probs):
+            self.axis = Line(self.bars.get_corner(UP + LEFT) + UP * gap / 2,
+                             self.bars.get_corner(DOWN + LEFT) + DOWN * gap / 2,
+                             stroke_color=theme.dim, stroke_width=1.5)
+        self.add(self.axis, self.rows)
+        self.center()
+
+    @classmethod
+    def from_logits(cls, logits: np.ndarray, vocab: Sequence[str], top_k: int = 8, **kwargs) -> "ProbabilityBars":
+        """The `top_k` most likely next words from one position's real logits (softmax over the
+        whole vocabulary, so the shown probabilities are the model's, not renormalized)."""
+        p = softmax(logits)
+        if len(vocab) != len(p):
+            raise ValueError(f"vocabulary has {len(vocab)} words but the logits {len(p)} entries")
+        order = np.argsort(-p, kind="stable")[:top_k]
+        bars = cls([vocab[i] for i in order], p[order], **kwargs)
+        bars.token_ids = [int(i) for i in order]
+        return bars
+
+    def bar_length(self, k: int) -> float:
+        return self.bars[k].width
+
+    def grow(self, lag_ratio: float = 0.1, **kwargs) -> AnimationGroup:
+        """Bars grow from the left, the numbers fade in behind them."""
+        anims = [AnimationGroup(GrowFromEdge(b, LEFT), FadeIn(v, shift=RIGHT * 0.2))
+                 for b, v in zip(self.bars, self.values)]
+        return AnimationGroup(FadeIn(self.words), FadeIn(self.axis), AnimationGroup(*anims, lag_ratio=lag_ratio), **kwargs)
+
+
+__all__ = ["ProbabilityBars", "softmax"]

@@ -1,0 +1,375 @@
+"""A 3-D embedding space: three named directions as axes, real vectors as arrows.
+
+    space = EmbeddingSpace(trace, ["animal", "chemistry", "medicine"], fit_to=[E, E2], theme=theme)
+    e = space.arrow(E, theme.embedding, "E⃗"); e2 = space.arrow(E2, theme.updated, "E⃗′")
+    d = space.difference_arrow(E, E2, theme.delta, "ΔE⃗")
+    space.add_to(self); self.play(space.rotation(40 * DEGREES, run_time=6))
+
+Coordinates are real projections: an arrow for a vector v ends at `trace.project(v, names)`
+times `space.unit` (scene units per projection unit, chosen once so the longest fitted arrow is
+`extent` long: everything stays on screen). `space.to_coords(point)` inverts the drawing (after
+any moves, scalings or rotations of the space), so tests can check what is drawn.
+
+Two ways to view it:
+- in a 2-D scene (the default, `projected=True`) the space is rotated as a 3-D camera with angles
+  (phi, theta) would see it (orthographic); `rotation()` turns it about its own vertical axis,
+  which looks like a slow camera orbit, and labels stay upright, following their anchors;
+- in a ThreeDScene, `add_to(scene)` undoes that pre-rotation, sets the camera to (phi, theta) and
+  keeps labels facing the camera; `rotation()` then animates the camera's theta.
+
+Axis names: the trace's named directions. A model with fewer than three named directions gets
+its remaining axes from the principal directions of the sentence's embeddings (orthogonal to the
+named ones), labelled "PC1", "PC2" — still real projections, never invented coordinates.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from manim import (
+    DEGREES, ORIGIN, OUT, RIGHT, UP, Animation, AnimationGroup, FadeIn, GrowFromPoint, Line, Rotate, ThreeDScene, VectorizedPoint,
+    VGroup, VMobject,
+)
+from manim.utils.space_ops import rotation_about_z, rotation_matrix
+
+from ..style import DARK, Theme
+from .text import label
+from .vectors import math
+
+DEFAULT_PHI = 70 * DEGREES
+DEFAULT_THETA = -55 * DEGREES
+
+
+def choose_axes(trace, names: Sequence[str] | None = None, n: int = 3) -> tuple[list[str], np.ndarray, list[bool]]:
+    """(axis names, basis [d_model, n] of unit columns, named?) for an n-axis space.
+
+    Given `names`, every one must be a named direction of the trace (KeyError otherwise). Without,
+    the trace's first `n` named directions are used; missing ones are filled by principal
+    directions of the trace's embeddings, orthogonal to the named ones."""
+    if names is not None:
+        names = list(names)
+        if len(names) != n:
+            raise ValueError(f"need {n} axis names, got {len(names)}")
+        cols = [trace.direction(nm) for nm in names]
+        return names, np.stack(cols, axis=1).astype(float), [True] * n
+    named = list(trace.directions)[:n]
+    cols = [np.asarray(trace.directions[nm], dtype=float) for nm in named]
+    out_names, flags = list(named), [True] * len(named)
+    if len(cols) < n:
+        X = np.asarray(trace.embeddings, dtype=float)
+        X = X - X.mean(axis=0)
+        if cols:
+            Qb, _ = np.linalg.qr(np.stack(cols, axis=1))
+            X = X - (X @ Qb) @ Qb.T
+        _, _, Vt = np.linalg.svd(X, full_matrices=False)
+        k = 0
+        while len(cols) < n:
+            v = Vt[k]
+            v = v * np.sign(v[np.argmax(np.abs(v))])  # deterministic sign
+            cols.append(v / np.linalg.norm(v))
+            out_names.append(f"PC{k + 1}")
+            flags.append(False)
+            k += 1
+    return out_names, np.stack(cols, axis=1), flags
+
+
+def pick_axes(trace, vectors, n: int = 3) -> list[str] | None:
+    """The `n` named directions along which `vectors` ([k, d_model]) reach furthest (summed
+    |projection|): a data-driven axis choice for a scene given no --axes. None when the model
+    has fewer than `n` named directions (then `choose_axes` fills in principal directions)."""
+    names = list(trace.directions)
+    if len(names) < n:
+        return None
+    P = np.abs(trace.project(np.asarray(vectors, float).reshape(-1, np.asarray(vectors).shape[-1]), names))
+    score = P.sum(axis=0)
+    order = np.argsort(-score, kind="stable")[:n]
+    return [names[k] for k in sorted(order)]
+
+
+def _overlap(centre: np.ndarray, half: np.ndarray, other: VMobject, margin: float = 0.04) -> bool:
+    oc = other.get_center()
+    oh = np.array([other.width / 2, other.height / 2])
+    return bool(np.all(np.abs(centre[:2] - oc[:2]) < half[:2] + oh + margin))
+
+
+def view_matrix(phi: float, theta: float, gamma: float = 0.0) -> np.ndarray:
+    """The rotation manim's ThreeDCamera applies for (phi, theta, gamma)."""
+    m = np.identity(3)
+    for r in (rotation_about_z(-theta - 90 * DEGREES), rotation_matrix(-phi, RIGHT), rotation_about_z(gamma)):
+        m = r @ m
+    return m
+
+
+def cone_tip(apex: np.ndarray, direction: np.ndarray, length: float, radius: float, color: str,
+             sides: int = 10) -> VGroup:
+    """A cone of `sides` flat triangles (plus its base) with its apex at `apex`, pointing along
+    `direction`: reads as a 3-D arrow tip from any side, at a fraction of manim's Cone cost."""
+    u = np.asarray(direction, float)
+    u = u / np.linalg.norm(u)
+    helper = OUT if abs(u[2]) < 0.9 else RIGHT
+    a = np.cross(u, helper)
+    a /= np.linalg.norm(a)
+    b = np.cross(u, a)
+    base_c = np.asarray(apex, float) - u * length
+    ring = [base_c + radius * (np.cos(t) * a + np.sin(t) * b) for t in np.linspace(0, 2 * np.pi, sides, endpoint=False)]
+    faces = VGroup()
+    for k in range(sides):
+        f = VMobject(fill_color=color, fill_opacity=1, stroke_width=0)
+        f.set_points_as_corners([apex, ring[k], ring[(k + 1) % sides], apex])
+        faces.add(f)
+    base = VMobject(fill_color=color, fill_opacity=1, stroke_width=0)
+    base.set_points_as_corners([*ring, ring[0]])
+    faces.add(base)
+    return faces
+
+
+class SpaceArrow(VGroup):
+    """A straight arrow with a cone tip. `.vector` is the real d_model vector it stands for (or
+    the difference), `.coords` its projection; `start_point()`/`end_point()` follow the drawing."""
+
+    def __init__(self, start: np.ndarray, end: np.ndarray, color: str, *, stroke_width: float = 5,
+                 tip_length: float = 0.22, tip_radius: float = 0.08):
+        super().__init__()
+        start, end = np.asarray(start, float), np.asarray(end, float)
+        d = end - start
+        length = float(np.linalg.norm(d))
+        u = d / length if length > 1e-9 else OUT
+        tl = min(tip_length, 0.45 * length) if length > 1e-9 else 0.0
+        self.shaft = Line(start, end - u * tl, stroke_color=color, stroke_width=stroke_width)
+        self.tip = cone_tip(end, u, max(tl, 1e-3), tip_radius * (tl / tip_length if tip_length else 1), color)
+        self._start = VectorizedPoint(start)
+        self._end = VectorizedPoint(end)
+        self.add(self.shaft, self.tip, self._start, self._end)
+        self.color_hex = color
+
+    def start_point(self) -> np.ndarray:
+        return self._start.get_center()
+
+    def end_point(self) -> np.ndarray:
+        return self._end.get_center()
+
+
+class EmbeddingSpace(VGroup):
+    """Axes for three directions plus arrows; see the module doc.
+
+    Parts: `.axis_lines`, `.axis_labels` (in `.labels`, kept out of the rotating group),
+    `.arrows` (name -> SpaceArrow), `.names`, `.basis`, `.named`, `.unit`."""
+
+    def __init__(self, trace, axes: Sequence[str] | None = None, *, fit_to: np.ndarray | Sequence | None = None,
+                 extent: float = 2.4, theme: Theme = DARK, phi: float = DEFAULT_PHI,
+                 theta: float = DEFAULT_THETA, projected: bool = True, font_size: float = 24,
+                 axis_color: str | None = None):
+        super().__init__()
+        self.trace = trace
+        self.theme = theme
+        self.font_size = font_size
+        self.phi, self.theta = phi, theta
+        self.names, self.basis, self.named = choose_axes(trace, axes)
+        self.extent = extent
+        pts = np.zeros((1, 3)) if fit_to is None else self.coords(np.asarray(fit_to, float).reshape(-1, self.basis.shape[0]))
+        longest = float(np.linalg.norm(pts, axis=1).max()) if len(pts) else 0.0
+        self.unit = extent / longest if longest > 1e-9 else 1.0  # scene units per projection unit
+
+        # tracked frame: origin and the three model unit points (transform with the group)
+        self._origin = VectorizedPoint(ORIGIN)
+        self._units = [VectorizedPoint(e) for e in np.identity(3)]
+        self.add(self._origin, *self._units)
+
+        axis_color = axis_color or theme.dim
+        L = extent * 1.12
+        self.axis_lines = VGroup(*(Line(-L * e, L * e, stroke_color=axis_color, stroke_width=2) for e in np.identity(3)))
+        self._axis_ends = [VectorizedPoint(L * e) for e in np.identity(3)]
+        self.add(self.axis_lines, *self._axis_ends)
+        self.labels = VGroup()
+        self.axis_labels = VGroup()
+        for name, end, is_named in zip(self.names, self._axis_ends, self.named):
+            lab = label(name, font_size=font_size, color=theme.text if is_named else theme.dim)
+            self._attach(lab, end, away_from=self._origin)
+            self.axis_labels.add(lab)
+        self.arrows: dict[str, SpaceArrow] = {}
+        self.projected = projected
+        self.view = view_matrix(phi, theta)
+        if projected:
+            self.apply_matrix(self.view, about_point=ORIGIN)
+            self._place_labels()
+
+    # --- coordinates --------------------------------------------------------------------------
+    def coords(self, vectors: np.ndarray) -> np.ndarray:
+        """Projections of d_model vectors on the axes ([..., 3]); equals trace.project for named axes."""
+        return np.asarray(vectors, dtype=float) @ self.basis
+
+    def _frame(self) -> tuple[np.ndarray, np.ndarray]:
+        o = self._origin.get_center()
+        M = np.stack([u.get_center() - o for u in self._units], axis=1)  # columns: model axes on screen
+        return o, M
+
+    def point(self, coords: np.ndarray) -> np.ndarray:
+        """Scene point of projection coordinates `coords` (in projection units)."""
+        o, M = self._frame()
+        return o + M @ (np.asarray(coords, float) * self.unit)
+
+    def to_coords(self, point: np.ndarray) -> np.ndarray:
+        """Inverse of `point`: projection coordinates of a scene point of this space's drawing."""
+        o, M = self._frame()
+        return np.linalg.solve(M, np.asarray(point, float) - o) / self.unit
+
+    # --- arrows and labels --------------------------------------------------------------------
+    def _attach(self, lab: VMobject, anchor: VMobject, away_from: VMobject | None = None, buff: float = 0.22,
+                across: SpaceArrow | None = None):
+        """Keep `lab` upright next to `anchor`, pushed away from `away_from` on screen (or, for an
+        arrow given as `across`, sideways off the arrow on the side away from `away_from`), and
+        slid further out while it overlaps a label placed before it."""
+        earlier = list(self.labels)
+
+        def place(m, anchor=anchor, away_from=away_from, across=across, earlier=earlier):
+            p = anchor.get_center()
+            if across is not None:
+                t = across.end_point() - across.start_point()
+                d = np.array([-t[1], t[0], 0.0])
+                if away_from is not None and np.dot(d[:2], (p - away_from.get_center())[:2]) < 0:
+                    d = -d
+            elif away_from is not None:
+                d = p - away_from.get_center()
+                d[2] = 0
+            else:
+                d = UP.astype(float)
+            n = np.linalg.norm(d[:2])
+            d = d / n if n > 1e-6 else UP.astype(float)
+            half = np.array([m.width / 2, m.height / 2, 0])
+            centre = p + d * (buff + abs(d[0]) * half[0] + abs(d[1]) * half[1])
+            for _ in range(12):  # slide out of earlier labels
+                if not any(_overlap(centre, half, o) for o in earlier):
+                    break
+                centre = centre + d * 0.12
+            m.move_to(centre)
+            m.set_z(p[2])
+        lab.add_updater(place)
+        place(lab)
+        self.labels.add(lab)
+        return lab
+
+    def _place_labels(self):
+        for lab in self.labels:
+            lab.update()
+
+    def _make_label(self, text: str | None, color: str, typst: bool) -> VMobject | None:
+        if not text:
+            return None
+        if typst:
+            return math(text, font_size=self.font_size * 1.3, color=color)
+        return label(text, font_size=self.font_size, color=color)
+
+    def arrow(self, vector: np.ndarray, color: str | None = None, text: str | None = None, *,
+              name: str | None = None, typst: bool = True, stroke_width: float = 5,
+              attach: bool = True) -> SpaceArrow:
+        """Arrow from the origin to the projection of `vector` (a real d_model vector). `text` is a
+        label (Typst math source such as "arrow(E)'" when `typst`, else plain text). With
+        `attach=False` the arrow is not yet part of the space: play `grow_arrow(a)`, which adds it."""
+        color = color or self.theme.embedding
+        c = self.coords(vector)
+        a = SpaceArrow(self.point(np.zeros(3)), self.point(c), color, stroke_width=stroke_width)
+        a.vector, a.coords = np.asarray(vector, float), c
+        self._register(a, name or text or f"arrow{len(self.arrows)}", text, color, typst, attach,
+                       away_from=self._origin)
+        return a
+
+    def difference_arrow(self, from_vector: np.ndarray, to_vector: np.ndarray, color: str | None = None,
+                         text: str | None = None, *, name: str | None = None, typst: bool = True,
+                         stroke_width: float = 4, attach: bool = True) -> SpaceArrow:
+        """Arrow from the tip of `from_vector`'s arrow to the tip of `to_vector`'s (the ΔE arrow)."""
+        color = color or self.theme.delta
+        c0, c1 = self.coords(from_vector), self.coords(to_vector)
+        a = SpaceArrow(self.point(c0), self.point(c1), color, stroke_width=stroke_width, tip_length=0.18,
+                       tip_radius=0.065)
+        a.vector = np.asarray(to_vector, float) - np.asarray(from_vector, float)
+        a.coords = c1 - c0
+        mid = VectorizedPoint((a.start_point() + a.end_point()) / 2)
+        a.add(mid)
+        a._mid = mid
+        self._register(a, name or text or f"arrow{len(self.arrows)}", text, color, typst, attach, anchor=mid,
+                       away_from=self._origin)
+        return a
+
+    def _register(self, a: SpaceArrow, key: str, text, color, typst, attach, anchor=None, away_from=None):
+        self.arrows[key] = a
+        if attach:
+            self.add(a)
+        lab = self._make_label(text, color, typst)
+        a.label = lab
+        if lab is not None:
+            self._attach(lab, anchor or a._end, away_from=away_from, buff=0.15,
+                         across=a if anchor is not None else None)
+
+    def grow_arrow(self, a: SpaceArrow, **kwargs) -> AnimationGroup:
+        """The arrow grows from its start (its label fades in) and joins the space."""
+        if a not in self.submobjects:
+            self.add(a)
+        anims = [GrowFromPoint(a, a.start_point())]
+        if a.label is not None:
+            anims.append(FadeIn(a.label))
+        return AnimationGroup(*anims, **kwargs)
+
+    # --- scene helpers ------------------------------------------------------------------------
+    def add_to(self, scene) -> "EmbeddingSpace":
+        """Add the space and its labels to `scene` (2-D or ThreeDScene; see the module doc)."""
+        if isinstance(scene, ThreeDScene):
+            if self.projected:
+                self.apply_matrix(self.view.T, about_point=self._origin.get_center())
+                self.projected = False
+            scene.set_camera_orientation(phi=self.phi, theta=self.theta)
+            scene.add(self)
+            for lab in self.labels:
+                lab.clear_updaters()
+            self._place_labels_3d()
+            scene.add_fixed_orientation_mobjects(*self.labels)
+        else:
+            scene.add(self, self.labels)
+        return self
+
+    def _place_labels_3d(self):
+        # labels next to their anchors in model space (the camera keeps them facing it)
+        o = self._origin.get_center()
+        for lab, end in zip(self.axis_labels, self._axis_ends):
+            d = end.get_center() - o
+            d = d / np.linalg.norm(d)
+            lab.move_to(end.get_center() + d * 0.35 + (OUT * 0.2 if abs(d[2]) < 0.9 else 0))
+        for a in self.arrows.values():
+            if a.label is not None:
+                anchor = getattr(a, "_mid", a._end).get_center()
+                a.label.move_to(anchor + OUT * 0.25)
+
+    def rotation(self, angle: float = 30 * DEGREES, scene=None, **kwargs) -> Animation:
+        """A slow orbit: in a 2-D scene the space turns about its vertical (third) axis; in a
+        ThreeDScene (pass `scene`) the camera's theta moves by `angle`."""
+        kwargs.setdefault("run_time", 4)
+        if isinstance(scene, ThreeDScene):
+            tracker = scene.camera.theta_tracker
+            return tracker.animate(**kwargs).set_value(tracker.get_value() + angle)
+        o, M = self._frame()
+        axis = M[:, 2] / np.linalg.norm(M[:, 2])
+        # turning the camera by +angle looks like the space turning by -angle
+        return Rotate(self, angle=-angle, axis=axis, about_point=o, **kwargs)
+
+    def start_ambient_rotation(self, scene, rate: float = 0.06):
+        """Keep orbiting at `rate` radians per second until `stop_ambient_rotation`."""
+        if isinstance(scene, ThreeDScene):
+            scene.begin_ambient_camera_rotation(rate=rate)
+            return
+
+        def spin(m, dt):
+            o, M = m._frame()
+            m.rotate(-rate * dt, axis=M[:, 2] / np.linalg.norm(M[:, 2]), about_point=o)
+        self.add_updater(spin)
+        self._spin = spin
+
+    def stop_ambient_rotation(self, scene):
+        if isinstance(scene, ThreeDScene):
+            scene.stop_ambient_camera_rotation()
+        elif getattr(self, "_spin", None) is not None:
+            self.remove_updater(self._spin)
+            self._spin = None
+
+
+__all__ = ["EmbeddingSpace", "SpaceArrow", "choose_axes", "pick_axes", "view_matrix", "cone_tip"]
+

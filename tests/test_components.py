@@ -1,0 +1,504 @@
+"""The reusable visual pieces: built from a real trace, checked the way a viewer would check them.
+
+Numbers shown must equal the trace's arrays at the stated rounding; colours must follow sign and
+magnitude; arrows must sit at the real projections; nothing may leave the frame; Korean and
+Portuguese labels must render with real glyphs. Renders are tiny (192×108) to stay fast.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from manim import DEGREES, ManimColor, config
+
+from scenes.base import SceneInputs, TraceScene, TraceScene3D
+from scenes.components.bars import ProbabilityBars, softmax
+from scenes.components.bubble import SpeechBubble
+from scenes.components.formula import PARTS, AttentionFormula
+from scenes.components.matrices import MatVecProduct, WeightMatrix, signed_color
+from scenes.components.space3d import EmbeddingSpace, choose_axes
+from scenes.components.text import label, parse_shown
+from scenes.components.vectors import VectorColumn, shade_grey, symbol_source
+from scenes.components.word_boxes import WordBoxes
+from scenes.style import DARK, LIGHT, fmt_vec, fmt_weight
+
+from .conftest import numbers_in
+
+SENTENCE = "a fluffy blue creature roamed the verdant forest"
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def trace(tracer):
+    return tracer(SENTENCE)
+
+
+@pytest.fixture(scope="module")
+def head(trace):
+    return trace.head(0, 0)
+
+
+def luminance(color) -> float:
+    r, g, b = ManimColor(color).to_rgb()
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def fill_hex(mob) -> str:
+    """The fill colour a viewer sees for a Text/number (its glyphs share one colour)."""
+    glyphs = [m for m in mob.family_members_with_points()]
+    return ManimColor(glyphs[0].get_fill_color()).to_hex().upper()
+
+
+def all_points(mob) -> np.ndarray:
+    pts = [m.points for m in mob.family_members_with_points()]
+    return np.concatenate(pts) if pts else np.zeros((0, 3))
+
+
+def assert_inside_frame(*mobs, margin: float = 0.0):
+    half_w, half_h = config.frame_width / 2 - margin, config.frame_height / 2 - margin
+    for mob in mobs:
+        p = all_points(mob)
+        assert len(p), f"{mob} draws nothing"
+        assert np.abs(p[:, 0]).max() <= half_w + 1e-6, f"{mob} leaves the frame horizontally"
+        assert np.abs(p[:, 1]).max() <= half_h + 1e-6, f"{mob} leaves the frame vertically"
+
+
+def scene_of(build):
+    """A TraceScene whose construct adds what `build(scene)` returns (kept as scene.built)."""
+
+    class ComponentScene(TraceScene):
+        def construct(self):
+            self.built = build(self)
+            for m in self.built if isinstance(self.built, (list, tuple)) else [self.built]:
+                self.add(m)
+
+    return ComponentScene
+
+
+def assert_frame_edges_empty(frame: np.ndarray, background=(0, 0, 0)):
+    """Nothing is cut off at the border: the outermost pixel ring is background."""
+    rgb = frame[..., :3].astype(int)
+    ring = np.concatenate([rgb[0], rgb[-1], rgb[:, 0], rgb[:, -1]])
+    assert np.abs(ring - np.array(background)).max() <= 8, "something touches the frame's edge"
+
+
+def drawn_fraction(frame: np.ndarray, background=(0, 0, 0)) -> float:
+    rgb = frame[..., :3].astype(int)
+    return float((np.abs(rgb - np.array(background)).max(axis=-1) > 30).mean())
+
+
+# --- word boxes ---------------------------------------------------------------------------------
+
+
+def test_word_boxes_follow_the_tokens_in_order(trace):
+    boxes = WordBoxes(trace.tokens)
+    assert len(boxes) == trace.n_tokens
+    assert [b.token for b in boxes] == list(trace.tokens)
+    assert [b.word.text for b in boxes] == list(trace.tokens)
+    lefts = [boxes.box(i).get_left()[0] for i in range(len(boxes))]
+    rights = [boxes.box(i).get_right()[0] for i in range(len(boxes))]
+    assert all(r < l2 for r, l2 in zip(rights, lefts[1:])), "boxes overlap or are out of order"
+    for i in range(len(boxes)):  # each word inside its own box
+        w, b = boxes.word(i), boxes.box(i)
+        assert b.get_left()[0] < w.get_left()[0] and w.get_right()[0] < b.get_right()[0]
+        assert b.get_bottom()[1] < w.get_bottom()[1] and w.get_top()[1] < b.get_top()[1]
+    heights = {round(boxes.box(i).height, 6) for i in range(len(boxes))}
+    assert len(heights) == 1, "boxes should share one height"
+
+
+def test_word_boxes_sit_on_one_baseline():
+    boxes = WordBoxes(["a", "creature", "fox", "saw"])
+    # letters without descenders end on the baseline: a, c/r/e/a/t/u/r/e, o/x, s/a/w
+    bottoms = [g.get_bottom()[1] for i in range(4) for g in boxes.word(i).submobjects]
+    assert max(bottoms) - min(bottoms) < 0.02
+
+
+def test_word_boxes_highlight_dim_recolor(trace):
+    boxes = WordBoxes(trace.tokens)
+    before = [ManimColor(boxes.box(i).get_stroke_color()).to_hex() for i in range(len(boxes))]
+    boxes.highlight(3, DARK.query).dim_others(3)
+    assert ManimColor(boxes.box(3).get_stroke_color()).to_hex().upper() == DARK.query
+    assert boxes.word(3).get_fill_opacity() == pytest.approx(1)
+    for i in (0, 1, 2, 4):
+        assert ManimColor(boxes.box(i).get_stroke_color()).to_hex() == before[i]
+        assert boxes.word(i).get_fill_opacity() < 0.5
+    boxes.recolor(1, DARK.key, word=True)
+    assert fill_hex(boxes.word(1)) == DARK.key
+    boxes.reset()
+    assert [ManimColor(boxes.box(i).get_stroke_color()).to_hex() for i in range(len(boxes))] == before
+    assert all(boxes.word(i).get_fill_opacity() == pytest.approx(1) for i in range(len(boxes)))
+
+
+@pytest.mark.parametrize("word", ["어텐션", "atenção", "ação", "주의"])
+def test_korean_and_portuguese_labels_have_real_glyphs(word):
+    # a missing glyph is drawn as a hex box: many extra submobjects (manim-notes); real glyphs give
+    # one submobject per character (these words have no ligatures)
+    boxes = WordBoxes([word, "x"])
+    glyphs = boxes.word(0).submobjects
+    assert len(glyphs) == len(word.replace(" ", ""))
+    for g in glyphs:  # each glyph is a filled outline of ordinary size
+        assert g.has_points() and 0.05 < g.height < 0.6
+
+
+def test_tofu_would_be_detected():
+    # the check above must be able to fail: a code point no installed font covers shows as a box
+    tofu = label("\ue000\ue001", font_size=32)  # private-use code points: no font has them
+    assert len(tofu.submobjects) != 2
+
+
+# --- vectors ------------------------------------------------------------------------------------
+
+
+def test_vector_shows_real_entries_first_and_last(trace):
+    E = trace.embeddings[3]
+    col = VectorColumn(E, head=4, tail=1, brace=True, symbol=symbol_source("E", 4))
+    shown = [i for i in col.shown_indices if i is not None]
+    assert shown == [0, 1, 2, 3, len(E) - 1]
+    assert col.shown_indices.count(None) == 1 and len(col.dots) == 1
+    nums = numbers_in(col)
+    assert [n.index for n in nums] == shown
+    for n in nums:
+        assert n.value == pytest.approx(float(E[n.index]))
+        assert n.shown == fmt_vec(E[n.index])
+        assert parse_shown(n.shown) == pytest.approx(round(float(E[n.index]), 1), abs=1e-9)
+        assert n.text == n.shown  # what is drawn is the formatted string
+    assert col.brace_label.text == f"{len(E)}-dimensional"
+    assert col.entry(-1).value == pytest.approx(float(E[-1]))
+    with pytest.raises(IndexError):
+        col.entry(10)
+
+
+def test_vector_rows_stack_downward_in_order(trace):
+    col = VectorColumn(trace.embeddings[0])
+    ys = [r.get_center()[1] for r in col.rows]
+    assert all(a > b for a, b in zip(ys, ys[1:]))
+    rights = [n.get_right()[0] for n in col.entries]
+    assert max(rights) - min(rights) < 1e-6  # right-aligned
+
+
+@pytest.mark.parametrize("theme", [DARK, LIGHT])
+def test_vector_shading_is_monotone_in_magnitude(trace, theme):
+    E = trace.embeddings[3]
+    col = VectorColumn(E, head=12, tail=3, theme=theme)
+    nums = sorted(numbers_in(col), key=lambda n: abs(n.value))
+    contrast = [abs(luminance(fill_hex(n)) - luminance(theme.background)) for n in nums]
+    assert all(a <= b + 1e-9 for a, b in zip(contrast, contrast[1:])), "larger |x| must be brighter"
+    assert contrast[-1] > contrast[0] + 0.2
+    # greys: no hue
+    for n in nums:
+        r, g, b = ManimColor(fill_hex(n)).to_rgb()
+        assert max(r, g, b) - min(r, g, b) < 0.02
+    # the largest entry of the whole vector is full text colour
+    assert shade_grey(np.abs(E).max(), np.abs(E).max(), theme).upper() == ManimColor(theme.text).to_hex().upper()
+
+
+def test_short_vector_shows_everything(head):
+    v = head.q[2][:5]
+    col = VectorColumn(v, head=4, tail=1)
+    assert col.shown_indices == [0, 1, 2, 3, 4] and len(col.dots) == 0
+
+
+def test_vector_collapse_and_expand_run(trace, render_scene):
+    def build(scene):
+        col = VectorColumn(trace.embeddings[1], symbol=symbol_source("E", 2), show_symbol=True)
+        scene.add(col)
+        scene.play(col.collapse(run_time=0.2))
+        assert col.collapsed_symbol in scene.mobjects
+        scene.play(col.expand(run_time=0.2))
+        return col
+
+    scene, frame = render_scene(scene_of(build), SceneInputs(tracer=lambda s: trace), png=True)
+    col = scene.built
+    assert not col.collapsed
+    assert col.collapsed_symbol not in scene.mobjects
+    assert drawn_fraction(frame) > 0.005
+    assert_frame_edges_empty(frame)
+
+
+# --- weight matrices and the product ------------------------------------------------------------
+
+
+def test_weight_matrix_shows_the_transposed_trace_weights(head):
+    W = WeightMatrix.from_trace(head.W_Q, name="W_Q")
+    d_model, d_head = head.W_Q.shape
+    assert W.values.shape == (d_head, d_model)  # drawn as the video does: d_head rows × d_model columns
+    assert [i for i in W.shown_rows if i is not None] == [0, 1, 2, 3, 4, d_head - 1]
+    assert [j for j in W.shown_cols if j is not None] == [0, 1, 2, 3, 4, d_model - 1]
+    assert len(W.cells) == 36
+    for (i, j), m in W.cells.items():
+        assert m.value == pytest.approx(float(head.W_Q[j, i]))
+        assert m.shown == fmt_vec(head.W_Q[j, i])
+    # ⋮ in each shown column, ⋯ in each shown row, one ⋱
+    assert len(W.dots) == 6 + 6 + 1
+
+
+@pytest.mark.parametrize("theme", [DARK, LIGHT])
+def test_weight_colours_follow_sign_and_magnitude(head, theme):
+    W = WeightMatrix.from_trace(head.W_K, theme=theme)
+    pos_hue = np.array(ManimColor(theme.positive).to_rgb())
+    neg_hue = np.array(ManimColor(theme.negative).to_rgb())
+    by_sign = {True: [], False: []}
+    for m in W.cells.values():
+        rgb = np.array(ManimColor(fill_hex(m)).to_rgb())
+        # closer in hue to its own sign's colour than to the other's
+        own, other = (pos_hue, neg_hue) if m.value >= 0 else (neg_hue, pos_hue)
+        cos = lambda a, b: a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12)  # noqa: E731
+        bg = np.array(ManimColor(theme.background).to_rgb())
+        assert cos(rgb - bg, own - bg) > cos(rgb - bg, other - bg)
+        by_sign[m.value >= 0].append((abs(m.value), abs(luminance(fill_hex(m)) - luminance(theme.background))))
+    for entries in by_sign.values():
+        entries.sort()
+        c = [e[1] for e in entries]
+        assert all(a <= b + 1e-9 for a, b in zip(c, c[1:])), "larger |w| must stand out more"
+    assert signed_color(0.5, 1.0, theme) != signed_color(-0.5, 1.0, theme)
+
+
+def test_matvec_result_is_the_real_product(trace, head):
+    i = 3
+    x = trace.layers[0].attn_in[i]
+    W = WeightMatrix.from_trace(head.W_Q, name="W_Q")
+    vec = VectorColumn(x, head=W.col_head, tail=W.col_tail)
+    prod = MatVecProduct(W, vec, result_symbol=symbol_source("Q", i + 1))
+    expected = x.astype(np.float64) @ head.W_Q.astype(np.float64)
+    np.testing.assert_allclose(prod.product, expected, rtol=1e-6, atol=1e-6)
+    # and it is the head's real query (the trace adds the bias after the product)
+    np.testing.assert_allclose(prod.product + head.b_Q, head.q[i], rtol=1e-4, atol=1e-4)
+    for n in numbers_in(prod.result):
+        assert n.value == pytest.approx(expected[n.index], abs=1e-6)
+        assert n.shown == fmt_vec(expected[n.index])
+    with pytest.raises(ValueError):  # windows must line up
+        MatVecProduct(WeightMatrix.from_trace(head.W_Q), VectorColumn(x, head=3, tail=1))
+
+
+def test_matvec_sweep_counts_up_to_the_real_values(trace, head, render_scene):
+    x = trace.layers[0].attn_in[3]
+
+    def build(scene):
+        W = WeightMatrix.from_trace(head.W_Q, name="W_Q", font_size=16)
+        prod = MatVecProduct(W, VectorColumn(x, head=W.col_head, tail=W.col_tail, font_size=16))
+        prod.move_to([0, 0, 0])
+        assert all(m.get_fill_opacity() == 0 for m in prod.result.entries)  # hidden before the sweep
+        scene.add(prod)
+        scene.play(prod.sweep(rows=[0, 1], run_time_per_row=0.4))
+        return prod
+
+    scene, frame = render_scene(scene_of(build), SceneInputs(tracer=lambda s: trace), png=False)
+    prod = scene.built
+    for m in prod.result.entries:  # every shown entry visible, showing its real value
+        assert m.get_fill_opacity() == pytest.approx(1)
+        assert m.text == m.shown == fmt_vec(prod.product[m.index])
+    assert_inside_frame(prod)
+
+
+# --- speech bubble ------------------------------------------------------------------------------
+
+
+def test_bubble_points_at_its_target(trace):
+    boxes = WordBoxes(trace.tokens).shift(np.array([0, -1.0, 0]))
+    target = boxes.box(3)
+    b = SpeechBubble("Any adjectives in front of me?", target=target)
+    assert b.message == "Any adjectives in front of me?"
+    assert b.text.text == b.message.replace(" ", "")  # manim's Text keeps the glyphs, not the spaces
+    # the tail's tip touches the box's top, the bubble sits above it
+    assert np.linalg.norm(b.tip - (target.get_top() + np.array([0, 0.08, 0]))) < 1e-6
+    outline_pts = all_points(b.outline)
+    assert np.min(np.linalg.norm(outline_pts - b.tip, axis=1)) < 0.02, "no outline point at the tip"
+    assert b.text.get_bottom()[1] > target.get_top()[1]
+    # text inside the outline
+    assert b.outline.get_left()[0] < b.text.get_left()[0] < b.text.get_right()[0] < b.outline.get_right()[0]
+    below = SpeechBubble("I'm here", target=target, direction=np.array([0, -1.0, 0]))
+    assert below.text.get_top()[1] < target.get_bottom()[1]
+
+
+# --- formula ------------------------------------------------------------------------------------
+
+
+def test_formula_parts_are_addressable_and_coloured():
+    f = AttentionFormula("video", theme=DARK)
+    for p in PARTS:
+        assert len(f.part(p)) > 0, p
+    assert len(f.part("Q")) == 2 and len(f.part("K")) == 2 and len(f.part("V")) == 2
+    assert len(f.part("Q_lhs")) == 1 and len(f.part("Q_rhs")) == 1
+    for name, color in (("Q", DARK.query), ("K", DARK.key), ("V", DARK.value), ("KT", DARK.key)):
+        for g in f.part(name):
+            assert ManimColor(g.get_fill_color()).to_hex().upper() == color
+    assert ManimColor(f.part("softmax")[0].get_fill_color()).to_hex().upper() == DARK.text
+    with pytest.raises(KeyError):
+        f.part("nope")
+
+
+def test_formula_orientations():
+    video = AttentionFormula("video")
+    paper = AttentionFormula("paper")
+    # video: Kᵀ then Q in the numerator; paper: Q then Kᵀ
+    assert video.part("KT").get_x() < video.part("Q_rhs").get_x()
+    assert paper.part("Q_rhs").get_x() < paper.part("KT").get_x()
+    # numerator above √d_k
+    assert video.part("scores").get_y() > video.part("sqrt").get_y()
+    with pytest.raises(ValueError):
+        AttentionFormula("other")
+
+
+# --- bars ---------------------------------------------------------------------------------------
+
+
+def test_bars_show_real_probabilities_proportionally(trace):
+    pos = 3
+    bars = ProbabilityBars.from_logits(trace.logits[pos], trace.vocab, top_k=6)
+    p = softmax(trace.logits[pos])
+    assert p.sum() == pytest.approx(1.0)
+    order = np.argsort(-p, kind="stable")[:6]
+    assert bars.token_ids == list(order)
+    assert [w.text for w in bars.words] == [trace.vocab[k] for k in order]
+    np.testing.assert_allclose(bars.probs, p[order])
+    for k, v in enumerate(numbers_in(bars)):
+        assert v.value == pytest.approx(p[order][k])
+        assert v.shown == fmt_weight(p[order][k])
+    widths = np.array([bars.bar_length(k) for k in range(len(order))])
+    big = bars.probs > 0.01  # tiny bars are clamped to a hairline
+    np.testing.assert_allclose(widths[big], bars.probs[big] * bars.unit, rtol=1e-6)
+    assert all(a >= b for a, b in zip(widths, widths[1:]))
+
+
+def test_bars_proportional_for_given_values():
+    bars = ProbabilityBars(["x", "y", "z"], [0.5, 0.25, 0.125], max_length=4)
+    w = [bars.bar_length(k) for k in range(3)]
+    assert w[0] == pytest.approx(4) and w[1] == pytest.approx(2) and w[2] == pytest.approx(1)
+
+
+# --- 3-D embedding space -----------------------------------------------------------------------
+
+
+def test_space_axes_use_named_directions(trace):
+    names, basis, named = choose_axes(trace)
+    known = list(trace.directions)
+    assert names[: min(3, len(known))] == known[:3]
+    assert named == [True] * min(3, len(known)) + [False] * (3 - min(3, len(known)))
+    np.testing.assert_allclose(np.linalg.norm(basis, axis=0), 1.0, atol=1e-5)
+    with pytest.raises(KeyError):
+        choose_axes(trace, ["noun", "adjective", "no-such-direction"])
+
+
+def _space_scene(trace, phi_rot=0.0):
+    i = 3
+    E, E2 = trace.embeddings[i], trace.updated(0, 0)[i]
+
+    def build(scene):
+        space = EmbeddingSpace(trace, fit_to=[E, E2])
+        space.arrow(E, DARK.embedding, symbol_source("E", 4), name="E")
+        space.arrow(E2, DARK.updated, symbol_source("E", 4, prime=True), name="E2")
+        space.difference_arrow(E, E2, DARK.delta, symbol_source("E", 4, delta=True), name="dE")
+        space.add_to(scene)
+        if phi_rot:
+            scene.play(space.rotation(phi_rot, run_time=0.4))
+        return space
+
+    return scene_of(build), E, E2
+
+
+@pytest.mark.parametrize("turn", [0.0, 40 * DEGREES])
+def test_space_arrows_sit_at_real_projections(trace, render_scene, turn):
+    cls, E, E2 = _space_scene(trace, turn)
+    scene, frame = render_scene(cls, SceneInputs(tracer=lambda s: trace), png=True)
+    space = scene.built
+    named = [n for n, f in zip(space.names, space.named) if f]
+    e, e2, d = space.arrows["E"], space.arrows["E2"], space.arrows["dE"]
+    for arrow, vec in ((e, E), (e2, E2)):
+        got = space.to_coords(arrow.end_point())
+        np.testing.assert_allclose(got, space.coords(vec), rtol=1e-5, atol=1e-5)
+        if named:  # the named axes are exactly trace.project
+            np.testing.assert_allclose(got[: len(named)], trace.project(vec, named), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(space.to_coords(arrow.start_point()), 0, atol=1e-6)
+    # the ΔE arrow runs tip to tip and is the real head's ΔE
+    np.testing.assert_allclose(space.to_coords(d.start_point()), space.coords(E), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(space.to_coords(d.end_point()), space.coords(E2), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(space.to_coords(d.end_point()) - space.to_coords(d.start_point()),
+                               space.coords(trace.head(0, 0).delta_e[3]), rtol=1e-4, atol=1e-4)
+    # the scale keeps everything on screen: longest fitted arrow = extent
+    longest = max(np.linalg.norm(space.coords(E)), np.linalg.norm(space.coords(E2))) * space.unit
+    assert longest == pytest.approx(space.extent)
+    assert_inside_frame(space, space.labels)
+    assert_frame_edges_empty(frame)
+    assert drawn_fraction(frame) > 0.005
+
+
+def test_space_ambient_rotation_keeps_coordinates(trace, render_scene):
+    E = trace.embeddings[3]
+
+    def build(scene):
+        space = EmbeddingSpace(trace, fit_to=[E])
+        space.arrow(E, name="E")
+        space.add_to(scene)
+        before = space.arrows["E"].end_point().copy()
+        space.start_ambient_rotation(scene, rate=0.5)
+        scene.wait(0.6)
+        space.stop_ambient_rotation(scene)
+        scene.moved = np.linalg.norm(space.arrows["E"].end_point() - before)
+        return []
+
+    scene, _ = render_scene(scene_of(build), SceneInputs(tracer=lambda s: trace), png=False)
+    space = next(m for m in scene.mobjects if isinstance(m, EmbeddingSpace))
+    assert scene.moved > 0.01  # it turned
+    np.testing.assert_allclose(space.to_coords(space.arrows["E"].end_point()), space.coords(E), rtol=1e-5, atol=1e-5)
+    assert not space.updaters
+
+
+def test_space_in_a_three_d_scene_uses_the_camera(trace, render_scene):
+    i = 3
+    E, E2 = trace.embeddings[i], trace.updated(0, 0)[i]
+
+    class Space3D(TraceScene3D):
+        def construct(self):
+            space = EmbeddingSpace(trace, fit_to=[E, E2])
+            space.arrow(E2, DARK.updated, symbol_source("E", 4, prime=True), name="E2")
+            space.add_to(self)
+            theta0 = self.camera.get_theta()
+            self.play(space.rotation(30 * DEGREES, scene=self, run_time=0.4))
+            self.turned = self.camera.get_theta() - theta0
+            self.built = space
+
+    scene, frame = render_scene(Space3D, SceneInputs(tracer=lambda s: trace), png=False)
+    space = scene.built
+    assert not space.projected  # model coordinates; the camera does the viewing
+    assert scene.turned == pytest.approx(30 * DEGREES)
+    end = space.arrows["E2"].end_point()
+    np.testing.assert_allclose(end, space.coords(E2) * space.unit, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(space.to_coords(end), space.coords(E2), rtol=1e-5, atol=1e-5)
+    assert all(lab in scene.camera.fixed_orientation_mobjects for lab in space.labels)
+
+
+def test_space_with_three_named_directions_projects_exactly(trace):
+    if len(trace.directions) < 3:
+        pytest.skip("this model has fewer than three named directions")
+    names = list(trace.directions)[:3]
+    E = trace.embeddings[2]
+    space = EmbeddingSpace(trace, names, fit_to=[E])
+    a = space.arrow(E, text=None)
+    np.testing.assert_allclose(space.to_coords(a.end_point()), trace.project(E, names), rtol=1e-5, atol=1e-5)
+
+
+# --- the gallery --------------------------------------------------------------------------------
+
+
+def test_gallery_is_registered_and_runs_with_captions(tracer, render_scene):
+    from scenes.components_gallery import ComponentsGallery
+    from scenes.registry import load_all
+
+    assert load_all()["components"] is ComponentsGallery
+    assert ComponentsGallery.description
+    seen_outside = []
+
+    class Checked(ComponentsGallery):
+        def play(self, *anims, **kw):
+            super().play(*anims, **kw)
+            for m in self.mobjects:
+                if m.family_members_with_points():
+                    p = all_points(m)
+                    if np.abs(p[:, 0]).max() > config.frame_width / 2 or np.abs(p[:, 1]).max() > config.frame_height / 2:
+                        seen_outside.append(m)
+
+    scene, frame = render_scene(Checked, SceneInputs(tracer=tracer), png=True)
+    assert len(scene.caption_log) >= 6
+    assert not seen_outside, f"drawn outside the frame: {seen_outside[:3]}"
