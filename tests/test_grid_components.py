@@ -1,0 +1,381 @@
+"""The attention grid, the softmax column and the context arcs, checked the way a viewer would:
+dots grow with the weight, blocked cells stay empty, the numbers drawn are the trace's numbers,
+the paper layout is the transpose of the video's, nothing leaves the frame, labels never collide,
+and the softmax column's weights are the real ones and sum to 1."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from manim import Scene, config
+
+from scenes.components.attention_grid import AttentionGrid
+from scenes.components.context_arcs import ContextArcs
+from scenes.components.softmax_column import SoftmaxColumn
+from scenes.components.text import parse_shown
+from scenes.style import DARK, LIGHT, fmt_score, fmt_weight
+
+SENTENCE = "a fluffy blue creature roamed the verdant forest"
+
+
+@pytest.fixture(scope="module")
+def head(toy_model):
+    trace = toy_model.trace(SENTENCE)
+    return trace, trace.head(0, 0)
+
+
+def synthetic(n, seed=0, causal=True):
+    """A real softmax of random scores (for sizes the placeholder vocabulary cannot spell)."""
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(0, 3, (n, n))
+    mask = np.triu(np.ones((n, n), bool), 1) if causal else np.zeros((n, n), bool)
+    e = np.exp(np.where(mask, -np.inf, scores) - np.where(mask, -np.inf, scores).max(1, keepdims=True))
+    return {"scores": scores, "pattern": e / e.sum(1, keepdims=True), "mask": mask}
+
+
+def run_scene(render_scene, build, png=False, size=(192, 108)):
+    """Render a throwaway scene whose construct is build(scene)."""
+
+    class S(Scene):
+        def __init__(self, _inputs):
+            super().__init__()
+
+        def construct(self):
+            build(self)
+
+    return render_scene(S, None, png=png, size=size)
+
+
+def drawn_dots(grid):
+    """(centres [m,3], radii [m]) of the circles actually in the dots VMobject."""
+    pts = grid.dots_mobject.points.reshape(-1, 4 * grid.dot_arcs, 3)
+    lo, hi = pts.min(axis=1), pts.max(axis=1)
+    return (lo + hi) / 2, (hi[:, 0] - lo[:, 0]) / 2
+
+
+def in_frame(mob, margin=1e-6):
+    w, h = config.frame_width / 2, config.frame_height / 2
+    return (mob.get_left()[0] >= -w - margin and mob.get_right()[0] <= w + margin
+            and mob.get_bottom()[1] >= -h - margin and mob.get_top()[1] <= h + margin)
+
+
+# ------------------------------------------------------------------------------ dots and masks
+def test_dot_sizes_are_monotone_in_weight_and_match_what_is_drawn(head):
+    trace, h = head
+    grid = AttentionGrid(h, trace.tokens).set_content("dots")
+    radii = grid.dot_radii
+    w = h.pattern
+    free = ~h.mask & (w >= grid.min_weight)
+    order = np.argsort(w[free])
+    assert np.all(np.diff(radii[free][order]) >= -1e-12), "a larger weight drew a smaller dot"
+    bigger = w[free][order][1:] > w[free][order][:-1] + 1e-9
+    assert np.all(np.diff(radii[free][order])[bigger] > 0)
+    centres, drawn = drawn_dots(grid)
+    assert len(drawn) == int(free.sum()) == len(grid.dot_cells)
+    for (q, k), c, r in zip(grid.dot_cells, centres, drawn):
+        assert np.allclose(c, grid.cell_center(q, k), atol=1e-9)
+        assert r == pytest.approx(radii[q, k], rel=1e-6)
+    assert radii.max() <= 0.5 * min(grid.cell_width, grid.cell_height)  # dots stay in their cells
+
+
+def test_masked_cells_get_no_dot_and_show_outline_then_minus_infinity(head, render_scene):
+    trace, h = head
+    assert h.mask.any()
+    grid = AttentionGrid(h, trace.tokens).set_content("dots")
+    assert np.all(grid.dot_radii[h.mask] == 0)
+    assert not any(h.mask[c] for c in grid.dot_cells)
+    assert sorted(grid.masked_cells) == sorted(map(tuple, np.argwhere(h.mask).tolist()))
+
+    def build(s):
+        grid.set_content("scores")
+        s.add(grid)
+        s.play(grid.reveal_mask(run_time=0.4))
+        assert grid.mask_state == "minus_inf"
+        assert set(grid.mask_number_mobs) == set(grid.masked_cells)
+        assert all(m.shown == "−∞" and m.value == -np.inf for m in grid.mask_number_mobs.values())
+        assert not any(h.mask[c] for c in grid.number_mobs), "a blocked cell still shows its score"
+        s.play(grid.show_dots(run_time=0.4))
+        s.play(grid.clear_mask(run_time=0.4))
+        assert not any(m.has_points() for m in grid.mask_layer.submobjects) and grid.mask_state == "cleared"
+
+    run_scene(render_scene, build)
+
+
+def test_pixels_blocked_cells_are_background_and_outlines_are_red(head, render_scene):
+    trace, h = head
+    size = (384, 216)
+
+    def px(frame, point):
+        x = int(round((point[0] / config.frame_width + 0.5) * size[0]))
+        y = int(round((0.5 - point[1] / config.frame_height) * size[1]))
+        return frame[y, x, :3].astype(int)
+
+    holder = {}
+
+    def build_cleared(s):
+        g = AttentionGrid(h, trace.tokens).set_content("dots").set_mask("cleared")
+        holder["g"] = g
+        s.add(g)
+
+    _, frame = run_scene(render_scene, build_cleared, png=True, size=size)
+    g = holder["g"]
+    for q, k in g.masked_cells:
+        assert np.all(px(frame, g.cell_center(q, k)) < 12), f"blocked cell {(q, k)} is not empty"
+    q, k = max(((q, k) for q, k in np.argwhere(~h.mask)), key=lambda c: h.pattern[tuple(c)])
+    assert px(frame, g.cell_center(q, k)).min() > 150, "the largest weight's dot is not drawn"
+
+    def build_outlined(s):
+        g = AttentionGrid(h, trace.tokens).set_content("dots").set_mask("outlined")
+        holder["g"] = g
+        s.add(g)
+
+    _, frame = run_scene(render_scene, build_outlined, png=True, size=size)
+    g = holder["g"]
+    q, k = g.masked_cells[0]
+    c = g.cell_center(q, k)
+    edge = c + np.array([0, 0.44 * g.cell_height, 0])  # on the outline's top side
+    step = config.frame_height / size[1]  # one pixel
+    samples = [px(frame, edge + np.array([0, d * step, 0])) for d in (-2, -1, 0, 1, 2)]
+    r, gr, b = max(samples, key=lambda v: v[0] - max(v[1], v[2]))
+    assert r > 120 and r > gr + 50 and r > b + 50, f"no red outline at a blocked cell: {(r, gr, b)}"
+
+
+# ------------------------------------------------------------------------------ numbers
+def test_scores_and_weights_shown_are_the_trace_values(head):
+    trace, h = head
+    grid = AttentionGrid(h, trace.tokens).set_content("scores")
+    assert grid.content_kind == "scores"
+    assert set(grid.number_mobs) == {(q, k) for q in range(8) for k in range(8)}
+    for (q, k), m in grid.number_mobs.items():
+        assert m.value == h.scores[q, k]
+        assert m.shown == fmt_score(h.scores[q, k])
+        assert abs(parse_shown(m.shown) - h.scores[q, k]) <= 0.05 + 1e-9
+        assert np.allclose(m.get_center()[:2], grid.cell_center(q, k)[:2], atol=1e-6)
+    grid.set_content("weights")
+    assert set(grid.number_mobs) == set(map(tuple, np.argwhere(~h.mask).tolist()))
+    for (q, k), m in grid.number_mobs.items():
+        assert m.value == h.pattern[q, k] and m.shown == fmt_weight(h.pattern[q, k])
+        assert abs(parse_shown(m.shown) - h.pattern[q, k]) <= 0.005 + 1e-9
+        assert m.width < grid.cell_width and m.height < grid.cell_height  # fits its cell
+
+
+def test_long_sentences_fall_back_from_numbers_to_dots():
+    grid = AttentionGrid(synthetic(40), [f"w{i}" for i in range(40)])
+    grid.set_content("scores")
+    assert grid.content_kind == "dots" and grid.number_mobs == {} and grid.fallbacks
+    grid.set_content("symbols")
+    assert grid.content_kind == "none"
+    # a window of cells can still carry numbers (the caller zooms in on it)
+    small = AttentionGrid(synthetic(20), [f"w{i}" for i in range(20)], number_limit=10)
+    small.set_content("weights", window=(range(3), range(3)))
+    assert set(small.number_mobs) <= {(q, k) for q in range(3) for k in range(3)}
+
+
+# ------------------------------------------------------------------------------ layout
+def test_paper_layout_is_the_transpose_of_the_video_layout(head):
+    trace, h = head
+    video = AttentionGrid(h, trace.tokens, layout="video", cell_size=0.5)
+    paper = AttentionGrid(h, trace.tokens, layout="paper", cell_size=0.5)
+    from manim import UL
+
+    ov, op = video.lines.get_corner(UL), paper.lines.get_corner(UL)
+    for q in range(8):
+        for k in range(8):
+            assert np.allclose(video.cell_center(q, k) - ov, paper.cell_center(k, q) - op)
+    # video: keys run down the rows; paper: queries do
+    assert video.cell_center(0, 5)[1] < video.cell_center(0, 0)[1]
+    assert video.cell_center(5, 0)[0] > video.cell_center(0, 0)[0]
+    assert paper.cell_center(5, 0)[1] < paper.cell_center(0, 0)[1]
+    assert video.row_labels.get_fill_color().to_hex().upper() == DARK.key.upper()
+    assert video.col_labels.get_fill_color().to_hex().upper() == DARK.query.upper()
+    assert paper.row_labels.get_fill_color().to_hex().upper() == DARK.query.upper()
+    assert np.array_equal(video.mask, h.mask)  # the arrays stay [query, key] either way
+
+
+@pytest.mark.parametrize("n", [8, 24, 64, 128])
+def test_grid_fits_the_frame_and_labels_never_overlap(n):
+    tokens = [("extraordinarily" if i % 5 == 0 else f"w{i}") for i in range(n)]
+    grid = AttentionGrid(synthetic(n), tokens).set_content("dots").set_mask("outlined")
+    assert in_frame(grid)
+    for which in ("rows", "cols"):
+        boxes = grid.label_boxes(which)
+        assert len(boxes) == len(grid.shown_labels[which]) >= min(n, 8)
+        assert grid.shown_labels[which][0] == 0
+        for a, b in zip(boxes, boxes[1:]):
+            apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+            assert apart, f"{which} labels overlap at n={n}"
+    assert grid.label_font_size >= grid.min_label_font
+    if n <= 24:
+        assert grid.label_step == (1, 1)  # every token labelled while they fit
+
+
+def test_light_theme_and_no_labels():
+    grid = AttentionGrid(synthetic(6)["pattern"], None, theme=LIGHT).set_content("dots")
+    assert not grid.row_labels.has_points()
+    assert grid.dots_mobject.get_fill_color().to_hex().upper() == LIGHT.text.upper()
+
+
+# ------------------------------------------------------------------------------ animations
+def test_transitions_keep_the_grid_one_mobject(head, render_scene):
+    trace, h = head
+    kinds = []
+
+    def build(s):
+        g = AttentionGrid(h, trace.tokens)
+        s.add(g)
+        for anim in (g.show_symbols(0.2), g.show_scores(0.2), g.reveal_mask(0.2), g.show_weights(0.2),
+                     g.highlight_column(3, dim_others=True), g.spotlight([(3, 1), (3, 2)]),
+                     g.unhighlight(), g.show_dots(0.2), g.clear_mask(0.2)):
+            s.play(anim)
+            kinds.append(g.content_kind)
+            assert s.mobjects == [g], "an animation split the grid into loose pieces"
+            assert all(m.has_points() for m in g.drawn_content)
+            assert len(g._live(g._spare_bank)) == 0, "the previous content was left behind"
+        s.play(g.animate.shift(0.5 * np.array([1, 0, 0])))
+        assert in_frame(g, margin=0.6)
+        # steps built ahead and chained decide what to draw when they start
+        g2 = AttentionGrid(h, trace.tokens)
+        s.add(g2)
+        s.play(g2.succession(g2.show_scores(0.2), g2.reveal_mask(0.2), g2.show_dots(0.2), g2.clear_mask(0.2)))
+        assert g2.content_kind == "dots" and g2.mask_state == "cleared" and s.mobjects == [g, g2]
+        assert len(g2.drawn_content) == 1 and not any(m.has_points() for m in g2.mask_layer.submobjects)
+
+    run_scene(render_scene, build)
+    assert kinds[0] == "symbols" and kinds[1] == "scores" and kinds[3] == "weights" and kinds[-1] == "dots"
+
+
+def test_steps_leave_the_static_layers_in_the_static_frame(render_scene):
+    """Speed, structurally: while dots grow, the lines, labels and mask are drawn once, not on
+    every frame (manim would redraw the whole grid if it stayed one group during the step)."""
+    data = synthetic(40)
+
+    def build(s):
+        g = AttentionGrid(data, [f"w{i}" for i in range(40)]).set_mask("outlined")
+        s.add(g)
+        s.play(g.show_dots(run_time=0.2))
+        moving = set(map(id, s.moving_mobjects))
+        for static in (g.lines, g.row_labels, g.col_labels, *g.mask_layer.submobjects):
+            assert id(static) not in moving
+        assert id(g.dots_mobject) in moving
+        s.play(g.highlight_column(5, run_time=0.2))
+        assert id(g.dots_mobject) not in set(map(id, s.moving_mobjects))
+        assert s.mobjects == [g]
+
+    run_scene(render_scene, build)
+
+
+def test_highlight_and_spotlight_cover_the_right_cells(head):
+    trace, h = head
+    g = AttentionGrid(h, trace.tokens).set_content("dots")
+    g.highlight_column(4).begin()
+    box = g.highlight_box
+    for k in range(8):
+        c = g.cell_center(4, k)
+        assert box.get_left()[0] <= c[0] <= box.get_right()[0] and box.get_bottom()[1] <= c[1] <= box.get_top()[1]
+    assert box.get_right()[0] < g.cell_center(5, 0)[0]
+    g.spotlight([(4, 2)]).begin()
+    veil = g.veil.points.reshape(-1, 16, 3)
+    lo, hi = veil.min(axis=1), veil.max(axis=1)
+
+    def covered(p):
+        return bool(np.any((lo[:, 0] < p[0]) & (p[0] < hi[:, 0]) & (lo[:, 1] < p[1]) & (p[1] < hi[:, 1])))
+
+    assert not covered(g.cell_center(4, 2))
+    assert all(covered(g.cell_center(q, k)) for q in range(8) for k in range(8) if (q, k) != (4, 2))
+
+
+# ------------------------------------------------------------------------------ softmax column
+def test_softmax_column_turns_real_scores_into_real_weights_summing_to_one(head, render_scene):
+    trace, h = head
+    q = 4
+    seen = {}
+
+    def build(s):
+        g = AttentionGrid(h, trace.tokens, max_width=9).set_content("scores")
+        s.add(g)
+        sm = SoftmaxColumn(g, q)
+        assert sm.shown_keys == list(range(8))
+        s.play(sm.lift(run_time=0.4))
+        assert in_frame(sm.box)
+        # the grid still shows raw scores in blocked cells: so does the lifted column
+        assert sm.raw_shown and h.mask[q].any()
+        for k, m in zip(sm.shown_keys, sm.shown_numbers):
+            assert m.value == h.scores[q, k] and m.shown == fmt_score(h.scores[q, k])
+        # what the softmax sees: −∞ for the blocked keys
+        for k, m in zip(sm.shown_keys, sm.score_mobs):
+            expected = -np.inf if h.mask[q, k] else h.scores[q, k]
+            assert m.value == expected and m.shown == fmt_score(expected)
+        s.play(sm.normalize(run_time=0.4))
+        def opacity(mob):  # of its most opaque glyph
+            return max(g.get_fill_opacity() for g in mob.family_members_with_points())
+
+        assert all(opacity(m) == pytest.approx(0.0) for m in sm.score_mobs), "scores still showing"
+        assert all(opacity(m) == pytest.approx(0.0) for m in sm.raw)
+        assert all(opacity(m) == pytest.approx(1.0) for m in sm.weight_mobs)
+        assert opacity(sm.sum_mob) == pytest.approx(1.0)
+        after = sm.shown_numbers
+        seen["after"] = after
+        for k, m in zip(sm.shown_keys, after):
+            assert m.value == h.pattern[q, k] and m.shown == fmt_weight(h.pattern[q, k])
+        assert sum(m.value for m in after) == pytest.approx(1.0, abs=1e-6)
+        assert sm.sum_mob.shown == "1.00" and sm.sum_mob.value == pytest.approx(1.0, abs=1e-6)
+        assert sm.sum_group in sm.strip.submobjects
+        assert s.mobjects == [g, sm.strip]
+        s.play(sm.settle(run_time=0.4))
+        assert s.mobjects == [g] and not g.highlight_box.has_points()
+
+    run_scene(render_scene, build)
+
+
+def test_softmax_column_of_a_long_sentence_lists_the_largest_weights():
+    data = synthetic(40, seed=3)
+    g = AttentionGrid(data, [f"w{i}" for i in range(40)])
+    sm = SoftmaxColumn(g, 30, max_entries=8)
+    p = data["pattern"][30]
+    assert len(sm.shown_keys) == 8 and sm.shown_keys == sorted(sm.shown_keys)
+    assert min(p[sm.shown_keys]) >= sorted(p, reverse=True)[7] - 1e-12
+    assert sm.gaps, "left-out keys must be marked with ⋮"
+    assert sm.sum_mob.value == pytest.approx(1.0) and sm.sum_mob.shown == "1.00"
+    sm.strip.save_state()
+    assert in_frame(VGroupOf(sm.box, sm.op_label))
+
+
+def VGroupOf(*mobs):
+    from manim import VGroup
+
+    return VGroup(*mobs)
+
+
+# ------------------------------------------------------------------------------ context arcs
+def test_arc_width_and_opacity_are_monotone_in_weight_and_arcs_bulge_upwards():
+    xs = np.linspace(-5, 5, 6)
+    sources = [np.array([x, 0, 0]) for x in xs]
+    target = np.array([xs[3], 0, 0])
+    weights = np.array([0.05, 0.3, 0.1, 0.2, 0.25, 0.1])
+    arcs = ContextArcs(sources, target, weights)
+    assert arcs.arcs[3] is None  # the target itself: no arc
+    drawn = arcs.drawn()
+    assert len(drawn) == 5 and len(arcs.submobjects) == 5
+    ws = np.array([w for _, w in drawn])
+    widths = np.array([a.get_stroke_width() for a, _ in drawn])
+    opac = np.array([a.get_stroke_opacity() for a, _ in drawn])
+    order = np.argsort(ws)
+    assert np.all(np.diff(widths[order]) >= 0) and np.all(np.diff(opac[order]) >= 0)
+    assert widths[np.argmax(ws)] > widths[np.argmin(ws)] and opac[np.argmax(ws)] > opac[np.argmin(ws)]
+    for (a, _), src in zip(drawn, [s for i, s in enumerate(sources) if i != 3]):
+        assert np.allclose(a.get_start(), src + [0, 0.08, 0]) and np.allclose(a.get_end(), target + [0, 0.08, 0])
+        assert a.get_top()[1] > src[1] + 0.2, "arcs must bulge upwards"
+    with pytest.raises(ValueError):
+        ContextArcs(sources, target, weights[:3])
+
+
+def test_arcs_pulse_and_grow_play(render_scene, head):
+    trace, h = head
+
+    def build(s):
+        arcs = ContextArcs([np.array([x, -1, 0]) for x in range(-3, 1)], np.array([2, -1, 0]), h.pattern[3, :4])
+        s.play(arcs.grow(run_time=0.2))
+        s.play(arcs.pulse(run_time=0.2))
+        assert arcs in s.mobjects and in_frame(arcs)
+
+    run_scene(render_scene, build)
