@@ -159,7 +159,10 @@ class EmbeddingSpace(VGroup):
     def __init__(self, trace, axes: Sequence[str] | None = None, *, fit_to: np.ndarray | Sequence | None = None,
                  extent: float = 2.4, theme: Theme = DARK, phi: float = DEFAULT_PHI,
                  theta: float = DEFAULT_THETA, projected: bool = True, font_size: float = 24,
-                 axis_color: str | None = None):
+                 axis_color: str | None = None, negative: float | Sequence[float] | str = 1.0):
+        """`negative`: how much of each axis's negative half is drawn, as a fraction of the positive
+        half (one number for all three axes, or one per axis); "auto" draws just enough to reach
+        the most negative fitted coordinate on each axis (a short stub when none is negative)."""
         super().__init__()
         self.trace = trace
         self.theme = theme
@@ -178,7 +181,15 @@ class EmbeddingSpace(VGroup):
 
         axis_color = axis_color or theme.dim
         L = extent * 1.12
-        self.axis_lines = VGroup(*(Line(-L * e, L * e, stroke_color=axis_color, stroke_width=2) for e in np.identity(3)))
+        if isinstance(negative, str):
+            if negative != "auto":
+                raise ValueError(f"negative must be a number, three numbers or 'auto', not {negative!r}")
+            lowest = np.minimum(pts.min(axis=0), 0.0) if len(pts) else np.zeros(3)
+            negative = np.clip(-lowest * self.unit / L + 0.12, 0.15, 1.0)
+        neg = np.broadcast_to(np.asarray(negative, dtype=float), (3,))
+        self.negative = neg
+        self.axis_lines = VGroup(*(Line(-L * f * e, L * e, stroke_color=axis_color, stroke_width=2)
+                                   for f, e in zip(neg, np.identity(3))))
         self._axis_ends = [VectorizedPoint(L * e) for e in np.identity(3)]
         self.add(self.axis_lines, *self._axis_ends)
         self.labels = VGroup()
@@ -218,11 +229,25 @@ class EmbeddingSpace(VGroup):
     def _attach(self, lab: VMobject, anchor: VMobject, away_from: VMobject | None = None, buff: float = 0.22,
                 across: SpaceArrow | None = None):
         """Keep `lab` upright next to `anchor`, pushed away from `away_from` on screen (or, for an
-        arrow given as `across`, sideways off the arrow on the side away from `away_from`), and
-        slid further out while it overlaps a label placed before it."""
+        arrow given as `across`, sideways off the arrow on the side away from `away_from`). If it
+        would overlap a label placed before it, the other sides of the anchor are tried (turning
+        30° at a time, nearest first); failing all, it slides further out. Placement reruns only
+        when the anchors, the reference points or the label itself have moved."""
         earlier = list(self.labels)
+        memo: dict = {}
 
         def place(m, anchor=anchor, away_from=away_from, across=across, earlier=earlier):
+            # skip the (costly) placement when nothing it depends on has moved since last time:
+            # this label's anchor, the earlier labels' anchors, the reference points, its own box
+            refs = [anchor, *(getattr(o, "_space_anchor", o) for o in earlier)]
+            if away_from is not None:
+                refs.append(away_from)
+            key = np.concatenate([r.get_center() for r in refs]
+                                 + ([across.start_point(), across.end_point()] if across is not None else []))
+            pts = m.get_all_points()
+            box = np.concatenate([pts.min(axis=0), pts.max(axis=0)]) if len(pts) else np.zeros(6)
+            if memo and np.array_equal(key, memo["key"]) and np.allclose(box, memo["box"], atol=1e-9):
+                return
             p = anchor.get_center()
             if across is not None:
                 t = across.end_point() - across.start_point()
@@ -237,13 +262,33 @@ class EmbeddingSpace(VGroup):
             n = np.linalg.norm(d[:2])
             d = d / n if n > 1e-6 else UP.astype(float)
             half = np.array([m.width / 2, m.height / 2, 0])
-            centre = p + d * (buff + abs(d[0]) * half[0] + abs(d[1]) * half[1])
-            for _ in range(12):  # slide out of earlier labels
-                if not any(_overlap(centre, half, o) for o in earlier):
-                    break
-                centre = centre + d * 0.12
+
+            def beside(u):
+                return p + u * (buff + abs(u[0]) * half[0] + abs(u[1]) * half[1])
+
+            def clear(c):
+                return not any(_overlap(c, half, o) for o in earlier)
+
+            centre = beside(d)
+            if not clear(centre):
+                # first try the other sides of the anchor (nearest turns first), then slide out
+                for turn in (30, -30, 60, -60, 90, -90, 120, -120, 150, -150, 180):
+                    a = np.radians(turn)
+                    u = np.array([d[0] * np.cos(a) - d[1] * np.sin(a), d[0] * np.sin(a) + d[1] * np.cos(a), 0.0])
+                    if clear(beside(u)):
+                        centre = beside(u)
+                        break
+                else:
+                    for _ in range(40):  # slide out of earlier labels
+                        if clear(centre):
+                            break
+                        centre = centre + d * 0.12
             m.move_to(centre)
             m.set_z(p[2])
+            pts = m.get_all_points()
+            memo["key"] = key
+            memo["box"] = np.concatenate([pts.min(axis=0), pts.max(axis=0)]) if len(pts) else np.zeros(6)
+        lab._space_anchor = anchor
         lab.add_updater(place)
         place(lab)
         self.labels.add(lab)
