@@ -114,12 +114,11 @@ def with_model_options(f):
               help="video: keys as rows, queries as columns; paper: queries as rows")
 @click.option("--axes", help="three named directions for 3-D scenes, e.g. animal,chemistry,medicine")
 @click.option("--theme", type=click.Choice(["dark", "light"]), default="dark", show_default=True)
-@click.option("--lang", "language", default="en", show_default=True, help="caption language")
 @with_model_options
 @click.option("--out", type=click.Path(path_type=Path), default=Path("renders"), show_default=True,
               help="output folder; files land in OUT/<quality>/<scene>.<ext>")
 @click.option("--preview", is_flag=True, help="open each file when it is done")
-def render(names, quality, fmt, transparent, sentences, focus, layer, head, layout, axes, theme, language,
+def render(names, quality, fmt, transparent, sentences, focus, layer, head, layout, axes, theme,
            model_name, device, out, preview):
     """Render SCENE [SCENE...] ('all' renders every scene)."""
     from scenes.base import SceneInputs
@@ -135,7 +134,7 @@ def render(names, quality, fmt, transparent, sentences, focus, layer, head, layo
     check_output_dir(out)
     tracer = make_tracer(_load(model_name, device))
     inputs = SceneInputs(tracer=tracer, sentences=split_sentences(sentences), focus=focus, layer=layer, head=head,
-                         theme=theme, layout=layout, axes=parse_list(axes), language=language)
+                         theme=theme, layout=layout, axes=parse_list(axes))
     for name in wanted:
         click.echo(f"rendering {name} ...", err=True)
         result = render_scene(scenes[name], inputs, name=name, quality=quality, fmt=fmt,

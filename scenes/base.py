@@ -29,7 +29,6 @@ class SceneInputs:
     theme: str = "dark"
     layout: str = "video"  # "video": keys as rows, queries as columns; "paper": the transpose
     axes: list[str] | None = None  # named directions for 3-D scenes
-    language: str = "en"
     options: dict = field(default_factory=dict)  # scene-specific extras
 
 
