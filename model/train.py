@@ -8,7 +8,9 @@ What is hand-designed and what is learned:
   For every token of every phrase the world's rules give each head a target attention pattern
   (which earlier tokens it should look at) and a target update ΔE (what it should write). The loss
   is the cross-entropy of the head's pattern against the target pattern plus the squared error of
-  its ΔE against the target ΔE: both are supervised, per head.
+  its ΔE against the target ΔE: both are supervised, per head. A small extra term pulls each query's
+  mean score toward 0, so that a head attends by scoring its chosen keys high (query and key agree)
+  rather than by pushing every other key far below zero.
 * W_U is trained afterwards, everything else frozen, for next-token prediction on the same corpus,
   so that the logits mean "which word comes next" in this little world.
 
@@ -37,6 +39,10 @@ LR = 0.02
 WEIGHT_DECAY = 1e-4
 PATTERN_WEIGHT = 1.0
 UPDATE_WEIGHT = 1.0
+# Softmax ignores a shift of a whole row, so without this a head can attend by pushing every other
+# key far below zero while the chosen key scores ~0. Pulling each row's mean score toward 0 makes the
+# chosen keys score high, as the story told on screen says (query and key agree).
+CENTER_WEIGHT = 0.02
 UNEMBED_STEPS = 150
 UNEMBED_TOKENS = 12000
 THREADS = 1  # tiny matrices: one thread is fastest, and it stays fast when the machine is busy
@@ -59,7 +65,8 @@ def _notes(seed: int, steps: int, n_corpus: int) -> str:
         "named directions themselves. Learned by gradient descent (model/train.py, seed "
         f"{seed}, {steps} Adam steps on {n_corpus} generated phrases): W_Q, W_K, W_V, W_O "
         "of the four heads, supervised per token on both the attention pattern and the update ΔE that "
-        f"the world's rules prescribe. {rules} {tw.IDENTITY_NOTE}. Then W_U, with everything else frozen, for next-token "
+        f"the world's rules prescribe, with each query's mean score pulled toward 0 so that the keys a head "
+        f"chooses score high rather than the others far below. {rules} {tw.IDENTITY_NOTE}. Then W_U, with everything else frozen, for next-token "
         "prediction on the same corpus. The phrases in toy_world.HELD_OUT (and every adjective-noun and "
         "sense-cue pair in them) never appear in training."
     )
@@ -123,7 +130,10 @@ def head_loss(model: AttentionModel, batch: _Batch) -> tuple[torch.Tensor, torch
     denom = w.sum()
     ce_h = (ce * w).sum((0, 2)) / denom
     se_h = (se * w).sum((0, 2)) / denom
-    total = PATTERN_WEIGHT * ce_h.sum() + UPDATE_WEIGHT * se_h.sum()
+    allowed = (~rec["mask"]).float()  # [q, k]
+    row_mean = (rec["scores"] * allowed).sum(-1) / allowed.sum(-1)  # [b, h, q]
+    center = ((row_mean ** 2) * w).sum() / denom
+    total = PATTERN_WEIGHT * ce_h.sum() + UPDATE_WEIGHT * se_h.sum() + CENTER_WEIGHT * center
     return total, ce_h, se_h
 
 
