@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 DEB_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config gcc python3-dev python3-venv fonts-cmu fonts-nanum
 # a CPU build of torch (pip finds it on disk here; an unpinned torch would pull a multi-GB CUDA build)
 TORCH := torch==2.13.0
-SCENE ?= attention_pattern
+SCENE ?= fluffy_blue_creature
 Q ?= m
 
 .PHONY: setup demo test bench clean system-deps

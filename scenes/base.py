@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from manim import FadeOut, MovingCameraScene, ThreeDScene, config
 
 from model.errors import UserError
@@ -84,16 +86,17 @@ class TraceMixin:
         return (trace or self.trace).head(self.layer, self.head_index)
 
     def focus_index(self, trace: Trace | None = None) -> int:
-        """Index of the focus word; without one, the token that attends most away from itself."""
+        """Index of the focus word; without one, the word that looks away from itself the most
+        (its off-diagonal weight, to one decimal), ties going to the word that gathers from more
+        words (≥ 0.1 each), then to the earlier word: "creature" (fluffy, blue) before "forest"."""
         trace = trace or self.trace
         if self.focus is not None:
             return trace.index_of(self.focus)
         pattern = self.head_trace(trace).pattern.copy()
-        n = len(pattern)
-        for i in range(n):
-            pattern[i, i] = 0.0
-        off_self = pattern.sum(axis=1)
-        return int(off_self.argmax())
+        np.fill_diagonal(pattern, 0.0)
+        off_self = np.round(pattern.sum(axis=1), 1)
+        gathered = (pattern >= 0.1).sum(axis=1)
+        return max(range(len(pattern)), key=lambda i: (off_self[i], gathered[i], -i))
 
     # --- presentation -----------------------------------------------------------------------
     def setup(self):

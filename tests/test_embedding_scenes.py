@@ -157,14 +157,16 @@ def test_arc_widths_follow_the_real_weights(rendered, tracer):
         assert heaviest[1] == max(s for _, s, _ in drawn)
 
 
-def test_mole_says_which_head_and_the_causal_note(rendered):
+def test_mole_says_which_head_and_the_causal_note(rendered, tracer):
     scene = rendered(Mole)
     texts = [words(m) for m in scene.mobjects if hasattr(m, "text")]
     assert any("head 1" in t and "sense" in t for t in texts)
     note = " ".join(words(t) for t in scene.causal_box[1])
     assert "“one”" in note and "of carbon dioxide" in note
     captions = " ".join(c for c, _ in scene.caption_log)
-    assert "0.99 on “shrew”" in captions and "1.00 on “one”" in captions
+    shrew = tracer("american shrew mole").head(0, 1).pattern[2, 1]
+    one = tracer("one mole of carbon dioxide").head(0, 1).pattern[1, 0]
+    assert f"{shrew:.2f} on “shrew”" in captions and f"{one:.2f} on “one”" in captions
 
 
 def test_mole_with_another_head_uses_that_heads_delta(rendered, tracer):

@@ -726,6 +726,12 @@ class AttentionGrid(VGroup):
             strings += [fmt_score(x) for x in self.scores.ravel()]
         return round(self._number_font(strings), 1)
 
+    def numbers_readable(self) -> bool:
+        """Whether scores and weights can be written in the cells (else they fall back to dots)."""
+        if self.n > self.number_limit:
+            return False
+        return (self.number_font or self.common_number_font()) >= self.min_number_font
+
     def use_common_number_font(self) -> "AttentionGrid":
         """Draw scores and weights at one size from now on (so a cell keeps its size when its
         content changes, and show_columns can leave unchanged columns untouched)."""

@@ -16,12 +16,12 @@ from typing import Sequence
 
 import numpy as np
 from manim import (
-    DOWN, RIGHT, UP, AnimationGroup, Brace, Dot, FadeIn, FadeOut, MathTypst, VGroup,
+    DOWN, LEFT, RIGHT, UP, AnimationGroup, Brace, Dot, FadeIn, FadeOut, MathTypst, VGroup,
     ManimColor, VMobject, interpolate_color,
 )
 
 from ..style import DARK, Theme
-from .text import label, number
+from .text import drop_svg_paths, label, number
 
 # --------------------------------------------------------------------------------------------
 # symbols
@@ -44,7 +44,7 @@ def symbol_source(base: str, index: int | str | None = None, *, prime: bool = Fa
 
 @lru_cache(maxsize=512)
 def _math_prototype(source: str, font_size: float, color: str) -> MathTypst:
-    return MathTypst(source, font_size=font_size, color=color)
+    return drop_svg_paths(MathTypst(source, font_size=font_size, color=color))
 
 
 def math(source: str, font_size: float = 36, color: str = "#FFFFFF") -> MathTypst:
@@ -97,11 +97,39 @@ def window_indices(n: int, head: int, tail: int) -> list[int | None]:
     return list(range(head)) + [None] + list(range(n - tail, n))
 
 
+def token_window(n: int, keep: Sequence[int], max_slots: int) -> list[int | None]:
+    """Which of `n` tokens to show in at most `max_slots` slots, None marking an ellipsis slot.
+
+    Every index in `keep` (the focus word, the words it attends to) is shown; the rest of the
+    slots go to their nearest neighbours (then to the earliest tokens); each run of hidden tokens
+    costs one ellipsis slot. With n <= max_slots everything is shown."""
+    if n <= max_slots:
+        return list(range(n))
+    keep = sorted({int(k) for k in keep if 0 <= int(k) < n})
+    chosen = set(keep)
+
+    def layout(ch):
+        out: list[int | None] = []
+        for j in range(n):
+            if j in ch:
+                out.append(j)
+            elif not out or out[-1] is not None:
+                out.append(None)
+        return out
+
+    order = sorted(range(n), key=lambda j: (min((abs(j - k) for k in keep), default=j), j))
+    for j in order:
+        if j not in chosen and len(layout(chosen | {j})) <= max_slots:
+            chosen.add(j)
+    return layout(chosen)
+
+
 # --------------------------------------------------------------------------------------------
 
 
 class VectorColumn(VGroup):
-    """A real vector as a bracketed column of numbers.
+    """A real vector as a bracketed column of numbers (or, with `horizontal=True`, a bracketed
+    row of them on one line, `entry_gap` apart: the way a key can sit beside its word).
 
     values: the full vector (1-D). head/tail: how many leading/trailing entries to show.
     brace: True for a "<n>-dimensional" brace on `brace_side`.
@@ -118,8 +146,10 @@ class VectorColumn(VGroup):
                  brace: bool = False, brace_side=RIGHT, brace_text: str | None = None,
                  symbol: str | VMobject | None = None, symbol_color: str | None = None,
                  show_symbol: bool = False, bracket_color: str | None = None,
-                 row_height: float | None = None, shade: bool = True):
+                 row_height: float | None = None, shade: bool = True, horizontal: bool = False,
+                 entry_gap: float = 0.14):
         super().__init__()
+        self.horizontal = horizontal
         self.values = np.asarray(values, dtype=float).reshape(-1)
         self.theme = theme
         self.kind = kind
@@ -133,26 +163,38 @@ class VectorColumn(VGroup):
         self.dots = VGroup()
         rows = VGroup()
         right_x = 0.0
+        x = 0.0  # horizontal layout: the left edge of the next entry
         for r, idx in enumerate(self.shown_indices):
             y = -r * row_h
             if idx is None:
-                d = ellipsis_dots(DOWN, spacing=row_h * 0.22, color=theme.dim)
+                if horizontal:
+                    d = ellipsis_dots(RIGHT, spacing=row_h * 0.3, color=theme.dim)
+                    d.move_to([x + d.width / 2, 0, 0])
+                    x += d.width + entry_gap
+                else:
+                    d = ellipsis_dots(DOWN, spacing=row_h * 0.22, color=theme.dim)
+                    d.move_to([0, y, 0])
                 rows.add(d)
                 self.dots.add(d)
-                d.move_to([0, y, 0])
                 continue
             color = shade_grey(self.values[idx], self.scale_ref, theme) if shade else theme.text
             m = number(self.values[idx], kind, font_size=font_size, color=color)
             m.index = idx
-            # right-align on a common edge; vertical centre on the row
-            m.move_to([right_x - m.width / 2, y, 0])
+            if horizontal:  # left to right, on one line
+                m.move_to([x + m.width / 2, 0, 0])
+                x += m.width + entry_gap
+            else:  # right-align on a common edge; vertical centre on the row
+                m.move_to([right_x - m.width / 2, y, 0])
             self.entries.add(m)
             rows.add(m)
-        # centre the ellipsis under the numbers
+        # centre the ellipsis under the numbers (or on the line, when horizontal)
         if len(self.entries):
-            cx = self.entries.get_center()[0]
+            c = self.entries.get_center()
             for d in self.dots:
-                d.set_x(cx)
+                if horizontal:
+                    d.set_y(c[1])
+                else:
+                    d.set_x(c[0])
         self.rows = rows
         self.brackets = bracket_pair(rows, color=bracket_color or theme.text, extra_height=row_h * 0.25)
         self.body = VGroup(self.brackets, rows)
@@ -171,11 +213,18 @@ class VectorColumn(VGroup):
             symbol = math(symbol, font_size=font_size * 1.5, color=symbol_color or theme.text)
         self.symbol = symbol
         if symbol is not None:
-            symbol.next_to(self.brackets, UP, buff=0.15)
+            self._place_symbol()
             if show_symbol:
                 self.add(symbol)
         self.collapsed = False
         self.center()
+
+    def _place_symbol(self):
+        """The symbol's label position: above a column, left of a horizontal vector."""
+        if self.horizontal:
+            self.symbol.next_to(self.brackets, LEFT, buff=0.15)
+        else:
+            self.symbol.next_to(self.brackets, UP, buff=0.15)
 
     # --- access -------------------------------------------------------------------------------
     def entry(self, index: int) -> VMobject:
@@ -189,6 +238,19 @@ class VectorColumn(VGroup):
     def row(self, r: int) -> VMobject:
         """The r-th shown row (a number or the ellipsis)."""
         return self.rows[r]
+
+    def fade_to(self, opacity: float) -> "VectorColumn":
+        """Dim (or restore) the whole vector to `opacity`: numbers and dots by fill, brackets by
+        stroke (setting a bracket's fill would paint it as a solid bar). Works through `.animate`."""
+        for m in [*self.entries, *self.dots]:
+            m.set_fill(opacity=opacity)
+        self.brackets.set_stroke(opacity=opacity)
+        for m in (self.brace, self.brace_label):
+            if m is not None:
+                m.set_fill(opacity=opacity)
+        if self.symbol is not None and self.symbol in self.submobjects:
+            self.symbol.set_fill(opacity=opacity)
+        return self
 
     # --- collapse / expand --------------------------------------------------------------------
     def collapse(self, run_time: float = 1.0, **kwargs) -> AnimationGroup:
@@ -214,12 +276,12 @@ class VectorColumn(VGroup):
         self.collapsed = False
         anims = [FadeOut(self.collapsed_symbol, scale=0.3), FadeIn(self.body, target_position=centre, scale=0.15)]
         if getattr(self, "_symbol_was_shown", False):
-            self.symbol.next_to(self.brackets, UP, buff=0.15)
+            self._place_symbol()
             anims.append(FadeIn(self.symbol))
         return AnimationGroup(*anims, run_time=run_time, **kwargs)
 
 
 __all__ = [
     "VectorColumn", "symbol", "symbol_source", "math", "bracket_pair", "ellipsis_dots", "shade_grey",
-    "window_indices",
+    "window_indices", "token_window",
 ]

@@ -1,0 +1,112 @@
+"""A flat picture of how vectors point relative to one reference vector, at their real angles.
+
+    view = AngleView(head.q[3], [(head.k[1], theme.key, "arrow(K)_2"),
+                                 (head.k[0], theme.key, "arrow(K)_1")], theme=theme)
+    self.play(view.grow())
+
+High-dimensional vectors cannot be drawn, but the angle between two of them can: the reference
+(say a query) lies along +x and every other vector is drawn at its true angle to it,
+θ = arccos(cos(reference, other)), computed in the full space; lengths follow the real norms.
+Only angles *to the reference* are real. Two other vectors are drawn on alternating sides (first
+above, then below, ...) so the picture never suggests an angle between them; a small note under
+the picture says so. Each arc carries its real cosine (a `number` of kind "signed2", so tests can
+read `.value`).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from manim import (
+    DOWN, ORIGIN, RIGHT, AnimationGroup, Arc, Arrow, FadeIn, GrowArrow, VGroup,
+)
+
+from ..style import DARK, Theme
+from .text import label, number
+from .vectors import math
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = np.asarray(a, float).ravel(), np.asarray(b, float).ravel()
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    if na < 1e-12 or nb < 1e-12:
+        return 0.0
+    return float(np.clip(a @ b / (na * nb), -1.0, 1.0))
+
+
+class AngleView(VGroup):
+    """Reference arrow along +x; each of `others` (vector, colour, Typst label) at its real angle.
+
+    Parts: `.ref_arrow`, `.ref_label`, `.arrows`, `.labels`, `.arcs`, `.cosines` (number mobjects,
+    `.value` = the real cosine), `.angles` (radians), `.note` (the caveat line, or None).
+    `sides` optionally fixes each other vector's side (+1 above, -1 below)."""
+
+    def __init__(self, reference: np.ndarray, others: Sequence[tuple[np.ndarray, str, str]], *,
+                 ref_color: str | None = None, ref_label: str | None = None, extent: float = 2.4,
+                 theme: Theme = DARK, font_size: float = 24, sides: Sequence[int] | None = None,
+                 note: str | None = "angles to the first arrow are the real ones",
+                 arc_radii: Sequence[float] | None = None):
+        super().__init__()
+        self.theme = theme
+        ref = np.asarray(reference, float)
+        norms = [np.linalg.norm(ref)] + [np.linalg.norm(np.asarray(v, float)) for v, _, _ in others]
+        unit = extent / max(max(norms), 1e-9)
+        ref_color = ref_color or theme.query
+        self.ref_arrow = Arrow(ORIGIN, RIGHT * norms[0] * unit, buff=0, color=ref_color, stroke_width=5,
+                               max_tip_length_to_length_ratio=0.12)
+        self.add(self.ref_arrow)
+        self.ref_label = None
+        if ref_label:
+            self.ref_label = math(ref_label, font_size=font_size * 1.3, color=ref_color)
+            self.ref_label.next_to(self.ref_arrow.get_end(), RIGHT, buff=0.12)
+            self.add(self.ref_label)
+        self.arrows, self.labels, self.arcs, self.cosines, self.angles = VGroup(), VGroup(), VGroup(), VGroup(), []
+        for k, (v, color, text) in enumerate(others):
+            c = cosine(ref, v)
+            theta = float(np.arccos(c))
+            side = (sides[k] if sides is not None else (1 if k % 2 == 0 else -1))
+            direction = np.array([np.cos(theta), side * np.sin(theta), 0.0])
+            end = direction * norms[k + 1] * unit
+            arr = Arrow(ORIGIN, end, buff=0, color=color, stroke_width=5, max_tip_length_to_length_ratio=0.12)
+            lab = math(text, font_size=font_size * 1.3, color=color)
+            lab.move_to(end + direction * (0.18 + 0.5 * max(lab.width, lab.height)))
+            r = (arc_radii[k] if arc_radii is not None else 0.45 + 0.22 * k)
+            arc = Arc(radius=r, start_angle=0, angle=side * theta, color=color, stroke_width=2.5,
+                      stroke_opacity=0.8)
+            mid = side * theta / 2
+            cos_num = number(c, "signed2", font_size=font_size * 0.8, color=color)
+            cos_word = label("cos", font_size=font_size * 0.8, color=color)
+            cos_grp = VGroup(cos_word, cos_num).arrange(RIGHT, buff=0.08)
+            cos_word.align_to(cos_num, DOWN)  # one baseline (neither has descenders)
+            # the cosine sits outside its arc: on the bisector when the wedge is wide enough,
+            # else just past the far arrow
+            at = mid if theta >= 0.7 else side * (theta + 0.35)
+            b = np.array([np.cos(at), np.sin(at), 0.0])
+            reach = r + 0.1 + abs(b[0]) * cos_grp.width / 2 + abs(b[1]) * cos_grp.height / 2
+            cos_grp.move_to(b * reach)
+            self.arrows.add(arr)
+            self.labels.add(lab)
+            self.arcs.add(VGroup(arc, cos_grp))
+            self.cosines.add(cos_num)
+            self.angles.append(theta)
+            arr.cosine, arr.vector = c, np.asarray(v, float)
+        self.add(self.arrows, self.labels, self.arcs)
+        self.note = None
+        if note:
+            self.note = label(note, font_size=font_size * 0.65, color=theme.dim)
+            self.note.next_to(VGroup(self.ref_arrow, self.arrows, self.labels), DOWN, buff=0.25)
+            self.add(self.note)
+
+    def grow(self, **kwargs) -> AnimationGroup:
+        anims = [GrowArrow(self.ref_arrow)]
+        if self.ref_label is not None:
+            anims.append(FadeIn(self.ref_label))
+        for arr, lab, arc in zip(self.arrows, self.labels, self.arcs):
+            anims += [GrowArrow(arr), FadeIn(lab), FadeIn(arc)]
+        if self.note is not None:
+            anims.append(FadeIn(self.note))
+        return AnimationGroup(*anims, **kwargs)
+
+
+__all__ = ["AngleView", "cosine"]
