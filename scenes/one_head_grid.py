@@ -36,7 +36,7 @@ from .components.text import label, number
 from .components.vectors import math, symbol_source
 from .components.word_boxes import WordBoxes
 from .one_head_qkv import contrast_key, top_keys
-from .registry import register
+from .registry import step_scene
 from .style import fmt_score, fmt_weight
 
 WORDS_PER_SECOND = 3.4  # captions stay up at least this long
@@ -979,41 +979,23 @@ class GridSteps:
 # ============================================================================================
 # the scenes
 # ============================================================================================
-@register("dot_products")
-class DotProducts(GridSteps, TraceScene):
-    description = "the grid of every key against every query: K·Q symbols, the real scores, dots sized by score, the focus's best keys spotlit"
-
-    def construct(self):
-        self.step_dot_products()
-
-
-@register("softmax")
-class Softmax(GridSteps, TraceScene):
-    description = "softmax per query: columns lift out, real scores become real weights that sum to 1, the grid becomes the pattern"
-
-    def construct(self):
-        self.step_softmax()
-
-
-@register("masking")
-class Masking(GridSteps, TraceScene):
-    description = "why later words are hidden (every prefix predicts its next word), −∞ before the softmax, zeros after, sums still 1"
-
-    def construct(self):
-        self.step_masking()
-
-
-@register("context_size")
-class ContextSize(GridSteps, TraceScene):
-    description = "the pattern has n² cells: the grid grows from the sentence to a 50+ word passage, real pattern throughout"
-
-    def construct(self):
-        self.step_context_size()
-
-
-@register("attention_formula")
-class AttentionFormulaScene(GridSteps, TraceScene):
-    description = "Attention(Q,K,V) = softmax(KᵀQ/√d_k)V, each symbol tied to the grid; the paper's QKᵀ as its transpose"
-
-    def construct(self):
-        self.step_formula()
+DotProducts = step_scene(
+    "dot_products", "DotProducts", "step_dot_products",
+    "the grid of every key against every query: K·Q symbols, the real scores, dots sized by score, the focus's best keys spotlit",
+    GridSteps, TraceScene)
+Softmax = step_scene(
+    "softmax", "Softmax", "step_softmax",
+    "softmax per query: columns lift out, real scores become real weights that sum to 1, the grid becomes the pattern",
+    GridSteps, TraceScene)
+Masking = step_scene(
+    "masking", "Masking", "step_masking",
+    "why later words are hidden (every prefix predicts its next word), −∞ before the softmax, zeros after, sums still 1",
+    GridSteps, TraceScene)
+ContextSize = step_scene(
+    "context_size", "ContextSize", "step_context_size",
+    "the pattern has n² cells: the grid grows from the sentence to a 50+ word passage, real pattern throughout",
+    GridSteps, TraceScene)
+AttentionFormulaScene = step_scene(
+    "attention_formula", "AttentionFormulaScene", "step_formula",
+    "Attention(Q,K,V) = softmax(KᵀQ/√d_k)V, each symbol tied to the grid; the paper's QKᵀ as its transpose",
+    GridSteps, TraceScene)

@@ -29,7 +29,7 @@ from .components.space3d import EmbeddingSpace, pick_axes
 from .components.text import fmt_signed2, label, number
 from .components.vectors import VectorColumn, ellipsis_dots, math, symbol_source, token_window
 from .components.word_boxes import WordBoxes
-from .registry import register
+from .registry import step_scene
 
 WORDS_PER_SECOND = 3.4  # captions stay up at least this long
 MAX_SLOTS = 9  # token columns side by side (more tokens: ellipses)
@@ -636,25 +636,15 @@ class QKVSteps:
 # the three scenes
 
 
-@register("query")
-class Query(QKVSteps, TraceScene):
-    description = "a word's query: the real W_Q times its embedding, row by row, then every word's query"
-
-    def construct(self):
-        self.step_query()
-
-
-@register("key")
-class Key(QKVSteps, TraceScene):
-    description = "keys as possible answers: W_K gives every word a key; the best-matching keys answer; query/key space side view"
-
-    def construct(self):
-        self.step_key()
-
-
-@register("values")
-class Values(QKVSteps, TraceScene):
-    description = "value vectors weighted by attention, summed and lifted by W_O into ΔE; E + ΔE = E′ for one word, then all"
-
-    def construct(self):
-        self.step_values()
+Query = step_scene(
+    "query", "Query", "step_query",
+    "a word's query: the real W_Q times its embedding, row by row, then every word's query",
+    QKVSteps, TraceScene)
+Key = step_scene(
+    "key", "Key", "step_key",
+    "keys as possible answers: W_K gives every word a key; the best-matching keys answer; query/key space side view",
+    QKVSteps, TraceScene)
+Values = step_scene(
+    "values", "Values", "step_values",
+    "value vectors weighted by attention, summed and lifted by W_O into ΔE; E + ΔE = E′ for one word, then all",
+    QKVSteps, TraceScene)

@@ -29,3 +29,15 @@ def load_all() -> dict[str, type]:
         if info.name not in ("base", "registry", "style", "runner", "components") and not info.name.startswith("_"):
             importlib.import_module(f"scenes.{info.name}")
     return SCENES
+
+
+def step_scene(name: str, class_name: str, step: str, description: str, *bases):
+    """Register a scene whose whole construct is one step method of its mixins (the steps that the
+    flagship chains are also scenes of their own)."""
+
+    def construct(self):
+        getattr(self, step)()
+
+    cls = type(class_name, bases, {"description": description, "construct": construct,
+                                   "__module__": bases[0].__module__})
+    return register(name)(cls)

@@ -57,3 +57,15 @@ def render_scene(tmp_path):
 def numbers_in(mobject):
     """Every on-screen number mobject (built by scenes.components.text.number) under `mobject`."""
     return [m for m in mobject.get_family() if hasattr(m, "value") and hasattr(m, "shown")]
+
+
+def expected_focus(trace, focus, head):
+    """The word a scene follows, by the documented rule (independent of scenes.base): the given
+    focus, else the word with the most weight away from itself (one decimal), ties going to the
+    word with more keys at ≥ 0.1, then to the earlier word."""
+    if focus is not None:
+        return trace.tokens.index(focus)
+    p = head.pattern.copy()
+    np.fill_diagonal(p, 0)
+    score = [(round(float(p[i].sum()), 1), int((p[i] >= 0.1).sum()), -i) for i in range(len(p))]
+    return max(range(len(p)), key=lambda i: score[i])

@@ -19,6 +19,7 @@ from scenes.one_head_grid import (
     AttentionFormulaScene, ContextSize, DotProducts, Masking, Softmax, continuation_texts,
 )
 from scenes.style import fmt_score, fmt_vec, fmt_weight
+from .conftest import expected_focus
 
 FLUFFY = ("a fluffy blue creature roamed the verdant forest", None)  # focus picked from the trace
 FOX = ("the tiny red fox saw a huge green tower", "fox")
@@ -62,16 +63,6 @@ def head_of(tracer, case, layer=0, head=0):
     sentence, focus = CASES[case]
     t = tracer(sentence)
     return t, t.head(layer, head)
-
-
-def expected_focus(trace, focus, head):
-    if focus is not None:
-        return trace.tokens.index(focus)
-    # most weight away from itself (one decimal); ties: more words with ≥ 0.1, then earlier
-    p = head.pattern.copy()
-    np.fill_diagonal(p, 0)
-    score = [(round(float(p[i].sum()), 1), int((p[i] >= 0.1).sum()), -i) for i in range(len(p))]
-    return max(range(len(p)), key=lambda i: score[i])
 
 
 def expected_tops(head, i):

@@ -16,7 +16,7 @@ from scenes.components.text import FORMATTERS
 from scenes.one_head_qkv import Key, Query, Values
 from scenes.style import fmt_vec, fmt_weight
 
-from .conftest import numbers_in
+from .conftest import expected_focus, numbers_in
 
 FLUFFY = ("a fluffy blue creature roamed the verdant forest", None)  # focus picked from the trace
 FOX = ("the tiny red fox saw a huge green tower", "fox")
@@ -49,16 +49,6 @@ def rendered(tracer, tmp_path_factory):
 
 
 # --- expectations from the trace alone ----------------------------------------------------------
-
-
-def expected_focus(trace, focus, head):
-    if focus is not None:
-        return trace.tokens.index(focus)
-    # most weight away from itself (one decimal); ties: more words with ≥ 0.1, then earlier
-    p = head.pattern.copy()
-    np.fill_diagonal(p, 0)
-    score = [(round(float(p[i].sum()), 1), int((p[i] >= 0.1).sum()), -i) for i in range(len(p))]
-    return max(range(len(p)), key=lambda i: score[i])
 
 
 def expected_answers(head, i):
