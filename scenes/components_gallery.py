@@ -1,8 +1,7 @@
 """`components`: every reusable piece on real numbers from the model, in a few short beats.
 
 A look-book for the visual language (word boxes, vectors, weight matrices and the product,
-speech bubble, formula, 3-D space, bar chart, and the attention grid, softmax column and context
-arcs when those modules are present). Every number drawn comes from the trace.
+speech bubble, formula, 3-D space, bar chart, attention grid, softmax column and context arcs). Every number drawn comes from the trace.
 """
 
 from __future__ import annotations
@@ -12,30 +11,18 @@ from manim import (
 )
 
 from .base import TraceScene
+from .components.attention_grid import AttentionGrid
 from .components.bars import ProbabilityBars
 from .components.bubble import SpeechBubble
+from .components.context_arcs import ContextArcs
 from .components.formula import AttentionFormula
 from .components.matrices import MatVecProduct, WeightMatrix
+from .components.softmax_column import SoftmaxColumn
 from .components.space3d import EmbeddingSpace, pick_axes
 from .components.text import label
 from .components.vectors import VectorColumn, symbol_source
 from .components.word_boxes import WordBoxes
 from .registry import register
-
-# The attention grid, softmax column and context arcs are built alongside these pieces; the
-# gallery shows them when their modules are importable and skips that beat otherwise.
-try:
-    from .components import attention_grid as _grid_mod
-except ImportError:  # pragma: no cover - depends on what exists
-    _grid_mod = None
-try:
-    from .components import softmax_column as _softmax_mod
-except ImportError:  # pragma: no cover
-    _softmax_mod = None
-try:
-    from .components import context_arcs as _arcs_mod
-except ImportError:  # pragma: no cover
-    _arcs_mod = None
 
 
 @register("components")
@@ -106,23 +93,17 @@ class ComponentsGallery(TraceScene):
             self.wait(1.8)
             self.clear_all()
 
-    # --- 3. attention grid, softmax column, context arcs (the sibling modules, when present) ----
+    # --- 3. attention grid, softmax column, context arcs -----------------------------------------
     def beat_grid(self, tr, ht, i):
-        if _grid_mod is None:
-            return
         th = self.theme
-        grid = _grid_mod.AttentionGrid(ht, tokens=tr.tokens, layout=self.inputs.layout, theme=th,
-                                       max_width=8.6 if _softmax_mod is not None else 10, max_height=6.4)
-        grid.move_to(DOWN * 0.25)
-        if _softmax_mod is not None:
-            grid.to_edge(LEFT, buff=0.6)
+        grid = AttentionGrid(ht, tokens=tr.tokens, layout=self.inputs.layout, theme=th, max_width=8.6, max_height=6.4)
+        grid.move_to(DOWN * 0.25).to_edge(LEFT, buff=0.6)
         with self.narrating("Every key meets every query: one cell per pair, holding the real score."):
             self.play(FadeIn(self.title("attention grid")), FadeIn(grid), run_time=0.8)
             self.play(grid.show_scores(run_time=1.0))
             self.wait(0.8)
-        if _softmax_mod is not None:
-            with self.narrating("One column at a time, the softmax turns scores into weights that sum to 1."):
-                _softmax_mod.SoftmaxColumn(grid, query=i).play(self, pause=0.6)
+        with self.narrating("One column at a time, the softmax turns scores into weights that sum to 1."):
+            SoftmaxColumn(grid, query=i).play(self, pause=0.6)
         with self.narrating("The weights as dots: the bigger the dot, the more attention."):
             self.play(grid.show_dots(run_time=1.2))
             self.play(grid.highlight_column(i, color=th.query), run_time=0.8)
@@ -130,13 +111,11 @@ class ComponentsGallery(TraceScene):
             self.clear_all()
 
     def beat_arcs(self, tr, ht, i):
-        if _arcs_mod is None:
-            return
         th = self.theme
         boxes = WordBoxes(tr.tokens, theme=th, font_size=30, max_width=12.5).move_to(DOWN * 1.0)
         boxes.highlight(i, th.query)
         weights = ht.pattern[i]  # how much word i attends to each word (its row of the pattern)
-        arcs = _arcs_mod.ContextArcs([boxes.box(k) for k in range(len(boxes))], boxes.box(i), weights, theme=th)
+        arcs = ContextArcs([boxes.box(k) for k in range(len(boxes))], boxes.box(i), weights, theme=th)
         with self.narrating("Context flows into a word along arcs as strong as the real weights."):
             self.play(FadeIn(self.title("context arcs")), FadeIn(boxes), run_time=0.6)
             self.play(arcs.grow(run_time=1.0))
