@@ -308,6 +308,11 @@ class TokensToVectors(Narration, TraceScene):
         for m in parts:
             m.shift(RIGHT * dx)
         self.token_cols, self.pos_cols, self.sum_cols = cols, pos_cols, sums
+        # until the position row arrives (and again once it has been added in) the boxes and one row
+        # of columns are all there is: centre them vertically, leaving room for the notes below
+        one_row = VGroup(boxes, cols)
+        drop = max(0.0, (one_row.get_top()[1] + one_row.get_bottom()[1] - 0.9) / 2)
+        VGroup(boxes, cols, sums, ellipses, brace, row_label_1, label_sum).shift(DOWN * drop)
 
         sentence = label(" ".join(tokens), font_size=30, color=th.text)
         fit_into(sentence, 12.5, 1).move_to([0, boxes.get_y(), 0])
@@ -353,6 +358,10 @@ class TokensToVectors(Narration, TraceScene):
 
         # 4. position ----------------------------------------------------------------------------
         with self.narrate("Position is added as well: each place in the sequence has its own list of numbers."):
+            # only what is on screen moves visibly (animating the rest would add it to the scene)
+            VGroup(sums, label_sum).shift(UP * drop)
+            self.play(VGroup(boxes, arrows, cols, ellipses, brace, row_label_1).animate.shift(UP * drop),
+                      run_time=0.6)
             self.play(FadeIn(pos_cols, shift=UP * 0.3, lag_ratio=0.08), FadeIn(plus), FadeIn(row_label_2),
                       FadeIn(pos_ellipses), run_time=1.4)
             self.wait(1.0)
@@ -365,7 +374,7 @@ class TokensToVectors(Narration, TraceScene):
                       *(ReplacementTransform(morphing[k], sums[k]) for k in range(len(shown))),
                       ReplacementTransform(row_label_1, label_sum), run_time=1.5)
             self.remove(pos_cols)
-            self.wait(0.6)
+            self.play(VGroup(boxes, arrows, sums, ellipses, brace, label_sum).animate.shift(DOWN * drop), run_time=0.6)
         if groups:
             sum_at = {i: sums[k] for k, i in enumerate(shown)}
             marks, notes = self.mark_groups(

@@ -390,7 +390,7 @@ class GridSteps:
         l3 = label("the score", 26, th.dim)
         text = VGroup(l1, l2, l3).arrange(DOWN, buff=0.22, aligned_edge=RIGHT)
         back = Rectangle(width=text.width + 0.5, height=text.height + 0.4, stroke_color=th.key, stroke_width=2,
-                         fill_color=th.background, fill_opacity=0.92).move_to(text)
+                         fill_color=th.background, fill_opacity=1.0).move_to(text)
         card = VGroup(back, text).scale(z)
         # below the cell, leaning into the empty (blocked) half of the grid
         lean = LEFT if grid.layout == "video" else RIGHT
@@ -490,7 +490,9 @@ class GridSteps:
             side = "column" if grid.layout == "video" else "row"
             if k == 0:
                 say = (f"Take the {side} of {quoted(tr.tokens[q])}: its {visible} scores come out, "
-                       "and the softmax turns them into weights.")
+                       "and the softmax turns them into weights." if visible > 1 else
+                       f"Take the {side} of {quoted(tr.tokens[q])}: its only score comes out, "
+                       "and the softmax turns it into a weight.")
             else:
                 say = f"The same for {quoted(tr.tokens[q])}."
             with self._g_say(say):
@@ -506,7 +508,8 @@ class GridSteps:
             if k == 0:
                 top = [j for j in np.argsort(-ht.pattern[q]) if not ht.mask[q, j]][0]
                 with self._g_say(f"Real weights: {quoted(tr.tokens[top])} gets {fmt_weight(ht.pattern[q, top])}, "
-                                 f"and together they sum to {fmt_weight(ht.pattern[q].sum())}."):
+                                 f"and {f'all {visible} weights together sum' if visible > 1 else 'that one weight comes'} "
+                                 f"to {fmt_weight(ht.pattern[q].sum())}."):
                     self.play(Indicate(sm.sum_row, color=th.query), run_time=1.0)
                     if zoom:
                         self.play(Restore(frame), run_time=1.0)
@@ -624,7 +627,12 @@ class GridSteps:
             cheat = VGroup(box, arc, cross)
             with self._g_say(f"If {quoted(tokens[p_focus])} could take information from {quoted(tokens[p_focus + 1])}, "
                              "it would simply read off the answer. So no word may look at the words after it."):
-                self.play(FadeIn(box), *(m.animate.set_opacity(0.35) for m in stair if m is not line), run_time=0.6)
+                # the lines above make room for the crossed-out arc, so that it crosses no word
+                lift = UP * 0.3
+                above = [m for m in stair if m is not line and m.get_y() > line.get_y()]
+                self.play(FadeIn(box), *(m.animate.set_opacity(0.35) for m in stair if m is not line and m not in above),
+                          *(m.animate.set_opacity(0.35).shift(lift) for m in above),
+                          *([heading.animate.shift(lift)] if above else []), run_time=0.6)
                 self.play(FadeIn(arc), run_time=0.8)
                 self.play(FadeIn(cross, scale=1.5), run_time=0.5)
                 self.wait(0.8)

@@ -85,8 +85,9 @@ def slot_row(tokens, shown, theme, *, slot_width: float | None = None, font_size
     words = [short(tokens[j]) if j is not None else "…" for j in shown]
     boxes = WordBoxes(words, theme=theme, font_size=font_size)
     widest = max(boxes.box(s).width for s in range(len(shown)))
-    if widest > slot_width - 0.1:
-        boxes.scale((slot_width - 0.1) / widest)
+    gap = 0.25  # between the two widest neighbours: words that fill their slots must not touch
+    if widest > slot_width - gap:
+        boxes.scale((slot_width - gap) / widest)
     n = len(shown)
     xs = [centre_x + (s - (n - 1) / 2) * slot_width for s in range(n)]
     for s, x in enumerate(xs):
@@ -369,7 +370,7 @@ class QKVSteps:
             bubbles.add(b)
         rec.update(bubbles=list(bubbles))
         top_words = " and ".join(f"“{tr.tokens[j]}”" for j in tops)
-        with self._qkv_say(f"The keys of {top_words} are the ones that answer “{word}”'s query best."):
+        with self._qkv_say(f"The keys of {top_words} are the ones that best answer the query of “{word}”."):
             self.play(FadeOut(q_bubble), run_time=0.3)
             self.play(LaggedStart(*(b.grow() for b in bubbles), lag_ratio=0.4),
                       *(row_of[j].word_box.animate.set_stroke(th.key, width=3) for j in tops), run_time=1.2)

@@ -94,7 +94,7 @@ class AngleView(VGroup):
         self.add(self.arrows, self.labels, self.arcs)
         self.note = None
         if note:
-            self.note = label(note, font_size=font_size * 0.65, color=theme.dim)
+            self.note = label(note, font_size=font_size * 0.8, color=theme.dim)
             self.note.next_to(VGroup(self.ref_arrow, self.arrows, self.labels), DOWN, buff=0.25)
             self.add(self.note)
 
