@@ -33,7 +33,7 @@ STEPS = (
     ("step_dot_products", "3 · Scores", "how well each key fits each query",
      "Then every key meets every query in a dot product."),
     ("step_softmax", "4 · Softmax", "scores become weights",
-     "A softmax turns each word's scores into weights that add up to one."),
+     "Next, the raw scores have to become weights."),
     ("step_masking", "5 · Masking", "no peeking at later words",
      "In a model that predicts the next word, no word may look ahead."),
     ("step_values", "6 · Values", "what flows along the weights",
