@@ -20,6 +20,8 @@ from model.trace import HeadTrace, Trace
 
 from .style import Theme, get_theme
 
+READING_CHARS_PER_SECOND = 17.0  # how long a caption stays up, at least
+
 
 @dataclass
 class SceneInputs:
@@ -105,17 +107,16 @@ class TraceMixin:
         if config.transparent:
             self.camera.background_opacity = 0.0
 
-    def caption(self, text: str, duration: float = 2.0):
-        """A sub-caption (it goes to the .srt beside the clip) for the next `duration` seconds."""
-        self.add_subcaption(text, duration=duration)
-        self.caption_log.append((text, duration))
-
     @contextmanager
     def narrating(self, text: str):
-        """A sub-caption spanning exactly the plays inside the block (no overlaps, no guessing)."""
+        """A sub-caption spanning exactly the plays inside the block, held on screen (by waiting at
+        the end) at least as long as it takes to read: READING_CHARS_PER_SECOND."""
         start = self.renderer.time
         yield
-        duration = max(self.renderer.time - start, 0.5)
+        rest = len(text) / READING_CHARS_PER_SECOND - (self.renderer.time - start)
+        if rest > 0.05:
+            self.wait(rest)
+        duration = self.renderer.time - start
         self.add_subcaption(text, duration=duration, offset=start - self.renderer.time)
         self.caption_log.append((text, duration))
 

@@ -7,7 +7,7 @@ speech bubble, formula, 3-D space, bar chart, attention grid, softmax column and
 from __future__ import annotations
 
 from manim import (
-    DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, ReplacementTransform, Write,
+    DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, Indicate, ReplacementTransform, Write,
 )
 
 from .base import TraceScene

@@ -181,23 +181,6 @@ def choose_view(points: np.ndarray, spread: np.ndarray | None = None, default=(7
     return best[0] * DEGREES, best[1] * DEGREES
 
 
-class Narration:
-    """`narrate(text)`: `narrating` that also keeps the caption up long enough to be read."""
-
-    reading_rate = 17.0  # characters per second
-
-    def narrate(self, text: str):
-        from contextlib import contextmanager
-
-        @contextmanager
-        def block():
-            with self.narrating(text):
-                start = self.renderer.time
-                yield
-                rest = len(text) / self.reading_rate - (self.renderer.time - start)
-                if rest > 0.05:
-                    self.wait(rest)
-        return block()
 
 
 # --------------------------------------------------------------------------------------------
@@ -238,7 +221,7 @@ def repeated_groups(tokens: Sequence[str], indices: Sequence[int]) -> list[list[
 
 
 @register("tokens_to_vectors")
-class TokensToVectors(Narration, TraceScene):
+class TokensToVectors(TraceScene):
     description = "a phrase becomes word boxes, each with its real embedding column; a repeated word gets the same column; then position is added"
     default_sentences = ("the fluffy creature saw the blue creature",)
     max_columns = 10
@@ -322,11 +305,11 @@ class TokensToVectors(Narration, TraceScene):
             for k, i in enumerate(shown)))
 
         # 1. words -------------------------------------------------------------------------------
-        with self.narrate("The model first cuts the text into tokens; here every token is a word."):
+        with self.narrating("The model first cuts the text into tokens; here every token is a word."):
             self.play(Write(sentence), run_time=1.0)
             self.play(FadeTransform(sentence, boxes), run_time=1.0)
         # 2. lookup ------------------------------------------------------------------------------
-        with self.narrate(f"Each token is looked up in a table and becomes a list of {d} numbers, "
+        with self.narrating(f"Each token is looked up in a table and becomes a list of {d} numbers, "
                             f"its embedding. A few of them are shown."):
             self.play(*(Create(a) for a in arrows), run_time=0.6)
             self.play(FadeIn(cols, shift=DOWN * 0.3, lag_ratio=0.08), FadeIn(row_label_1), FadeIn(ellipses),
@@ -345,7 +328,7 @@ class TokensToVectors(Narration, TraceScene):
                           f"{int(np.sum(np.all(tr.token_embeddings[g] == tr.token_embeddings[g[0]], axis=0)))}"
                           f" of {d} numbers equal")
             words = ", ".join(quoted(tokens[g[0]]) for g in groups[:2])
-            with self.narrate(f"The same word gets the very same column, wherever it stands ({words}): "
+            with self.narrating(f"The same word gets the very same column, wherever it stands ({words}): "
                                 f"the lookup knows nothing about context."):
                 self.play(boxes.animate.highlight([box_of[i] for g in groups[:2] for i in g], th.highlight),
                           run_time=0.6)
@@ -353,11 +336,11 @@ class TokensToVectors(Narration, TraceScene):
                 self.wait(1.5)
             self.play(FadeOut(marks), FadeOut(notes), boxes.animate.reset(), run_time=0.5)
         else:
-            with self.narrate("No word repeats here; if one did, it would get exactly the same column."):
+            with self.narrating("No word repeats here; if one did, it would get exactly the same column."):
                 self.wait(2.0)
 
         # 4. position ----------------------------------------------------------------------------
-        with self.narrate("Position is added as well: each place in the sequence has its own list of numbers."):
+        with self.narrating("Position is added as well: each place in the sequence has its own list of numbers."):
             # only what is on screen moves visibly (animating the rest would add it to the scene)
             VGroup(sums, label_sum).shift(UP * drop)
             self.play(VGroup(boxes, arrows, cols, ellipses, brace, row_label_1).animate.shift(UP * drop),
@@ -365,7 +348,7 @@ class TokensToVectors(Narration, TraceScene):
             self.play(FadeIn(pos_cols, shift=UP * 0.3, lag_ratio=0.08), FadeIn(plus), FadeIn(row_label_2),
                       FadeIn(pos_ellipses), run_time=1.4)
             self.wait(1.0)
-        with self.narrate("Adding the two gives the embedding that enters attention: the word, and where it stands."):
+        with self.narrating("Adding the two gives the embedding that enters attention: the word, and where it stands."):
             # the lookup columns stay as they were (kept for inspection); copies morph into the sums
             morphing = [c.copy() for c in cols]
             self.remove(*cols)
@@ -383,7 +366,7 @@ class TokensToVectors(Narration, TraceScene):
                           f"{int(np.sum(np.any(tr.embeddings[g] != tr.embeddings[g[0]], axis=0)))}"
                           f" of {d} numbers differ")
             which = " and ".join(quoted(tokens[g[0]]) for g in groups[:2])
-            with self.narrate(f"The columns for {which} are no longer equal: position is baked in."):
+            with self.narrating(f"The columns for {which} are no longer equal: position is baked in."):
                 self.play(Create(marks), FadeIn(notes), run_time=0.8)
                 self.wait(1.2)
             self.play(FadeOut(marks), FadeOut(notes), run_time=0.4)
@@ -393,7 +376,7 @@ class TokensToVectors(Narration, TraceScene):
         for k, i in enumerate(shown):
             s = symbol("E", i + 1, font_size=34, color=th.embedding).move_to(sums[k])
             syms.add(s)
-        with self.narrate("From here on each column is one vector, written E with its position."):
+        with self.narrating("From here on each column is one vector, written E with its position."):
             self.play(*(FadeOut(sums[k], scale=0.3) for k in range(len(shown))),
                       *(FadeIn(s, scale=2) for s in syms), FadeOut(brace), FadeOut(arrows), run_time=1.2)
             self.wait(1.2)
@@ -435,7 +418,7 @@ class PhraseStep:
     E2: np.ndarray  # E + ΔE
 
 
-class ContextSpaceScene(Narration, TraceScene):
+class ContextSpaceScene(TraceScene):
     """Shared by `mole` and `eiffel_tower` (see the module doc)."""
 
     default_head_keyword = "sense"
@@ -530,10 +513,10 @@ class ContextSpaceScene(Narration, TraceScene):
             pos_note = label("(position is added too, and it shifts these arrows a little)", font_size=18,
                              color=th.dim).next_to(note, DOWN, buff=0.15)
         count = {2: "Two", 3: "Three", 4: "Four"}.get(len(self.steps), str(len(self.steps)))
-        with self.narrate(f"{count} phrases; {quoted(focus)} means something else in each."):
+        with self.narrating(f"{count} phrases; {quoted(focus)} means something else in each."):
             self.play(FadeIn(rows, lag_ratio=0.25), run_time=1.5)
             self.wait(0.8)
-        with self.narrate(f"Before attention, {quoted(focus)} is just looked up: "
+        with self.narrating(f"Before attention, {quoted(focus)} is just looked up: "
                             + ("the same column of numbers in every phrase." if identical else
                                "and here the columns differ.")):
             self.play(FadeIn(cols, lag_ratio=0.15, shift=DOWN * 0.2), run_time=1.2)
@@ -592,9 +575,9 @@ class ContextSpaceScene(Narration, TraceScene):
         generic = space.arrow(E0, th.embedding, symbol_source("E"), name="E", attach=False)
         self.drawn.append((0, "E", generic))
         axes_caption = ", ".join(names[:2]) + " and " + names[2]
-        with self.narrate(f"Axes: three of the model's named directions, {axes_caption}."):
+        with self.narrating(f"Axes: three of the model's named directions, {axes_caption}."):
             self.play(FadeIn(space), FadeIn(space.axis_labels), FadeIn(head_note), run_time=1.0)
-        with self.narrate(f"Before attention, {quoted(focus)} is this one generic arrow, whatever the phrase."):
+        with self.narrating(f"Before attention, {quoted(focus)} is this one generic arrow, whatever the phrase."):
             self.play(space.grow_arrow(generic), run_time=0.9)
             self.wait(0.8)
 
@@ -621,7 +604,7 @@ class ContextSpaceScene(Narration, TraceScene):
             if prev:
                 intro += [a.animate.set_opacity(0.35) for a in prev]
                 intro += [FadeOut(a.label) for a in prev if getattr(a, "label", None) is not None and a.kind == "dE"]
-            with self.narrate(f"Phrase {k + 1}: {' '.join(toks)}."):
+            with self.narrating(f"Phrase {k + 1}: {' '.join(toks)}."):
                 self.play(*intro, run_time=0.9)
                 if own_E is not None:
                     self.play(space.grow_arrow(own_E), run_time=0.6)
@@ -640,7 +623,7 @@ class ContextSpaceScene(Narration, TraceScene):
                 self_w.add(label("self", font_size=14, color=th.dim).next_to(self_w, RIGHT, buff=0.06))
             self.arcs = getattr(self, "arcs", []) + [arcs]
             later = list(range(s.focus + 1, len(toks)))
-            with self.narrate(f"Attention (real weights): {attention_phrase(toks, s.weights, s.focus)}."):
+            with self.narrating(f"Attention (real weights): {attention_phrase(toks, s.weights, s.focus)}."):
                 self.play(arcs.grow(run_time=1.0), FadeIn(wl), *( [FadeIn(self_w)] if self_w is not None else []))
                 self.play(arcs.pulse(run_time=1.0))
             if later:
@@ -655,9 +638,9 @@ class ContextSpaceScene(Narration, TraceScene):
             dE.kind, E2.kind = "dE", "E2"
             self.drawn += [(k, "dE", dE), (k, "E2", E2)]
             dcoords = space.coords(s.dE)
-            with self.narrate(f"The head's change ΔE moves it {delta_phrase(dcoords, names)}."):
+            with self.narrating(f"The head's change ΔE moves it {delta_phrase(dcoords, names)}."):
                 self.play(space.grow_arrow(dE), table.cells[1].animate.set_opacity(1), run_time=1.0)
-            with self.narrate(f"E′ = E + ΔE: {quoted(focus)} as this phrase means it."):
+            with self.narrating(f"E′ = E + ΔE: {quoted(focus)} as this phrase means it."):
                 self.play(space.grow_arrow(E2), table.cells[2].animate.set_opacity(1), run_time=0.9)
                 self.wait(0.9)
             if self.compare_steps and k > 0:
@@ -671,7 +654,7 @@ class ContextSpaceScene(Narration, TraceScene):
                 cmp = VGroup(vs, nums).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
                 fit_into(cmp, 5.6, 1.0).next_to(table, DOWN, buff=0.45).align_to(table, LEFT)
                 table.add(cmp)
-                with self.narrate(f"Compared with {quoted(' '.join(before.trace.tokens))}: "
+                with self.narrating(f"Compared with {quoted(' '.join(before.trace.tokens))}: "
                                   f"{delta_phrase(change, names)}."):
                     self.play(FadeIn(cmp), run_time=0.6)
                     self.wait(0.6)
@@ -679,7 +662,7 @@ class ContextSpaceScene(Narration, TraceScene):
             prev = [dE, E2]
 
         # the end: all refined arrows, the space turning
-        with self.narrate(self.closing_caption(focus, names)):
+        with self.narrating(self.closing_caption(focus, names)):
             self.play(*(a.animate.set_opacity(1) for _, kind, a in self.drawn if kind == "E2"),
                       *(FadeOut(a.label) for a in prev if a.kind == "dE" and a.label is not None), run_time=0.5)
             self.play(space.rotation(-35 * DEGREES, run_time=2.5))
@@ -717,7 +700,7 @@ class ContextSpaceScene(Narration, TraceScene):
         fit_into(box, 5.5, 2.3)
         box.to_edge(LEFT, buff=0.4).set_y(-2.2)
         self.causal_box = box
-        with self.narrate(f"Causal: {quoted(focus)} sees only earlier words; "
+        with self.narrating(f"Causal: {quoted(focus)} sees only earlier words; "
                             f"{quoted(after)} can only inform later ones."):
             self.play(row.animate.recolor(later, th.mask), FadeIn(box), run_time=0.7)
             self.wait(2.5)
@@ -763,7 +746,7 @@ def passage_lines(tokens: Sequence[str], max_chars: int = 46) -> list[list[int]]
 
 
 @register("last_token")
-class LastToken(Narration, TraceScene):
+class LastToken(TraceScene):
     description = "a short mystery ending 'therefore the murderer was': the real attention of every head into the last word"
     max_sentences = 1
 
@@ -798,13 +781,13 @@ class LastToken(Narration, TraceScene):
 
         target = box(last)
         tr_row, tr_col = box_of[last]
-        with self.narrate("A short mystery. To guess the next word, the model uses only the vector at the last position."):
+        with self.narrating("A short mystery. To guess the next word, the model uses only the vector at the last position."):
             self.play(FadeIn(passage, lag_ratio=0.05), run_time=1.8)
             self.play(rows[tr_row].animate.highlight(tr_col, th.query), run_time=0.6)
             self.wait(0.8)
         need = label("that one vector would need the whole story in it", font_size=24, color=th.query)
         need.next_to(passage, DOWN, buff=0.45)
-        with self.narrate(f"So {quoted(toks[last])} would have to gather clues from all over the passage."):
+        with self.narrating(f"So {quoted(toks[last])} would have to gather clues from all over the passage."):
             self.play(FadeIn(need), run_time=0.6)
             self.wait(1.2)
         self.play(FadeOut(need), run_time=0.4)
@@ -835,7 +818,7 @@ class LastToken(Narration, TraceScene):
             if w[last] >= 0.01:  # the weight a word keeps on itself has no arc: say it in numbers
                 self_w = number(w[last], "weight", font_size=18, color=th.text).next_to(target, UP, buff=0.08)
                 self_w.add(label("self", font_size=14, color=th.dim).next_to(self_w, RIGHT, buff=0.06))
-            with self.narrate(self.head_caption(h, ht.name, toks, w, last)):
+            with self.narrating(self.head_caption(h, ht.name, toks, w, last)):
                 self.play(FadeIn(panel), arcs.grow(run_time=1.0), FadeIn(self_w), run_time=1.0)
                 self.play(arcs.pulse(run_time=1.0))
                 self.wait(1.0)
@@ -845,7 +828,7 @@ class LastToken(Narration, TraceScene):
         mean_far = float(np.mean([reach[h] for h in heads]))
         n_words = {1: "one", 2: "two", 3: "three", 4: "four"}
         heads_txt = (f"{n_words.get(len(heads), len(heads))} heads, none" if len(heads) > 1
-                     else f"this head is not")
+                     else "this head is not")
         lines_txt = [
             f"This toy has one layer; {heads_txt} built for mysteries.",
             f"On average {fmt_weight(mean_far)} of the last word's attention reaches past the word before it.",
@@ -862,7 +845,7 @@ class LastToken(Narration, TraceScene):
         note = VGroup(*(label(t, font_size=22, color=th.text) for t in lines_txt)).arrange(DOWN, buff=0.12)
         fit_into(note, 12.8, 2.2).move_to([0, -2.6, 0])
         self.note = note
-        with self.narrate("Honestly: in this one-layer toy almost nothing from the passage reaches the last word. "
+        with self.narrating("Honestly: in this one-layer toy almost nothing from the passage reaches the last word. "
                             "A big model, layer after layer, has to pack the clues into that last vector."):
             self.play(FadeIn(note, lag_ratio=0.1), run_time=1.5)
             self.wait(4.0)

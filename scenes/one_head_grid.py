@@ -17,7 +17,6 @@ picked), so tests can compare them with the trace.
 from __future__ import annotations
 
 import math as pymath
-from contextlib import contextmanager
 
 import numpy as np
 from manim import (
@@ -37,9 +36,8 @@ from .components.vectors import math, symbol_source
 from .components.word_boxes import WordBoxes
 from .one_head_qkv import contrast_key, top_keys
 from .registry import step_scene
-from .style import fmt_score, fmt_weight
+from .style import fmt_weight
 
-WORDS_PER_SECOND = 3.4  # captions stay up at least this long
 # where the grid lives (labels included): the left of the frame, below a free top strip; the
 # right of the frame is a side panel for notes, the softmax column and counts
 GRID_BOX = (9.2, 7.0)  # max width, max height (labels and axis titles included)
@@ -107,17 +105,6 @@ def continuation_texts(tokens, n_ctx: int, min_long: int = 50):
 class GridSteps:
     """The dot-product grid, softmax, masking, context size and formula steps (mix into a
     TraceScene)."""
-
-    # --- captions ---------------------------------------------------------------------------
-    @contextmanager
-    def _g_say(self, text: str):
-        """`narrating`, held on screen long enough to read."""
-        with self.narrating(text):
-            start = self.renderer.time
-            yield
-            need = len(text.split()) / WORDS_PER_SECOND - (self.renderer.time - start)
-            if need > 0.05:
-                self.wait(need)
 
     # --- data -------------------------------------------------------------------------------
     def _g_data(self, trace=None):
@@ -300,14 +287,14 @@ class GridSteps:
         self._g_adopt(grid, titles, words)
         rec.update(grid=grid, title=title)
 
-        with self._g_say(f"This is what one head of the model does with the sentence: layer {self.layer}, "
+        with self.narrating(f"This is what one head of the model does with the sentence: layer {self.layer}, "
                          f"head {self.head_index}, the “{ht.name}” head."):
             self.play(FadeIn(title, shift=DOWN * 0.2), *( [FadeIn(words, lag_ratio=0.08)] if words else []),
                       run_time=1.0)
         side = "column" if grid.layout == "video" else "row"
-        with self._g_say(f"One {side} per word asking (the query); along it, every word it may look at (the keys)."):
+        with self.narrating(f"One {side} per word asking (the query); along it, every word it may look at (the keys)."):
             self.play(FadeIn(grid), FadeIn(titles), run_time=1.0)
-        with self._g_say("Each dot is an attention weight: the bigger the dot, the more the query takes from that key. "
+        with self.narrating("Each dot is an attention weight: the bigger the dot, the more the query takes from that key. "
                          "The empty half is masked: no word looks ahead."):
             self.play(grid.show_dots(run_time=2.5, lag=0.6))
             self.wait(0.5)
@@ -331,7 +318,7 @@ class GridSteps:
         anims = [grid.highlight_column(i, color=th.query), FadeIn(note, shift=UP * 0.1)]
         if words is not None:
             anims.append(words.animate.highlight(i, th.query).recolor(tops, th.key))
-        with self._g_say(f"{quoted(tr.tokens[i])} puts its weight on {names(tr.tokens, tops)}."):
+        with self.narrating(f"{quoted(tr.tokens[i])} puts its weight on {names(tr.tokens, tops)}."):
             self.play(*anims, run_time=1.0)
             self.wait(1.5)
 
@@ -342,7 +329,6 @@ class GridSteps:
         th = self.theme
         tr, ht, i = self._g_data()
         word = tr.tokens[i]
-        n = len(tr.tokens)
         tops = focus_tops(ht, i)
         contrast = contrast_key(ht.scores[i], ht.mask[i], tops + [i])
         d = ht.q.shape[1]
@@ -355,7 +341,7 @@ class GridSteps:
         rec["grid"] = grid
 
         q_side, k_side = ("top", "side") if grid.layout == "video" else ("side", "top")
-        with self._g_say(f"Queries across the {q_side}, keys down the {k_side}: one cell for every pair of words."):
+        with self.narrating(f"Queries across the {q_side}, keys down the {k_side}: one cell for every pair of words."):
             self.play(FadeIn(grid), FadeIn(titles), run_time=1.2)
         rows_are, cols_are = ("rows", "columns") if grid.layout == "video" else ("columns", "rows")
         both = math("{{ arrow(K)_j : k }} dot {{ arrow(Q)_i : q }}", 32, th.text)
@@ -366,7 +352,7 @@ class GridSteps:
             [math("arrow(Q)_i", 32, th.query), label(f"the query of word i ({cols_are})", 24, th.text)],
             [both, label("their dot product", 24, th.text)],
         ], fs=24)
-        with self._g_say("Each cell holds a dot product: one key with one query. "
+        with self.narrating("Each cell holds a dot product: one key with one query. "
                          "Cells whose key comes after the query stay empty for now."):
             self.play(grid.show_symbols(run_time=1.5), FadeIn(legend, lag_ratio=0.2), run_time=1.5)
             self.wait(0.4)
@@ -398,16 +384,16 @@ class GridSteps:
         card.shift(lean * max(0.0, card.width / 2 - cell_box.width / 2))
         view = VGroup(cell_box, card)
         rec.update(card_numbers=[qk_mob, sc_mob], card_cell=(i, j))
-        with self._g_say(f"Up close: the key of {quoted(tr.tokens[j])} and the query of {quoted(word)}, "
+        with self.narrating(f"Up close: the key of {quoted(tr.tokens[j])} and the query of {quoted(word)}, "
                          f"multiplied entry by entry and summed over all {d} entries."):
             self.play(frame.animate.scale(z).move_to(view.get_center()), FadeIn(cell_box), FadeOut(legend),
                       run_time=1.5)
             self.play(FadeIn(back), FadeIn(l1, shift=LEFT * 0.1 * z), run_time=0.8)
-        with self._g_say(f"Divided by √{d} = {fmt_root(d)} (the square root of that length, to keep scores in a "
+        with self.narrating(f"Divided by √{d} = {fmt_root(d)} (the square root of that length, to keep scores in a "
                          "workable range), it becomes the cell's score."):
             self.play(FadeIn(l2, shift=LEFT * 0.1 * z), FadeIn(l3), run_time=0.8)
             self.wait(0.6)
-        with self._g_say("Every cell, worked out the same way: these are the model's real scores."):
+        with self.narrating("Every cell, worked out the same way: these are the model's real scores."):
             self.play(Restore(frame), FadeOut(back), FadeOut(text), FadeOut(cell_box), self._g_scores(grid, 1.5),
                       run_time=1.5)
             self.wait(0.6)
@@ -434,14 +420,14 @@ class GridSteps:
         msg = f"Down the {('column' if grid.layout == 'video' else 'row')} of {quoted(word)}, its {best} scores are with {names(tr.tokens, tops)}"
         if contrast is not None:
             msg += f"; {quoted(tr.tokens[contrast])} scores far lower"
-        with self._g_say(msg + "."):
+        with self.narrating(msg + "."):
             self.play(grid.spotlight(cells), FadeIn(boxes), run_time=1.0)
             self.play(FadeIn(note, lag_ratio=0.15), run_time=1.0)
             self.wait(0.8)
         rec["spotlight_state"] = list(grid.spotlit)
 
         legend = self._g_score_legend(grid)
-        with self._g_say("As dots: filled for a positive score, a ring for a negative one, larger the further "
+        with self.narrating("As dots: filled for a positive score, a ring for a negative one, larger the further "
                          "the score is from zero."):
             self.play(grid.show_score_dots(run_time=1.5))
             self.wait(0.8)
@@ -473,7 +459,7 @@ class GridSteps:
 
         formula = math("w_j = e^(s_j) / (sum_k e^(s_k))", 34, th.text)
         formula.move_to([(PANEL_X + PANEL_RIGHT) / 2, 2.7, 0])
-        with self._g_say("Scores can be any size, even negative. Softmax turns each query's scores into weights "
+        with self.narrating("Scores can be any size, even negative. Softmax turns each query's scores into weights "
                          "between 0 and 1 that add up to 1; the larger the score, the larger its share."):
             self.play(Write(formula), run_time=1.2)
             self.wait(0.5)
@@ -495,7 +481,7 @@ class GridSteps:
                        "and the softmax turns it into a weight.")
             else:
                 say = f"The same for {quoted(tr.tokens[q])}."
-            with self._g_say(say):
+            with self.narrating(say):
                 readable = grid.content_kind in ("scores", "columns")
                 self.play(sm.lift(), *([grid.show_columns({q: "none"}, run_time=0.6)] if readable else []))
                 zoom = k == 0 and grid.layout == "video"
@@ -507,7 +493,7 @@ class GridSteps:
                 self.wait(0.6 if k == 0 else 0.3)
             if k == 0:
                 top = [j for j in np.argsort(-ht.pattern[q]) if not ht.mask[q, j]][0]
-                with self._g_say(f"Real weights: {quoted(tr.tokens[top])} gets {fmt_weight(ht.pattern[q, top])}, "
+                with self.narrating(f"Real weights: {quoted(tr.tokens[top])} gets {fmt_weight(ht.pattern[q, top])}, "
                                  f"and {f'all {visible} weights together sum' if visible > 1 else 'that one weight comes'} "
                                  f"to {fmt_weight(ht.pattern[q].sum())}."):
                     self.play(Indicate(sm.sum_row, color=th.query), run_time=1.0)
@@ -515,7 +501,7 @@ class GridSteps:
                         self.play(Restore(frame), run_time=1.0)
             self.play(sm.settle(), *([grid.show_columns({q: "weights"}, run_time=0.8)] if readable else []))
 
-        with self._g_say(f"Then every {('column' if grid.layout == 'video' else 'row')} at once."):
+        with self.narrating(f"Then every {('column' if grid.layout == 'video' else 'row')} at once."):
             if readable:
                 self.play(grid.show_columns({q: "weights" for q in range(n)}, run_time=1.5))
             else:
@@ -524,10 +510,10 @@ class GridSteps:
         rec["weights"] = dict(grid.number_mobs)
         sums = self._g_sums(grid)
         rec["sums"] = sums.numbers
-        with self._g_say(f"Each {('column' if grid.layout == 'video' else 'row')} now sums to 1."):
+        with self.narrating(f"Each {('column' if grid.layout == 'video' else 'row')} now sums to 1."):
             self.play(FadeIn(sums, lag_ratio=0.05), FadeOut(formula), run_time=1.0)
             self.wait(0.6)
-        with self._g_say("This grid of weights is the attention pattern: a dot for each weight, as big as the weight."):
+        with self.narrating("This grid of weights is the attention pattern: a dot for each weight, as big as the weight."):
             self.play(grid.show_dots(run_time=2.0))
             self.wait(0.8)
 
@@ -603,7 +589,7 @@ class GridSteps:
         if not lines:  # a single word: no prefix has a next word
             heading = label("one word: nothing comes after it, nothing to hide", 26, th.dim)
             stair = VGroup(heading)
-        with self._g_say("While it learns, the model reads a passage and guesses the next word after every prefix, "
+        with self.narrating("While it learns, the model reads a passage and guesses the next word after every prefix, "
                          "all in the same pass."):
             self.play(FadeIn(heading), LaggedStart(*(FadeIn(m, shift=RIGHT * 0.15) for m in stair), lag_ratio=0.15),
                       run_time=2.0)
@@ -612,7 +598,6 @@ class GridSteps:
                 self.play(*(Transform(g, a) for g, a in answers.values()), run_time=1.0)
             self.wait(0.5)
         p_focus = min(i, n - 2)
-        cheat = None
         if p_focus in answers:
             line = next(m for m in stair if getattr(m, "prefix_end", None) == p_focus)
             ans = line[2]  # the guess, now the answer
@@ -624,8 +609,7 @@ class GridSteps:
             mid = arc.point_from_proportion(0.5)
             cross = VGroup(Line(mid + [-0.14, -0.14, 0], mid + [0.14, 0.14, 0]),
                            Line(mid + [-0.14, 0.14, 0], mid + [0.14, -0.14, 0])).set_stroke(th.mask, 5)
-            cheat = VGroup(box, arc, cross)
-            with self._g_say(f"If {quoted(tokens[p_focus])} could take information from {quoted(tokens[p_focus + 1])}, "
+            with self.narrating(f"If {quoted(tokens[p_focus])} could take information from {quoted(tokens[p_focus + 1])}, "
                              "it would simply read off the answer. So no word may look at the words after it."):
                 # the lines above make room for the crossed-out arc, so that it crosses no word
                 lift = UP * 0.3
@@ -641,14 +625,14 @@ class GridSteps:
         grid, titles = self._g_new_grid()
         self._g_adopt(grid, titles)
         rec["grid"] = grid
-        with self._g_say("Back to the grid. The dot products are taken for every pair, even where the key comes "
+        with self.narrating("Back to the grid. The dot products are taken for every pair, even where the key comes "
                          "after its query."):
             self.play(*(FadeOut(m) for m in self.mobjects), run_time=0.6)
             self.play(FadeIn(grid), FadeIn(titles), run_time=0.8)
             self.play(self._g_scores(grid, 1.2))
             self.wait(0.4)
         rec["scores"] = dict(grid.number_mobs)
-        with self._g_say("Those cells are blocked: before the softmax, their scores are replaced by minus infinity."):
+        with self.narrating("Those cells are blocked: before the softmax, their scores are replaced by minus infinity."):
             self.play(grid.reveal_mask(run_time=2.5))
             self.wait(0.5)
         rec["minus_inf"] = dict(grid.mask_number_mobs)
@@ -658,17 +642,17 @@ class GridSteps:
         visible = int((~ht.mask[q]).sum())
         sm = self._g_strip(grid, q)
         rec["strip"] = sm
-        with self._g_say(f"The softmax of {quoted(tokens[q])}'s {('column' if grid.layout == 'video' else 'row')}: "
+        with self.narrating(f"The softmax of {quoted(tokens[q])}'s {('column' if grid.layout == 'video' else 'row')}: "
                          "e to the minus infinity is 0, so blocked keys get no weight."):
             self.play(sm.lift())
             self.play(sm.normalize())
             self.wait(0.8)
-        with self._g_say(f"Its {visible} visible weights still add up to 1."):
+        with self.narrating(f"Its {visible} visible weights still add up to 1."):
             self.play(Indicate(sm.sum_row, color=th.query), run_time=1.0)
             self.wait(0.4)
             self.play(sm.settle())
         sums = self._g_sums(grid)
-        with self._g_say("Every column at once: the blocked half is empty, each column still sums to 1."
+        with self.narrating("Every column at once: the blocked half is empty, each column still sums to 1."
                          if grid.layout == "video" else
                          "Every row at once: the blocked half is empty, each row still sums to 1."):
             self.play(grid.clear_mask(run_time=1.2), grid.show_weights(run_time=1.2))
@@ -702,7 +686,7 @@ class GridSteps:
         cnt, counts = self._g_count(n, tr_short)
         cnt.move_to([(PANEL_X + PANEL_RIGHT) / 2, GRID_CENTER[1], 0])
         rec["short_count"] = counts
-        with self._g_say(f"{n} words make {n} × {n} = {n * n} cells: the pattern grows with the square of the length."):
+        with self.narrating(f"{n} words make {n} × {n} = {n * n} cells: the pattern grows with the square of the length."):
             self.play(FadeIn(cnt, lag_ratio=0.1), run_time=1.0)
             self.wait(0.8)
 
@@ -731,7 +715,7 @@ class GridSteps:
         big_cnt.move_to([(big.get_right()[0] + right) / 2, big.get_y(), 0])
         rec.update(big=big, long_count=big_counts)
         titles = getattr(self, "grid_titles", VGroup())
-        with self._g_say(f"Keep reading, up to {N} words: the grid grows to {N} × {N} = {N * N:,} cells."):
+        with self.narrating(f"Keep reading, up to {N} words: the grid grows to {N} × {N} = {N * N:,} cells."):
             self.play(FadeOut(cnt), FadeOut(titles), run_time=0.5)
             big.labels.save_state()
             big.labels.set_opacity(0.0)  # at F times their final size they would swamp the close view
@@ -772,7 +756,7 @@ class GridSteps:
             c2 = look + np.array([zoom_w / 2 - 0.3 * zs, zoom_w * fh / fw / 2 - 0.3 * zs, 0])
             close_note.move_to(c2 + np.array(close_note.get_center() - close_note.get_corner(UP + RIGHT)))
         rec["close_numbers"] = close_nums
-        with self._g_say(f"Up close, the same rule at work: {quoted(tr_long.tokens[q])} looks back at "
+        with self.narrating(f"Up close, the same rule at work: {quoted(tr_long.tokens[q])} looks back at "
                          f"{names(tr_long.tokens, ks)}."):
             self.play(frame.animate.set(width=zoom_w).move_to(look), run_time=2.0)
             self.play(big.highlight_column(q, color=th.query), FadeIn(close_note), run_time=0.8)
@@ -790,7 +774,7 @@ class GridSteps:
         nod.arrange(DOWN, buff=0.1).to_edge(DOWN, buff=0.25)
         room_top, room_bottom = fh / 2 - 0.25, nod.get_top()[1] + 0.2
         scale = min(1.0, (room_top - room_bottom) / whole.height, (fw - 0.6) / whole.width)
-        with self._g_say("Every new word adds a whole row and column. Making attention reach much longer "
+        with self.narrating("Every new word adds a whole row and column. Making attention reach much longer "
                          "texts is an active line of research."):
             self.play(whole.animate.scale(scale).move_to([0, (room_top + room_bottom) / 2, 0]), run_time=1.0)
             self.play(FadeIn(nod, shift=UP * 0.1), run_time=1.0)
@@ -842,7 +826,7 @@ class GridSteps:
         sqrt_color = th.output
         f.part("sqrt").set_color(sqrt_color)
         rec["formula"] = f
-        with self._g_say("The whole head fits in one line. Each symbol names a part of this grid."):
+        with self.narrating("The whole head fits in one line. Each symbol names a part of this grid."):
             self.play(Write(f), run_time=1.5)
             self.wait(0.3)
 
@@ -853,8 +837,6 @@ class GridSteps:
         q_title, k_title = (t_top, t_side) if layout == "video" else (t_side, t_top)
         q_box = SurroundingRectangle(VGroup(q_labels, q_title), color=th.query, buff=0.06, stroke_width=2.5)
         k_box = SurroundingRectangle(VGroup(k_labels, k_title), color=th.key, buff=0.06, stroke_width=2.5)
-        note_rows = []
-
         def line(sym_src, color, text):
             return [math(sym_src, 30, color), label(text, 24, th.text)]
 
@@ -869,16 +851,16 @@ class GridSteps:
 
         y0 = 2.4
         l_q = add_line(line("Q", th.query, f"all {n} queries, {q_where}"), y0)
-        with self._g_say(f"Q stacks the queries of all {n} words: the labels {q_where}."):
+        with self.narrating(f"Q stacks the queries of all {n} words: the labels {q_where}."):
             self.play(Indicate(f.part("Q"), color=th.query), FadeIn(q_box), FadeIn(l_q), run_time=1.2)
             self.wait(0.4)
         l_k = add_line(line("K", th.key, f"all {n} keys, {k_where}"), y0 - 0.6)
-        with self._g_say(f"K stacks their keys: the labels {k_where}."):
+        with self.narrating(f"K stacks their keys: the labels {k_where}."):
             self.play(Indicate(f.part("KT"), color=th.key), FadeIn(k_box), FadeIn(l_k), run_time=1.2)
             self.wait(0.4)
         prod = "K^T Q" if layout == "video" else "Q K^T"
         l_p = add_line(line(prod, th.text, "every dot product at once"), y0 - 1.2)
-        with self._g_say("Multiplying them gives every key-query dot product at once, one per cell."):
+        with self.narrating("Multiplying them gives every key-query dot product at once, one per cell."):
             self.play(Indicate(f.part("scores"), color=th.text), FadeIn(l_p), FadeOut(q_box), FadeOut(k_box),
                       grid.show_symbols(run_time=1.2), run_time=1.2)
             self.wait(0.4)
@@ -886,7 +868,7 @@ class GridSteps:
         l_s = add_line([math("sqrt(d_k)", 30, sqrt_color), label(f"= √{d} = {root}, under every cell", 24, th.text)],
                        y0 - 1.8)
         rec["sqrt_text"] = l_s[0][1].text
-        with self._g_say(f"Each one is divided by the square root of the key length d_k: √{d} = {root} here."):
+        with self.narrating(f"Each one is divided by the square root of the key length d_k: √{d} = {root} here."):
             self.play(Indicate(f.part("sqrt"), color=sqrt_color), FadeIn(l_s),
                       grid.show_symbols(run_time=1.2, denominator=f"√{d}", denominator_color=sqrt_color),
                       run_time=1.2)
@@ -899,7 +881,7 @@ class GridSteps:
                 self.play(frame.animate.scale(z).move_to(near), run_time=1.2)
                 self.wait(0.8)
         rec["denominator"] = grid.symbol_denominator
-        with self._g_say("Worked out, those are the real scores."):
+        with self.narrating("Worked out, those are the real scores."):
             self.play(self._g_scores(grid, 1.2))
             self.wait(0.5)
             if z < 0.9:
@@ -907,7 +889,7 @@ class GridSteps:
         rec["scores"] = dict(grid.number_mobs)
         where = "down each column" if layout == "video" else "along each row"
         l_m = add_line([math("\"softmax\"", 30, th.text), label(where, 24, th.text)], y0 - 2.4)
-        with self._g_say(f"Softmax runs {where}, so each query's weights add up to 1: the attention pattern."):
+        with self.narrating(f"Softmax runs {where}, so each query's weights add up to 1: the attention pattern."):
             self.play(Indicate(f.part("softmax"), color=th.text), FadeIn(l_m), grid.show_weights(run_time=1.2),
                       run_time=1.2)
             self.wait(0.5)
@@ -945,7 +927,7 @@ class GridSteps:
             v_row.scale_to_fit_width(PANEL_RIGHT - PANEL_X).align_to(mix, LEFT)
         rec["mix_numbers"] = wnums
         rec["mix_keys"] = picks
-        with self._g_say(f"V holds a value for every key. The weights say how much of each value flows into each word: "
+        with self.narrating(f"V holds a value for every key. The weights say how much of each value flows into each word: "
                          f"{quoted(tr.tokens[i])} takes "
                          + ", ".join(f"{fmt_weight(w[j])} of V{j + 1}" for j in picks) + "."):
             self.play(Indicate(f.part("V"), color=th.value), FadeIn(l_v), FadeIn(v_labels, lag_ratio=0.05),
@@ -975,7 +957,7 @@ class GridSteps:
         else:
             msg = ("The video's way of drawing it, Kᵀ Q, puts the queries across the top: the same grid, flipped "
                    "over its diagonal.")
-        with self._g_say(msg):
+        with self.narrating(msg):
             self.play(FadeOut(panel), FadeOut(mix), FadeOut(v_row), FadeOut(v_labels), FadeOut(titles),
                       grid.unhighlight(), run_time=0.6)
             self.play(Rotate(grid, PI, axis=axis, about_point=pivot), ReplacementTransform(f, f2), run_time=2.0)

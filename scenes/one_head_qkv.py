@@ -13,7 +13,6 @@ carry numbers), so tests can compare them with the trace.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 
 import numpy as np
 from manim import (
@@ -31,7 +30,6 @@ from .components.vectors import VectorColumn, ellipsis_dots, math, symbol_source
 from .components.word_boxes import WordBoxes
 from .registry import step_scene
 
-WORDS_PER_SECOND = 3.4  # captions stay up at least this long
 MAX_SLOTS = 9  # token columns side by side (more tokens: ellipses)
 MAX_ROWS = 9  # token rows down the left (keys)
 SLOT_WIDTH_MAX = 1.65
@@ -124,17 +122,6 @@ def dots_column(x: float, top: float, bottom: float, color: str) -> VGroup:
 class QKVSteps:
     """The query, key and value steps of one head (mix into a TraceScene)."""
 
-    # --- captions ---------------------------------------------------------------------------
-    @contextmanager
-    def _qkv_say(self, text: str):
-        """`narrating`, held on screen long enough to read (about WORDS_PER_SECOND)."""
-        with self.narrating(text):
-            start = self.renderer.time
-            yield
-            need = len(text.split()) / WORDS_PER_SECOND - (self.renderer.time - start)
-            if need > 0.05:
-                self.wait(need)
-
     # --- shared data ------------------------------------------------------------------------
     def _qkv_data(self):
         tr = self.trace
@@ -184,10 +171,10 @@ class QKVSteps:
         lift = 1.6  # the row starts lower (centre stage) and rises when the embedding appears
         VGroup(row, bubble).shift(DOWN * lift)
 
-        with self._qkv_say(f"Follow one word, “{word}”. On its own, its embedding knows only the word and its position."):
+        with self.narrating(f"Follow one word, “{word}”. On its own, its embedding knows only the word and its position."):
             self.play(FadeIn(row, lag_ratio=0.05), run_time=1.0)
             self.play(row.animate.highlight(s_i, th.query).dim_others(s_i, 0.55), run_time=0.6)
-        with self._qkv_say("Attention lets it gather meaning from the words before it. Picture it asking them a question:"):
+        with self.narrating("Attention lets it gather meaning from the words before it. Picture it asking them a question:"):
             self.play(bubble.grow(), run_time=0.7)
             self.wait(1.3)
 
@@ -204,7 +191,7 @@ class QKVSteps:
             brace = Brace(col.brackets, direction=LEFT, color=th.dim, buff=0.1)
             brace_text.next_to(brace, LEFT, buff=0.08)
             side = LEFT
-        with self._qkv_say(f"Its embedding E is a list of {d_model} numbers; a few are shown here."):
+        with self.narrating(f"Its embedding E is a list of {d_model} numbers; a few are shown here."):
             self.play(VGroup(row, bubble).animate.shift(UP * lift), run_time=0.7)
             self.play(FadeIn(col, shift=DOWN * 0.2), run_time=0.7)
             self.play(FadeIn(brace), FadeIn(brace_text, shift=side * 0.1), run_time=0.5)
@@ -223,25 +210,25 @@ class QKVSteps:
         q_text = label(f"{d_head} numbers", font_size=18, color=th.dim).next_to(q_brace, RIGHT, buff=0.06)
         zoom_on = VGroup(prod, q_brace, q_text)
         self._qkv_frame_save()
-        with self._qkv_say("The question is encoded as another vector, the query: a matrix W_Q times the embedding."):
+        with self.narrating("The question is encoded as another vector, the query: a matrix W_Q times the embedding."):
             self.play(FadeOut(brace), FadeOut(brace_text), FadeOut(bubble), run_time=0.4)
             self.play(ReplacementTransform(col, vec), FadeIn(W, shift=RIGHT * 0.3), FadeIn(prod.equals),
                       FadeIn(prod.result), run_time=1.0)
             self.play(self.camera.frame.animate.set(width=max(zoom_on.width * 1.12, 9.0)).move_to(zoom_on.get_center() + UP * 0.3),
                       run_time=0.9)
-        with self._qkv_say("Each entry of the query is one row of W_Q times the embedding: multiply entry by entry, then add."):
+        with self.narrating("Each entry of the query is one row of W_Q times the embedding: multiply entry by entry, then add."):
             rows = prod.shown_rows()
             self.play(prod.sweep(rows=rows[:2], run_time_per_row=1.1, fade_boxes=False))
-        with self._qkv_say("The matrix entries are learned weights: blue positive, red negative, brighter larger."):
+        with self.narrating("The matrix entries are learned weights: blue positive, red negative, brighter larger."):
             self.play(prod.sweep(rows=rows[2:], run_time_per_row=0.45))
-        with self._qkv_say(f"The query is short: {d_head} numbers, against the embedding's {d_model}."):
+        with self.narrating(f"The query is short: {d_head} numbers, against the embedding's {d_model}."):
             self.play(FadeIn(q_brace), FadeIn(q_text), run_time=0.6)
             self.wait(1.0)
         if np.abs(ht.b_Q).max() > 0:  # a model with biases: the query is W_Q E plus b_Q
             q_real = VectorColumn(ht.q[i], head=W.row_head, tail=W.row_tail, font_size=prod.result.font_size,
                                   theme=th, symbol=symbol_source("Q", pos), symbol_color=th.query, show_symbol=True,
                                   row_height=W.row_height).move_to(prod.result)
-            with self._qkv_say("Adding the learned bias b_Q gives the query itself."):
+            with self.narrating("Adding the learned bias b_Q gives the query itself."):
                 self.play(Transform(prod.result, q_real), run_time=0.8)
             rec["product_result"] = q_real
         else:
@@ -269,7 +256,7 @@ class QKVSteps:
         rec.update(q_columns=cols_by_token)
         focus_col = cols_by_token[i]
         others = [c for j, c in cols_by_token.items() if j != i]
-        with self._qkv_say("The same matrix W_Q turns every word's embedding into that word's own query."):
+        with self.narrating("The same matrix W_Q turns every word's embedding into that word's own query."):
             self.play(self._qkv_frame_restore(run_time=0.9),
                       FadeOut(VGroup(W, vec, prod.equals, q_brace, q_text)),
                       Transform(row, row_target),
@@ -277,7 +264,7 @@ class QKVSteps:
             self.play(FadeIn(e_syms, lag_ratio=0.1), FadeIn(arrows, lag_ratio=0.1), FadeIn(dots), run_time=0.9)
             self.play(LaggedStart(*(FadeIn(c, shift=DOWN * 0.2) for c in others), lag_ratio=0.12),
                       FadeIn(q_syms, lag_ratio=0.1), run_time=1.4)
-        with self._qkv_say(f"One query per word, each {d_head} numbers long, all computed at once."):
+        with self.narrating(f"One query per word, each {d_head} numbers long, all computed at once."):
             self.play(Indicate(q_syms[list(cols_by_token).index(i)], color=th.query), run_time=0.8)
             self.wait(1.0)
 
@@ -350,10 +337,10 @@ class QKVSteps:
                                 color=th.query, tail_length=0.3, max_width=3.6)
         rec.update(q_column=q_col)
 
-        with self._qkv_say("A second matrix, W_K, turns every embedding into a key: think of it as a possible answer."):
+        with self.narrating("A second matrix, W_K, turns every embedding into a key: think of it as a possible answer."):
             self.play(LaggedStart(*(FadeIn(r, shift=RIGHT * 0.2) for r in rows), lag_ratio=0.12), run_time=2.2)
             self.wait(0.5)
-        with self._qkv_say(f"Keys live in the same {ht.k.shape[1]}-number space as the queries, so the two can be compared."):
+        with self.narrating(f"Keys live in the same {ht.k.shape[1]}-number space as the queries, so the two can be compared."):
             self.play(FadeIn(q_col), FadeIn(q_word), run_time=0.7)
             self.play(q_bubble.grow(), row_of[i].word_box.animate.set_stroke(th.query, width=3), run_time=0.7)
             self.wait(0.6)
@@ -370,7 +357,7 @@ class QKVSteps:
             bubbles.add(b)
         rec.update(bubbles=list(bubbles))
         top_words = " and ".join(f"“{tr.tokens[j]}”" for j in tops)
-        with self._qkv_say(f"The keys of {top_words} are the ones that best answer the query of “{word}”."):
+        with self.narrating(f"The keys of {top_words} are the ones that best answer the query of “{word}”."):
             self.play(FadeOut(q_bubble), run_time=0.3)
             self.play(LaggedStart(*(b.grow() for b in bubbles), lag_ratio=0.4),
                       *(row_of[j].word_box.animate.set_stroke(th.key, width=3) for j in tops), run_time=1.2)
@@ -412,14 +399,14 @@ class QKVSteps:
         rec.update(embedding_cosine=cos_e_num)
 
         how = "quite different directions" if cos_e < 0.5 else "fairly similar directions"
-        with self._qkv_say(f"A side view. In embedding space, “{word}” and “{tr.tokens[j]}” point in {how}."):
+        with self.narrating(f"A side view. In embedding space, “{word}” and “{tr.tokens[j]}” point in {how}."):
             self.clear_all(run_time=0.6)
             self.play(FadeIn(t_left), FadeIn(space), FadeIn(space.axis_labels), run_time=0.8)
             self.play(space.grow_arrow(ea), space.grow_arrow(eb), run_time=0.9)
             self.play(FadeIn(cos_e_line), run_time=0.5)
             self.wait(0.6)
         c_top = cosine(ht.q[i], ht.k[j])
-        with self._qkv_say("W_Q and W_K carry them into the smaller query/key space; there, angle and length set their dot product."):
+        with self.narrating("W_Q and W_K carry them into the smaller query/key space; there, angle and length set their dot product."):
             self.play(FadeIn(t_right), FadeIn(maps), FadeIn(map_label), run_time=0.8)
             self.play(view.grow(), run_time=1.2)
             self.wait(0.6)
@@ -431,7 +418,7 @@ class QKVSteps:
                    f"{away} (cos {fmt_signed2(c_con)}). That gap is what the scores will measure.")
         else:
             msg = f"The key of “{tr.tokens[j]}” meets the query at cos {fmt_signed2(c_top)}."
-        with self._qkv_say(msg):
+        with self.narrating(msg):
             self.play(Indicate(view.arrows[0], color=th.key), Indicate(view.arcs[0], color=th.key), run_time=1.0)
             self.wait(1.6)
 
@@ -470,7 +457,7 @@ class QKVSteps:
         v_syms = VGroup(*(math(symbol_source("V", j + 1), font_size=30, color=th.value).next_to(c, DOWN, buff=0.1)
                           for j, c in v_cols.items()))
         rec.update(row=row, v_columns=v_cols)
-        with self._qkv_say(f"A third matrix, W_V, turns each embedding into a value vector: what that word can "
+        with self.narrating(f"A third matrix, W_V, turns each embedding into a value vector: what that word can "
                            f"pass on ({d_head} numbers here)."):
             self.play(FadeIn(row, lag_ratio=0.05), FadeIn(e_syms, lag_ratio=0.05), FadeIn(dots), run_time=1.0)
             self.play(FadeIn(VGroup(*arrows), lag_ratio=0.1), run_time=0.6)
@@ -498,7 +485,7 @@ class QKVSteps:
         top_desc = ", ".join(f"“{tr.tokens[j]}” {w[j]:.2f}" for j in tops)
         rest = 1.0 - float(sum(w[j] for j in tops))
         rest_desc = "the rest next to nothing" if rest < 0.05 else f"the rest {rest:.2f} together"
-        with self._qkv_say(f"“{word}” weighs each value by its attention weight: {top_desc}, {rest_desc}."):
+        with self.narrating(f"“{word}” weighs each value by its attention weight: {top_desc}, {rest_desc}."):
             self.play(row.animate.highlight(s_i, th.query), FadeIn(VGroup(*w_labels.values()), lag_ratio=0.05),
                       run_time=0.9)
             self.play(*fade_anims, run_time=1.0)
@@ -511,7 +498,7 @@ class QKVSteps:
         z_label.next_to(z_col, LEFT, buff=0.2)
         rec.update(z_column=z_col)
         movers = [c.copy() for j, c in v_cols.items() if w[j] >= 0.005]
-        with self._qkv_say("Adding up the weighted values gives one summary of the context, still in the small space."):
+        with self.narrating("Adding up the weighted values gives one summary of the context, still in the small space."):
             self.play(*(m.animate.move_to(z_col).fade_to(0.3) for m in movers), run_time=1.0)
             self.play(*(FadeOut(m) for m in movers), FadeIn(z_col), Write(z_label), run_time=0.7)
             self.wait(0.8)
@@ -527,14 +514,14 @@ class QKVSteps:
         prod.move_to(DOWN * 0.2)
         rec.update(product=prod)
         self._qkv_frame_save()
-        with self._qkv_say(f"Then a second matrix, W_O, lifts that summary back up to {d_model} numbers."):
+        with self.narrating(f"Then a second matrix, W_O, lifts that summary back up to {d_model} numbers."):
             self.play(FadeOut(VGroup(row, e_syms, dots, arrows, v_syms, *v_cols.values(), *w_labels.values())),
                       FadeOut(z_label), ReplacementTransform(z_col, zvec), FadeIn(Wo, shift=RIGHT * 0.3),
                       FadeIn(prod.equals), FadeIn(prod.result), run_time=1.0)
             self.play(self.camera.frame.animate.set(width=max(prod.width * 1.15, 9.0)).move_to(prod), run_time=0.8)
             rows_o = prod.shown_rows()
             self.play(prod.sweep(rows=rows_o[:2], run_time_per_row=0.9, fade_boxes=False))
-        with self._qkv_say(f"The result, ΔE, is the change this head proposes for “{word}”. Lifting each value "
+        with self.narrating(f"The result, ΔE, is the change this head proposes for “{word}”. Lifting each value "
                            "first and then adding would give the same vector."):
             self.play(prod.sweep(rows=rows_o[2:], run_time_per_row=0.4))
             self.wait(1.0)
@@ -574,14 +561,14 @@ class QKVSteps:
                 delta_names.append(nm)
             extras.arrange(DOWN, aligned_edge=LEFT, buff=0.18).next_to(sumgrp, DOWN, buff=0.5)
         rec.update(direction_lines=list(extras))
-        with self._qkv_say(f"Added to the original embedding, it gives the updated embedding E′ for “{word}”."):
+        with self.narrating(f"Added to the original embedding, it gives the updated embedding E′ for “{word}”."):
             self.play(self._qkv_frame_restore(), FadeOut(VGroup(Wo, zvec, prod.equals)),
                       ReplacementTransform(prod.result, d_col), FadeIn(e_col), FadeIn(plus), run_time=1.0)
             self.play(FadeIn(eq), FadeIn(n_col, shift=RIGHT * 0.2), run_time=0.8)
             self.wait(0.6)
         if len(extras):
             names_txt = " and ".join(f"“{nm}”" for nm in delta_names)
-            with self._qkv_say(f"Measured along the model's named directions, E′ now leans toward {names_txt}: "
+            with self.narrating(f"Measured along the model's named directions, E′ now leans toward {names_txt}: "
                                "the context has moved in."):
                 self.play(FadeIn(extras, lag_ratio=0.3), run_time=1.0)
                 self.wait(1.8)
@@ -621,13 +608,13 @@ class QKVSteps:
         ops = VGroup(label("+", font_size=34, color=th.text).move_to([-6.5, gaps[0], 0]),
                      label("=", font_size=34, color=th.text).move_to([-6.5, gaps[1], 0]))
         rec.update(all_words=cols, all_row=row)
-        with self._qkv_say("Every word goes through the same steps at the same time, each with its own weights."):
+        with self.narrating("Every word goes through the same steps at the same time, each with its own weights."):
             self.clear_all(run_time=0.6)
             self.play(FadeIn(row, lag_ratio=0.05), FadeIn(row_syms), FadeIn(ops), FadeIn(dots), run_time=0.8)
             self.play(LaggedStart(*(FadeIn(c) for c in cols["E"].values()), lag_ratio=0.05), run_time=0.9)
             self.play(LaggedStart(*(FadeIn(c, shift=DOWN * 0.15) for c in cols["dE"].values()), lag_ratio=0.05),
                       run_time=0.9)
-        with self._qkv_say("Each embedding plus its change gives its updated embedding: the whole sequence, refined by context."):
+        with self.narrating("Each embedding plus its change gives its updated embedding: the whole sequence, refined by context."):
             self.play(LaggedStart(*(FadeIn(c, shift=DOWN * 0.15) for c in cols["E'"].values()), lag_ratio=0.05),
                       run_time=1.2)
             self.wait(1.5)

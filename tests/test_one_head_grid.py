@@ -299,7 +299,6 @@ def test_attention_pattern_dots_follow_the_weights_on_pixels(rendered, tracer, c
     assert [m.value for m in rec["note_numbers"]] == pytest.approx([h.pattern[i, j] for j in rec["tops"]], abs=1e-6)
     # the drawn circles: one per cell with weight, radius ∝ √weight (area ∝ weight)
     pts = g.dots_mobject.points.reshape(-1, 4 * g.dot_arcs, 3)
-    centres = (pts.min(axis=1) + pts.max(axis=1)) / 2
     radii = (pts.max(axis=1)[:, 0] - pts.min(axis=1)[:, 0]) / 2
     cells = [(q, k) for q in range(len(t.tokens)) for k in range(len(t.tokens))
              if not h.mask[q, k] and h.pattern[q, k] >= g.min_weight]

@@ -809,7 +809,6 @@ class AttentionGrid(VGroup):
             num_dy = (frac_h / 2 - ref["height"] / 2)
             rule_y = frac_h / 2 - ref["height"] - gap - rule_h / 2
             den_dy = -frac_h / 2  # the denominator's bottom
-            den_parts = []
         parts = []
         show_masked = self.mask_state == "hidden"
         for masked in (False, True):

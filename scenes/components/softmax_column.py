@@ -65,7 +65,6 @@ class SoftmaxColumn:
         self.key_labels, self.score_mobs, self.weight_mobs, self.gaps = [], [], [], []
         self.raw_blocked: dict[int, object] = {}  # key -> raw-score mobject of a blocked key
         row_ys = []
-        values = VGroup()  # the numbers in the strip (scores, later weights)
         y = 0.0
         prev = -1
         for k in keys:
