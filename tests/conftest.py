@@ -23,6 +23,17 @@ def tracer(toy_model):
     return functools.lru_cache(maxsize=None)(toy_model.trace)
 
 
+def tiny_config(media_dir, size=(192, 108), png=True) -> dict:
+    """manim settings for a fast test render: a tiny last-frame PNG (png=True) or a dry run."""
+    opts = {"media_dir": str(media_dir), "disable_caching": True, "pixel_width": size[0],
+            "pixel_height": size[1], "frame_rate": 5, "verbosity": "ERROR", "progress_bar": "none"}
+    if png:
+        opts.update(save_last_frame=True, write_to_movie=False, format="png")
+    else:
+        opts.update(dry_run=True)
+    return opts
+
+
 @pytest.fixture
 def render_scene(tmp_path):
     """render_scene(SceneClass, inputs, png=True, size=(192,108)) -> (scene, RGBA frame or None).
@@ -32,20 +43,7 @@ def render_scene(tmp_path):
     from manim import tempconfig
 
     def run(scene_cls, inputs, png=True, size=(192, 108)):
-        opts = {
-            "media_dir": str(tmp_path / "media"),
-            "disable_caching": True,
-            "pixel_width": size[0],
-            "pixel_height": size[1],
-            "frame_rate": 5,
-            "verbosity": "ERROR",
-            "progress_bar": "none",
-        }
-        if png:
-            opts.update(save_last_frame=True, write_to_movie=False, format="png")
-        else:
-            opts.update(dry_run=True)
-        with tempconfig(opts):
+        with tempconfig(tiny_config(tmp_path / "media", size, png)):
             scene = scene_cls(inputs)
             scene.render()
             frame = np.array(scene.renderer.get_frame()) if png else None

@@ -18,7 +18,7 @@ from scenes.embeddings_in_context import (
     EiffelTower, LastToken, Mole, TokensToVectors, passage_lines, shown_token_indices,
 )
 
-from .conftest import numbers_in
+from .conftest import numbers_in, tiny_config
 
 MOLE = ["american shrew mole", "one mole of carbon dioxide", "take a biopsy of the mole"]
 MOLE_CUSTOM = ["a wild hungry wolf chased the mole",
@@ -58,10 +58,7 @@ def rendered(tmp_path_factory, tracer):
     def render(cls, **kw):
         key = (cls, repr(sorted(kw.items())))
         if key not in cache:
-            opts = {"media_dir": str(tmp_path_factory.mktemp("media")), "disable_caching": True,
-                    "pixel_width": 192, "pixel_height": 108, "frame_rate": 5, "verbosity": "ERROR",
-                    "progress_bar": "none", "save_last_frame": True, "write_to_movie": False, "format": "png"}
-            with tempconfig(opts):
+            with tempconfig(tiny_config(tmp_path_factory.mktemp("media"))):
                 scene = cls(SceneInputs(tracer=tracer, **kw))
                 scene.render()
                 scene.last_frame = np.array(scene.renderer.get_frame())

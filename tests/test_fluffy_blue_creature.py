@@ -8,7 +8,7 @@ from manim import tempconfig
 
 from scenes.base import SceneInputs
 
-from .conftest import numbers_in
+from .conftest import numbers_in, tiny_config
 from .test_one_head_qkv import assert_shows, expected_answers, expected_focus
 
 flagship = pytest.importorskip("scenes.fluffy_blue_creature")
@@ -20,10 +20,7 @@ ORDER = ["step_query", "step_key", "step_dot_products", "step_softmax", "step_ma
 
 
 def test_flagship_plays_the_steps_in_order_on_real_numbers(tracer, tmp_path):
-    opts = {"media_dir": str(tmp_path), "disable_caching": True, "pixel_width": 192, "pixel_height": 108,
-            "frame_rate": 5, "verbosity": "ERROR", "progress_bar": "none", "save_last_frame": True,
-            "write_to_movie": False, "format": "png"}
-    with tempconfig(opts):
+    with tempconfig(tiny_config(tmp_path)):
         scene = flagship.FluffyBlueCreature(SceneInputs(tracer=tracer, sentences=[SENTENCE]))
         scene.render()
         frame_center = scene.camera.frame.get_center().copy()

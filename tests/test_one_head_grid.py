@@ -19,7 +19,7 @@ from scenes.one_head_grid import (
     AttentionFormulaScene, ContextSize, DotProducts, Masking, Softmax, continuation_texts,
 )
 from scenes.style import fmt_score, fmt_vec, fmt_weight
-from .conftest import expected_focus
+from .conftest import expected_focus, tiny_config
 
 FLUFFY = ("a fluffy blue creature roamed the verdant forest", None)  # focus picked from the trace
 FOX = ("the tiny red fox saw a huge green tower", "fox")
@@ -29,10 +29,7 @@ SIZE = (192, 108)
 
 
 def render(scene_cls, tracer, tmp, sentence, focus, size=SIZE, **kw):
-    opts = {"media_dir": str(tmp), "disable_caching": True, "pixel_width": size[0], "pixel_height": size[1],
-            "frame_rate": 5, "verbosity": "ERROR", "progress_bar": "none", "save_last_frame": True,
-            "write_to_movie": False, "format": "png"}
-    with tempconfig(opts):
+    with tempconfig(tiny_config(tmp, size)):
         scene = scene_cls(SceneInputs(tracer=tracer, sentences=[sentence], focus=focus, **kw))
         scene.render()
         frame = np.array(scene.renderer.get_frame())

@@ -16,7 +16,7 @@ from scenes.components.text import FORMATTERS
 from scenes.one_head_qkv import Key, Query, Values
 from scenes.style import fmt_vec, fmt_weight
 
-from .conftest import expected_focus, numbers_in
+from .conftest import expected_focus, numbers_in, tiny_config
 
 FLUFFY = ("a fluffy blue creature roamed the verdant forest", None)  # focus picked from the trace
 FOX = ("the tiny red fox saw a huge green tower", "fox")
@@ -24,10 +24,7 @@ CASES = {"fluffy": FLUFFY, "fox": FOX}
 
 
 def render(scene_cls, tracer, tmp, sentence, focus, **kw):
-    opts = {"media_dir": str(tmp), "disable_caching": True, "pixel_width": 192, "pixel_height": 108,
-            "frame_rate": 5, "verbosity": "ERROR", "progress_bar": "none", "save_last_frame": True,
-            "write_to_movie": False, "format": "png"}
-    with tempconfig(opts):
+    with tempconfig(tiny_config(tmp)):
         scene = scene_cls(SceneInputs(tracer=tracer, sentences=[sentence], focus=focus, **kw))
         scene.render()
         frame = np.array(scene.renderer.get_frame())
