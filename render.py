@@ -206,7 +206,8 @@ def inspect_cmd(sentence, layer, head, as_json, project_onto, model_name, device
         width = max(len(t) for t in trace.tokens)
         click.echo(" " * width + "  " + "  ".join(f"{'E·' + n:>12} {'E′·' + n:>12}" for n in names))
         for i, tok in enumerate(trace.tokens):
-            click.echo(f"{tok:>{width}}  " + "  ".join(f"{E[i, j]:>+12.2f} {E2[i, j]:>+12.2f}" for j in range(len(names))))
+            click.echo(f"{tok:>{width}}  " + "  ".join(f"{E[i, j] + 0.0:>+12.2f} {E2[i, j] + 0.0:>+12.2f}".replace("-0.00", "+0.00")
+                                                       for j in range(len(names))))
 
 
 @cli.command("vocab")

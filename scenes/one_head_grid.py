@@ -858,7 +858,9 @@ class GridSteps:
         with self.narrating(f"K stacks their keys: the labels {k_where}."):
             self.play(Indicate(f.part("KT"), color=th.key), FadeIn(k_box), FadeIn(l_k), run_time=1.2)
             self.wait(0.4)
-        prod = "K^T Q" if layout == "video" else "Q K^T"
+        k_t = f'#text(fill: rgb("{th.key}"))[$K^T$]'
+        q_ = f'#text(fill: rgb("{th.query}"))[$Q$]'
+        prod = f"{k_t} {q_}" if layout == "video" else f"{q_} {k_t}"  # each symbol in its own colour
         l_p = add_line(line(prod, th.text, "every dot product at once"), y0 - 1.2)
         with self.narrating("Multiplying them gives every key-query dot product at once, one per cell."):
             self.play(Indicate(f.part("scores"), color=th.text), FadeIn(l_p), FadeOut(q_box), FadeOut(k_box),

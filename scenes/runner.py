@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +80,8 @@ def render_scene(scene_cls, inputs, *, name: str, quality: str = "l", fmt: str =
             "disable_caching": True,
             "verbosity": "WARNING",
             "output_file": name,
+            # progress bars only on a terminal: in logs and CI they are thousands of \r lines
+            "progress_bar": "display" if sys.stderr.isatty() else "none",
         }
         if fmt == "png":
             opts.update(save_last_frame=True, write_to_movie=False, format="png")
