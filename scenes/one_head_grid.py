@@ -822,7 +822,7 @@ class GridSteps:
         rec["grid"] = grid
         form = "video" if layout == "video" else "paper"
         f = AttentionFormula(form, theme=th, font_size=40)
-        f.move_to([0, TOP_Y, 0])
+        f.move_to([0, min(TOP_Y, config.frame_height / 2 - 0.12 - f.height / 2), 0])  # tall parentheses stay inside
         sqrt_color = th.output
         f.part("sqrt").set_color(sqrt_color)
         rec["formula"] = f
