@@ -262,6 +262,8 @@ def test_formula_ties_symbols_to_the_grid(rendered, tracer, case, layout):
     d = h.q.shape[1]
     i = expected_focus(t, CASES[case][1], h)
     assert rec["d_head"] == d and rec["denominator"] == f"√{d}"
+    half_h = scene.frame_state[3] / 2
+    assert -half_h <= rec["formula"].get_bottom()[1] and rec["formula"].get_top()[1] <= half_h  # fully on screen
     assert f"√{d}={np.sqrt(d):g}" in rec["sqrt_text"]  # Text drops the spaces
     check_numbers(rec["scores"], h.scores, "score")
     # the focus mixes the values with its real weights (its largest ones)
