@@ -74,15 +74,36 @@ def cli():
 
 # --- list / render -----------------------------------------------------------------------------
 
+def lang_option(f):
+    return click.option("--lang", default="en", show_default=True,
+                        help="language of every word on screen and in the .srt: en, ko or pt")(f)
+
+
+def checked_lang(lang: str) -> str:
+    from scenes.i18n import check_language
+
+    return check_language(lang)
+
+
 @cli.command("list")
-def list_scenes():
+@lang_option
+def list_scenes(lang):
     """Print every scene with its one-line description."""
     from scenes.registry import load_all
 
+    checked_lang(lang)
     scenes = load_all()
     width = max(map(len, scenes))
     for name in sorted(scenes):
-        click.echo(f"{name:<{width}}  {scenes[name].description}")
+        click.echo(f"{name:<{width}}  {describe_scene(scenes[name], lang)}")
+
+
+def describe_scene(cls, lang: str) -> str:
+    if hasattr(cls, "lesson"):
+        from scenes.lesson import describe
+
+        return describe(cls.lesson.name, lang)
+    return cls.description
 
 
 model_options = [
@@ -108,22 +129,25 @@ def with_model_options(f):
 @click.option("-s", "--sentence", "sentences", multiple=True,
               help="the sentence to use (repeat, or separate with '|', for scenes that take several)")
 @click.option("--focus", help="the word the scene follows")
-@click.option("--layer", type=int, default=0, show_default=True)
-@click.option("--head", type=int, default=None, help="default: the scene's own (the adjectives→nouns head)")
+@click.option("--layer", type=int, default=None, help="default: the layer of the scene's own head")
+@click.option("--head", type=int, default=None, help="default: the scene's own (by role: the adjectives→nouns head)")
 @click.option("--layout", type=click.Choice(["video", "paper"]), default="video", show_default=True,
               help="video: keys as rows, queries as columns; paper: queries as rows")
 @click.option("--axes", help="three named directions for 3-D scenes, e.g. animal,chemistry,medicine")
 @click.option("--theme", type=click.Choice(["dark", "light"]), default="dark", show_default=True)
+@lang_option
 @with_model_options
 @click.option("--out", type=click.Path(path_type=Path), default=Path("renders"), show_default=True,
               help="output folder; files land in OUT/<quality>/<scene>.<ext>")
 @click.option("--preview", is_flag=True, help="open each file when it is done")
-def render(names, quality, fmt, transparent, sentences, focus, layer, head, layout, axes, theme,
+def render(names, quality, fmt, transparent, sentences, focus, layer, head, layout, axes, theme, lang,
            model_name, device, out, preview):
     """Render SCENE [SCENE...] ('all' renders every scene)."""
-    from scenes.base import SceneInputs
     from scenes.registry import load_all
     from scenes.runner import check_format, check_output_dir, render_scene
+    from scenes.setting import SceneInputs
+
+    checked_lang(lang)
 
     scenes = load_all()
     wanted = sorted(scenes) if "all" in names else list(dict.fromkeys(names))
@@ -132,9 +156,10 @@ def render(names, quality, fmt, transparent, sentences, focus, layer, head, layo
             raise unknown_scene_error(name, sorted(scenes) + ["all", "list", "inspect", "vocab", "train"])
     check_format(fmt, transparent)
     check_output_dir(out)
-    tracer = make_tracer(_load(model_name, device))
-    inputs = SceneInputs(tracer=tracer, sentences=split_sentences(sentences), focus=focus, layer=layer, head=head,
-                         theme=theme, layout=layout, axes=parse_list(axes))
+    model = _load(model_name, device)
+    inputs = SceneInputs(tracer=make_tracer(model), model=model.info, sentences=split_sentences(sentences),
+                         focus=focus, layer=layer, head=head, theme=theme, layout=layout, axes=parse_list(axes),
+                         lang=lang)
     for name in wanted:
         click.echo(f"rendering {name} ...", err=True)
         result = render_scene(scenes[name], inputs, name=name, quality=quality, fmt=fmt,

@@ -20,7 +20,12 @@ class ModelConfig:
     layernorm: bool = False  # a LayerNorm before attention, before the MLP and at the end
     d_mlp: int = 0  # 0 = attention-only blocks
     bias: bool = False  # biases on Q, K, V, O (and the MLP)
-    head_names: list[list[str]] = field(default_factory=list)  # [layer][head] -> role
+    head_names: list[list[str]] = field(default_factory=list)  # [layer][head] -> role, in words (JSON, inspect)
+    # language-neutral role ids -> [layer, head]: which head plays which part of the story
+    # ("adjective_noun"); scenes pick their default head by role and name it from the catalog
+    head_roles: dict[str, list[int]] = field(default_factory=dict)
+    # example id -> sentence: the sentences this model tells its stories with (scenes' defaults)
+    examples: dict[str, str] = field(default_factory=dict)
     directions: list[str] = field(default_factory=list)  # names of the rows of the directions buffer
     notes: str = ""  # free text: how the weights were made
 
@@ -34,6 +39,13 @@ class ModelConfig:
         except IndexError:
             name = ""
         return name or f"L{layer}H{head}"
+
+    def role_of(self, layer: int, head: int) -> str:
+        """The role id of a head ("" when the model names none)."""
+        for role, (l, h) in self.head_roles.items():
+            if (l, h) == (layer, head):
+                return role
+        return ""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1, ensure_ascii=False)

@@ -492,6 +492,8 @@ def position_embeddings(n_ctx: int = N_CTX) -> np.ndarray:
 # --- the rules the heads learn ----------------------------------------------------------------------
 
 HEAD_NAMES = ["adjectives → nouns", "sense from context", "previous token", "verb → object"]
+# the same roles as language-neutral ids (scenes name them from their catalogs)
+HEAD_ROLES = ["adjective_noun", "sense_from_context", "previous_token", "verb_object"]
 HEAD_RULES = [
     "a noun looks at the adjectives among the three words before it and takes on their qualities "
     "(size, colour, texture, age, speed, good or bad); with none there it looks at itself",

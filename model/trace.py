@@ -28,6 +28,13 @@ class ModelInfo:
     d_mlp: int = 0
     layernorm: bool = False
     vocab_size: int = 0
+    roles: dict = field(default_factory=dict)  # role id -> (layer, head), e.g. "adjective_noun" -> (0, 0)
+    examples: dict = field(default_factory=dict)  # example id -> sentence the model tells its stories with
+
+    def head_for_role(self, role: str) -> tuple[int, int] | None:
+        """(layer, head) of the head that plays `role`, or None when this model names no such head."""
+        hit = self.roles.get(role)
+        return (int(hit[0]), int(hit[1])) if hit is not None else None
 
 
 @dataclass(frozen=True)
@@ -36,7 +43,7 @@ class HeadTrace:
 
     layer: int
     head: int
-    name: str  # the head's role if known ("adjectives → nouns"), else "L0H3"
+    name: str  # the head's role in English words if known ("adjectives → nouns"), else "L0H3"
     q: np.ndarray  # [n, d_head]
     k: np.ndarray  # [n, d_head]
     v: np.ndarray  # [n, d_head]  value-down: the attention input times W_V[h]
@@ -52,6 +59,7 @@ class HeadTrace:
     b_Q: np.ndarray  # [d_head] (zeros when the model has no biases)
     b_K: np.ndarray  # [d_head]
     b_V: np.ndarray  # [d_head]
+    role: str = ""  # language-neutral role id ("adjective_noun"); "" when the model names none
 
     @property
     def masked_scores(self) -> np.ndarray:

@@ -52,7 +52,8 @@ def build_config(notes: str = "") -> ModelConfig:
     return ModelConfig(
         name="toy", vocab=list(tw.VOCAB), d_model=tw.D_MODEL, n_heads=4, d_head=16, n_layers=1,
         n_ctx=tw.N_CTX, causal=True, layernorm=False, d_mlp=0, bias=False,
-        head_names=[list(tw.HEAD_NAMES)], directions=list(tw.FEATURES), notes=notes,
+        head_names=[list(tw.HEAD_NAMES)], head_roles={r: [0, h] for h, r in enumerate(tw.HEAD_ROLES)},
+        examples=dict(tw.EXAMPLES), directions=list(tw.FEATURES), notes=notes,
     )
 
 

@@ -105,6 +105,15 @@ class AttentionModel(nn.Module):
         self.tokenizer = WordTokenizer(cfg.vocab, cfg.name)
 
     @property
+    def info(self) -> ModelInfo:
+        """What scenes may know of the model before any trace: sizes, head roles, example sentences."""
+        cfg = self.cfg
+        return ModelInfo(name=cfg.name, d_model=cfg.d_model, n_heads=cfg.n_heads, d_head=cfg.d_head,
+                         n_layers=cfg.n_layers, n_ctx=cfg.n_ctx, causal=cfg.causal, d_mlp=cfg.d_mlp,
+                         layernorm=cfg.layernorm, vocab_size=cfg.vocab_size,
+                         roles={r: tuple(lh) for r, lh in cfg.head_roles.items()}, examples=dict(cfg.examples))
+
+    @property
     def device(self) -> torch.device:
         return self.W_E.device
 
@@ -156,7 +165,7 @@ class AttentionModel(nn.Module):
                     delta_e=np_(rec["head_delta_e"][0, h]),
                     W_Q=np_(block.W_Q[h]), W_K=np_(block.W_K[h]), W_V=np_(block.W_V[h]),
                     W_O=np_(block.W_O[h]), b_Q=np_(block.b_Q[h]), b_K=np_(block.b_K[h]),
-                    b_V=np_(block.b_V[h]),
+                    b_V=np_(block.b_V[h]), role=cfg.role_of(li, h),
                 ))
             layers.append(LayerTrace(
                 index=li, heads=tuple(heads), resid_in=np_(rec["resid_in"][0]),
@@ -164,9 +173,7 @@ class AttentionModel(nn.Module):
                 resid_mid=np_(rec["resid_mid"][0]), mlp_out=np_(rec["mlp_out"][0]),
                 residual_out=np_(rec["residual_out"][0]),
             ))
-        info = ModelInfo(name=cfg.name, d_model=cfg.d_model, n_heads=cfg.n_heads, d_head=cfg.d_head,
-                         n_layers=cfg.n_layers, n_ctx=cfg.n_ctx, causal=cfg.causal, d_mlp=cfg.d_mlp,
-                         layernorm=cfg.layernorm, vocab_size=cfg.vocab_size)
+        info = self.info
         dirs = np_(self.directions)
         return Trace(
             text=text, model=info, tokens=tuple(tokens), token_ids=tuple(ids_list),

@@ -23,17 +23,7 @@ from .style import Theme, get_theme
 READING_CHARS_PER_SECOND = 17.0  # how long a caption stays up, at least
 
 
-@dataclass
-class SceneInputs:
-    tracer: Callable[[str], Trace]  # sentence -> Trace (one forward pass of the model in use)
-    sentences: list[str] | None = None  # None: the scene's own default sentence(s)
-    focus: str | None = None  # the word the scene follows (None: the scene picks one)
-    layer: int = 0
-    head: int | None = None  # None: the scene's default head (the adjectives→nouns head)
-    theme: str = "dark"
-    layout: str = "video"  # "video": keys as rows, queries as columns; "paper": the transpose
-    axes: list[str] | None = None  # named directions for 3-D scenes
-    options: dict = field(default_factory=dict)  # scene-specific extras
+from .setting import SceneInputs  # noqa: E402  (re-exported)
 
 
 def find_head(trace: Trace, layer: int, keyword: str) -> int:
@@ -61,7 +51,7 @@ class TraceMixin:
             raise UserError(f"this scene takes at most {self.max_sentences} sentence(s), got {len(self.sentences)}")
         self.traces = [inputs.tracer(s) for s in self.sentences]
         self.trace = self.traces[0]
-        self.layer = inputs.layer
+        self.layer = inputs.layer or 0
         n_layers = self.trace.model.n_layers
         if not 0 <= self.layer < n_layers:
             raise UserError(f"layer {self.layer} is out of range: the model has {n_layers} layer(s) (0..{n_layers - 1})")

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 SCENES: dict[str, type] = {}
+# modules of scenes/ that hold no scenes (lessons are registered in scenes/lessons.py)
+INFRASTRUCTURE = ("base", "registry", "style", "runner", "components", "i18n", "setting", "stage", "lesson",
+                  "plans", "chapters", "locales")
 
 
 def register(name: str):
@@ -26,7 +29,7 @@ def load_all() -> dict[str, type]:
     import scenes
 
     for info in pkgutil.iter_modules(scenes.__path__):
-        if info.name not in ("base", "registry", "style", "runner", "components") and not info.name.startswith("_"):
+        if info.name not in INFRASTRUCTURE and not info.name.startswith("_"):
             importlib.import_module(f"scenes.{info.name}")
     return SCENES
 

@@ -10,6 +10,12 @@ from dataclasses import dataclass, replace
 
 FONT = "CMU Serif"  # Debian fonts-cmu; Pango falls back to a CJK font (fonts-nanum) for Hangul
 MONO_FONT = "CMU Typewriter Text"
+KOREAN_FONT = "NanumMyeongjo"  # Debian fonts-nanum: a serif Hangul face that sits well beside CMU Serif
+
+
+def has_hangul(text: str) -> bool:
+    return any("\uac00" <= ch <= "\ud7a3" or "\u1100" <= ch <= "\u11ff" or "\u3130" <= ch <= "\u318f"
+               for ch in text)
 
 
 @dataclass(frozen=True)

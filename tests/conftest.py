@@ -23,6 +23,17 @@ def tracer(toy_model):
     return functools.lru_cache(maxsize=None)(toy_model.trace)
 
 
+@pytest.fixture(scope="session")
+def make_inputs(toy_model, tracer):
+    """make_inputs(**fields) -> SceneInputs for the toy model (its examples and head roles included)."""
+    from scenes.setting import SceneInputs
+
+    def make(**kw):
+        return SceneInputs(tracer=tracer, model=toy_model.info, **kw)
+
+    return make
+
+
 def tiny_config(media_dir, size=(192, 108), png=True) -> dict:
     """manim settings for a fast test render: a tiny last-frame PNG (png=True) or a dry run."""
     opts = {"media_dir": str(media_dir), "disable_caching": True, "pixel_width": size[0],

@@ -123,8 +123,7 @@ def test_render_png_lands_at_the_documented_path(capsys, tmp_path):
     assert sorted(os.listdir(tmp_path / "480p15")) == ["attention_pattern.png"]  # no temp leftovers
 
 
-def test_failed_render_leaves_no_file(tmp_path, tracer):
-    from scenes.base import SceneInputs
+def test_failed_render_leaves_no_file(tmp_path, make_inputs):
     from scenes.registry import load_all
     from scenes.runner import render_scene
 
@@ -136,7 +135,7 @@ def test_failed_render_leaves_no_file(tmp_path, tracer):
             raise RuntimeError("boom")
 
     with pytest.raises(RuntimeError, match="boom"):
-        render_scene(Broken, SceneInputs(tracer=tracer), name="attention_pattern", quality="l", fmt="mp4",
+        render_scene(Broken, make_inputs(), name="attention_pattern", quality="l", fmt="mp4",
                      out=tmp_path, extra_config={"pixel_width": 160, "pixel_height": 90, "frame_rate": 5})
     assert os.listdir(tmp_path / "480p15") == []
 

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from manim import Text
 
-from ..style import FONT, fmt_score, fmt_vec, fmt_weight
+from ..style import FONT, KOREAN_FONT, fmt_score, fmt_vec, fmt_weight, has_hangul
 
 
 def fmt_signed2(x: float) -> str:
@@ -42,7 +42,10 @@ def _prototype(text: str, font_size: float, color: str, font: str, weight: str, 
 
 def label(text: str, font_size: float = 36, color: str = "#FFFFFF", font: str = FONT,
           weight: str = "NORMAL", slant: str = "NORMAL") -> Text:
-    """A fresh copy of a cached Text, in `color` (one prototype serves every colour)."""
+    """A fresh copy of a cached Text, in `color` (one prototype serves every colour). Text with
+    Hangul is set in the Korean serif (Latin letters and digits in it come from that face too)."""
+    if font == FONT and has_hangul(text):
+        font = KOREAN_FONT
     return _prototype(text, float(font_size), "#FFFFFF", font, weight, slant).copy().set_color(color)
 
 
@@ -61,3 +64,69 @@ def parse_shown(shown: str) -> float:
     """The number a viewer reads from a shown string ("−1.2" -> -1.2, "−∞" -> -inf)."""
     s = shown.replace("−", "-").replace("∞", "inf")
     return float(s)
+
+
+def text_baseline(mob) -> float:
+    """The baseline of a line of text: the median bottom of its full-height glyphs (quotes,
+    dots and dashes are left out; one descender or ligature cannot move it)."""
+    import numpy as np
+
+    glyphs = [g for g in mob.family_members_with_points()] or [mob]
+    tallest = max(g.height for g in glyphs)
+    full = [g for g in glyphs if g.height >= 0.5 * tallest] or glyphs
+    return float(np.median([g.get_bottom()[1] for g in full]))
+
+
+def baseline_row(parts, buff: float = 0.14):
+    """Text pieces side by side on one baseline (quotes and descenders do not lift a word)."""
+    from manim import RIGHT, UP, VGroup
+
+    row = VGroup(*parts).arrange(RIGHT, buff=buff)
+    base = text_baseline(parts[0])
+    for p in parts[1:]:
+        p.shift(UP * (base - text_baseline(p)))
+    return row
+
+
+def rich_line(template: str, params: dict, *, font_size: float, color: str, colors: dict | None = None,
+              numbers: dict | None = None, buff: float = 0.14):
+    """One line of prose from a catalog template, with some parameters drawn as their own pieces:
+    `colors` {param: colour} sets a parameter's text in its colour (a token as a query, a key), and
+    `numbers` {param: (value, kind)} draws a number mobject (so tests can read `.value`). Word order
+    and spacing stay the template's, whatever the language: where the template has no space (a
+    comma after a word, a Korean particle), the pieces touch. Returns a VGroup with `.numbers`."""
+    import string
+
+    from manim import RIGHT, UP, VGroup
+
+    colors = colors or {}
+    numbers = numbers or {}
+    pieces, gaps, nums = [], [], []  # gaps[k]: the space before pieces[k]
+    pending_space = False
+    for literal, name, spec, _ in string.Formatter().parse(template):
+        if literal:
+            core = literal.strip()
+            if core:
+                gaps.append(buff if (literal[0].isspace() or pending_space) else 0.03)
+                pieces.append(label(core, font_size, color))
+            pending_space = literal[-1].isspace() or (not core and pending_space)
+        if name is None:
+            continue
+        gaps.append(buff if pending_space else 0.03)
+        if name in numbers:
+            value, kind = numbers[name]
+            m = number(value, kind, font_size, colors.get(name, color))
+            nums.append(m)
+            pieces.append(m)
+        else:
+            pieces.append(label(format(params[name], spec or ""), font_size, colors.get(name, color)))
+        pending_space = False
+    row = VGroup(*pieces)
+    if pieces:
+        base = text_baseline(pieces[0])
+        x = pieces[0].get_right()[0]
+        for p, gap in zip(pieces[1:], gaps[1:]):
+            p.shift(RIGHT * (x + gap - p.get_left()[0]) + UP * (base - text_baseline(p)))
+            x = p.get_right()[0]
+    row.numbers = nums
+    return row

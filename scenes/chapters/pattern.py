@@ -1,0 +1,70 @@
+"""The finished attention pattern of one head: title, words, the grid of dots, the masked half
+empty, the focus word's strongest keys named with their real weights."""
+
+from __future__ import annotations
+
+from manim import DOWN, UP, FadeIn
+
+from ..components.text import label, rich_line
+from ..components.word_boxes import WordBoxes
+from ..lesson import Chapter
+from ..plans.pattern import PatternPlan, plan_pattern
+from ..stage import Region, Stage
+from .grid_parts import new_grid
+
+NOTE_FS = 26
+
+
+class Pattern(Chapter):
+    key = "pattern"
+
+    def plan(self, setting) -> PatternPlan:
+        return plan_pattern(setting)
+
+    def play(self, stage: Stage, plan: PatternPlan) -> None:
+        th, say = stage.theme, stage.say
+        tokens, ht = plan.tokens, plan.head_trace
+        stage.clear()
+        role = say.role(ht.role, plan.head.layer, plan.head.head)
+        title = label(say("common.head.layer_head_role", layer=plan.head.layer, head=plan.head.head, role=role),
+                      30, th.text)
+        stage.region("title").fit(title)
+        top = title.get_bottom()[1] - 0.2
+        words = None
+        if plan.word_row:
+            words = WordBoxes(tokens, theme=th, font_size=28, max_width=stage.region("full").width)
+            words.move_to([0, top - words.height / 2, 0])
+            top = words.get_bottom()[1] - 0.15
+        full = stage.region("full")
+        note_room = 0.65
+        area = Region("pattern", full.left, full.right, full.bottom + note_room, top)
+        grid, titles = new_grid(stage, ht, tokens, plan.layout, area)
+        grid.set_mask("cleared")
+        stage.hand_on(grid=grid, grid_titles=titles, words=words)
+        stage.drawn["pattern"] = {"grid": grid, "title": title}
+
+        with stage.narrating(say("grid.pattern.intro", layer=plan.head.layer, head=plan.head.head, role=role)):
+            stage.play(FadeIn(title, shift=DOWN * 0.2), *([FadeIn(words, lag_ratio=0.08)] if words else []),
+                       run_time=1.0)
+        axis = "grid.pattern.columns" if grid.layout == "video" else "grid.pattern.rows"
+        with stage.narrating(say(axis)):
+            stage.play(FadeIn(grid), FadeIn(titles), run_time=1.0)
+        with stage.narrating(say("grid.pattern.dots")):
+            stage.play(grid.show_dots(run_time=2.5, lag=0.6))
+            stage.wait(0.5)
+        i, tops = plan.focus, list(plan.tops)
+        keys = {f"k{n}": say.quote(tokens[j]) for n, j in enumerate(tops)}
+        template = say.catalog[f"grid.pattern.note_{len(tops)}"]
+        note = rich_line(template, {"query": say.quote(tokens[i]), **keys}, font_size=NOTE_FS, color=th.text,
+                         colors={"query": th.query, **{k: th.key for k in keys}},
+                         numbers={f"w{n}": (w, "weight") for n, w in enumerate(plan.top_weights)})
+        caption_band = Region("note", full.left, full.right, full.bottom, full.bottom + note_room)
+        caption_band.fit(note)
+        stage.drawn["pattern"]["note"] = note
+        anims = [grid.highlight_column(i, color=th.query), FadeIn(note, shift=UP * 0.1)]
+        if words is not None:
+            anims.append(words.animate.highlight(i, th.query).recolor(tops, th.key))
+        with stage.narrating(say("grid.pattern.caption_focus", query=say.quote(tokens[i]),
+                                 keys=say.quoted_words([tokens[j] for j in tops]))):
+            stage.play(*anims, run_time=1.0)
+            stage.wait(1.5)

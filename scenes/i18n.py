@@ -1,0 +1,171 @@
+"""Every word a viewer reads or hears, looked up in a per-language catalog.
+
+Catalogs are TOML files: `scenes/locales/<lang>/<domain>.toml` (Python's own `tomllib` reads them;
+translators edit plain text). A key is `<domain>.<table>.<name>`, e.g. `grid.softmax.caption_lift`.
+A value is a template with *named* parameters in `str.format` syntax:
+
+    caption_lift = "{query} takes {weight:.2f} of its attention from {key}."
+
+- Numbers are formatted by the template's own spec (`{w:.2f}`, `{cells:,}`) and then written the
+  language's way in running text: Portuguese prose reads 0,48 and 1.572.864. Grids and matrices are
+  not prose; they keep one convention in every language (see `scenes.style`).
+- Plurals: a value may be a table of CLDR plural forms chosen by the parameter `count`:
+  `{one = "{count} key", other = "{count} keys"}` (Korean needs only `other`).
+- Word order, particles and agreement live in the template, never in Python helpers: a template
+  places every parameter where its language wants it.
+- Tokens (the user's sentence) are data: they are passed in as parameters and never translated.
+
+`Say(lang)` is the lookup a chapter receives: `say("grid.softmax.caption_lift", query=..., ...)`.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from model.errors import UserError
+
+LOCALES_DIR = Path(__file__).resolve().parent / "locales"
+LANGUAGES = ("en", "ko", "pt")
+DEFAULT_LANGUAGE = "en"
+PLURAL_FORMS = ("zero", "one", "two", "few", "many", "other")
+
+
+def check_language(lang: str) -> str:
+    if lang not in LANGUAGES:
+        raise UserError(f"unknown language {lang!r}", f"supported languages: {', '.join(LANGUAGES)}")
+    return lang
+
+
+def _flatten(prefix: str, table: dict, out: dict) -> None:
+    for k, v in table.items():
+        key = f"{prefix}.{k}"
+        if isinstance(v, dict) and not (set(v) <= set(PLURAL_FORMS) and "other" in v):
+            _flatten(key, v, out)
+        else:
+            out[key] = v
+
+
+@lru_cache(maxsize=None)
+def load_catalog(lang: str) -> dict[str, str | dict]:
+    """Every key of one language: {"grid.softmax.caption_lift": template or {plural form: template}}."""
+    check_language(lang)
+    out: dict = {}
+    for path in sorted((LOCALES_DIR / lang).glob("*.toml")):
+        with path.open("rb") as f:
+            _flatten(path.stem, tomllib.load(f), out)
+    return out
+
+
+def template_fields(template: str | dict) -> set[str]:
+    """The named parameters a template (or every plural form of it) uses."""
+    forms = template.values() if isinstance(template, dict) else [template]
+    names = set()
+    for t in forms:
+        for _, name, _, _ in string.Formatter().parse(t):
+            if name:
+                names.add(re.split(r"[.\[]", name)[0])
+    return names
+
+
+def plural_form(lang: str, n: float) -> str:
+    """The CLDR plural category of `n` for the languages we ship."""
+    if lang == "ko":
+        return "other"
+    integer = float(n).is_integer()
+    if lang == "pt":  # CLDR pt (Brazil): one for 0 and 1 (i = 0..1)
+        return "one" if integer and int(n) in (0, 1) else "other"
+    return "one" if integer and int(n) == 1 else "other"
+
+
+class _LocalFormatter(string.Formatter):
+    """str.format, with numbers written the language's way (decimal comma and dot thousands in pt)."""
+
+    def __init__(self, lang: str):
+        self.lang = lang
+
+    def format_field(self, value, format_spec):
+        out = super().format_field(value, format_spec)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out = localize_number(out, self.lang)
+        return out
+
+
+def localize_number(text: str, lang: str) -> str:
+    """"1,572,864.5" as the language writes it in prose; the minus sign is the typographic one."""
+    if lang == "pt":
+        text = text.replace(",", "\0").replace(".", ",").replace("\0", ".")
+    return text.replace("-", "−")
+
+
+@dataclass(frozen=True)
+class Say:
+    """The catalog of one language, as a callable: say(key, **params) -> the sentence."""
+
+    lang: str = DEFAULT_LANGUAGE
+
+    def __post_init__(self):
+        check_language(self.lang)
+
+    @property
+    def catalog(self) -> dict:
+        return load_catalog(self.lang)
+
+    def __call__(self, key: str, **params) -> str:
+        try:
+            template = self.catalog[key]
+        except KeyError:
+            raise KeyError(f"no catalog entry {key!r} for language {self.lang!r} "
+                           f"(add it to scenes/locales/{self.lang}/{key.split('.')[0]}.toml)") from None
+        if isinstance(template, dict):
+            if "count" not in params:
+                raise KeyError(f"{key!r} has plural forms: pass count=")
+            template = template.get(plural_form(self.lang, params["count"]), template["other"])
+        return _LocalFormatter(self.lang).vformat(template, (), params)
+
+    def has(self, key: str) -> bool:
+        return key in self.catalog
+
+    def number(self, value: float, spec: str = ".2f") -> str:
+        """A number in running text, the language's way."""
+        return localize_number(format(value, spec), self.lang)
+
+    def quote(self, token: str) -> str:
+        """A token as prose quotes it ("“creature”"); the token itself is never translated."""
+        return self("common.quote", word=token)
+
+    def words(self, items: list[str]) -> str:
+        """"a", "a and b", "a, b and c" in this language (the conjunction is the catalog's)."""
+        items = list(items)
+        if not items:
+            return ""
+        if len(items) == 1:
+            return items[0]
+        if len(items) == 2:
+            return self("common.list_two", first=items[0], last=items[1])
+        sep = self("common.list_separator")
+        return self("common.list_many", rest=sep.join(items[:-1]), last=items[-1])
+
+    def quoted_words(self, tokens: list[str]) -> str:
+        return self.words([self.quote(t) for t in tokens])
+
+    def role(self, role: str, layer: int, head: int) -> str:
+        """A head's role in words ("adjectives → nouns"), or "L0H3" when the model names none."""
+        key = f"common.roles.{role}"
+        return self(key) if role and self.has(key) else f"L{layer}H{head}"
+
+    @property
+    def chars_per_second(self) -> float:
+        """How fast a viewer reads captions in this language (Hangul packs more per character)."""
+        return float(self("common.reading.chars_per_second"))
+
+
+def missing_keys() -> dict[str, set[str]]:
+    """For each language, the keys another language has and it lacks (empty sets when complete)."""
+    cats = {lang: load_catalog(lang) for lang in LANGUAGES}
+    every = set().union(*cats.values())
+    return {lang: every - set(cat) for lang, cat in cats.items()}

@@ -1,0 +1,32 @@
+"""Plan of the finished attention pattern (`attention_pattern`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from model.trace import HeadTrace
+
+from ..setting import HeadRef, Setting, focus_tops
+
+MAX_WORD_ROW = 16  # longer sentences show the grid's labels only, no word row above it
+
+
+@dataclass(frozen=True)
+class PatternPlan:
+    head: HeadRef
+    head_trace: HeadTrace
+    tokens: tuple[str, ...]
+    layout: str
+    focus: int  # the query whose strongest keys are named
+    tops: tuple[int, ...]  # those keys, strongest first
+    top_weights: tuple[float, ...]  # their real weights
+    word_row: bool  # whether the sentence is shown as a row of words above the grid
+
+
+def plan_pattern(setting: Setting) -> PatternPlan:
+    ht = setting.head_trace()
+    i = setting.focus_index()
+    tops = focus_tops(ht.pattern[i], i)
+    return PatternPlan(head=setting.head, head_trace=ht, tokens=setting.trace.tokens, layout=setting.layout,
+                       focus=i, tops=tuple(tops), top_weights=tuple(float(ht.pattern[i, j]) for j in tops),
+                       word_row=len(setting.trace.tokens) <= MAX_WORD_ROW)

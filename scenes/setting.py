@@ -1,0 +1,134 @@
+"""What a lesson is asked to show, checked and resolved before anything is drawn (no manim here).
+
+`SceneInputs` is what the command line (or a test) asks for; `Setting` is the same after checking:
+the traces of the sentences, the head (layer, head), the focus rule, the layout. Plans are computed
+from a `Setting`, so they can be tested without manim.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from model.errors import UserError
+from model.trace import HeadTrace, ModelInfo, Trace
+
+
+@dataclass
+class SceneInputs:
+    tracer: Callable[[str], Trace]  # sentence -> Trace (one forward pass of the model in use)
+    model: ModelInfo | None = None  # sizes, head roles, example sentences (None: take them from a trace)
+    sentences: list[str] | None = None  # None: the lesson's own default sentence(s)
+    focus: str | None = None  # the word the lesson follows (None: the plan picks one)
+    layer: int | None = None  # None: the layer of the lesson's default head
+    head: int | None = None  # None: the lesson's default head (by role, e.g. adjectives → nouns)
+    theme: str = "dark"
+    layout: str = "video"  # "video": keys as rows, queries as columns; "paper": the transpose
+    axes: list[str] | None = None  # named directions for 3-D scenes
+    lang: str = "en"  # the catalog every word on screen and in the .srt comes from
+    options: dict = field(default_factory=dict)  # lesson-specific extras
+
+
+@dataclass(frozen=True)
+class HeadRef:
+    layer: int
+    head: int
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A checked request: the traces to draw, the head, the focus word, the layout."""
+
+    traces: tuple[Trace, ...]
+    head: HeadRef
+    focus: str | None = None
+    layout: str = "video"
+    axes: tuple[str, ...] | None = None
+    options: dict = field(default_factory=dict)
+
+    @property
+    def trace(self) -> Trace:
+        return self.traces[0]
+
+    @property
+    def model(self) -> ModelInfo:
+        return self.trace.model
+
+    def head_trace(self, trace: Trace | None = None) -> HeadTrace:
+        return (trace or self.trace).head(self.head.layer, self.head.head)
+
+    def focus_index(self, trace: Trace | None = None) -> int:
+        trace = trace or self.trace
+        if self.focus is not None:
+            return trace.index_of(self.focus)
+        return gathering_word(self.head_trace(trace).pattern)
+
+
+def gathering_word(pattern: np.ndarray) -> int:
+    """The word that looks away from itself the most (its off-diagonal weight, to one decimal), ties
+    going to the word that gathers from more words (≥ 0.1 each), then to the earlier word:
+    "creature" (fluffy, blue) before "forest"."""
+    p = np.array(pattern, dtype=float)
+    np.fill_diagonal(p, 0.0)
+    off_self = np.round(p.sum(axis=1), 1)
+    gathered = (p >= 0.1).sum(axis=1)
+    return max(range(len(p)), key=lambda i: (off_self[i], gathered[i], -i))
+
+
+def top_keys(pattern_row: np.ndarray, k: int = 3, min_weight: float = 0.1) -> list[int]:
+    """The keys a query attends to most: up to `k`, each with weight >= `min_weight` (at least one),
+    strongest first."""
+    order = np.argsort(-np.asarray(pattern_row), kind="stable")
+    picked = [int(j) for j in order[:k] if pattern_row[j] >= min_weight]
+    return picked or [int(order[0])]
+
+
+def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | None = None,
+            max_sentences: int = 1) -> Setting:
+    """Check `inputs` and trace the sentences: the user's, else the model's examples for this lesson.
+
+    `examples` are example ids the model may offer (its config's `examples`); `role` is the head
+    role the lesson is about (its config's `head_roles`). Bad input raises UserError with a hint."""
+    info = inputs.model
+    sentences = list(inputs.sentences or [])
+    if not sentences:
+        offered = dict(info.examples) if info is not None else {}
+        sentences = [offered[e] for e in examples if e in offered]
+        if not sentences:
+            raise UserError("this model has no example sentence for this scene",
+                            "give one with --sentence \"...\"")
+    if len(sentences) > max_sentences:
+        raise UserError(f"this scene takes at most {max_sentences} sentence(s), got {len(sentences)}")
+    traces = tuple(inputs.tracer(s) for s in sentences)
+    m = traces[0].model
+    layer, head = inputs.layer, inputs.head
+    if (layer is None or head is None) and role:
+        found = m.head_for_role(role)
+        if found is not None and (layer is None or layer == found[0]):
+            layer = found[0] if layer is None else layer
+            head = found[1] if head is None else head
+    layer = 0 if layer is None else layer
+    head = 0 if head is None else head
+    if not 0 <= layer < m.n_layers:
+        raise UserError(f"layer {layer} is out of range: the model has {m.n_layers} layer(s) (0..{m.n_layers - 1})")
+    if not 0 <= head < m.n_heads:
+        raise UserError(f"head {head} is out of range: the model has {m.n_heads} heads per layer (0..{m.n_heads - 1})")
+    if inputs.layout not in ("video", "paper"):
+        raise UserError(f"unknown layout {inputs.layout!r}", "use video or paper")
+    focus = inputs.focus
+    if focus is not None:
+        for t in traces:
+            if focus.lower() not in t.tokens:
+                raise UserError(f"the focus word {focus!r} is not in the sentence {t.text!r}",
+                                f"pick one of: {' '.join(t.tokens)}")
+    return Setting(traces=traces, head=HeadRef(layer, head), focus=focus, layout=inputs.layout,
+                   axes=tuple(inputs.axes) if inputs.axes else None, options=dict(inputs.options))
+
+
+def focus_tops(pattern_row: np.ndarray, focus: int) -> list[int]:
+    """The keys the focus attends to most (weight ≥ 0.1, up to 3), leaving itself out unless it
+    attends to nothing else: the cells a spotlight picks."""
+    tops = [j for j in top_keys(pattern_row) if j != focus]
+    return tops or top_keys(pattern_row)

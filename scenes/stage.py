@@ -1,0 +1,180 @@
+"""The stage: the frame's named regions and the pictures chapters hand on to each other.
+
+A chapter asks the stage where things go (`stage.region("grid")`) instead of typing coordinates,
+and finds what the chapter before it left (`stage.grid`, `stage.queries`, ...) so a lesson morphs
+from step to step instead of rebuilding. Regions are in scene units of the default frame
+(14.22 × 8 at 16:9): the camera may move during a chapter, but it is back home between chapters.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+from manim import FadeOut, config
+
+from .i18n import Say
+from .style import Theme
+
+HAND_ONS = ("words", "queries", "keys", "grid", "grid_titles", "values")
+
+
+@dataclass(frozen=True)
+class Region:
+    """An axis-aligned box of the frame: left, right, bottom, top (scene units)."""
+
+    name: str
+    left: float
+    right: float
+    bottom: float
+    top: float
+
+    @property
+    def width(self) -> float:
+        return self.right - self.left
+
+    @property
+    def height(self) -> float:
+        return self.top - self.bottom
+
+    @property
+    def center(self) -> np.ndarray:
+        return np.array([(self.left + self.right) / 2, (self.bottom + self.top) / 2, 0.0])
+
+    @property
+    def size(self) -> tuple[float, float]:
+        return self.width, self.height
+
+    def contains(self, mob, tol: float = 1e-6) -> bool:
+        (x0, y0, _), (x1, y1, _) = mob.get_corner([-1, -1, 0]), mob.get_corner([1, 1, 0])
+        return (x0 >= self.left - tol and x1 <= self.right + tol and y0 >= self.bottom - tol
+                and y1 <= self.top + tol)
+
+    def fit(self, mob, *, align: str = "center", grow: bool = False):
+        """Scale `mob` down (or up, with grow) to fit, and place it: center, top, left or top_left."""
+        k = min(self.width / max(mob.width, 1e-9), self.height / max(mob.height, 1e-9))
+        if k < 1 or grow:
+            mob.scale(k)
+        c = self.center.copy()
+        if "top" in align:
+            c[1] = self.top - mob.height / 2
+        if "left" in align:
+            c[0] = self.left + mob.width / 2
+        mob.move_to(c)
+        return mob
+
+
+def standard_regions(width: float | None = None, height: float | None = None) -> dict[str, Region]:
+    """The frame cut into the regions every lesson shares:
+
+    title (top strip) · sentence (word row under it) · left (a column for matrices and vectors) ·
+    grid (the attention grid, left two thirds) · panel (notes, the softmax column, counts, right
+    third) · caption (a band at the bottom for an on-screen note) · full (the whole frame, margins kept).
+    """
+    w = (width or config.frame_width) / 2
+    h = (height or config.frame_height) / 2
+    m = 0.25  # margin kept clear at the frame's edges
+    panel_left = w * 0.394  # 2.8 at 16:9
+    return {
+        "full": Region("full", -w + m, w - m, -h + m, h - m),
+        "title": Region("title", -w + m, w - m, h - 0.85, h - 0.1),
+        "sentence": Region("sentence", -w + m, w - m, h - 1.75, h - 0.85),
+        "left": Region("left", -w + m, -w * 0.55, -h + m, h - 1.75),
+        "grid": Region("grid", -w + 0.25 + 0.1, panel_left - 0.45, -h + 0.5, h - 0.5),
+        "panel": Region("panel", panel_left, w - 0.26, -h + 0.3, h - 0.55),
+        "caption": Region("caption", -w + m, w - m, -h + 0.1, -h + 0.85),
+    }
+
+
+class Stage:
+    """Owns the regions and the hand-on pictures of one lesson being played on one scene."""
+
+    def __init__(self, scene, say: Say, theme: Theme):
+        self.scene = scene
+        self.say = say
+        self.theme = theme
+        self.regions = standard_regions()
+        # the pictures chapters hand on (None: not on stage)
+        self.words = None  # WordBoxes: the sentence row
+        self.queries = None  # the query vectors, one column per shown token (VGroup; .tokens = indices)
+        self.keys = None  # the key vectors, one per shown token (VGroup; .tokens = indices)
+        self.grid = None  # the AttentionGrid
+        self.grid_titles = None  # its axis titles ("queries", "keys")
+        self.values = None  # value vectors
+        self.captions: list[tuple[str, float]] = []
+        self.drawn: dict[str, dict] = {}  # chapter key -> the mobjects it drew that tests look at
+
+    # --- layout ---------------------------------------------------------------------------
+    def region(self, name: str) -> Region:
+        return self.regions[name]
+
+    @property
+    def camera_frame(self):
+        return self.scene.camera.frame
+
+    # --- hand-ons -------------------------------------------------------------------------
+    def has(self, name: str) -> bool:
+        """Whether the chapter before left `name` on screen."""
+        mob = getattr(self, name)
+        return mob is not None and mob in self.scene.mobjects
+
+    def hand_on(self, **pictures) -> None:
+        for name, mob in pictures.items():
+            if name not in HAND_ONS:
+                raise KeyError(f"the stage holds no {name!r} (it holds {', '.join(HAND_ONS)})")
+            setattr(self, name, mob)
+
+    def forget(self, *names: str) -> None:
+        for name in names or HAND_ONS:
+            setattr(self, name, None)
+
+    def kept(self) -> list:
+        return [getattr(self, n) for n in HAND_ONS if self.has(n)]
+
+    # --- playing --------------------------------------------------------------------------
+    def play(self, *animations, **kwargs):
+        self.scene.play(*animations, **kwargs)
+
+    def wait(self, seconds: float = 1.0):
+        self.scene.wait(seconds)
+
+    def add(self, *mobjects):
+        self.scene.add(*mobjects)
+
+    def remove(self, *mobjects):
+        self.scene.remove(*mobjects)
+
+    @property
+    def mobjects(self) -> list:
+        return list(self.scene.mobjects)
+
+    @property
+    def time(self) -> float:
+        return float(self.scene.renderer.time)
+
+    @contextmanager
+    def narrating(self, text: str):
+        """A sub-caption spanning exactly the plays inside the block, held on screen (by waiting
+        at the end) at least as long as it takes to read in this language."""
+        scene = self.scene
+        start = scene.renderer.time
+        yield
+        rest = len(text) / self.say.chars_per_second - (scene.renderer.time - start)
+        if rest > 0.05:
+            scene.wait(rest)
+        duration = scene.renderer.time - start
+        scene.add_subcaption(text, duration=duration, offset=start - scene.renderer.time)
+        self.captions.append((text, duration))
+
+    def clear(self, run_time: float = 0.5, keep: tuple = ()) -> None:
+        """Fade out everything except `keep` (hand-on names or mobjects); forget what went."""
+        keep_mobs = [getattr(self, k) if isinstance(k, str) else k for k in keep]
+        keep_mobs = [m for m in keep_mobs if m is not None]
+        going = [m for m in self.scene.mobjects if m not in keep_mobs]
+        if going:
+            self.scene.play(*(FadeOut(m) for m in going), run_time=run_time)
+            self.scene.remove(*going)
+        for name in HAND_ONS:
+            if getattr(self, name) is not None and getattr(self, name) not in keep_mobs:
+                setattr(self, name, None)
