@@ -193,9 +193,13 @@ def pattern_table(head_trace, tokens) -> str:
 @click.option("--json", "as_json", is_flag=True, help="print the whole trace as one JSON object (schema in README)")
 @click.option("--project-onto", "project_onto",
               help="comma-separated direction names: print each token's E and E′ projected on them")
+@lang_option
 @with_model_options
-def inspect_cmd(sentence, layer, head, as_json, project_onto, model_name, device):
+def inspect_cmd(sentence, layer, head, as_json, project_onto, lang, model_name, device):
     """Print the model's numbers for SENTENCE."""
+    from scenes.i18n import Say
+
+    say = Say(checked_lang(lang))
     model = _load(model_name, device)
     trace = model.trace(sentence)
     m = trace.model
@@ -206,16 +210,16 @@ def inspect_cmd(sentence, layer, head, as_json, project_onto, model_name, device
     if as_json:
         click.echo(json.dumps(trace.to_dict(), ensure_ascii=False))
         return
-    click.echo(f"model {m.name}: d_model={m.d_model} n_heads={m.n_heads} d_head={m.d_head} "
-               f"n_layers={m.n_layers} causal={m.causal}")
-    click.echo(f"tokens: {' | '.join(trace.tokens)}")
+    click.echo(say("cli.inspect.model", name=m.name) + f": d_model={m.d_model} n_heads={m.n_heads} "
+               f"d_head={m.d_head} n_layers={m.n_layers} causal={m.causal}")
+    click.echo(say("cli.inspect.tokens", tokens=" | ".join(trace.tokens)))
     layers = [layer] if layer is not None else range(m.n_layers)
     for li in layers:
         heads = [head] if head is not None else range(m.n_heads)
         for hi in heads:
             ht = trace.head(li, hi)
-            click.echo(f"\nlayer {li} head {hi} ({ht.name}): attention pattern, "
-                       "rows = query (the token attending), columns = key; · = masked")
+            role = say.role(ht.role, li, hi) if ht.role else ht.name
+            click.echo("\n" + say("cli.inspect.pattern_heading", layer=li, head=hi, role=role))
             click.echo(pattern_table(ht, trace.tokens))
     names = parse_list(project_onto)
     if names:
@@ -225,9 +229,9 @@ def inspect_cmd(sentence, layer, head, as_json, project_onto, model_name, device
                                 f"known directions: {', '.join(sorted(trace.directions)) or '(none in this model)'}")
         li = layer if layer is not None else 0
         E = trace.project(trace.layers[li].resid_in, names)
-        label = f"head {head}" if head is not None else "all heads"
+        which = say("cli.inspect.one_head", head=head) if head is not None else say("cli.inspect.all_heads")
         E2 = trace.project(trace.updated(li, head), names)
-        click.echo(f"\nprojections on {', '.join(names)}: E before layer {li}, E′ after its attention ({label})")
+        click.echo("\n" + say("cli.inspect.projections", names=", ".join(names), layer=li, which=which))
         width = max(len(t) for t in trace.tokens)
         click.echo(" " * width + "  " + "  ".join(f"{'E·' + n:>12} {'E′·' + n:>12}" for n in names))
         for i, tok in enumerate(trace.tokens):

@@ -115,7 +115,7 @@ class Say:
     def catalog(self) -> dict:
         return load_catalog(self.lang)
 
-    def __call__(self, key: str, **params) -> str:
+    def __call__(self, key: str, /, **params) -> str:
         try:
             template = self.catalog[key]
         except KeyError:

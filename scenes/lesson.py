@@ -115,9 +115,12 @@ class LessonSceneBase:
 
         stage = self.stage
         if chapter.goes_on_from(stage):
+            # what the last chapter noted beside its pictures goes; the pictures stay, and the card
+            # takes the top of the side panel, clear of the grid and the word row
+            stage.clear(keep=tuple(stage.kept()))
             card = VGroup(label(title, font_size=30, color=th.text),
-                          label(subtitle, font_size=22, color=th.dim)).arrange(RIGHT, buff=0.3, aligned_edge=DOWN)
-            card.to_corner(UP + LEFT, buff=0.25)
+                          label(subtitle, font_size=22, color=th.dim)).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
+            stage.region("panel").fit(card, align="top_left")
             with stage.narrating(travel):
                 self.play(FadeIn(card, shift=RIGHT * 0.2), run_time=0.6)
                 self.wait(1.6)

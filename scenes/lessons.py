@@ -7,7 +7,45 @@ of all the one-head chapters. Descriptions and chapter titles are in the catalog
 
 from __future__ import annotations
 
+from .chapters.context_size import ContextSize, ContextSizeLesson
+from .chapters.context_space import ContextSpace, SameLookup
+from .chapters.dot_products import DotProducts
+from .chapters.formula import Formula
+from .chapters.framing import Intro, Outro
+from .chapters.gallery import GALLERY
+from .chapters.key import Key
+from .chapters.last_token import EveryHeadLesson, LastToken
+from .chapters.masking import Masking
 from .chapters.pattern import Pattern
+from .chapters.query import Query
+from .chapters.softmax import Softmax
+from .chapters.tokens_to_vectors import TokensToVectors
+from .chapters.values import Values
 from .lesson import Lesson, register_lesson
+from .plans.context_space import EIFFEL_TOWER, MOLE
 
 ATTENTION_PATTERN = register_lesson(Lesson("attention_pattern", (Pattern(),)))
+QUERY = register_lesson(Lesson("query", (Query(),)))
+KEY = register_lesson(Lesson("key", (Key(),)))
+VALUES = register_lesson(Lesson("values", (Values(),)))
+DOT_PRODUCTS = register_lesson(Lesson("dot_products", (DotProducts(),)))
+SOFTMAX = register_lesson(Lesson("softmax", (Softmax(),)))
+MASKING = register_lesson(Lesson("masking", (Masking(),)))
+
+# section 1: embeddings and context
+TOKENS_TO_VECTORS = register_lesson(Lesson("tokens_to_vectors", (TokensToVectors(),), examples=("harry_royal",),
+                                           role=None))
+MOLE_LESSON = register_lesson(Lesson("mole", (SameLookup(MOLE), ContextSpace(MOLE)), role="sense_from_context",
+                                     examples=("mole_animal", "mole_chemistry", "mole_medicine"), max_sentences=4))
+EIFFEL_TOWER_LESSON = register_lesson(Lesson("eiffel_tower", (ContextSpace(EIFFEL_TOWER),), role="sense_from_context",
+                                             examples=("tower", "eiffel_tower", "miniature_eiffel_tower"),
+                                             max_sentences=4))
+LAST_TOKEN = register_lesson(EveryHeadLesson("last_token", (LastToken(),), examples=("murder_mystery",), role=None))
+COMPONENTS = register_lesson(Lesson("components", GALLERY, examples=("fluffy_blue_creature",), role="adjective_noun"))
+CONTEXT_SIZE = register_lesson(ContextSizeLesson("context_size", (ContextSize(),)))
+ATTENTION_FORMULA = register_lesson(Lesson("attention_formula", (Formula(),)))
+
+# the flagship: every one-head chapter on one canvas, each handing its pictures on to the next
+FLUFFY_BLUE_CREATURE = register_lesson(Lesson(
+    "fluffy_blue_creature", (Query(), Key(), DotProducts(), Softmax(), Masking(), Values(), Formula()),
+    cards=True, intro=Intro("fluffy_blue_creature"), outro=Outro("fluffy_blue_creature")))

@@ -132,3 +132,11 @@ def focus_tops(pattern_row: np.ndarray, focus: int) -> list[int]:
     attends to nothing else: the cells a spotlight picks."""
     tops = [j for j in top_keys(pattern_row) if j != focus]
     return tops or top_keys(pattern_row)
+
+
+def contrast_key(scores_row: np.ndarray, mask_row: np.ndarray, exclude) -> int | None:
+    """The visible key with the lowest score (a key that does not answer), or None."""
+    cands = [j for j in range(len(scores_row)) if not mask_row[j] and j not in set(exclude)]
+    if not cands:
+        return None
+    return int(min(cands, key=lambda j: scores_row[j]))

@@ -164,7 +164,7 @@ def test_vector_shows_real_entries_first_and_last(trace):
         assert n.shown == fmt_vec(E[n.index])
         assert parse_shown(n.shown) == pytest.approx(round(float(E[n.index]), 1), abs=1e-9)
         assert n.text == n.shown  # what is drawn is the formatted string
-    assert col.brace_label.text == f"{len(E)}-dimensional"
+    assert col.brace_label.text == str(len(E))  # the real length; any words come from the caller
     assert col.entry(-1).value == pytest.approx(float(E[-1]))
     with pytest.raises(IndexError):
         col.entry(10)
@@ -482,15 +482,38 @@ def test_space_with_three_named_directions_projects_exactly(trace):
 # --- the gallery --------------------------------------------------------------------------------
 
 
-def test_gallery_is_registered_and_runs_with_captions(tracer, render_scene):
-    from scenes.components_gallery import ComponentsGallery
+def test_gallery_plan_reads_the_trace(make_inputs, tracer, toy_model):
     from scenes.registry import load_all
 
-    assert load_all()["components"] is ComponentsGallery
-    assert ComponentsGallery.description
+    from .conftest import expected_focus
+
+    lesson = load_all()["components"].lesson
+    plans = lesson.plans(lesson.setting(make_inputs()))
+    assert len(plans) == len(lesson.chapters) == 7
+    plan = plans[0]
+    tr = tracer(toy_model.info.examples["fluffy_blue_creature"])
+    head = tr.head(*toy_model.info.roles["adjective_noun"])
+    i = expected_focus(tr, None, head)
+    assert plan.focus == i and plan.head_trace is head and tr.tokens[i] == "creature"
+    E, E2 = tr.embeddings[i], tr.updated(0, head.head)[i]
+    # the axes: the three named directions E and E′ reach furthest along (in the model's order)
+    names = list(tr.directions)
+    reach = np.abs(tr.project(np.array([E, E2]), names)).sum(axis=0)
+    assert list(plan.axes) == [names[k] for k in sorted(np.argsort(-reach)[:3])]
+    assert np.allclose(plan.coords, tr.project(np.array([E, E2 - E, E2]), list(plan.axes)), atol=1e-5)
+    p = softmax(tr.logits[i])
+    assert [w for w, _ in plan.next_words] == [tr.vocab[k] for k in np.argsort(-p)[:6]]
+    assert [q for _, q in plan.next_words] == pytest.approx(list(np.sort(p)[::-1][:6]))
+
+
+def test_gallery_is_registered_and_runs_with_captions(make_inputs, tracer, render_scene, toy_model):
+    from scenes.registry import load_all
+
+    cls = load_all()["components"]
+    assert cls.description
     seen_outside = []
 
-    class Checked(ComponentsGallery):
+    class Checked(cls):
         def play(self, *anims, **kw):
             super().play(*anims, **kw)
             for m in self.mobjects:
@@ -499,6 +522,19 @@ def test_gallery_is_registered_and_runs_with_captions(tracer, render_scene):
                     if np.abs(p[:, 0]).max() > config.frame_width / 2 or np.abs(p[:, 1]).max() > config.frame_height / 2:
                         seen_outside.append(m)
 
-    scene, frame = render_scene(Checked, SceneInputs(tracer=tracer), png=True)
+    scene, frame = render_scene(Checked, make_inputs(), png=True)
     assert len(scene.caption_log) >= 6
     assert not seen_outside, f"drawn outside the frame: {seen_outside[:3]}"
+    assert scene.chapters_played == [c.key for c in cls.lesson.chapters]
+    # the space's arrows sit at the real projections, the bars show the real probabilities
+    plan = scene.plans[0]
+    drawn = scene.stage.drawn
+    space = drawn["gallery_space"]["space"]
+    E, dE, E2 = plan.coords
+    for name, start, end in (("E", 0 * E, E), ("dE", E, E2), ("E2", 0 * E, E2)):
+        arrow = drawn["gallery_space"][name]
+        assert np.allclose(space.to_coords(arrow.start_point()), start, atol=1e-6)
+        assert np.allclose(space.to_coords(arrow.end_point()), end, atol=1e-6)
+    tr = tracer(toy_model.info.examples["fluffy_blue_creature"])
+    p = softmax(tr.logits[plan.focus])
+    assert [n.value for n in drawn["gallery_bars"]["bars"].values] == pytest.approx(list(np.sort(p)[::-1][:6]))

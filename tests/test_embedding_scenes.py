@@ -1,22 +1,21 @@
-"""Section 1 scenes (tokens_to_vectors, mole, eiffel_tower, last_token), checked against the trace.
+"""Section 1 lessons (tokens_to_vectors, mole, eiffel_tower, last_token), checked against the trace.
 
-Expectations come from the model's own trace, computed here independently of the scene: which
-head is the sense head is found by name, projections by `trace.project`, the lookup columns from
-`token_embeddings`. Scenes are rendered by jumping to their last frame at 192×108 (fast).
+Plans are read without rendering; expectations come from the model's own trace, computed here
+independently of the plans: the sense head from the model's head names, projections with
+`trace.project`, lookups from `token_embeddings`, weights from `pattern`. Where the drawing
+matters, lessons are rendered to their last frame at 192×108 and `stage.drawn` is inspected.
 """
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
-from manim import config
+from manim import Text, config, tempconfig
 
 from model.errors import UserError
-from model.toy_world import EXAMPLES
-from scenes.base import SceneInputs
-from scenes.embeddings_in_context import (
-    EiffelTower, LastToken, Mole, TokensToVectors, passage_lines, shown_token_indices,
-)
+from scenes.registry import load_all
 
 from .conftest import numbers_in, tiny_config
 
@@ -25,6 +24,17 @@ MOLE_CUSTOM = ["a wild hungry wolf chased the mole",
                "the young scientist measured five mole of gas in the old kitchen",  # 12 words
                "the nurse examined the mole"]
 TOWER = ["tower", "eiffel tower", "miniature eiffel tower"]
+MOLE_AXES = ["animal", "chemistry", "medicine"]
+TOWER_AXES = ["paris", "small", "large"]
+
+
+def lesson(name):
+    return load_all()[name].lesson
+
+
+def plans(name, make_inputs, **kw):
+    les = lesson(name)
+    return les.plans(les.setting(make_inputs(**kw)))
 
 
 def sense_head(trace) -> int:
@@ -32,9 +42,9 @@ def sense_head(trace) -> int:
     return next(h for h, n in enumerate(names) if "sense" in n)
 
 
-def words(mob) -> str:
-    """The string a Text shows, spaces included (Text.text drops them)."""
-    return getattr(mob, "original_text", None) or mob.text
+def text_of(mob) -> str:
+    """Every string a mobject shows, spaces kept (Text.text drops them)."""
+    return " ".join(getattr(m, "original_text", None) or m.text for m in mob.get_family() if isinstance(m, Text))
 
 
 def on_screen(scene, margin=1e-6):
@@ -49,17 +59,15 @@ def on_screen(scene, margin=1e-6):
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory, tracer):
-    """render(SceneClass, **inputs) -> the scene after its last frame (cached per arguments)."""
-    from manim import tempconfig
-
+def rendered(tmp_path_factory, make_inputs):
+    """render(name, **inputs) -> the lesson's scene after its last frame (cached per arguments)."""
     cache = {}
 
-    def render(cls, **kw):
-        key = (cls, repr(sorted(kw.items())))
+    def render(name, size=(192, 108), **kw):
+        key = (name, size, repr(sorted(kw.items())))
         if key not in cache:
-            with tempconfig(tiny_config(tmp_path_factory.mktemp("media"))):
-                scene = cls(SceneInputs(tracer=tracer, **kw))
+            with tempconfig(tiny_config(tmp_path_factory.mktemp("media"), size)):
+                scene = load_all()[name](make_inputs(**kw))
                 scene.render()
                 scene.last_frame = np.array(scene.renderer.get_frame())
             cache[key] = scene
@@ -68,230 +76,363 @@ def rendered(tmp_path_factory, tracer):
     return render
 
 
-# --- mole and eiffel_tower: every arrow is a real projection ------------------------------------
+# --- tokens_to_vectors: plans ----------------------------------------------------------------------
+
+
+def test_tokens_plan_repeated_words_get_identical_lookups(make_inputs, tracer):
+    sentence = "the fluffy creature saw the blue creature"
+    (plan,) = plans("tokens_to_vectors", make_inputs, sentences=[sentence])
+    tr = tracer(sentence)
+    assert plan.shown == tuple(range(7)) and None not in plan.row
+    assert plan.repeated == ((0, 4), (2, 6))
+    for a, b in plan.repeated:
+        assert np.array_equal(tr.token_embeddings[a], tr.token_embeddings[b])  # the model's claim
+        assert not np.array_equal(tr.embeddings[a], tr.embeddings[b])  # undone by position
+    assert np.array_equal(plan.lookups, tr.token_embeddings[:7])
+    assert np.array_equal(plan.positions, tr.position_embeddings[:7])
+    assert np.array_equal(plan.sums, tr.embeddings[:7])
+    d = tr.model.d_model
+    assert [(g.word, g.equal_lookup) for g in plan.marked] == [("the", d), ("creature", d)]
+    for g in plan.marked:  # how many numbers position changed, counted here
+        assert g.differ_after == int((tr.embeddings[g.positions[0]] != tr.embeddings[g.positions[1]]).sum()) > 0
+
+
+def test_tokens_plan_default_sentence_is_an_example_with_a_repeat(make_inputs, toy_model):
+    (plan,) = plans("tokens_to_vectors", make_inputs)
+    assert " ".join(plan.tokens) == toy_model.info.examples["harry_royal"]
+    words = [w for w in plan.tokens if plan.tokens.count(w) > 1]
+    assert plan.marked_words == tuple(dict.fromkeys(words))
+
+
+def test_tokens_plan_abbreviates_long_phrases(make_inputs, tracer):
+    sentence = "the wizard saw a dragon and a fox in the castle near the river"
+    tr = tracer(sentence)
+    assert len(tr.tokens) == 14
+    (plan,) = plans("tokens_to_vectors", make_inputs, sentences=[sentence])
+    assert len(plan.shown) == 10 and {0, 3, 6, 12, 13} <= set(plan.shown)  # "a" repeats first; the end is kept
+    assert None in plan.row  # "…" where tokens are skipped
+    assert [i for i in plan.row if i is not None] == list(plan.shown)
+    assert plan.repeated and all(np.array_equal(tr.token_embeddings[g[0]], tr.token_embeddings[g[-1]])
+                                 for g in plan.repeated)
+
+
+def test_tokens_plan_without_repeats(make_inputs):
+    (plan,) = plans("tokens_to_vectors", make_inputs, sentences=["a fluffy blue creature"])
+    assert plan.repeated == () and plan.marked == ()
+
+
+# --- tokens_to_vectors: drawn ----------------------------------------------------------------------
+
+
+def test_tokens_columns_show_the_real_numbers(rendered, tracer):
+    sentence = "the fluffy creature saw the blue creature"
+    scene = rendered("tokens_to_vectors", sentences=[sentence])
+    tr = tracer(sentence)
+    drawn = scene.stage.drawn["tokens_to_vectors"]
+    for name, real in (("lookups", tr.token_embeddings), ("positions", tr.position_embeddings),
+                       ("sums", tr.embeddings)):
+        for i, col in zip(range(7), drawn[name]):
+            nums = numbers_in(col)
+            assert [n.value for n in nums] == pytest.approx([float(real[i][n.index]) for n in nums]), name
+    shown = [[n.value for n in numbers_in(c)] for c in drawn["lookups"]]
+    assert shown[0] == shown[4] and shown[2] == shown[6]
+    sums = [[n.value for n in numbers_in(c)] for c in drawn["sums"]]
+    assert sums[0] != sums[4] and sums[2] != sums[6]
+    assert len(drawn["symbols"]) == 7
+    d = tr.model.d_model
+    assert "“the”" in text_of(drawn["equal_notes"]) and f"{d} of {d}" in text_of(drawn["equal_notes"])
+
+
+def test_tokens_long_phrase_stays_on_screen(rendered):
+    scene = rendered("tokens_to_vectors", sentences=["the wizard saw a dragon and a fox in the castle near the river"])
+    assert "…" in [b.token for b in scene.stage.drawn["tokens_to_vectors"]["boxes"]]
+    on_screen(scene)
+
+
+# --- mole and eiffel_tower: plans --------------------------------------------------------------------
+
+
+def check_steps(plan, tracer, sentences, focus, axes, head):
+    assert list(plan.axes) == list(axes) and plan.head.head == head
+    for s, sentence in zip(plan.steps, sentences):
+        tr = tracer(sentence)
+        i = tr.index_of(focus)
+        ht = tr.head(0, head)
+        assert s.focus == i and s.tokens == tr.tokens
+        assert np.allclose(s.weights, ht.pattern[i])
+        assert np.allclose(s.E2, tr.updated(0, head)[i]) and np.allclose(s.E, tr.embeddings[i])
+        assert np.allclose(s.coords, tr.project(np.array([tr.embeddings[i], ht.delta_e[i], tr.updated(0, head)[i]]),
+                                                list(axes)), atol=1e-6)
+
+
+def test_mole_plan_follows_the_sense_head(make_inputs, tracer):
+    lookup, plan = plans("mole", make_inputs)
+    h = sense_head(tracer(MOLE[0]))
+    check_steps(plan, tracer, MOLE, "mole", MOLE_AXES, h)
+    # each refined mole moved furthest along its own sense
+    assert [int(np.argmax(s.coords[1])) for s in plan.steps] == [0, 1, 2] and plan.own_direction
+    assert [s.delta[0] for s in plan.steps] == [0, 1, 2]
+    # the words the captions name: the strongest context word and its real weight
+    shrew = tracer(MOLE[0]).head(0, h).pattern[2, 1]
+    assert plan.steps[0].attention.keys[0] == ("shrew", pytest.approx(shrew))
+    assert plan.steps[0].tag == ("shrew",)
+    # the causal note: only the phrase whose mole has words after it
+    assert [s.causal is not None for s in plan.steps] == [False, True, False]
+    assert plan.steps[1].causal.before == ("one",) and plan.steps[1].causal.after == "of carbon dioxide"
+
+
+def test_mole_lookup_plan_identical_because_the_lookups_are(make_inputs, tracer):
+    lookup, _ = plans("mole", make_inputs)
+    lookups = [tracer(s).token_embeddings[tracer(s).index_of("mole")] for s in MOLE]
+    assert all(np.array_equal(lookups[0], v) for v in lookups)  # the model's claim, from the trace
+    inputs = [tracer(s).embeddings[tracer(s).index_of("mole")] for s in MOLE]
+    assert not np.allclose(inputs[0], inputs[1])  # with position added they differ ...
+    assert lookup.show and lookup.identical and np.array_equal(lookup.columns, np.array(lookups))  # ... so: lookups
+    positions = [tracer(s).project(tracer(s).position_embeddings[tracer(s).index_of("mole")], MOLE_AXES) for s in MOLE]
+    assert lookup.position_visible == bool(np.abs(positions).max() > 1e-4)
+
+
+def test_mole_with_another_head_uses_that_heads_delta(make_inputs, tracer):
+    _, plan = plans("mole", make_inputs, head=2)
+    check_steps(plan, tracer, MOLE, "mole", MOLE_AXES, 2)
+    assert plan.role == tracer(MOLE[0]).head(0, 2).role
+
+
+def test_mole_custom_phrases_and_axes(make_inputs, tracer):
+    axes = list(reversed(MOLE_AXES))
+    _, plan = plans("mole", make_inputs, sentences=MOLE_CUSTOM, axes=axes)
+    check_steps(plan, tracer, MOLE_CUSTOM, "mole", axes, sense_head(tracer(MOLE_CUSTOM[0])))
+
+
+def test_mole_with_a_single_phrase(make_inputs, tracer):
+    lookup, plan = plans("mole", make_inputs, sentences=["the rabbit and the mole"])
+    assert not lookup.show  # "identical" needs two phrases to compare
+    check_steps(plan, tracer, ["the rabbit and the mole"], "mole", MOLE_AXES, sense_head(tracer("the rabbit and the mole")))
+
+
+def test_eiffel_tower_plan_tells_the_story(make_inputs, tracer):
+    (plan,) = plans("eiffel_tower", make_inputs)
+    h = sense_head(tracer(TOWER[0]))
+    check_steps(plan, tracer, TOWER, "tower", TOWER_AXES, h)
+    E2 = [tracer(s).project(tracer(s).updated(0, h)[tracer(s).index_of("tower")], TOWER_AXES) for s in TOWER]
+    assert E2[1][0] > E2[0][0] + 3  # "eiffel" adds paris
+    assert E2[2][2] < E2[1][2] and E2[2][1] > E2[1][1]  # "miniature": less large, more small
+    assert plan.steps[0].compare is None
+    for k in (1, 2):
+        assert np.allclose(plan.steps[k].compare.change, E2[k] - E2[k - 1], atol=1e-6)
+        assert plan.steps[k].compare.before == tracer(TOWER[k - 1]).tokens
+    assert plan.steps[0].attention.kind == "first"  # nothing comes before "tower" alone
+    assert plan.steps[2].tag == ("miniature", "eiffel")
+
+
+def test_eiffel_custom_phrases(make_inputs, tracer):
+    sentences = ["the little tower", "a giant steel tower", "a french tower"]
+    (plan,) = plans("eiffel_tower", make_inputs, sentences=sentences, axes=["paris", "steel", "small"])
+    check_steps(plan, tracer, sentences, "tower", ["paris", "steel", "small"], sense_head(tracer(sentences[0])))
+
+
+@pytest.mark.parametrize("name", ["mole", "eiffel_tower"])
+def test_unknown_direction_lists_the_known_ones(name, make_inputs):
+    with pytest.raises(UserError) as err:
+        plans(name, make_inputs, axes=["animal", "wizardry", "medicine"])
+    msg = str(err.value)
+    assert "wizardry" in msg
+    for known in ("animal", "chemistry", "paris", "steel", "royalty"):
+        assert known in msg
+    with pytest.raises(UserError):
+        plans(name, make_inputs, axes=["animal", "medicine"])
+
+
+def test_focus_must_be_in_every_phrase(make_inputs):
+    with pytest.raises(UserError):
+        plans("mole", make_inputs, sentences=["american shrew mole", "the blue tower"])
+
+
+# --- mole and eiffel_tower: drawn --------------------------------------------------------------------
 
 
 def check_arrows(scene, tracer, sentences, focus, axes, head):
-    space = scene.space
+    drawn = scene.stage.drawn["context_space"]
+    space = drawn["space"]
     assert space.names == list(axes)
     kinds = {}
-    for k, kind, arrow in scene.drawn:
+    for k, kind, arrow in drawn["arrows"]:
         tr = tracer(sentences[k])
         i = tr.index_of(focus)
-        E = tr.embeddings[i]
-        E2 = E + tr.head(0, head).delta_e[i]
-        assert np.allclose(E2, tr.updated(0, head)[i])
+        E, dE = tr.embeddings[i], tr.head(0, head).delta_e[i]
         start, end = space.to_coords(arrow.start_point()), space.to_coords(arrow.end_point())
         if kind == "E":
-            assert np.allclose(start, 0, atol=1e-6)
-            assert np.allclose(end, tr.project(E, list(axes)), atol=1e-6)
+            assert np.allclose(start, 0, atol=1e-6) and np.allclose(end, tr.project(E, list(axes)), atol=1e-6)
         elif kind == "dE":
             assert np.allclose(start, tr.project(E, list(axes)), atol=1e-6)
-            assert np.allclose(end, tr.project(E2, list(axes)), atol=1e-6)
-            assert np.allclose(end - start, tr.project(tr.head(0, head).delta_e[i], list(axes)), atol=1e-6)
+            assert np.allclose(end - start, tr.project(dE, list(axes)), atol=1e-6)
         else:
             assert kind == "E2"
-            assert np.allclose(start, 0, atol=1e-6)
-            assert np.allclose(end, tr.project(E2, list(axes)), atol=1e-6)
+            assert np.allclose(start, 0, atol=1e-6) and np.allclose(end, tr.project(E + dE, list(axes)), atol=1e-6)
         kinds.setdefault(kind, []).append(k)
     # one refined arrow and one ΔE per phrase
     assert kinds["E2"] == list(range(len(sentences))) and kinds["dE"] == list(range(len(sentences)))
     assert 0 in kinds["E"]
 
 
-def test_mole_arrows_are_the_real_projections(rendered, tracer):
-    scene = rendered(Mole)
+def test_mole_drawing(rendered, tracer):
+    scene = rendered("mole")
     h = sense_head(tracer(MOLE[0]))
-    assert scene.head_index == h
-    check_arrows(scene, tracer, MOLE, "mole", ["animal", "chemistry", "medicine"], h)
-    # each refined mole moved furthest along its own sense
-    moved = [np.argmax(tracer(s).project(tracer(s).head(0, h).delta_e[tracer(s).index_of("mole")],
-                                          ["animal", "chemistry", "medicine"])) for s in MOLE]
-    assert moved == [0, 1, 2]
-
-
-def test_mole_table_shows_the_last_phrase_projections(rendered, tracer):
-    scene = rendered(Mole)
+    check_arrows(scene, tracer, MOLE, "mole", MOLE_AXES, h)
+    drawn = scene.stage.drawn
+    # the lookup columns: the same real numbers in every phrase
+    lookup = tracer(MOLE[0]).token_embeddings[tracer(MOLE[0]).index_of("mole")]
+    shown = [numbers_in(group[1]) for group in drawn["same_lookup"]["columns"]]
+    assert len(shown) == 3 and all([n.value for n in s] == [n.value for n in shown[0]] for s in shown)
+    assert [n.value for n in shown[0]] == pytest.approx([float(lookup[n.index]) for n in shown[0]])
+    # the table shows the last phrase's projections
     tr = tracer(MOLE[-1])
     i = tr.index_of("mole")
-    h = sense_head(tr)
-    axes = ["animal", "chemistry", "medicine"]
     rows = [tr.embeddings[i], tr.head(0, h).delta_e[i], tr.updated(0, h)[i]]
-    table = next(m for m in scene.mobjects if hasattr(m, "cells"))
-    for row, cells in zip(rows, table.cells):
-        assert [n.value for n in numbers_in(cells)] == pytest.approx(list(tr.project(row, axes)), abs=1e-5)
-
-
-def test_mole_lookup_columns_are_identical_because_the_lookups_are(rendered, tracer):
-    scene = rendered(Mole)
-    lookups = [tracer(s).token_embeddings[tracer(s).index_of("mole")] for s in MOLE]
-    assert all(np.array_equal(lookups[0], v) for v in lookups)  # the model's claim, from the trace
-    inputs = [tracer(s).embeddings[tracer(s).index_of("mole")] for s in MOLE]
-    assert not np.allclose(inputs[0], inputs[1])  # with position added they differ ...
-    shown = [[n.value for n in numbers_in(group[1])] for group in scene.lookup_columns]
-    assert len(shown) == 3 and all(col == shown[0] for col in shown)  # ... so the scene shows lookups
-    idx = [n.index for n in numbers_in(scene.lookup_columns[0][1])]
-    assert shown[0] == pytest.approx([float(lookups[0][j]) for j in idx])
-    assert scene.lookup_identical
-
-
-def test_arc_widths_follow_the_real_weights(rendered, tracer):
-    scene = rendered(Mole)
-    h = sense_head(tracer(MOLE[0]))
-    assert len(scene.arcs) == 3
-    for sentence, arcs in zip(MOLE, scene.arcs):
-        tr = tracer(sentence)
-        i = tr.index_of("mole")
-        real = tr.head(0, h).pattern[i][: i + 1]  # the mask: only words up to "mole"
-        assert np.allclose(arcs.weights, real)
-        drawn = [(w, a.get_stroke_width(), a.get_stroke_opacity()) for a, w in arcs.drawn()]
-        assert len(drawn) == i  # every earlier word has an arc; no arc into itself
-        for w1, s1, o1 in drawn:
-            for w2, s2, o2 in drawn:
+    for row, cells in zip(rows, drawn["context_space"]["tables"][-1].cells):
+        assert [n.value for n in numbers_in(cells)] == pytest.approx(list(tr.project(row, MOLE_AXES)), abs=1e-5)
+    # arcs as wide as the real weights, only from words up to "mole" (the mask)
+    for sentence, arcs in zip(MOLE, drawn["context_space"]["arcs"]):
+        t = tracer(sentence)
+        j = t.index_of("mole")
+        assert np.allclose(arcs.weights, t.head(0, h).pattern[j][: j + 1])
+        widths = [(w, a.get_stroke_width(), a.get_stroke_opacity()) for a, w in arcs.drawn()]
+        assert len(widths) == j  # every earlier word has an arc; no arc into itself
+        for w1, s1, o1 in widths:
+            for w2, s2, o2 in widths:
                 if w1 > w2:
                     assert s1 >= s2 and o1 >= o2
-        heaviest = max(drawn)
-        assert heaviest[1] == max(s for _, s, _ in drawn)
-
-
-def test_mole_says_which_head_and_the_causal_note(rendered, tracer):
-    scene = rendered(Mole)
-    texts = [words(m) for m in scene.mobjects if hasattr(m, "text")]
-    assert any("head 1" in t and "sense" in t for t in texts)
-    note = " ".join(words(t) for t in scene.causal_box[1])
-    assert "“one”" in note and "of carbon dioxide" in note
+    # which head, the causal note, and the captions' real weights
+    note = text_of(drawn["context_space"]["head_note"])
+    assert "head 1" in note and "sense" in note
+    (box,) = drawn["context_space"]["causal"]
+    assert "“one”" in text_of(box) and "of carbon dioxide" in text_of(box)
     captions = " ".join(c for c, _ in scene.caption_log)
-    shrew = tracer("american shrew mole").head(0, 1).pattern[2, 1]
-    one = tracer("one mole of carbon dioxide").head(0, 1).pattern[1, 0]
+    shrew = tracer(MOLE[0]).head(0, h).pattern[2, 1]
+    one = tracer(MOLE[1]).head(0, h).pattern[1, 0]
     assert f"{shrew:.2f} on “shrew”" in captions and f"{one:.2f} on “one”" in captions
 
 
-def test_mole_with_another_head_uses_that_heads_delta(rendered, tracer):
-    scene = rendered(Mole, head=2)
-    check_arrows(scene, tracer, MOLE, "mole", ["animal", "chemistry", "medicine"], 2)
-    texts = [words(m) for m in scene.mobjects if hasattr(m, "text")]
-    assert any("head 2" in t and "previous" in t for t in texts)
+def test_mole_with_another_head_names_it(rendered, tracer):
+    scene = rendered("mole", head=2)
+    check_arrows(scene, tracer, MOLE, "mole", MOLE_AXES, 2)
+    note = text_of(scene.stage.drawn["context_space"]["head_note"])
+    assert "head 2" in note and "previous" in note
 
 
-def test_mole_custom_phrases_and_axes(rendered, tracer):
-    axes = ["animal", "chemistry", "medicine"]
-    scene = rendered(Mole, sentences=MOLE_CUSTOM, axes=list(reversed(axes)))
-    check_arrows(scene, tracer, MOLE_CUSTOM, "mole", list(reversed(axes)), sense_head(tracer(MOLE_CUSTOM[0])))
+def test_mole_custom_phrases_stay_on_screen(rendered, tracer):
+    axes = list(reversed(MOLE_AXES))
+    scene = rendered("mole", sentences=MOLE_CUSTOM, axes=axes)
+    check_arrows(scene, tracer, MOLE_CUSTOM, "mole", axes, sense_head(tracer(MOLE_CUSTOM[0])))
     on_screen(scene)
     assert scene.last_frame[..., :3].max() > 0
 
 
-def test_eiffel_tower_arrows_and_story(rendered, tracer):
-    scene = rendered(EiffelTower)
-    axes = ["paris", "small", "large"]
+def test_mole_single_phrase_skips_the_lookup(rendered, tracer):
+    scene = rendered("mole", sentences=["the rabbit and the mole"])
+    assert "same_lookup" not in scene.stage.drawn
+    check_arrows(scene, tracer, ["the rabbit and the mole"], "mole", MOLE_AXES, sense_head(tracer("the rabbit and the mole")))
+
+
+def test_eiffel_tower_drawing(rendered, tracer):
+    scene = rendered("eiffel_tower")
+    check_arrows(scene, tracer, TOWER, "tower", TOWER_AXES, sense_head(tracer(TOWER[0])))
+    cmp = scene.stage.drawn["context_space"]["comparisons"]
+    assert len(cmp) == 2
     h = sense_head(tracer(TOWER[0]))
-    check_arrows(scene, tracer, TOWER, "tower", axes, h)
-    E2 = [tracer(s).project(tracer(s).updated(0, h)[tracer(s).index_of("tower")], axes) for s in TOWER]
-    assert E2[1][0] > E2[0][0] + 3  # "eiffel" adds paris
-    assert E2[2][2] < E2[1][2] and E2[2][1] > E2[1][1]  # "miniature": less large, more small
+    E2 = [tracer(s).project(tracer(s).updated(0, h)[tracer(s).index_of("tower")], TOWER_AXES) for s in TOWER]
+    assert [n.value for n in numbers_in(cmp[-1])] == pytest.approx(list(E2[2] - E2[1]), abs=1e-5)
     on_screen(scene)
 
 
-def test_eiffel_custom_phrases(rendered, tracer):
-    sentences = ["the little tower", "a giant steel tower", "a french tower"]
-    scene = rendered(EiffelTower, sentences=sentences, axes=["paris", "steel", "small"])
-    check_arrows(scene, tracer, sentences, "tower", ["paris", "steel", "small"], sense_head(tracer(sentences[0])))
+# --- last_token ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cls", [Mole, EiffelTower])
-def test_unknown_direction_lists_the_known_ones(cls, tracer):
-    with pytest.raises(UserError) as err:
-        cls(SceneInputs(tracer=tracer, axes=["animal", "wizardry", "medicine"]))
-    msg = str(err.value)
-    assert "wizardry" in msg
-    for known in ("animal", "chemistry", "paris", "steel", "royalty"):
-        assert known in msg
-    with pytest.raises(UserError):
-        cls(SceneInputs(tracer=tracer, axes=["animal", "medicine"]))
-
-
-def test_focus_must_be_in_every_phrase(tracer):
-    with pytest.raises(UserError):
-        Mole(SceneInputs(tracer=tracer, sentences=["american shrew mole", "the blue tower"]))
-
-
-# --- tokens_to_vectors ---------------------------------------------------------------------------
-
-
-def test_tokens_to_vectors_identical_columns_for_repeated_words(rendered, tracer):
-    scene = rendered(TokensToVectors)
-    tr = tracer("the fluffy creature saw the blue creature")
-    assert scene.shown == list(range(7))
-    assert scene.repeated == [[0, 4], [2, 6]]
-    for a, b in scene.repeated:
-        assert np.array_equal(tr.token_embeddings[a], tr.token_embeddings[b])  # the model's claim
-        assert not np.array_equal(tr.embeddings[a], tr.embeddings[b])  # undone by position
-    cols = {i: [n.value for n in numbers_in(c)] for i, c in zip(scene.shown, scene.token_cols)}
-    sums = {i: [n.value for n in numbers_in(c)] for i, c in zip(scene.shown, scene.sum_cols)}
-    pos = {i: [n.value for n in numbers_in(c)] for i, c in zip(scene.shown, scene.pos_cols)}
-    for i, col in zip(scene.shown, scene.token_cols):
-        idx = [n.index for n in numbers_in(col)]
-        assert cols[i] == pytest.approx([float(tr.token_embeddings[i][j]) for j in idx])
-        assert pos[i] == pytest.approx([float(tr.position_embeddings[i][j]) for j in idx])
-        assert sums[i] == pytest.approx([float(tr.embeddings[i][j]) for j in idx])
-    assert cols[0] == cols[4] and cols[2] == cols[6]
-    assert sums[0] != sums[4] and sums[2] != sums[6]
-    assert len(scene.symbols) == 7
-
-
-def test_tokens_to_vectors_abbreviates_long_phrases(rendered, tracer):
-    sentence = "the wizard saw a dragon and a fox in the castle near the river"
-    tr = tracer(sentence)
-    assert len(tr.tokens) == 14
-    shown = shown_token_indices(tr.tokens, 10)
-    assert len(shown) == 10 and {0, 3} <= set(shown)  # "the" is the first repeat; "a" follows
-    scene = rendered(TokensToVectors, sentences=[sentence])
-    assert scene.shown == shown
-    assert "…" in [b.token for b in scene.boxes]
-    assert scene.repeated and all(np.array_equal(tr.token_embeddings[g[0]], tr.token_embeddings[g[-1]])
-                                  for g in scene.repeated)
-    on_screen(scene)
-
-
-def test_tokens_to_vectors_without_repeats(rendered):
-    scene = rendered(TokensToVectors, sentences=["a fluffy blue creature"])
-    assert scene.repeated == []
-    on_screen(scene)
-
-
-# --- last_token ----------------------------------------------------------------------------------
-
-
-def test_last_token_arcs_are_each_heads_real_pattern(rendered, tracer):
-    scene = rendered(LastToken)
-    tr = tracer(EXAMPLES["murder_mystery"])
+def test_last_token_plan_is_each_heads_real_pattern(make_inputs, tracer, toy_model):
+    (plan,) = plans("last_token", make_inputs)
+    tr = tracer(toy_model.info.examples["murder_mystery"])
     last = tr.n_tokens - 1
-    assert scene.heads_shown == list(range(tr.model.n_heads))
-    for h, arcs in scene.arcs_by_head.items():
-        w = tr.head(0, h).pattern[last]
-        assert np.allclose(arcs.weights, w)
+    assert plan.last == last and [h.head for h in plan.heads] == list(range(tr.model.n_heads))
+    for h in plan.heads:
+        w = tr.head(0, h.head).pattern[last]
+        assert np.allclose(h.weights, w)
+        assert h.reach == pytest.approx(float(w[: last - 1].sum()))
+        assert h.top == int(np.argmax(w)) and h.strongest[0] == h.top
+    mean = np.mean([tr.head(0, h).pattern[last][: last - 1].sum() for h in range(tr.model.n_heads)])
+    assert plan.mean_reach == pytest.approx(mean)
+    logits = tr.logits[last]
+    p = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
+    assert [w for w, _ in plan.guesses] == [tr.vocab[k] for k in np.argsort(-p)[:3]]
+    # one line per sentence: every line but the last ends with its full stop
+    assert all(tr.tokens[line[-1]] == "." for line in plan.lines[:-1]) and plan.lines[-1][-1] == last
+
+
+def test_last_token_custom_passage_and_head(make_inputs, tracer):
+    text = "the cat saw the dog . the dog ate the cake . then the thief was"
+    (plan,) = plans("last_token", make_inputs, sentences=[text], head=2)
+    tr = tracer(text)
+    assert [h.head for h in plan.heads] == [2]
+    assert np.allclose(plan.heads[0].weights, tr.head(0, 2).pattern[-1])
+    assert [len(x) for x in plan.lines] == [6, 6, 4]
+
+
+def test_last_token_drawing(rendered, tracer, toy_model):
+    scene = rendered("last_token")
+    tr = tracer(toy_model.info.examples["murder_mystery"])
+    last = tr.n_tokens - 1
+    drawn = scene.stage.drawn["last_token"]
+    assert sorted(drawn["arcs"]) == list(range(tr.model.n_heads))
+    for h, arcs in drawn["arcs"].items():
+        assert np.allclose(arcs.weights, tr.head(0, h).pattern[last])
         widths = {round(wt, 9): a.get_stroke_width() for a, wt in arcs.drawn()}
         ws = sorted(widths)
         assert all(widths[a] <= widths[b] for a, b in zip(ws, ws[1:]))
-        assert scene.reach[h] == pytest.approx(float(w[: last - 1].sum()))
     # the honest summary: the share of attention that reaches past the previous word, as computed
-    note = " ".join(words(t) for t in scene.note)
     mean = np.mean([tr.head(0, h).pattern[last][: last - 1].sum() for h in range(tr.model.n_heads)])
-    assert f"{mean:.2f}" in note
-
-
-def test_last_token_custom_passage(rendered, tracer):
-    text = "the cat saw the dog . the dog ate the cake . then the thief was"
-    scene = rendered(LastToken, sentences=[text], head=2)
-    tr = tracer(text)
-    assert scene.heads_shown == [2]
-    assert np.allclose(scene.arcs_by_head[2].weights, tr.head(0, 2).pattern[-1])
-    assert [len(x) for x in passage_lines(tr.tokens)] == [6, 6, 4]
+    assert f"{mean:.2f}" in text_of(drawn["note"])
     on_screen(scene)
 
 
-def test_mole_with_a_single_phrase(rendered, tracer):
-    scene = rendered(Mole, sentences=["the rabbit and the mole"])
-    assert not hasattr(scene, "lookup_columns")  # "identical" needs two phrases to compare
-    check_arrows(scene, tracer, ["the rabbit and the mole"], "mole", ["animal", "chemistry", "medicine"],
-                 sense_head(tracer("the rabbit and the mole")))
+def test_last_token_custom_passage_stays_on_screen(rendered):
+    scene = rendered("last_token", sentences=["the cat saw the dog . the dog ate the cake . then the thief was"], head=2)
+    assert list(scene.stage.drawn["last_token"]["arcs"]) == [2]
+    on_screen(scene)
+
+
+# --- every lesson in Korean and Portuguese -----------------------------------------------------------
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("lang", ["ko", "pt"])
+@pytest.mark.parametrize("name", ["tokens_to_vectors", "mole", "eiffel_tower", "last_token", "components"])
+def test_lessons_render_in_korean_and_portuguese(name, lang, rendered):
+    scene = rendered(name, size=(128, 72), lang=lang)
+    assert scene.stage.drawn
+    if name != "components":  # the gallery ends on an empty stage
+        assert scene.last_frame[..., :3].max() > 0
+    captions = [c for c, _ in scene.caption_log]
+    assert captions
+    if lang == "ko":
+        assert all(re.search(r"[\uac00-\ud7a3]", c) for c in captions)
+    else:
+        english = {"the", "and", "of", "is", "its", "each", "every", "word", "weight", "moves", "along"}
+        tokens = {t for tr in scene.setting.traces for t in tr.tokens}
+        words = {w.lower() for c in captions for w in re.findall(r"[A-Za-z]+", c)} - tokens
+        assert not words & english, sorted(words & english)
+    on_screen(scene)
+
+
+@pytest.mark.parametrize("lang, names", [("ko", ["동물", "화학", "의학"]), ("pt", ["animal", "química", "medicina"]),
+                                         ("en", ["animal", "chemistry", "medicine"])])
+def test_axis_names_are_in_the_viewers_language(lang, names, rendered):
+    space = rendered("mole", size=(128, 72), lang=lang).stage.drawn["context_space"]["space"]
+    assert space.names == MOLE_AXES  # the model's directions ...
+    assert [text_of(lab) for lab in space.axis_labels] == names  # ... as the viewer reads them
+
+
+def test_unknown_direction_names_fall_back_to_the_models_spelling():
+    from scenes.chapters.embedding_parts import direction_name
+    from scenes.i18n import Say
+
+    assert direction_name(Say("ko"), "animal") == "동물"
+    assert direction_name(Say("ko"), "PC1") == "PC1"

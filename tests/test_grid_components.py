@@ -10,6 +10,7 @@ import pytest
 from manim import Scene, config
 
 from scenes.components.attention_grid import AttentionGrid
+from scenes.components.batched_shapes import WordOutline, boxes_points, circles_points, rect_points, runs
 from scenes.components.context_arcs import ContextArcs
 from scenes.components.softmax_column import SoftmaxColumn
 from scenes.components.text import parse_shown
@@ -96,7 +97,7 @@ def test_masked_cells_get_no_dot_and_show_outline_then_minus_infinity(head, rend
         assert not any(h.mask[c] for c in grid.number_mobs), "a blocked cell still shows its score"
         s.play(grid.show_dots(run_time=0.4))
         s.play(grid.clear_mask(run_time=0.4))
-        assert not any(m.has_points() for m in grid.mask_layer.submobjects) and grid.mask_state == "cleared"
+        assert not any(m.has_points() for m in grid.mask_sheet.submobjects) and grid.mask_state == "cleared"
 
     run_scene(render_scene, build)
 
@@ -134,8 +135,8 @@ def test_pixels_blocked_cells_are_background_and_outlines_are_red(head, render_s
     q, k = g.masked_cells[0]
     c = g.cell_center(q, k)
     edge = c + np.array([0, 0.44 * g.cell_height, 0])  # on the outline's top side
-    step = config.frame_height / size[1]  # one pixel
-    samples = [px(frame, edge + np.array([0, d * step, 0])) for d in (-2, -1, 0, 1, 2)]
+    pixel = config.frame_height / size[1]  # one pixel
+    samples = [px(frame, edge + np.array([0, d * pixel, 0])) for d in (-2, -1, 0, 1, 2)]
     r, gr, b = max(samples, key=lambda v: v[0] - max(v[1], v[2]))
     assert r > 120 and r > gr + 50 and r > b + 50, f"no red outline at a blocked cell: {(r, gr, b)}"
 
@@ -162,9 +163,9 @@ def test_scores_and_weights_shown_are_the_trace_values(head):
 def test_long_sentences_fall_back_from_numbers_to_dots():
     grid = AttentionGrid(synthetic(40), [f"w{i}" for i in range(40)])
     grid.set_content("scores")
-    assert grid.content_kind == "dots" and grid.number_mobs == {} and grid.fallbacks
+    assert grid.content_kind == "dots" and grid.number_mobs == {} and grid.fallbacks == ["scores->dots"]
     grid.set_content("symbols")
-    assert grid.content_kind == "none"
+    assert grid.content_kind == "none" and grid.fallbacks[-1] == "symbols->none"
     # a window of cells can still carry numbers (the caller zooms in on it)
     small = AttentionGrid(synthetic(20), [f"w{i}" for i in range(20)], number_limit=10)
     small.set_content("weights", window=(range(3), range(3)))
@@ -206,7 +207,7 @@ def test_grid_fits_the_frame_and_labels_never_overlap(n):
             assert apart, f"{which} labels overlap at n={n}"
     assert grid.label_font_size >= grid.min_label_font
     if n <= 24:
-        assert grid.label_step == (1, 1)  # every token labelled while they fit
+        assert grid.label_stride == (1, 1)  # every token labelled while they fit
 
 
 def test_light_theme_and_no_labels():
@@ -233,20 +234,20 @@ def test_transitions_keep_the_grid_one_mobject(head, render_scene):
             assert len(g._live(g._spare_bank)) == 0, "the previous content was left behind"
         s.play(g.animate.shift(0.5 * np.array([1, 0, 0])))
         assert in_frame(g, margin=0.6)
-        # steps built ahead and chained decide what to draw when they start
+        # tweens built ahead and chained decide what to draw when they start
         g2 = AttentionGrid(h, trace.tokens)
         s.add(g2)
         s.play(g2.succession(g2.show_scores(0.2), g2.reveal_mask(0.2), g2.show_dots(0.2), g2.clear_mask(0.2)))
         assert g2.content_kind == "dots" and g2.mask_state == "cleared" and s.mobjects == [g, g2]
-        assert len(g2.drawn_content) == 1 and not any(m.has_points() for m in g2.mask_layer.submobjects)
+        assert len(g2.drawn_content) == 1 and not any(m.has_points() for m in g2.mask_sheet.submobjects)
 
     run_scene(render_scene, build)
     assert kinds[0] == "symbols" and kinds[1] == "scores" and kinds[3] == "weights" and kinds[-1] == "dots"
 
 
-def test_steps_leave_the_static_layers_in_the_static_frame(render_scene):
+def test_tweens_leave_the_static_sheets_in_the_static_frame(render_scene):
     """Speed, structurally: while dots grow, the lines, labels and mask are drawn once, not on
-    every frame (manim would redraw the whole grid if it stayed one group during the step)."""
+    every frame (manim would redraw the whole grid if it stayed one group during the tween)."""
     data = synthetic(40)
 
     def build(s):
@@ -254,7 +255,7 @@ def test_steps_leave_the_static_layers_in_the_static_frame(render_scene):
         s.add(g)
         s.play(g.show_dots(run_time=0.2))
         moving = set(map(id, s.moving_mobjects))
-        for static in (g.lines, g.row_labels, g.col_labels, *g.mask_layer.submobjects):
+        for static in (g.lines, g.row_labels, g.col_labels, *g.mask_sheet.submobjects):
             assert id(static) not in moving
         assert id(g.dots_mobject) in moving
         s.play(g.highlight_column(5, run_time=0.2))
@@ -338,6 +339,60 @@ def test_softmax_column_of_a_long_sentence_lists_the_largest_weights():
     assert sm.sum_mob.value == pytest.approx(1.0) and sm.sum_mob.shown == "1.00"
     sm.strip.save_state()
     assert in_frame(VGroupOf(sm.box, sm.op_label))
+
+
+def texts_in(mob):
+    """Every Text drawn in `mob` (its `.text`), deepest first."""
+    return [m.text for m in mob.get_family() if hasattr(m, "text") and isinstance(m.text, str)]
+
+
+def test_softmax_column_writes_no_words_of_its_own():
+    """Only tokens, numbers and formula symbols come from the component; the note under Σ (a
+    sentence) is the caller's, and shown only when keys are left out."""
+    data = synthetic(40, seed=3)
+    tokens = [f"w{i}" for i in range(40)]
+    g = AttentionGrid(data, tokens)
+    plain = SoftmaxColumn(g, 30, max_entries=8)
+    assert len(plain.sum_group) == 2  # rule and Σ row: no note without the caller's words
+    numbers = {m.shown for m in [*plain.score_mobs, *plain.weight_mobs, *plain.raw_blocked.values(), plain.sum_mob]}
+    allowed = set(tokens) | numbers | {"softmax", "Σ=", "⋮"}  # Text.text drops spaces
+    drawn = texts_in(plain.strip)
+    assert drawn and all(t in allowed for t in drawn), [t for t in drawn if t not in allowed]
+    visible = int((~data["mask"][30]).sum())
+    assert plain.visible_count == visible
+    noted = SoftmaxColumn(g, 30, max_entries=8, sum_note=f"Σ{visible}", op_text="sm")
+    assert len(noted.sum_group) == 3 and noted.sum_group[2].text == f"Σ{visible}"
+    assert noted.op_label.text == "sm"
+    short = SoftmaxColumn(AttentionGrid(synthetic(6), tokens[:6]), 3, sum_note="unused")
+    assert len(short.sum_group) == 2  # every key listed: the note is not needed
+
+
+# ------------------------------------------------------------------------------ batched shapes
+def test_batched_shape_builders():
+    centers = np.array([[0.0, 0.0, 0.0], [2.0, 1.0, 0.0]])
+    pts = circles_points(centers, np.array([0.5, 0.25]), 4).reshape(2, 16, 3)
+    for p, c, r in zip(pts, centers, (0.5, 0.25)):
+        assert np.allclose(np.linalg.norm(p[::4] - c, axis=1), r)  # arc ends on the circle
+    assert np.array_equal(boxes_points([(0, 0, 2, 1)]), rect_points(np.array([[1, 0.5, 0]]), 1, 0.5))
+    assert boxes_points([]).shape == (0, 3)
+    assert runs([False, True, True, False, True]) == [(1, 3), (4, 5)]
+    word = WordOutline("blue")
+    right = word.placed(24, [1.0, 2.0, 0.0], align="right")
+    left = word.placed(24, [1.0, 2.0, 0.0], align="left")
+    assert right[:, 0].max() == pytest.approx(1.0) and left[:, 0].min() == pytest.approx(1.0)
+
+
+def test_component_modules_and_classes_stay_small():
+    """Readable parts: no module of scenes/components over 500 lines, no class over 700."""
+    import ast
+    from pathlib import Path
+
+    for path in sorted((Path(__file__).parent.parent / "scenes" / "components").glob("*.py")):
+        source = path.read_text()
+        assert source.count("\n") <= 500, f"{path.name} has {source.count(chr(10))} lines"
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ClassDef):
+                assert node.end_lineno - node.lineno < 700, f"{path.name}: class {node.name} is too long"
 
 
 def VGroupOf(*mobs):

@@ -1,24 +1,28 @@
-"""`dot_products`, `softmax`, `masking`, `context_size`, `attention_formula`, `attention_pattern`:
-what they draw is the trace, at the shown rounding.
+"""The grid chapters (`dot_products`, `softmax`, `masking`, `context_size`, `attention_formula`,
+`attention_pattern`): what they plan and draw is the trace, at the shown rounding.
 
-Each scene is rendered once per sentence as a tiny PNG (manim jumps to the end: all the Python
-runs, only the last frame is rasterized). The numbers it recorded (`scene.grid_rec`) and the grid
-it leaves are compared with arrays read straight from the trace; expectations never come from
-the scene's own output.
+Plans are read without rendering. Then each lesson is rendered once per case as a tiny PNG (manim
+jumps to the end: all the Python runs, only the last frame is rasterized) and what its chapters
+drew (`scene.stage.drawn`) is compared with arrays read straight from the trace; expectations never
+come from the code under test. Chains of chapters check the hand-ons (the grid staying on stage,
+the query and key columns becoming the grid's labels), and every lesson renders in ko and pt.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import numpy as np
 import pytest
-from manim import DL, UR, config, tempconfig
+from manim import DL, UR, MovingCameraScene, VGroup, config, tempconfig
 
-from scenes.attention_pattern import AttentionPattern
-from scenes.base import SceneInputs
-from scenes.one_head_grid import (
-    AttentionFormulaScene, ContextSize, DotProducts, Masking, Softmax, continuation_texts,
-)
+from scenes.i18n import Say
+from scenes.plans.context_size import context_texts, plan_context_size, with_context_traces
+from scenes.plans.grid import plan_dot_products, plan_formula, plan_masking, plan_softmax, root_of
+from scenes.setting import resolve
 from scenes.style import fmt_score, fmt_vec, fmt_weight
+
 from .conftest import expected_focus, tiny_config
 
 FLUFFY = ("a fluffy blue creature roamed the verdant forest", None)  # focus picked from the trace
@@ -28,36 +32,10 @@ CASES = {"fluffy": FLUFFY, "fox": FOX, "sheep": SHEEP}
 SIZE = (192, 108)
 
 
-def render(scene_cls, tracer, tmp, sentence, focus, size=SIZE, **kw):
-    with tempconfig(tiny_config(tmp, size)):
-        scene = scene_cls(SceneInputs(tracer=tracer, sentences=[sentence], focus=focus, **kw))
-        scene.render()
-        frame = np.array(scene.renderer.get_frame())
-        frame_state = (scene.camera.frame.get_center().copy(), scene.camera.frame.width,
-                       config.frame_width, config.frame_height)
-    scene.frame_state = frame_state
-    return scene, frame
-
-
-@pytest.fixture(scope="module")
-def rendered(tracer, tmp_path_factory):
-    cache = {}
-
-    def get(scene_cls, case, size=SIZE, **kw):
-        key = (scene_cls, case, size, tuple(sorted(kw.items())))
-        if key not in cache:
-            sentence, focus = CASES[case] if isinstance(case, str) else case
-            cache[key] = render(scene_cls, tracer, tmp_path_factory.mktemp("grid"), sentence, focus, size, **kw)
-        return cache[key]
-
-    return get
-
-
-# --- expectations from the trace alone ----------------------------------------------------------
-
+# --- expectations from the trace alone ------------------------------------------------------------
 
 def head_of(tracer, case, layer=0, head=0):
-    sentence, focus = CASES[case]
+    sentence, _ = CASES[case]
     t = tracer(sentence)
     return t, t.head(layer, head)
 
@@ -65,8 +43,12 @@ def head_of(tracer, case, layer=0, head=0):
 def expected_tops(head, i):
     """The keys (other than the query itself) with at least 0.1 of its weight, strongest first."""
     row = head.pattern[i]
-    order = [int(j) for j in np.argsort(-row) if row[j] >= 0.1 and j != i]
+    order = [int(j) for j in np.argsort(-row, kind="stable") if row[j] >= 0.1 and j != i]
     return order[:3] or [int(np.argmax(row))]
+
+
+def visible_cells(head):
+    return {tuple(c) for c in np.argwhere(~head.mask).tolist()}
 
 
 def check_numbers(mobs: dict, values, kind):
@@ -80,13 +62,11 @@ def check_numbers(mobs: dict, values, kind):
         assert m.text == m.shown
 
 
-def visible_cells(head):
-    return {tuple(c) for c in np.argwhere(~head.mask).tolist()}
-
-
-def at_default_frame(scene):
-    center, width, fw, fh = scene.frame_state
-    return np.allclose(center, 0, atol=1e-6) and width == pytest.approx(fw)
+def setting_of(make_inputs, case=None, sentence=None, focus=None, **kw):
+    if case is not None:
+        sentence, focus = CASES[case]
+    inputs = make_inputs(sentences=[sentence] if sentence else None, focus=focus, **kw)
+    return resolve(inputs, examples=("fluffy_blue_creature",), role="adjective_noun")
 
 
 def pixel(frame, point):
@@ -97,35 +77,234 @@ def pixel(frame, point):
     return frame[y, x]
 
 
-# --- dot products ---------------------------------------------------------------------------------
+def inside(mob, box, tol=1e-6):
+    (x0, y0, _), (x1, y1, _) = mob.get_corner(DL), mob.get_corner(UR)
+    left, right, bottom, top = box
+    return x0 >= left - tol and x1 <= right + tol and y0 >= bottom - tol and y1 <= top + tol
+
+
+FRAME = (-config.frame_width / 2, config.frame_width / 2, -config.frame_height / 2, config.frame_height / 2)
+
+
+# --- plans (no rendering) -------------------------------------------------------------------------
+
+def test_root_of_d_is_shown_whole_or_to_two_decimals():
+    assert root_of(16) == (4.0, 0)
+    r, digits = root_of(8)
+    assert r == pytest.approx(np.sqrt(8)) and digits == 2
+
+
+@pytest.mark.parametrize("case", ["fluffy", "fox", "sheep"])
+def test_dot_products_plan_is_the_trace(make_inputs, tracer, case):
+    plan = plan_dot_products(setting_of(make_inputs, case))
+    t, h = head_of(tracer, case)
+    i = expected_focus(t, CASES[case][1], h)
+    tops = expected_tops(h, i)
+    others = [j for j in range(len(t.tokens)) if not h.mask[i, j] and j not in tops + [i]]
+    contrast = min(others, key=lambda j: h.scores[i, j]) if others else None
+    assert plan.focus == i and list(plan.tops) == tops and plan.contrast == contrast
+    # the close look: the focus's strongest key, the real dot product, divided by √d_head
+    j = tops[0]
+    assert plan.card_key == j
+    assert plan.card_dot == pytest.approx(float(h.q[i] @ h.k[j]), abs=1e-5)
+    assert plan.card_score == pytest.approx(plan.card_dot / np.sqrt(h.q.shape[1]), abs=1e-4)
+    assert plan.card_score == pytest.approx(float(h.scores[i, j]), abs=1e-5)
+    want = [(i, k) for k in tops] + ([(i, contrast)] if contrast is not None else [])
+    assert list(plan.spotlit) == want
+    assert list(plan.spot_scores) == pytest.approx([h.scores[c] for c in want], abs=1e-6)
+    assert plan.d_head == h.q.shape[1] and plan.root == pytest.approx(np.sqrt(plan.d_head))
+
+
+def test_dot_products_picks_other_cells_for_another_sentence(make_inputs, tracer):
+    a = plan_dot_products(setting_of(make_inputs, "fluffy"))
+    b = plan_dot_products(setting_of(make_inputs, "sheep"))
+    t, h = head_of(tracer, "sheep")
+    i = t.tokens.index("apple")
+    assert b.spotlit[0] == (i, expected_tops(h, i)[0])
+    assert a.spotlit != b.spotlit
 
 
 @pytest.mark.parametrize("case", ["fluffy", "fox"])
-def test_dot_products_real_scores_and_spotlight(rendered, tracer, case):
-    scene, _ = rendered(DotProducts, case)
+def test_softmax_plan_starts_with_the_focus(make_inputs, tracer, case):
+    plan = plan_softmax(setting_of(make_inputs, case))
     t, h = head_of(tracer, case)
-    rec = scene.grid_rec["dot_products"]
+    n = len(t.tokens)
     i = expected_focus(t, CASES[case][1], h)
-    assert rec["focus"] == i
-    # every visible pair shows its real score (keys after the query wait for the masking step)
-    assert set(rec["scores"]) == visible_cells(h)
-    check_numbers(rec["scores"], h.scores, "score")
-    # the close-up: the real dot product of the key and the query, then divided by √d_head
-    (q, k) = rec["card_cell"]
-    qk, sc = rec["card_numbers"]
+    assert plan.columns[0] == i and 2 <= len(plan.columns) <= 3 and len(set(plan.columns)) == len(plan.columns)
+    assert n - 1 in plan.columns  # the last word, with the most keys to weigh
+    assert list(plan.visible) == [int((~h.mask[q]).sum()) for q in plan.columns]
+    row = np.where(h.mask[i], -1.0, h.pattern[i])
+    assert plan.first_top == int(np.argmax(row))
+    assert plan.first_top_weight == pytest.approx(h.pattern[i].max()) and plan.first_sum == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("case", ["fluffy", "fox"])
+def test_masking_plan_every_prefix_guesses_its_next_word(make_inputs, tracer, case):
+    plan = plan_masking(setting_of(make_inputs, case))
+    t, h = head_of(tracer, case)
+    n = len(t.tokens)
+    i = expected_focus(t, CASES[case][1], h)
+    assert list(plan.stair) == list(range(n - 1))
+    assert list(plan.prefix_texts) == [" ".join(t.tokens[:p + 1]) for p in range(n - 1)]
+    assert plan.cheat == min(i, n - 2)
+    q = i if i < n - 1 else n - 2
+    assert plan.strip_query == q and plan.strip_visible == q + 1  # the causal mask: itself and the words before
+
+
+def test_masking_plan_long_sentence_keeps_a_few_prefixes(make_inputs, toy_model):
+    sentence = toy_model.info.examples["long"]
+    plan = plan_masking(setting_of(make_inputs, sentence=sentence, focus="rabbit"))
+    n = len(plan.tokens)
+    shown = [p for p in plan.stair if p is not None]
+    assert shown[:3] == [0, 1, 2] and shown[-2:] == [n - 3, n - 2] and plan.tokens.index("rabbit") in shown
+    assert None in plan.stair and len(plan.stair) <= 10
+    for p, text in zip(plan.stair, plan.prefix_texts):
+        if p is not None:
+            words = text.split()
+            assert words[-1] == plan.tokens[p] and len([w for w in words if w != "…"]) <= 14
+
+
+@pytest.mark.parametrize("case", ["fluffy", "fox"])
+def test_context_plan_grows_into_the_models_long_passage(make_inputs, tracer, toy_model, case):
+    plan = plan_context_size(with_context_traces(setting_of(make_inputs, case), tracer))
+    t, h = head_of(tracer, case)
+    n, N = plan.n, plan.N
+    passage = toy_model.info.examples["long"].split()
+    assert n == len(t.tokens) and 50 <= N <= t.model.n_ctx and not plan.repeated
+    assert plan.long_tokens[:n] == t.tokens and plan.long_tokens[n] == "." and list(plan.long_tokens[n + 1:]) == passage[:N - n - 1]
+    lh = tracer(" ".join(plan.long_tokens)).head(0, 0)
+    assert np.allclose(plan.long_head.pattern, lh.pattern)
+    # the short grid is the long grid's first block: the mask makes it so
+    assert np.allclose(lh.pattern[:n, :n], h.pattern, atol=1e-5)
+    assert plan.short_cells == n * n and plan.long_cells == N * N
+    assert plan.short_open == n * (n + 1) // 2 and plan.long_open == int((~lh.mask).sum()) == N * (N + 1) // 2
+    # the close look: the word of the new part with the most weight away from itself
+    p = lh.pattern.copy()
+    np.fill_diagonal(p, 0)
+    q = max(range(n, N), key=lambda c: (p[c].sum(), -c))
+    assert plan.close_query == q and list(plan.close_keys) == expected_tops(lh, q)
+    assert list(plan.close_weights) == pytest.approx([lh.pattern[q, j] for j in plan.close_keys], abs=1e-6)
+
+
+def test_context_plan_long_sentence_grows_from_its_own_start(make_inputs, tracer, toy_model):
+    sentence = toy_model.info.examples["long"]
+    t = tracer(sentence)
+    plan = plan_context_size(with_context_traces(setting_of(make_inputs, sentence=sentence), tracer))
+    assert plan.short_tokens == t.tokens[:8] and plan.long_tokens == t.tokens and not plan.repeated
+    short, long, repeated = context_texts(t.tokens, t.model.n_ctx, "anything")
+    assert short.split() == list(t.tokens[:8]) and long is None and not repeated
+
+
+def without_passage(tracer):
+    def trace(sentence):
+        tr = tracer(sentence)
+        examples = {k: v for k, v in tr.model.examples.items() if k != "long"}
+        return dataclasses.replace(tr, model=dataclasses.replace(tr.model, examples=examples))
+
+    return trace
+
+
+def test_context_plan_without_a_passage_repeats_the_sentence(make_inputs, tracer):
+    trace = without_passage(tracer)
+    s = resolve(dataclasses.replace(make_inputs(sentences=[FLUFFY[0]]), tracer=trace), role="adjective_noun")
+    plan = plan_context_size(with_context_traces(s, trace))
+    t = tracer(FLUFFY[0])
+    n = len(t.tokens)
+    assert plan.repeated and plan.short_tokens == t.tokens
+    assert plan.N % (n + 1) == n and plan.N > 2 * n  # sentence . sentence . … sentence
+    reps = (plan.N + 1) // (n + 1)
+    assert list(plan.long_tokens) == (list(t.tokens) + ["."]) * (reps - 1) + list(t.tokens)
+
+
+@pytest.mark.parametrize("case,layout", [("fluffy", "video"), ("fox", "paper")])
+def test_formula_plan_mixes_the_focus_values(make_inputs, tracer, case, layout):
+    plan = plan_formula(setting_of(make_inputs, case, layout=layout))
+    t, h = head_of(tracer, case)
+    i = expected_focus(t, CASES[case][1], h)
+    keys = list(plan.mix_keys)
+    assert keys == sorted(keys)
+    assert set(keys) == {int(j) for j in np.argsort(-h.pattern[i])[:3] if h.pattern[i, j] >= 0.01}
+    assert list(plan.mix_weights) == pytest.approx([h.pattern[i, j] for j in keys], abs=1e-6)
+    assert plan.other_layout != layout and plan.layout == layout
+    assert list(plan.value_labels) == list(range(len(t.tokens)))
+
+
+# --- rendered: what the chapters drew ---------------------------------------------------------------
+
+def lesson_class(name):
+    from scenes.registry import load_all
+
+    return load_all()[name]
+
+
+def chain_class(*names):
+    """A lesson of the chapters of several lessons, played on one canvas (as the flagship does)."""
+    from scenes.lesson import Lesson, LessonSceneBase
+
+    chapters = tuple(c for n in names for c in lesson_class(n).lesson.chapters)
+    lesson = type(lesson_class(names[0]).lesson)("chain", chapters, cards=True)
+    return type("Chain", (LessonSceneBase, MovingCameraScene), {"lesson": lesson, "__module__": __name__})
+
+
+def render(cls, inputs, tmp, size=SIZE, png=True):
+    with tempconfig(tiny_config(tmp, size, png)):
+        scene = cls(inputs)
+        scene.render()
+        frame = np.array(scene.renderer.get_frame()) if png else None
+        scene.frame_state = (scene.camera.frame.get_center().copy(), scene.camera.frame.width, config.frame_width)
+    return scene, frame
+
+
+@pytest.fixture(scope="module")
+def rendered(make_inputs, tmp_path_factory):
+    cache = {}
+
+    def get(name, case, size=SIZE, **kw):
+        key = (name, case, size, tuple(sorted(kw.items())))
+        if key not in cache:
+            sentence, focus = CASES[case] if isinstance(case, str) else case
+            cls = chain_class(*name) if isinstance(name, tuple) else lesson_class(name)
+            cache[key] = render(cls, make_inputs(sentences=[sentence], focus=focus, **kw),
+                                tmp_path_factory.mktemp("grid"), size)
+        return cache[key]
+
+    return get
+
+
+def at_default_frame(scene):
+    center, width, fw = scene.frame_state
+    return np.allclose(center, 0, atol=1e-6) and width == pytest.approx(fw)
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("case", ["fluffy", "fox"])
+def test_dot_products_draws_real_scores_and_spotlight(rendered, tracer, case):
+    scene, _ = rendered("dot_products", case)
+    t, h = head_of(tracer, case)
+    d = scene.stage.drawn["dot_products"]
+    i = expected_focus(t, CASES[case][1], h)
+    # every visible pair shows its real score (keys after the query wait for the masking chapter)
+    assert set(d["scores"]) == visible_cells(h)
+    check_numbers(d["scores"], h.scores, "score")
+    # the close look: the real dot product of the key and the query, then divided by √d_head
+    (q, k) = d["card_cell"]
+    qk, sc = d["card_numbers"]
     assert (q, k) == (i, expected_tops(h, i)[0])
     assert qk.value == pytest.approx(float(h.q[i] @ h.k[k]), abs=1e-5) and qk.shown == fmt_vec(qk.value)
-    assert sc.value == pytest.approx(qk.value / np.sqrt(h.q.shape[1]), abs=1e-4)
-    # the spotlight: the focus's largest weights, and its lowest visible score for contrast
+    assert sc.value == pytest.approx(qk.value / np.sqrt(h.q.shape[1]), abs=1e-4) and sc.shown == fmt_score(sc.value)
+    # the spotlight: the focus's largest weights, its lowest visible score for contrast, the real scores named
     tops = expected_tops(h, i)
     others = [j for j in range(len(t.tokens)) if not h.mask[i, j] and j not in tops + [i]]
     contrast = min(others, key=lambda j: h.scores[i, j]) if others else None
     want = [(i, j) for j in tops] + ([(i, contrast)] if contrast is not None else [])
-    assert rec["spotlit"] == want == rec["spotlight_state"]
-    assert [m.value for m in rec["note_numbers"]] == pytest.approx([h.scores[c] for c in want], abs=1e-5)
+    assert d["spotlit"] == want == d["spotlight_state"]
+    assert [m.value for m in d["note_numbers"]] == pytest.approx([h.scores[c] for c in want], abs=1e-5)
+    assert [m.shown for m in d["note_numbers"]] == [fmt_score(h.scores[c]) for c in want]
+    panel = scene.stage.region("panel")
+    assert panel.contains(d["note"]) and panel.contains(d["legend"])
     # the final picture: dots sized by |score| over the visible cells
-    g = rec["grid"]
-    assert g.content_kind == "score_dots"
+    g = d["grid"]
+    assert g.content_kind == "score_dots" and g in scene.mobjects and scene.stage.grid is g
     vis = ~h.mask
     s = np.where(vis, h.scores, 0.0)
     expect = np.sqrt(np.abs(s) / np.abs(s[vis]).max())
@@ -134,168 +313,155 @@ def test_dot_products_real_scores_and_spotlight(rendered, tracer, case):
     assert at_default_frame(scene)
 
 
-def test_dot_products_picks_other_cells_for_another_sentence(rendered, tracer):
-    a, _ = rendered(DotProducts, "fluffy")
-    b, _ = rendered(DotProducts, "sheep")
-    t, h = head_of(tracer, "sheep")
-    i = t.tokens.index("apple")
-    assert b.grid_rec["dot_products"]["spotlit"][0] == (i, expected_tops(h, i)[0])
-    assert a.grid_rec["dot_products"]["spotlit"] != b.grid_rec["dot_products"]["spotlit"]
-
-
-# --- softmax ----------------------------------------------------------------------------------------
-
-
+@pytest.mark.render
 @pytest.mark.parametrize("case", ["fluffy", "fox"])
 def test_softmax_columns_real_and_sum_to_one(rendered, tracer, case):
-    scene, _ = rendered(Softmax, case)
+    scene, _ = rendered("softmax", case)
     t, h = head_of(tracer, case)
-    rec = scene.grid_rec["softmax"]
+    d = scene.stage.drawn["softmax"]
     i = expected_focus(t, CASES[case][1], h)
-    assert rec["columns"][0] == i and 2 <= len(rec["columns"]) <= 3
-    check_numbers(rec["scores"], h.scores, "score")
-    for q, sm in zip(rec["columns"], rec["strips"]):
-        keys = sm.shown_keys
+    assert d["strips"][0].query == i and 2 <= len(d["strips"]) <= 3
+    check_numbers(d["scores"], h.scores, "score")
+    for sm in d["strips"]:
+        q, keys = sm.query, sm.shown_keys
         assert keys == [j for j in range(len(t.tokens)) if not h.mask[q, j]]  # the visible keys only
         shown = sm.shown_numbers  # after normalize: the weights
         assert [m.value for m in shown] == pytest.approx([h.pattern[q, j] for j in keys], abs=1e-6)
         assert [m.shown for m in shown] == [fmt_weight(h.pattern[q, j]) for j in keys]
         assert [m.value for m in sm.score_mobs] == pytest.approx([h.scores[q, j] for j in keys], abs=1e-6)
         assert sm.sum_mob.shown == "1.00" and sm.sum_mob.value == pytest.approx(h.pattern[q].sum())
-    assert set(rec["weights"]) == visible_cells(h)
-    check_numbers(rec["weights"], h.pattern, "weight")
-    assert [m.shown for m in rec["sums"]] == ["1.00"] * len(t.tokens)
-    assert [m.value for m in rec["sums"]] == pytest.approx(h.pattern.sum(axis=1), abs=1e-6)
-    g = rec["grid"]
+    assert set(d["weights"]) == visible_cells(h)
+    check_numbers(d["weights"], h.pattern, "weight")
+    assert [m.shown for m in d["sums"]] == ["1.00"] * len(t.tokens)
+    assert [m.value for m in d["sums"]] == pytest.approx(h.pattern.sum(axis=1), abs=1e-6)
+    assert inside(d["sums_group"], FRAME)
+    g = d["grid"]
     assert g.content_kind == "dots"
     assert np.allclose(g.dot_radius_fraction / g.dot_radius_fraction.max(),
                        np.where(h.mask | (h.pattern < g.min_weight), 0, np.sqrt(h.pattern)) / np.sqrt(h.pattern.max()))
+    # the caption names the real top weight and sum, at two decimals
+    top = int(np.argmax(np.where(h.mask[i], -1, h.pattern[i])))
+    real = [c for c, _ in scene.caption_log if c.startswith("Real weights")]
+    assert real and f"“{t.tokens[top]}” gets {h.pattern[i, top]:.2f}" in real[0]
     assert at_default_frame(scene)
 
 
-# --- masking ----------------------------------------------------------------------------------------
-
-
+@pytest.mark.render
 @pytest.mark.parametrize("case", ["fluffy", "fox"])
 def test_masking_minus_infinity_then_zero_and_sums_of_one(rendered, tracer, case):
-    scene, frame = rendered(Masking, case, size=(384, 216))
+    scene, frame = rendered("masking", case, size=(384, 216))
     t, h = head_of(tracer, case)
     n = len(t.tokens)
-    rec = scene.grid_rec["masking"]
+    d = scene.stage.drawn["masking"]
+    # the stair: one line per prefix, inside the frame
+    assert [line.prefix_end for line in d["stair"]] == list(range(n - 1))
+    assert inside(VGroup(d["stair"], d["heading"]), FRAME)
     # real scores in every cell first, the blocked ones too
-    assert set(rec["scores"]) == {(q, k) for q in range(n) for k in range(n)}
-    check_numbers(rec["scores"], h.scores, "score")
+    assert set(d["scores"]) == {(q, k) for q in range(n) for k in range(n)}
+    check_numbers(d["scores"], h.scores, "score")
     # then −∞ exactly in the blocked cells
     blocked = {tuple(c) for c in np.argwhere(h.mask).tolist()}
-    assert set(rec["minus_inf"]) == blocked
-    assert all(m.shown == "−∞" and m.value == -np.inf for m in rec["minus_inf"].values())
-    assert set(rec["scores_after_mask"]) == visible_cells(h)
+    assert set(d["minus_inf"]) == blocked
+    assert all(m.shown == "−∞" and m.value == -np.inf for m in d["minus_inf"].values())
+    assert set(d["scores_after_mask"]) == visible_cells(h)
     # one column's softmax: −∞ in, 0.00 out, Σ 1.00
-    sm = rec["strip"]
+    sm = d["strip"]
     q = sm.query
     assert [m.shown for m in sm.score_mobs] == ["−∞" if h.mask[q, j] else fmt_score(h.scores[q, j]) for j in sm.shown_keys]
     assert [m.value for m in sm.weight_mobs] == pytest.approx([h.pattern[q, j] for j in sm.shown_keys], abs=1e-6)
     assert all(m.shown == "0.00" for j, m in zip(sm.shown_keys, sm.weight_mobs) if h.mask[q, j])
     assert sm.sum_mob.shown == "1.00"
     # the end: weights only where allowed, blocked cells empty, every query sums to 1
-    g = rec["grid"]
-    assert set(rec["weights"]) == visible_cells(h) and g.mask_state == "cleared"
-    check_numbers(rec["weights"], h.pattern, "weight")
-    assert not any(m.has_points() for m in g.mask_layer.submobjects)
-    assert [m.shown for m in rec["sums"]] == ["1.00"] * n
-    # and on the frame: blocked cells are background, allowed cells with weight 1 have ink
-    bg = np.array([0, 0, 0])
+    g = d["grid"]
+    assert set(d["weights"]) == visible_cells(h) and g.mask_state == "cleared"
+    check_numbers(d["weights"], h.pattern, "weight")
+    assert not any(m.has_points() for m in g.mask_sheet.submobjects)
+    assert [m.shown for m in d["sums"]] == ["1.00"] * n
+    # and on the frame: blocked cells are background
     for (qq, kk) in blocked:
-        box = g.cell_center(qq, kk)
-        assert np.abs(pixel(frame, box)[:3].astype(int) - bg).max() < 40, (qq, kk)
+        assert np.abs(pixel(frame, g.cell_center(qq, kk))[:3].astype(int)).max() < 40, (qq, kk)
     assert at_default_frame(scene)
 
 
-# --- context size -----------------------------------------------------------------------------------
-
-
+@pytest.mark.render
 @pytest.mark.parametrize("case", ["fluffy", "fox"])
 def test_context_size_grows_to_a_real_long_pattern(rendered, tracer, case):
-    scene, _ = rendered(ContextSize, case)
+    scene, _ = rendered("context_size", case)
     t, h = head_of(tracer, case)
-    rec = scene.grid_rec["context_size"]
-    n, N = rec["n"], rec["N"]
-    assert n == len(t.tokens) and N >= 50 and N <= t.model.n_ctx
-    _, long_text = continuation_texts(t.tokens, t.model.n_ctx)
-    lt = tracer(long_text)
-    lh = lt.head(0, 0)
-    assert tuple(rec["long_trace"].tokens) == lt.tokens and lt.tokens[:n] == t.tokens
-    # the short grid is the long grid's first block: the mask makes it so
-    assert np.allclose(lh.pattern[:n, :n], h.pattern, atol=1e-5)
-    big = rec["big"]
-    assert np.allclose(big.pattern, lh.pattern) and big.n == N
-    assert rec["short_count"]["cells"] == n * n and rec["long_count"]["cells"] == N * N
-    assert rec["long_count"]["open"] == int((~lh.mask).sum()) == N * (N + 1) // 2
-    assert f"{N * N:,}" in rec["long_count"]["texts"][0]
-    # the close-up names the real strongest keys with their real weights
-    q, ks = rec["close_query"], rec["close_keys"]
-    assert [m.value for m in rec["close_numbers"]] == pytest.approx([lh.pattern[q, j] for j in ks], abs=1e-6)
-    assert ks == expected_tops(lh, q)
+    d = scene.stage.drawn["context_size"]
+    big = d["big"]
+    N = big.n
+    lh = tracer(" ".join(big.tokens)).head(0, 0)
+    assert big.tokens[:len(t.tokens)] == t.tokens and N >= 50
+    assert np.allclose(big.pattern, lh.pattern)
+    n = len(t.tokens)
+    assert d["short_count"].texts[0] == f"{n}×{n}={n * n}"  # Text drops the spaces
+    assert d["long_count"].texts[0] == f"{N}×{N}={N * N:,}" and f"{N * (N + 1) // 2:,}" in d["long_count"].texts[1]
+    # the close look names the real strongest keys with their real weights
+    p = lh.pattern.copy()
+    np.fill_diagonal(p, 0)
+    q = max(range(n, N), key=lambda c: (p[c].sum(), -c))
+    ks = expected_tops(lh, q)
+    assert [m.value for m in d["close_numbers"]] == pytest.approx([lh.pattern[q, j] for j in ks], abs=1e-6)
+    assert [m.shown for m in d["close_numbers"]] == [fmt_weight(lh.pattern[q, j]) for j in ks]
     # the dots are the long pattern's, blocked cells empty; the camera is back, all in frame
-    assert all(not lh.mask[c] and lh.pattern[c] >= big.min_weight for c in rec["big_dots"])
+    assert all(not lh.mask[c] and lh.pattern[c] >= big.min_weight for c in d["big_dots"])
     assert at_default_frame(scene)
-    w, hh = config.frame_width / 2, config.frame_height / 2
-    assert big.get_left()[0] >= -w and big.get_right()[0] <= w and big.get_bottom()[1] >= -hh and big.get_top()[1] <= hh
+    assert inside(big, FRAME) and inside(d["nod"], FRAME) and inside(d["long_count"], FRAME)
+    assert scene.stage.grid is big
 
 
-def test_context_size_long_sentence_grows_from_its_own_start(tracer):
-    from model.toy_world import EXAMPLES
-
-    t = tracer(EXAMPLES["long"])
-    short, long = continuation_texts(t.tokens, t.model.n_ctx)
-    assert short.split() == list(t.tokens[:8]) and long.split() == list(t.tokens)
-
-
-# --- formula ----------------------------------------------------------------------------------------
+@pytest.mark.render
+def test_context_size_without_a_passage_says_so(make_inputs, tracer, tmp_path):
+    trace = without_passage(tracer)
+    scene, _ = render(lesson_class("context_size"), dataclasses.replace(make_inputs(sentences=[FLUFFY[0]]), tracer=trace), tmp_path,
+                      png=False)
+    N = scene.stage.drawn["context_size"]["big"].n
+    assert Say("en")("grid.context_size.repeated", count=N, cells=N * N) in [c for c, _ in scene.caption_log]
 
 
+@pytest.mark.render
 @pytest.mark.parametrize("case,layout", [("fluffy", "video"), ("fox", "paper")])
 def test_formula_ties_symbols_to_the_grid(rendered, tracer, case, layout):
-    scene, _ = rendered(AttentionFormulaScene, case, layout=layout)
+    scene, _ = rendered("attention_formula", case, layout=layout)
     t, h = head_of(tracer, case)
-    rec = scene.grid_rec["formula"]
-    d = h.q.shape[1]
+    d = scene.stage.drawn["formula"]
+    dh = h.q.shape[1]
     i = expected_focus(t, CASES[case][1], h)
-    assert rec["d_head"] == d and rec["denominator"] == f"√{d}"
-    half_h = scene.frame_state[3] / 2
-    assert -half_h <= rec["formula"].get_bottom()[1] and rec["formula"].get_top()[1] <= half_h  # fully on screen
-    assert f"√{d}={np.sqrt(d):g}" in rec["sqrt_text"]  # Text drops the spaces
-    check_numbers(rec["scores"], h.scores, "score")
+    assert d["denominator"] == f"√{dh}"
+    assert inside(d["formula"], FRAME) and inside(d["other_formula"], FRAME)  # fully on screen
+    assert f"√{dh}={np.sqrt(dh):g}" in d["sqrt_text"]  # Text drops the spaces
+    assert scene.stage.region("panel").contains(d["panel"])
+    check_numbers(d["scores"], h.scores, "score")
     # the focus mixes the values with its real weights (its largest ones)
-    keys = rec["mix_keys"]
+    keys = d["mix_keys"]
     assert set(keys) == {int(j) for j in np.argsort(-h.pattern[i])[:3] if h.pattern[i, j] >= 0.01}
-    assert [m.value for m in rec["mix_numbers"]] == pytest.approx([h.pattern[i, j] for j in keys], abs=1e-6)
+    assert [m.value for m in d["mix_numbers"]] == pytest.approx([h.pattern[i, j] for j in keys], abs=1e-6)
+    assert [m.shown for m in d["mix_numbers"]] == [fmt_weight(h.pattern[i, j]) for j in keys]
     # the formula and grid end in the other orientation, the exact transpose of the first
-    g, g2 = rec["grid"], rec["other_grid"]
+    g, g2 = d["grid"], d["other_grid"]
     assert g.layout == layout and g2.layout != layout
-    assert rec["formula"].form == ("video" if layout == "video" else "paper")
-    assert rec["other_formula"].form != rec["formula"].form
+    assert d["formula"].form == layout and d["other_formula"].form != layout
     for q in range(len(t.tokens)):
         for k in range(len(t.tokens)):
             a, b = g.cell_center(q, k) - g.cell_center(0, 0), g2.cell_center(q, k) - g2.cell_center(0, 0)
-            # row/column swap: the sign pattern of the offsets swaps axes
+            # row/column swap: the offsets swap axes
             assert (abs(a[0]) > 1e-6) == (abs(b[1]) > 1e-6) and (abs(a[1]) > 1e-6) == (abs(b[0]) > 1e-6)
-    assert g2 in scene.mobjects and scene.grid is g2
+    assert g2 in scene.mobjects and scene.stage.grid is g2 and d["other_titles"] is scene.stage.grid_titles
+    assert inside(g2, FRAME)
     assert at_default_frame(scene)
 
 
-# --- the finished pattern -----------------------------------------------------------------------------
-
-
+@pytest.mark.render
 @pytest.mark.parametrize("case", ["fluffy", "fox"])
 def test_attention_pattern_dots_follow_the_weights_on_pixels(rendered, tracer, case):
-    scene, frame = rendered(AttentionPattern, case, size=(384, 216))
+    scene, frame = rendered("attention_pattern", case, size=(384, 216))
     t, h = head_of(tracer, case)
-    rec = scene.grid_rec["pattern"]
-    g = rec["grid"]
+    d = scene.stage.drawn["pattern"]
+    g = d["grid"]
     i = expected_focus(t, CASES[case][1], h)
-    assert rec["tops"] == expected_tops(h, i)
-    assert [m.value for m in rec["note_numbers"]] == pytest.approx([h.pattern[i, j] for j in rec["tops"]], abs=1e-6)
+    tops = expected_tops(h, i)
+    assert [m.value for m in d["note"].numbers] == pytest.approx([h.pattern[i, j] for j in tops], abs=1e-6)
     # the drawn circles: one per cell with weight, radius ∝ √weight (area ∝ weight)
     pts = g.dots_mobject.points.reshape(-1, 4 * g.dot_arcs, 3)
     radii = (pts.max(axis=1)[:, 0] - pts.min(axis=1)[:, 0]) / 2
@@ -315,28 +481,25 @@ def test_attention_pattern_dots_follow_the_weights_on_pixels(rendered, tracer, c
                 assert px.min() > 150, ("a heavy weight shows no dot", q, k, h.pattern[q, k])
 
 
-def test_attention_pattern_paper_layout_is_the_transpose(rendered, tracer):
-    scene, _ = rendered(AttentionPattern, "fluffy", layout="paper")
-    g = scene.grid_rec["pattern"]["grid"]
+@pytest.mark.render
+def test_attention_pattern_paper_layout_is_the_transpose(rendered):
+    scene, _ = rendered("attention_pattern", "fluffy", layout="paper")
+    g = scene.stage.drawn["pattern"]["grid"]
     assert g.layout == "paper"
-    t, h = head_of(tracer, "fluffy")
     # in the paper layout a query's weights run along its row: same y, growing x
     c0, c1 = g.cell_center(3, 1), g.cell_center(3, 2)
     assert c0[1] == pytest.approx(c1[1]) and c1[0] > c0[0]
 
 
-# --- long sentences stay legible ----------------------------------------------------------------------
-
-
-def test_long_sentence_scenes_run_and_abbreviate(tracer, tmp_path):
-    from model.toy_world import EXAMPLES
-
-    sentence = EXAMPLES["long"]
-    for cls in (DotProducts, Softmax):
-        scene, _ = render(cls, tracer, tmp_path / cls.__name__, sentence, "rabbit", size=(160, 90))
-        g = scene.grid
+@pytest.mark.render
+def test_long_sentence_lessons_run_and_abbreviate(make_inputs, tracer, toy_model, tmp_path):
+    sentence = toy_model.info.examples["long"]
+    for name in ("dot_products", "softmax"):
+        scene, _ = render(lesson_class(name), make_inputs(sentences=[sentence], focus="rabbit"), tmp_path / name,
+                          size=(160, 90))
+        g = scene.stage.grid
         assert g.n == len(tracer(sentence).tokens)
-        assert g.label_step != (1, 1) or g.top_labels_rotated
+        assert g.label_stride != (1, 1) or g.top_labels_rotated
         for which in ("rows", "cols"):  # labels never overlap
             b = g.label_boxes(which)
             if which == "rows":
@@ -348,8 +511,85 @@ def test_long_sentence_scenes_run_and_abbreviate(tracer, tmp_path):
         assert at_default_frame(scene)
 
 
-# --- the component pieces these scenes added ------------------------------------------------------------
+# --- hand-ons: chapters going on from one another ----------------------------------------------------
 
+@pytest.mark.render
+def test_query_and_key_columns_become_the_grid_labels(make_inputs, tracer, tmp_path):
+    scene, _ = render(chain_class("query", "key", "dot_products"), make_inputs(), tmp_path, png=False)
+    t = tracer(FLUFFY[0])
+    d = scene.stage.drawn["dot_products"]
+    g = d["grid"]
+    morphed = d["morphed"]
+    n = len(t.tokens)
+    assert sorted(morphed["query"]) == list(range(n)) and sorted(morphed["key"]) == list(range(n))
+    # each column landed exactly on its label: queries across the top, keys down the side (video)
+    for axis, which in (("query", "cols"), ("key", "rows")):
+        boxes = g.label_boxes(which)
+        for tok, mob in morphed[axis].items():
+            x0, y0, x1, y1 = boxes[list(g.shown_labels[which]).index(tok)]
+            assert np.allclose(mob.get_center()[:2], [(x0 + x1) / 2, (y0 + y1) / 2], atol=1e-3), (axis, tok)
+            assert mob not in scene.mobjects  # handed over to the grid's own labels
+    assert scene.stage.queries is None and scene.stage.keys is None and scene.stage.grid is g
+    assert scene.chapters_played == ["query", "key", "dot_products"]
+
+
+@pytest.mark.render
+def test_the_grid_stays_from_scores_through_softmax_and_masking(make_inputs, tmp_path):
+    scene, _ = render(chain_class("dot_products", "softmax", "masking"), make_inputs(), tmp_path, png=False)
+    drawn = scene.stage.drawn
+    g = drawn["dot_products"]["grid"]
+    assert drawn["softmax"]["grid"] is g and drawn["masking"]["grid"] is g and scene.stage.grid is g
+    # the softmax went on from the scores on screen: the same cells, not a new grid
+    assert drawn["softmax"]["scores"].keys() == drawn["dot_products"]["scores"].keys()
+    # masking steps the grid aside for its explanation and brings it back to where it stood
+    alone, _ = render(lesson_class("masking"), make_inputs(), tmp_path / "alone", png=False)
+    assert np.allclose(g.lines.get_center(), alone.stage.drawn["masking"]["grid"].lines.get_center())
+    assert g.lines.width == pytest.approx(alone.stage.drawn["masking"]["grid"].lines.width)
+    assert VGroup(drawn["masking"]["stair"], drawn["masking"]["heading"]).get_right()[0] < scene.stage.region("panel").left
+
+
+@pytest.mark.render
+def test_the_formula_goes_on_with_the_grid(make_inputs, tmp_path):
+    scene, _ = render(chain_class("softmax", "attention_formula"), make_inputs(), tmp_path, png=False)
+    drawn = scene.stage.drawn
+    assert drawn["formula"]["grid"] is drawn["softmax"]["grid"]
+    top = VGroup(drawn["formula"]["other_grid"], drawn["formula"]["other_titles"]).get_top()[1]
+    assert top < drawn["formula"]["formula"].get_bottom()[1]  # the grid below the formula
+    assert scene.stage.grid is drawn["formula"]["other_grid"]
+
+
+# --- other languages ------------------------------------------------------------------------------
+
+GRID_LESSONS = ("dot_products", "softmax", "masking", "context_size", "attention_formula", "attention_pattern")
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("lang", ["ko", "pt"])
+@pytest.mark.parametrize("name", GRID_LESSONS)
+def test_lessons_in_korean_and_portuguese(make_inputs, tracer, tmp_path, name, lang):
+    scene, frame = render(lesson_class(name), make_inputs(lang=lang), tmp_path, size=(128, 72))
+    captions = [c for c, _ in scene.caption_log]
+    assert frame.any() and captions
+    if lang == "ko":
+        assert all(re.search(r"[\uac00-\ud7a3]", c) for c in captions)
+    # nothing left outside the frame at the end
+    for m in scene.mobjects:
+        if m.has_points() or m.submobjects:
+            assert inside(m, FRAME, tol=0.05), (name, lang, type(m).__name__)
+    t, h = head_of(tracer, "fluffy")
+    i = expected_focus(t, None, h)
+    if name == "softmax" and lang == "pt":  # numbers in prose the Portuguese way, from the trace
+        top = int(np.argmax(h.pattern[i]))
+        assert any(f"{h.pattern[i, top]:.2f}".replace(".", ",") in c for c in captions)
+    if name == "context_size" and lang == "pt":
+        N = scene.stage.drawn["context_size"]["big"].n
+        assert any(f"{N * N:,}".replace(",", ".") in c for c in captions)
+    if name == "attention_formula":
+        d = scene.stage.drawn["formula"]
+        assert inside(d["formula"], FRAME) and scene.stage.region("panel").contains(d["panel"])
+
+
+# --- the component pieces these chapters use ------------------------------------------------------------
 
 def test_show_columns_changes_one_column_and_leaves_the_others_steady(tracer):
     from scenes.components.attention_grid import AttentionGrid

@@ -1,14 +1,18 @@
-"""Pieces the grid chapters share: a grid of a head placed in a region, with its axis titles."""
+"""Pieces the grid chapters share: a grid of a head placed in a region with its axis titles, the
+grid the chapter before left, notes in the side panel, the Σ under every query, a softmax strip."""
 
 from __future__ import annotations
 
 import numpy as np
-from manim import PI, VGroup
+from manim import DOWN, LEFT, PI, UP, Circle, Dot, FadeIn, FadeOut, VGroup
 
 from ..components.attention_grid import AttentionGrid
-from ..components.text import label
+from ..components.softmax_column import SoftmaxColumn
+from ..components.text import baseline_row, label, number
 from ..stage import Region, Stage
 from ..style import has_hangul
+
+NOTE_FS = 26  # notes in the side panel
 
 
 def axis_titles(grid: AttentionGrid, stage: Stage) -> VGroup:
@@ -29,13 +33,26 @@ def axis_titles(grid: AttentionGrid, stage: Stage) -> VGroup:
     return VGroup(top, side)
 
 
+def grid_key(head_trace, tokens, layout: str) -> tuple:
+    return (tuple(tokens), head_trace.layer, head_trace.head, layout)
+
+
 def new_grid(stage: Stage, head_trace, tokens, layout: str, region: Region | str = "grid",
              **kwargs) -> tuple[AttentionGrid, VGroup]:
     """A grid of this head filling `region` (labels and axis titles included), not yet on screen."""
     box = stage.region(region) if isinstance(region, str) else region
-    grid = AttentionGrid(head_trace, tokens, layout=layout, theme=stage.theme,
-                         max_width=box.width - 0.45, max_height=box.height - 0.4, **kwargs)
-    grid.grid_key = (tuple(tokens), head_trace.layer, head_trace.head, layout)
+    room_w, room_h = box.width - 0.45, box.height - 0.4
+    for _ in range(3):  # the titles need more room than guessed (upright Hangul): a smaller grid
+        grid = AttentionGrid(head_trace, tokens, layout=layout, theme=stage.theme,
+                             max_width=room_w, max_height=room_h, **kwargs)
+        titles = axis_titles(grid, stage)
+        both = VGroup(grid, titles)
+        over_w, over_h = both.width - box.width, both.height - box.height
+        if over_w <= 1e-3 and over_h <= 1e-3:
+            break
+        room_w -= max(over_w, 0.0) + 0.02
+        room_h -= max(over_h, 0.0) + 0.02
+    grid.grid_key = grid_key(head_trace, tokens, layout)
     grid.move_to(box.center)
     grid.use_common_number_font()  # scores and weights at one size (columns can change alone)
     titles = axis_titles(grid, stage)
@@ -49,14 +66,135 @@ def grid_on_stage(stage: Stage, head_trace, tokens, layout: str):
     """The grid the chapter before left, if it shows this sentence, head and layout; else None."""
     if not stage.has("grid"):
         return None
-    if getattr(stage.grid, "grid_key", None) != (tuple(tokens), head_trace.layer, head_trace.head, layout):
+    if getattr(stage.grid, "grid_key", None) != grid_key(head_trace, tokens, layout):
         return None
     return stage.grid
 
 
-def region_between(left: float, right: float, bottom: float, top: float, name: str = "custom") -> Region:
-    return Region(name, left, right, bottom, top)
+def titles_of(stage: Stage) -> VGroup:
+    return stage.grid_titles if stage.grid_titles is not None else VGroup()
 
 
-def center_of(box: Region) -> np.ndarray:
-    return box.center
+def show_scores(grid: AttentionGrid, run_time: float = 1.0):
+    """The real scores in the cells, or (too many to read) dots sized by score."""
+    return grid.show_scores(run_time) if grid.numbers_readable() else grid.show_score_dots(run_time)
+
+
+def ensure_grid(stage: Stage, head_trace, tokens, layout: str, content: str, mask: str = "cleared"):
+    """A grid of this head on stage showing `content` with its mask `mask`: the one the chapter
+    before left (everything else fades), else a new one in the grid region. Returns (grid, fresh)."""
+    grid = grid_on_stage(stage, head_trace, tokens, layout)
+    if grid is None:
+        stage.clear()
+        grid, titles = new_grid(stage, head_trace, tokens, layout)
+        grid.set_mask(mask)
+        if content == "scores" and not grid.numbers_readable():
+            content = "score_dots"
+        if content != "none":
+            grid.set_content(content)
+        stage.hand_on(grid=grid, grid_titles=titles)
+        stage.play(FadeIn(grid), FadeIn(titles), run_time=1.0)
+        return grid, True
+    titles = titles_of(stage)
+    extras = [m for m in stage.mobjects if m is not grid and m is not titles]
+    anims = [FadeOut(m) for m in extras]
+    if grid.highlight_box.has_points() or grid.veil.has_points():
+        anims.append(grid.unhighlight())
+    if grid.mask_state != mask and mask == "cleared" and grid.mask_state != "hidden":
+        anims.append(grid.clear_mask())
+    elif grid.mask_state != mask:
+        grid.set_mask(mask)
+    unreadable_scores = content == "scores" and grid.content_kind == "score_dots" and not grid.numbers_readable()
+    if grid.content_kind != content and not unreadable_scores:
+        anims.append(show_scores(grid) if content == "scores" else grid.transition(content))
+    if anims:
+        stage.play(*anims, run_time=1.0)
+    stage.remove(*extras)
+    return grid, False
+
+
+# --- the side panel ----------------------------------------------------------------------------
+
+def panel_note(stage: Stage, rows, top: float | None = None, font_size: float = NOTE_FS) -> VGroup:
+    """Lines of text in the side panel, left-aligned: each row a string or a list of mobjects and
+    strings set on one baseline; at `top` (default: centred on the grid region)."""
+    th = stage.theme
+    panel = stage.region("panel")
+    lines = VGroup()
+    for row in rows:
+        parts = [label(p, font_size, th.text) if isinstance(p, str) else p
+                 for p in (row if isinstance(row, list) else [row])]
+        lines.add(baseline_row(parts) if len(parts) > 1 else parts[0])
+    lines.arrange(DOWN, buff=0.22 * font_size / NOTE_FS, aligned_edge=LEFT)
+    if lines.width > panel.width:
+        lines.scale_to_fit_width(panel.width)
+    lines.move_to([panel.left + lines.width / 2, 0, 0])
+    lines.set_y(top - lines.height / 2 if top is not None else stage.region("grid").center[1])
+    return lines
+
+
+def panel_row(stage: Stage, row, top: float, font_size: float = 24) -> VGroup:
+    """One row of the panel (mobjects on a baseline), its top at `top`."""
+    return panel_note(stage, [row], top=top, font_size=font_size)
+
+
+def softmax_strip(stage: Stage, grid: AttentionGrid, query: int, top: float | None = None,
+                  **kwargs) -> SoftmaxColumn:
+    """The softmax column of one query in the side panel, at the largest font (≤ 26) that keeps it
+    between `top` (default: the panel's top) and the panel's bottom."""
+    panel = stage.region("panel")
+    top = panel.top - 0.25 if top is None else top
+    bottom = panel.bottom
+    target = np.array([panel.center[0], (top + bottom) / 2, 0])
+    visible = int((~grid.mask[query]).sum())
+    kwargs.setdefault("sum_note", stage.say("grid.sums.over_visible", count=visible))
+    sm = SoftmaxColumn(grid, query, target=target, font_size=26, **kwargs)
+    room = top - bottom
+    if sm.box.height > room:
+        sm = SoftmaxColumn(grid, query, target=target, font_size=26 * room / sm.box.height * 0.98, **kwargs)
+    return sm
+
+
+def query_sums(stage: Stage, grid: AttentionGrid) -> VGroup:
+    """Σ of every query's weights (the real sums), under each column (video) or beside each row
+    (paper), with a Σ in front; one line for all when the grid is too dense. `.numbers` holds
+    the number mobjects."""
+    th, say = stage.theme, stage.say
+    totals = grid.pattern.sum(axis=1)
+    if not grid.numbers_readable():  # too many columns to label one by one: one line for all
+        m = number(float(totals.min()), "weight", 24, th.text)
+        line = baseline_row([label(say(f"grid.sums.every_{grid.layout}"), 24, th.dim), m])
+        line.next_to(grid.lines, DOWN, buff=0.12)
+        line.numbers = [m]
+        return line
+    fs = min(grid.number_font or 22, 24)
+    sums = VGroup()
+    for q in range(grid.n):
+        m = number(float(totals[q]), "weight", fs, th.text)
+        ll, ur = grid.column_region(q)
+        if grid.layout == "video":
+            m.move_to([(ll[0] + ur[0]) / 2, ll[1] - 0.12 - m.height / 2, 0])
+        else:
+            m.move_to([ur[0] + 0.12 + m.width / 2, (ll[1] + ur[1]) / 2, 0])
+        sums.add(m)
+    sigma = label("Σ", fs * 1.1, th.dim)
+    if grid.layout == "video":
+        sigma.next_to(sums[0], LEFT, buff=0.25)
+    else:
+        sigma.next_to(sums[0], UP, buff=0.12)
+    out = VGroup(sigma, sums)
+    out.numbers = list(sums)
+    return out
+
+
+def score_legend(stage: Stage, grid: AttentionGrid) -> VGroup:
+    """What the score dots mean: filled for a positive score, a ring for a negative one."""
+    th, say = stage.theme, stage.say
+    r = grid.dot_fraction * min(grid.cell_width, grid.cell_height) * 0.8
+    r = float(np.clip(r, 0.08, 0.2))
+    dot = Dot(radius=r, color=th.text, fill_opacity=0.9)
+    ring = Circle(radius=r, color=th.negative, stroke_width=2.5)
+    rows = [[dot, label(say("grid.dot_products.legend_positive"), 24, th.text)],
+            [ring, label(say("grid.dot_products.legend_negative"), 24, th.text)],
+            [label(say("grid.dot_products.legend_area"), 22, th.dim)]]
+    return panel_note(stage, rows, font_size=24)

@@ -40,12 +40,13 @@ class AngleView(VGroup):
 
     Parts: `.ref_arrow`, `.ref_label`, `.arrows`, `.labels`, `.arcs`, `.cosines` (number mobjects,
     `.value` = the real cosine), `.angles` (radians), `.note` (the caveat line, or None).
-    `sides` optionally fixes each other vector's side (+1 above, -1 below)."""
+    `sides` optionally fixes each other vector's side (+1 above, -1 below). `note`: a caveat line
+    under the drawing, in the chapter's words (from its catalog); None: no line."""
 
     def __init__(self, reference: np.ndarray, others: Sequence[tuple[np.ndarray, str, str]], *,
                  ref_color: str | None = None, ref_label: str | None = None, extent: float = 2.4,
                  theme: Theme = DARK, font_size: float = 24, sides: Sequence[int] | None = None,
-                 note: str | None = "angles to the first arrow are the real ones",
+                 note: str | None = None,
                  arc_radii: Sequence[float] | None = None):
         super().__init__()
         self.theme = theme

@@ -2,7 +2,7 @@
 real raw scores turn into the real weights (which visibly sum to 1), and it goes back.
 
     sm = SoftmaxColumn(grid, query=3)
-    sm.play(self)                      # lift, normalize, settle; or play the steps yourself:
+    sm.play(self)                      # lift, normalize, settle; or play the three tweens yourself:
     self.play(sm.lift()); self.play(sm.normalize()); self.play(sm.settle())
 
 Every number comes from the grid's arrays: scores are `grid.scores[query]` (one decimal),
@@ -10,8 +10,9 @@ weights `grid.pattern[query]` (two decimals) and Σ is the sum of the whole row 
 the rounded ones shown). Blocked keys lift with what the grid shows for them: −∞ once the grid's
 mask is revealed; otherwise their raw score, which turns to −∞ (what the softmax really sees) as
 the softmax starts. A long column shows its largest weights in key order with ⋮ where keys are
-left out, and says how many keys the sum covers. The three steps are planned when they start, so
-they can also be built ahead and chained.
+left out (with the caller's `sum_note` under Σ, e.g. how many keys the sum covers). The three
+animations are tweens planned when they start, so they can also be built ahead and chained. The
+component writes no words of its own: the note comes from the chapter's catalog.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, RIGHT, UP, Line, Rectangle, VGroup, config, linear
 
-from .attention_grid import AttentionGrid, Step, lerp_color
+from .attention_grid import AttentionGrid
+from .batched_shapes import Tween, lerp_color
 from .text import label, number
 
 
@@ -33,10 +35,16 @@ class SoftmaxColumn:
     - font_size: of the numbers (None: as large as fits the frame height, at most 28).
     - visible_only: list only the keys the mask lets this query see (no −∞ rows), for telling
       the softmax before the mask has been explained.
+    - sum_note: a line under Σ when the column lists only some keys (e.g. the chapter's
+      "over all 37 visible keys", with the count `visible_count`); None: no line.
+    - op_text: the operator's name over the column (a formula symbol, "softmax" by default).
+
+    `phase` says how far it has played: built, lifted, normalized, settled.
     """
 
     def __init__(self, grid: AttentionGrid, query: int, target=None, max_entries: int = 10,
-                 font_size: float | None = None, theme=None, visible_only: bool = False):
+                 font_size: float | None = None, theme=None, visible_only: bool = False,
+                 sum_note: str | None = None, op_text: str = "softmax"):
         if grid.scores is None:
             raise ValueError("the softmax column needs raw scores: build the grid from a HeadTrace")
         self.grid, self.query = grid, int(query)
@@ -44,6 +52,7 @@ class SoftmaxColumn:
         n = grid.n
         scores, weights, mask = grid.scores[query], grid.pattern[query], grid.mask[query]
         self.row_sum = float(weights.sum())
+        self.visible_count = int((~mask).sum())  # keys the sum runs over
         allowed = np.nonzero(~mask)[0]
         universe = [int(k) for k in allowed] if visible_only else list(range(n))
         last_key = universe[-1]
@@ -111,12 +120,12 @@ class SoftmaxColumn:
         self.sum_row = VGroup(sigma, self.sum_mob).arrange(RIGHT, buff=0.12)
         self.sum_row.move_to([0, rule_y - row_h * 0.65, 0]).align_to([slot_x + slot_w / 2, 0, 0], RIGHT)
         note = None
-        if len(keys) < len(universe):
-            note = label(f"over all {int((~mask).sum())} visible keys", fs * 0.6, th.dim)
+        if len(keys) < len(universe) and sum_note:
+            note = label(sum_note, fs * 0.6, th.dim)
             note.next_to(self.sum_row, DOWN, buff=0.08).align_to(self.sum_row, RIGHT)
         self.sum_group = VGroup(self.rule, self.sum_row, *([note] if note else []))
         # "softmax" sits inside the box, above the query word, so nothing pokes out of the box
-        self.op_label = label("softmax", fs * 0.7, th.dim)
+        self.op_label = label(op_text, fs * 0.7, th.dim)
         self.op_label.next_to(self.header, UP, buff=0.1)
 
         content = VGroup(self.op_label, self.header, *self.key_labels, *self.gaps, self.values, self.sum_group)
@@ -131,7 +140,7 @@ class SoftmaxColumn:
             m.set_opacity(0.0)
         self.strip.shift(self._target(target) - self.box.get_center())
         self.row_h = row_h
-        self.stage = "built"
+        self.phase = "built"
 
     # ------------------------------------------------------------------------------- placement
     def _target(self, target):
@@ -163,7 +172,7 @@ class SoftmaxColumn:
         return s, (ll + ur) / 2
 
     # ------------------------------------------------------------------------------- animations
-    # Each step is planned when it starts (so all three can be built ahead and chained).
+    # Each tween is planned when it starts (so all three can be built ahead and chained).
     def lift(self, run_time: float = 1.2):
         """The column is outlined in the grid and its copy, with the raw scores, moves out."""
 
@@ -177,11 +186,11 @@ class SoftmaxColumn:
             home = self.strip.copy()
             s, c = self._column_state()
             start = home.copy().scale(s).move_to(c).set_opacity(0.0)
-            self.stage = "lifted"
-            return _tween([(self.strip, start, home, 0.0, 1.0)]), None
+            self.phase = "lifted"
+            return _tracks_update([(self.strip, start, home, 0.0, 1.0)]), None
 
         return self.grid.group(self.grid.highlight_column(self.query, run_time=run_time * 0.5),
-                               Step(self.strip, plan, run_time=run_time), lag_ratio=0.3)
+                               Tween(self.strip, plan, run_time=run_time), lag_ratio=0.3)
 
     def normalize(self, run_time: float = 1.6):
         """Scores turn into weights (softmax), then Σ = 1.00 appears under them."""
@@ -212,10 +221,10 @@ class SoftmaxColumn:
                     start.shift(UP * dy_in)
                     end.set_opacity(1.0)
                 tracks.append((group, start, end, t0, t1))
-            self.stage = "normalized"
-            return _tween(tracks), None
+            self.phase = "normalized"
+            return _tracks_update(tracks), None
 
-        return Step(self.strip, plan, run_time=run_time, rate_func=linear)
+        return Tween(self.strip, plan, run_time=run_time, rate_func=linear)
 
     def settle(self, run_time: float = 1.0):
         """The column goes back into the grid and the outline goes away."""
@@ -224,10 +233,10 @@ class SoftmaxColumn:
             start = self.strip.copy()
             s, c = self._column_state()
             end = start.copy().scale(s).move_to(c).set_opacity(0.0)
-            self.stage = "settled"
-            return _tween([(self.strip, start, end, 0.0, 1.0)]), None
+            self.phase = "settled"
+            return _tracks_update([(self.strip, start, end, 0.0, 1.0)]), None
 
-        return self.grid.group(Step(self.strip, plan, run_time=run_time, remover=True),
+        return self.grid.group(Tween(self.strip, plan, run_time=run_time, remover=True),
                                self.grid.unhighlight(run_time=run_time * 0.6))
 
     def play(self, scene, pause: float = 0.8):
@@ -243,16 +252,16 @@ class SoftmaxColumn:
     def shown_numbers(self):
         """The number mobjects a viewer sees in the strip: the scores until normalize has
         played, the weights after."""
-        if self.stage in ("normalized", "settled"):
+        if self.phase in ("normalized", "settled"):
             return list(self.weight_mobs)
         if self.raw_shown:
             return [self.raw_blocked.get(k, m) for k, m in zip(self.shown_keys, self.score_mobs)]
         return list(self.score_mobs)
 
 
-def _tween(tracks):
+def _tracks_update(tracks):
     """update(alpha) moving each mobject's family from `start` to `end` (copies with the same
-    structure) during its own window [t0, t1] of the step. A track leaves its mobject alone
+    structure) during its own window [t0, t1] of the tween. A track leaves its mobject alone
     until its window opens; tracks that have opened apply in order of opening, so a later track
     on the same mobject takes over from an earlier one."""
     tracks = sorted(tracks, key=lambda tr: tr[3])

@@ -31,8 +31,8 @@ from manim import (
     DEGREES, ORIGIN, OUT, RIGHT, UP, Animation, AnimationGroup, FadeIn, GrowFromPoint, Line, Rotate, ThreeDScene, VectorizedPoint,
     VGroup, VMobject,
 )
-from manim.utils.space_ops import rotation_about_z, rotation_matrix
 
+from ..plans.space import choose_axes, pick_axes, view_matrix  # the geometry, without manim
 from ..style import DARK, Theme
 from .text import label
 from .vectors import math
@@ -41,64 +41,10 @@ DEFAULT_PHI = 70 * DEGREES
 DEFAULT_THETA = -55 * DEGREES
 
 
-def choose_axes(trace, names: Sequence[str] | None = None, n: int = 3) -> tuple[list[str], np.ndarray, list[bool]]:
-    """(axis names, basis [d_model, n] of unit columns, named?) for an n-axis space.
-
-    Given `names`, every one must be a named direction of the trace (KeyError otherwise). Without,
-    the trace's first `n` named directions are used; missing ones are filled by principal
-    directions of the trace's embeddings, orthogonal to the named ones."""
-    if names is not None:
-        names = list(names)
-        if len(names) != n:
-            raise ValueError(f"need {n} axis names, got {len(names)}")
-        cols = [trace.direction(nm) for nm in names]
-        return names, np.stack(cols, axis=1).astype(float), [True] * n
-    named = list(trace.directions)[:n]
-    cols = [np.asarray(trace.directions[nm], dtype=float) for nm in named]
-    out_names, flags = list(named), [True] * len(named)
-    if len(cols) < n:
-        X = np.asarray(trace.embeddings, dtype=float)
-        X = X - X.mean(axis=0)
-        if cols:
-            Qb, _ = np.linalg.qr(np.stack(cols, axis=1))
-            X = X - (X @ Qb) @ Qb.T
-        _, _, Vt = np.linalg.svd(X, full_matrices=False)
-        k = 0
-        while len(cols) < n:
-            v = Vt[k]
-            v = v * np.sign(v[np.argmax(np.abs(v))])  # deterministic sign
-            cols.append(v / np.linalg.norm(v))
-            out_names.append(f"PC{k + 1}")
-            flags.append(False)
-            k += 1
-    return out_names, np.stack(cols, axis=1), flags
-
-
-def pick_axes(trace, vectors, n: int = 3) -> list[str] | None:
-    """The `n` named directions along which `vectors` ([k, d_model]) reach furthest (summed
-    |projection|): a data-driven axis choice for a scene given no --axes. None when the model
-    has fewer than `n` named directions (then `choose_axes` fills in principal directions)."""
-    names = list(trace.directions)
-    if len(names) < n:
-        return None
-    P = np.abs(trace.project(np.asarray(vectors, float).reshape(-1, np.asarray(vectors).shape[-1]), names))
-    score = P.sum(axis=0)
-    order = np.argsort(-score, kind="stable")[:n]
-    return [names[k] for k in sorted(order)]
-
-
 def _overlap(centre: np.ndarray, half: np.ndarray, other: VMobject, margin: float = 0.04) -> bool:
     oc = other.get_center()
     oh = np.array([other.width / 2, other.height / 2])
     return bool(np.all(np.abs(centre[:2] - oc[:2]) < half[:2] + oh + margin))
-
-
-def view_matrix(phi: float, theta: float, gamma: float = 0.0) -> np.ndarray:
-    """The rotation manim's ThreeDCamera applies for (phi, theta, gamma)."""
-    m = np.identity(3)
-    for r in (rotation_about_z(-theta - 90 * DEGREES), rotation_matrix(-phi, RIGHT), rotation_about_z(gamma)):
-        m = r @ m
-    return m
 
 
 def cone_tip(apex: np.ndarray, direction: np.ndarray, length: float, radius: float, color: str,
@@ -159,8 +105,10 @@ class EmbeddingSpace(VGroup):
     def __init__(self, trace, axes: Sequence[str] | None = None, *, fit_to: np.ndarray | Sequence | None = None,
                  extent: float = 2.4, theme: Theme = DARK, phi: float = DEFAULT_PHI,
                  theta: float = DEFAULT_THETA, projected: bool = True, font_size: float = 24,
-                 axis_color: str | None = None, negative: float | Sequence[float] | str = 1.0):
-        """`negative`: how much of each axis's negative half is drawn, as a fraction of the positive
+                 axis_color: str | None = None, negative: float | Sequence[float] | str = 1.0,
+                 axis_text: Sequence[str] | None = None):
+        """`axis_text`: the words shown at the axes' ends (the names in the viewer's language; by
+        default the direction names themselves). `negative`: how much of each axis's negative half is drawn, as a fraction of the positive
         half (one number for all three axes, or one per axis); "auto" draws just enough to reach
         the most negative fitted coordinate on each axis (a short stub when none is negative)."""
         super().__init__()
@@ -194,7 +142,8 @@ class EmbeddingSpace(VGroup):
         self.add(self.axis_lines, *self._axis_ends)
         self.labels = VGroup()
         self.axis_labels = VGroup()
-        for name, end, is_named in zip(self.names, self._axis_ends, self.named):
+        shown = list(axis_text) if axis_text is not None else self.names
+        for name, end, is_named in zip(shown, self._axis_ends, self.named):
             lab = label(name, font_size=font_size, color=theme.text if is_named else theme.dim)
             self._attach(lab, end, away_from=self._origin)
             self.axis_labels.add(lab)
@@ -298,9 +247,11 @@ class EmbeddingSpace(VGroup):
         for lab in self.labels:
             lab.update()
 
-    def _make_label(self, text: str | None, color: str, typst: bool) -> VMobject | None:
-        if not text:
+    def _make_label(self, text: str | VMobject | None, color: str, typst: bool) -> VMobject | None:
+        if text is None or isinstance(text, str) and not text:
             return None
+        if not isinstance(text, str):  # a label built by the caller (e.g. words in two fonts)
+            return text
         if typst:
             return math(text, font_size=self.font_size * 1.3, color=color)
         return label(text, font_size=self.font_size, color=color)
@@ -310,7 +261,8 @@ class EmbeddingSpace(VGroup):
               attach: bool = True) -> SpaceArrow:
         """Arrow from the origin to the projection of `vector` (a real d_model vector). `text` is a
         label (Typst math source such as "arrow(E)'" when `typst`, else plain text). With
-        `attach=False` the arrow is not yet part of the space: play `grow_arrow(a)`, which adds it."""
+        `attach=False` the arrow is not yet part of the space: play `grow_arrow(a)`, which adds it.
+        `text` may also be a ready-made mobject (e.g. words set in two fonts)."""
         color = color or self.theme.embedding
         c = self.coords(vector)
         a = SpaceArrow(self.point(np.zeros(3)), self.point(c), color, stroke_width=stroke_width)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from manim import Text
+from manim import Text, config
 
 from ..style import FONT, KOREAN_FONT, fmt_score, fmt_vec, fmt_weight, has_hangul
 
@@ -35,9 +35,23 @@ def drop_svg_paths(mob):
     return mob
 
 
+# Pango wraps a line wider than the canvas it is given, and manim gives it the render's pixel size
+# (and caches the SVG by text, not by size): a 128-pixel test render would wrap labels, and a later
+# full-size render sharing the cache would reuse the wrapped ones. Text is always laid out on a
+# canvas this large, so a label is one line at any resolution.
+TEXT_CANVAS = (7680, 4320)
+
+
 @lru_cache(maxsize=4096)
 def _prototype(text: str, font_size: float, color: str, font: str, weight: str, slant: str) -> Text:
-    return drop_svg_paths(Text(text, font_size=font_size, color=color, font=font, weight=weight, slant=slant))
+    saved = config.pixel_width, config.pixel_height, config.frame_width, config.frame_height
+    try:
+        config.pixel_width, config.pixel_height = TEXT_CANVAS
+        mob = Text(text, font_size=font_size, color=color, font=font, weight=weight, slant=slant)
+    finally:
+        config.pixel_width, config.pixel_height = saved[0], saved[1]
+        config.frame_width, config.frame_height = saved[2], saved[3]
+    return drop_svg_paths(mob)
 
 
 def label(text: str, font_size: float = 36, color: str = "#FFFFFF", font: str = FONT,

@@ -5,7 +5,8 @@
 
 Entries are `number()` mobjects (signed, one decimal by default) shaded grey→white by magnitude
 (relative to the largest |entry| of the whole vector, not just the shown ones). Hidden entries are
-marked by a vertical ellipsis; the optional brace names the real length ("64-dimensional").
+marked by a vertical ellipsis; the optional brace shows the real length (the number, or the
+caller's `brace_text`, e.g. "64 numbers" from the chapter's catalog: no words are built in).
 Symbols (E⃗₄, Q⃗₄, ΔE⃗₄, E⃗′₄) are MathTypst, so no LaTeX is needed.
 """
 
@@ -21,6 +22,7 @@ from manim import (
 )
 
 from ..style import DARK, Theme
+from ..plans.windows import token_window, window_indices  # pure: plans use them too
 from .text import drop_svg_paths, label, number
 
 # --------------------------------------------------------------------------------------------
@@ -90,40 +92,6 @@ def shade_grey(value: float, scale: float, theme: Theme = DARK) -> str:
     return interpolate_color(start, ManimColor(theme.text), alpha).to_hex()
 
 
-def window_indices(n: int, head: int, tail: int) -> list[int | None]:
-    """Indices shown of a length-`n` axis: the first `head`, None (the ellipsis), the last `tail`."""
-    if n <= head + tail + 1:
-        return list(range(n))
-    return list(range(head)) + [None] + list(range(n - tail, n))
-
-
-def token_window(n: int, keep: Sequence[int], max_slots: int) -> list[int | None]:
-    """Which of `n` tokens to show in at most `max_slots` slots, None marking an ellipsis slot.
-
-    Every index in `keep` (the focus word, the words it attends to) is shown; the rest of the
-    slots go to their nearest neighbours (then to the earliest tokens); each run of hidden tokens
-    costs one ellipsis slot. With n <= max_slots everything is shown."""
-    if n <= max_slots:
-        return list(range(n))
-    keep = sorted({int(k) for k in keep if 0 <= int(k) < n})
-    chosen = set(keep)
-
-    def layout(ch):
-        out: list[int | None] = []
-        for j in range(n):
-            if j in ch:
-                out.append(j)
-            elif not out or out[-1] is not None:
-                out.append(None)
-        return out
-
-    order = sorted(range(n), key=lambda j: (min((abs(j - k) for k in keep), default=j), j))
-    for j in order:
-        if j not in chosen and len(layout(chosen | {j})) <= max_slots:
-            chosen.add(j)
-    return layout(chosen)
-
-
 # --------------------------------------------------------------------------------------------
 
 
@@ -132,7 +100,8 @@ class VectorColumn(VGroup):
     row of them on one line, `entry_gap` apart: the way a key can sit beside its word).
 
     values: the full vector (1-D). head/tail: how many leading/trailing entries to show.
-    brace: True for a "<n>-dimensional" brace on `brace_side`.
+    brace: True for a brace on `brace_side`, labelled `brace_text` (the caller's words, e.g.
+    "64 numbers" from its catalog) or, without it, just the length n.
     symbol: Typst source (see `symbol_source`) or a mobject; the column can `collapse()` into it
     and `expand()` from it; `show_symbol` puts it above the column as a label.
 
@@ -204,7 +173,7 @@ class VectorColumn(VGroup):
         self.brace_label = None
         if brace:
             self.brace = Brace(self.brackets, direction=brace_side, color=theme.dim, buff=0.15)
-            text = brace_text or f"{len(self.values)}-dimensional"
+            text = brace_text or str(len(self.values))
             self.brace_label = label(text, font_size=font_size * 0.8, color=theme.dim)
             self.brace_label.next_to(self.brace, brace_side, buff=0.1)
             self.body.add(self.brace, self.brace_label)

@@ -1,0 +1,154 @@
+"""Context size: the pattern has n² cells. The sentence's grid and its count, then the camera pulls
+back while the grid grows to a long passage (its first n × n block is the sentence's own grid:
+the mask makes the first words' pattern independent of what follows), a close look at a word of
+the new part, and a nod to the work on longer contexts. Real patterns throughout.
+
+`ContextSizeLesson` traces the long passage when it makes the setting (see plans/context_size.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Restore, VGroup
+
+from ..components.attention_grid import AttentionGrid
+from ..components.text import label, rich_line
+from ..lesson import Chapter, Lesson
+from ..plans.context_size import ContextSizePlan, plan_context_size, with_context_traces
+from ..stage import Stage
+from .grid_parts import NOTE_FS, ensure_grid, grid_key, titles_of
+
+
+@dataclass(frozen=True)
+class ContextSizeLesson(Lesson):
+    """A lesson whose setting also holds the traces of the passage the grid grows into."""
+
+    def setting(self, inputs):
+        return with_context_traces(super().setting(inputs), inputs.tracer)
+
+
+class ContextSize(Chapter):
+    key = "context_size"
+    continues = ("grid",)
+
+    def plan(self, setting) -> ContextSizePlan:
+        return plan_context_size(setting)
+
+    def count(self, stage: Stage, n: int, cells: int, allowed: int, font_size: float = 30) -> VGroup:
+        """"n × n = n²" and how many of those cells the mask leaves open."""
+        say, th = stage.say, stage.theme
+        eq = label(say("grid.context_size.count", n=n, cells=cells), font_size, th.text)
+        sub = label(say("grid.context_size.open", count=allowed), font_size * 0.7, th.dim)
+        out = VGroup(eq, sub).arrange(DOWN, buff=0.15 * font_size / 30)
+        width = stage.region("panel").width * font_size / 30
+        if out.width > width:
+            out.scale_to_fit_width(width)
+        out.texts = (eq.text, sub.text)
+        return out
+
+    def play(self, stage: Stage, plan: ContextSizePlan) -> None:
+        say, th = stage.say, stage.theme
+        n, N = plan.n, plan.N
+        grid, _ = ensure_grid(stage, plan.short_head, plan.short_tokens, plan.layout, "dots", "cleared")
+        drawn = stage.drawn[self.key] = {"grid": grid}
+        frame = stage.camera_frame
+        frame.save_state()
+        cnt = self.count(stage, n, plan.short_cells, plan.short_open)
+        cnt.move_to([stage.region("panel").center[0], stage.region("grid").center[1], 0])
+        drawn["short_count"] = cnt
+        with stage.narrating(say("grid.context_size.short", count=n, cells=plan.short_cells)):
+            stage.play(FadeIn(cnt, lag_ratio=0.1), run_time=1.0)
+            stage.wait(0.8)
+
+        # The long grid at the same cell size, placed so that its first n × n block is the short
+        # grid. It is built at the size it ends at (so its lines and labels suit that size: fewer,
+        # thinner lines, abbreviated labels), then blown up F times to line up with the short grid
+        # while the camera pulls back F times.
+        full = stage.region("full")
+        fw, fh = frame.width, frame.height  # the frame at home
+        end_h = fh - 1.9
+        aspect = grid.cell_width / grid.cell_height
+        big = AttentionGrid(plan.long_head, plan.long_tokens, layout=grid.layout, theme=th,
+                            cell_size=(end_h / N * aspect * 0.92, end_h / N * 0.92))
+        big.grid_key = grid_key(plan.long_head, plan.long_tokens, grid.layout)
+        big.set_mask("cleared")
+        F = grid.cell_height / big.cell_height
+        big.scale(F)
+        big.shift(grid.lines.get_corner(UP + LEFT) - big.lines.get_corner(UP + LEFT))
+        w0 = self.count(stage, N, plan.long_cells, plan.long_open).width  # the count at its normal size
+        F = max(F, (big.height + 1.2) / fh, big.width / (fw - w0 - 1.2))
+        big_cnt = self.count(stage, N, plan.long_cells, plan.long_open, font_size=30 * F)
+        frame_w = fw * F
+        center = np.array([big.get_left()[0] - 0.3 * F + frame_w / 2, big.get_y(), 0])
+        right = center[0] + frame_w / 2 - 0.3 * F  # the count sits between the grid and the frame's edge
+        big_cnt.move_to([(big.get_right()[0] + right) / 2, big.get_y(), 0])
+        drawn.update(big=big, long_count=big_cnt)
+        grow = "repeated" if plan.repeated else "grow"
+        with stage.narrating(say(f"grid.context_size.{grow}", count=N, cells=plan.long_cells)):
+            stage.play(FadeOut(cnt), FadeOut(titles_of(stage)), run_time=0.5)
+            big.labels.save_state()
+            big.labels.set_opacity(0.0)  # at F times their final size they would swamp the close view
+            stage.play(frame.animate.scale(F).move_to(center), grid.labels.animate.set_opacity(0.0),
+                       grid.lines.animate.set_stroke(opacity=0.0), FadeIn(big), run_time=2.5)
+            stage.play(big.show_dots(run_time=2.5, lag=0.7), Restore(big.labels, run_time=1.5))
+            stage.remove(grid)
+            stage.play(FadeIn(big_cnt, lag_ratio=0.1), run_time=1.0)
+            stage.wait(0.8)
+        drawn["big_dots"] = list(big.dot_cells)
+        self.close_look(stage, plan, big, (fw, fh), frame_w, center)
+
+        # back to the default framing: the picture shrinks exactly as the camera returns (no
+        # visible change), then settles above room for a last note
+        whole = VGroup(big, big_cnt)
+        frame.restore()
+        whole.scale(1.0 / F, about_point=center).shift(-center)
+        nod = VGroup(label(say("grid.context_size.nod_1"), 24, th.dim),
+                     label(say("grid.context_size.nod_2"), 24, th.dim)).arrange(DOWN, buff=0.1)
+        if nod.width > full.width:
+            nod.scale_to_fit_width(full.width)
+        nod.move_to([0, full.bottom + nod.height / 2, 0])
+        room_top, room_bottom = full.top, nod.get_top()[1] + 0.2
+        scale = min(1.0, (room_top - room_bottom) / whole.height, (full.width - 0.1) / whole.width)
+        drawn["nod"] = nod
+        with stage.narrating(say("grid.context_size.research")):
+            stage.play(whole.animate.scale(scale).move_to([0, (room_top + room_bottom) / 2, 0]), run_time=1.0)
+            stage.play(FadeIn(nod, shift=UP * 0.1), run_time=1.0)
+            stage.wait(1.5)
+        stage.hand_on(grid=big, grid_titles=VGroup())
+
+    def close_look(self, stage: Stage, plan: ContextSizePlan, big: AttentionGrid, home: tuple[float, float],
+                   frame_w: float, center) -> None:
+        """The camera closes in on a word of the new part and names its strongest keys."""
+        say, th = stage.say, stage.theme
+        frame = stage.camera_frame
+        fw, fh = home
+        q, ks, N = plan.close_query, list(plan.close_keys), plan.N
+        lo, hi = max(0, min(ks) - 2), min(N - 1, q + 2)
+        a, b = big.cell_center(lo, lo), big.cell_center(hi, hi)
+        span = max(abs(b[0] - a[0]), abs(b[1] - a[1]) * fw / fh) + 3 * big.cell_width
+        zoom_w = float(np.clip(span * 1.5, 18 * big.cell_width, frame_w))
+        look = (a + b) / 2
+        zs = zoom_w / fw  # text in the close-up is built at normal size and scaled by this
+        tokens = plan.long_tokens
+        keys = {f"k{m}": say.quote(tokens[j]) for m, j in enumerate(ks)}
+        note = rich_line(say.catalog[f"grid.pattern.note_{len(ks)}"], {"query": say.quote(tokens[q]), **keys},
+                         font_size=NOTE_FS, color=th.text, colors={"query": th.query, **{k: th.key for k in keys}},
+                         numbers={f"w{m}": (w, "weight") for m, w in enumerate(plan.close_weights)})
+        note.scale(zs)
+        if big.layout == "video":  # the empty (blocked) lower left of the close-up
+            corner = look + np.array([-zoom_w / 2 + 0.3 * zs, -zoom_w * fh / fw / 2 + 0.3 * zs, 0])
+            note.move_to(corner + (note.get_center() - note.get_corner(DOWN + LEFT)))
+        else:  # the paper layout is blocked at the upper right
+            corner = look + np.array([zoom_w / 2 - 0.3 * zs, zoom_w * fh / fw / 2 - 0.3 * zs, 0])
+            note.move_to(corner + (note.get_center() - note.get_corner(UP + RIGHT)))
+        stage.drawn[self.key].update(close_note=note, close_numbers=note.numbers)
+        with stage.narrating(say("grid.context_size.close", query=say.quote(tokens[q]),
+                                 keys=say.quoted_words([tokens[j] for j in ks]))):
+            stage.play(frame.animate.set(width=zoom_w).move_to(look), run_time=2.0)
+            stage.play(big.highlight_column(q, color=th.query), FadeIn(note), run_time=0.8)
+            stage.wait(1.5)
+            stage.play(frame.animate.set(width=frame_w).move_to(center), big.unhighlight(), FadeOut(note),
+                       run_time=2.0)
+

@@ -1,0 +1,245 @@
+"""`mole` and `eiffel_tower`: one word in several phrases. First its lookup column, the same in
+every phrase (`SameLookup`); then, in a space of three of the model's named directions, the
+generic arrow and per phrase the real attention (arcs), the head's ΔE and the refined E′
+(`ContextSpace`). Both chapters take the lesson's `ContextVariant` (the word, the default axes)."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, FadeTransform, VGroup, Write
+
+from ..components.context_arcs import ContextArcs
+from ..components.text import baseline_row, label, number, text_baseline
+from ..components.vectors import VectorColumn, math, symbol_source
+from ..components.word_boxes import WordBoxes
+from ..lesson import Chapter
+from ..plans.context_space import ContextPlan, ContextVariant, LookupPlan, PhraseStep, plan_context, plan_lookup
+from ..stage import Region, Stage
+from .embedding_parts import (
+    arc_angle, attention_caption, causal_lines, delta_caption, direction_name, fit_into, framed, mixed_label,
+    placed_space, room_left_of, self_weight, tag_text, weight_labels,
+)
+
+T = "embeddings.context"
+
+
+class SameLookup(Chapter):
+    """The phrases, stacked, and the focus word's lookup column in each: identical."""
+
+    key = "same_lookup"
+
+    def __init__(self, variant: ContextVariant):
+        self.variant = variant
+
+    def plan(self, setting) -> LookupPlan:
+        return plan_lookup(setting, self.variant)
+
+    def play(self, stage: Stage, plan: LookupPlan) -> None:
+        if not plan.show:
+            return
+        th, say = stage.theme, stage.say
+        stage.clear()
+        n = len(plan.phrases)
+        word = say.quote(plan.word)
+        full = stage.region("full")
+        ys = np.linspace(3.3, 3.3 - 0.75 * (n - 1), n)
+        rows = VGroup()
+        for k, (tokens, focus, y) in enumerate(zip(plan.phrases, plan.focus, ys)):
+            r = WordBoxes(tokens, theme=th, font_size=28, max_width=full.width - 1.7).move_to([0.4, y, 0])
+            r.highlight(focus, th.query)
+            tag = label(str(k + 1), font_size=22, color=th.dim).next_to(r, LEFT, buff=0.3)
+            rows.add(VGroup(tag, r))
+        cols = VGroup()
+        xs = np.linspace(-2.4 * (n - 1) / 2, 2.4 * (n - 1) / 2, n)
+        top = ys[-1] - 0.75
+        for k, (values, x) in enumerate(zip(plan.columns, xs)):
+            c = VectorColumn(values, head=4, tail=1, font_size=22, theme=th, brace=(k == n - 1),
+                             brace_text=say("embeddings.tokens.brace", count=plan.d_model))
+            c.shift(RIGHT * (x - c.brackets.get_x()))
+            c.set_y(top - 0.35 - c.brackets.height / 2 - (c.get_top()[1] - c.brackets.get_top()[1]))
+            tag = label(say(f"{T}.column_tag", word=word, number=k + 1), font_size=20, color=th.query)
+            fit_into(tag, 2.2, 1).next_to(c.brackets, UP, buff=0.12)
+            cols.add(VGroup(tag, c))
+        cols.set_x(0)
+        eqs = VGroup(*(label("=", font_size=34, color=th.text).move_to(
+            (cols[k][1].brackets.get_right() + cols[k + 1][1].brackets.get_left()) / 2) for k in range(n - 1)))
+        note = label(say(f"{T}.lookup_identical" if plan.identical else f"{T}.lookup_differ"), font_size=24,
+                     color=th.highlight if plan.identical else th.value)
+        fit_into(note, full.width, 1).next_to(cols, DOWN, buff=0.35)
+        pos_note = label(say(f"{T}.position_shifts" if plan.position_visible else f"{T}.position_unseen"),
+                         font_size=18, color=th.dim)
+        fit_into(pos_note, full.width, 1).next_to(note, DOWN, buff=0.15)
+        stage.drawn[self.key] = {"columns": cols, "note": note}
+        with stage.narrating(say(f"{T}.caption_phrases", count=n, word=word)):
+            stage.play(FadeIn(rows, lag_ratio=0.25), run_time=1.5)
+            stage.wait(0.8)
+        caption = f"{T}.caption_lookup_identical" if plan.identical else f"{T}.caption_lookup_differ"
+        with stage.narrating(say(caption, word=word)):
+            stage.play(FadeIn(cols, lag_ratio=0.15, shift=DOWN * 0.2), run_time=1.2)
+            stage.play(FadeIn(eqs), Write(note), run_time=0.8)
+            stage.play(FadeIn(pos_note), run_time=0.5)
+            stage.wait(1.6)
+        stage.play(FadeOut(VGroup(rows, cols, eqs, note, pos_note)), run_time=0.6)
+
+
+class ContextSpace(Chapter):
+    key = "context_space"
+
+    def __init__(self, variant: ContextVariant):
+        self.variant = variant
+
+    def plan(self, setting) -> ContextPlan:
+        return plan_context(setting, self.variant)
+
+    def play(self, stage: Stage, plan: ContextPlan) -> None:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        full = stage.region("full")
+        word = say.quote(plan.word)
+        names = [direction_name(say, n) for n in plan.axes]
+        box = Region("space", -0.9, full.right - 0.86, full.bottom + 0.2, 2.2)
+        space = placed_space(plan.trace, say, th, plan.axes, plan.fit, plan.view, box)
+        role = say.role(plan.role, plan.head.layer, plan.head.head)
+        head_note = mixed_label(say(f"{T}.head_note", layer=plan.head.layer, head=plan.head.head, role=role),
+                                font_size=20, color=th.delta)
+        fit_into(head_note, full.width / 2 - 0.6, 0.5).to_corner(DOWN + LEFT, buff=0.3)
+        drawn = {"space": space, "arrows": [], "arcs": [], "tables": [], "causal": [], "head_note": head_note}
+        stage.drawn[self.key] = drawn
+
+        generic = space.arrow(plan.steps[0].E, th.embedding, symbol_source("E"), name="E", attach=False)
+        drawn["arrows"].append((0, "E", generic))
+        with stage.narrating(say(f"{T}.caption_axes", axes=say.words(names))):
+            stage.play(FadeIn(space), FadeIn(space.axis_labels), FadeIn(head_note), run_time=1.0)
+        with stage.narrating(say(f"{T}.caption_generic", word=word)):
+            stage.play(space.grow_arrow(generic), run_time=0.9)
+            stage.wait(0.8)
+
+        row = table = None
+        prev: list = []
+        for k, s in enumerate(plan.steps):
+            new_row = WordBoxes(s.tokens, theme=th, font_size=32, max_width=full.width - 1.1).move_to([0, 2.68, 0])
+            new_row.highlight(s.focus, th.query)
+            new_table = self.table(stage, s, names)
+            t_title = label(say(f"{T}.table_title", word=word), font_size=20, color=th.dim)
+            t_title.next_to(new_table, UP, buff=0.25).align_to(new_table, LEFT)
+            new_table.add(t_title)
+            new_table.cells[1].set_opacity(0)
+            new_table.cells[2].set_opacity(0)
+            drawn["tables"].append(new_table)
+            own_E = None
+            if s.own_E:  # this phrase's own E when it differs from the generic one on these axes
+                own_E = space.arrow(s.E, th.embedding, None, name=f"E{k}", attach=False)
+                drawn["arrows"].append((k, "E", own_E))
+            intro = [FadeIn(new_row) if row is None else FadeTransform(row, new_row),
+                     FadeIn(new_table) if table is None else FadeTransform(table, new_table)]
+            if prev:
+                intro += [a.animate.set_opacity(0.35) for a in prev]
+                intro += [FadeOut(a.label) for a in prev if getattr(a, "label", None) is not None and a.kind == "dE"]
+            with stage.narrating(say(f"{T}.caption_phrase", number=k + 1, phrase=" ".join(s.tokens))):
+                stage.play(*intro, run_time=0.9)
+                if own_E is not None:
+                    stage.play(space.grow_arrow(own_E), run_time=0.6)
+            row, table = new_row, new_table
+
+            # arcs into the focus word from the words before it (the mask hides the rest)
+            srcs = [row.box(j) for j in range(s.focus + 1)]
+            tgt = row.box(s.focus)
+            ang = arc_angle([b.get_top() for b in srcs], tgt.get_top(), max_rise=0.62)
+            arcs = ContextArcs(srcs, tgt, s.weights[: s.focus + 1], theme=th, angle=ang, max_stroke=12)
+            drawn["arcs"].append(arcs)
+            wl = weight_labels(arcs, th)
+            own = VGroup()
+            if s.weights[s.focus] >= 0.05:
+                own = self_weight(say, th, s.weights[s.focus], tgt)
+            with stage.narrating(attention_caption(say, s)):
+                stage.play(arcs.grow(run_time=1.0), FadeIn(wl), FadeIn(own))
+                stage.play(arcs.pulse(run_time=1.0))
+            if s.causal is not None:
+                self.causal_note(stage, s, row, word)
+
+            dE = space.difference_arrow(s.E, s.E2, th.delta, symbol_source("E", delta=True), name=f"dE{k}",
+                                        attach=False)
+            E2 = space.arrow(s.E2, th.updated, mixed_label(tag_text(say, s.tag), 24, th.updated), name=f"E2_{k}",
+                             attach=False)
+            for a in (dE, E2):  # labels stay readable where they cross an arrow or an axis
+                a.label.add_background_rectangle(color=th.background, opacity=0.7, buff=0.05)
+            dE.kind, E2.kind = "dE", "E2"
+            drawn["arrows"] += [(k, "dE", dE), (k, "E2", E2)]
+            with stage.narrating(delta_caption(say, f"{T}.caption_delta", s.delta, s.coords[1], plan.axes)):
+                stage.play(space.grow_arrow(dE), table.cells[1].animate.set_opacity(1), run_time=1.0)
+            with stage.narrating(say(f"{T}.caption_refined", word=word)):
+                stage.play(space.grow_arrow(E2), table.cells[2].animate.set_opacity(1), run_time=0.9)
+                stage.wait(0.9)
+            if s.compare is not None:
+                self.comparison(stage, s, table, names, plan.axes)
+            stage.play(FadeOut(arcs), FadeOut(wl), FadeOut(own), run_time=0.4)
+            prev = [dE, E2]
+
+        # the end: all refined arrows, the space turning
+        closing = f"{T}.closing_own_direction" if plan.own_direction else f"{T}.closing_own_delta"
+        with stage.narrating(say(closing, word=word)):
+            stage.play(*(a.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2"),
+                       *(FadeOut(a.label) for a in prev if a.kind == "dE" and a.label is not None), run_time=0.5)
+            stage.play(space.rotation(-35 * DEGREES, run_time=2.5))
+            stage.play(space.rotation(35 * DEGREES, run_time=2.5))
+            stage.wait(0.5)
+
+    # --- pieces ---------------------------------------------------------------------------------
+    @staticmethod
+    def table(stage: Stage, step: PhraseStep, names: list[str]) -> VGroup:
+        """Rows E, ΔE, E′ × the three axes: the real projections (what the arrows show)."""
+        th = stage.theme
+        header = [label(n, font_size=20, color=th.text) for n in names]
+        step_x = max(1.45, max(h.width for h in header) + 0.35)
+        col_x = [k * step_x for k in range(3)]
+        for h, x in zip(header, col_x):
+            h.move_to([x, 0, 0])
+        for h in header[1:]:  # one baseline, whatever the descenders
+            h.shift(UP * (text_baseline(header[0]) - text_baseline(h)))
+        rows, cells = VGroup(), []
+        sources = (symbol_source("E"), symbol_source("E", delta=True), symbol_source("E", prime=True))
+        for r, (src, color, c) in enumerate(zip(sources, (th.embedding, th.delta, th.updated), step.coords)):
+            y = -0.5 * (r + 1)
+            sym = math(src, font_size=26, color=color).move_to([-1.2, y, 0])
+            nums = VGroup(*(number(c[k], "vec", font_size=22, color=color).move_to([col_x[k], y, 0])
+                            for k in range(3)))
+            cells.append(nums)
+            rows.add(VGroup(sym, nums))
+        t = VGroup(VGroup(*header), rows)
+        fit_into(t, 5.0, 3.0).to_edge(LEFT, buff=0.55).set_y(0.55)
+        t.cells = cells
+        return t
+
+    @staticmethod
+    def causal_note(stage: Stage, s: PhraseStep, row: WordBoxes, word: str):
+        """The words after the focus are masked for it; what they say can only flow forward."""
+        th, say = stage.theme, stage.say
+        box = framed(causal_lines(say, s), th, th.mask)
+        fit_into(box, 5.5, 2.3)
+        box.to_edge(LEFT, buff=0.4).set_y(-2.2)
+        stage.drawn[ContextSpace.key]["causal"].append(box)
+        later = list(s.causal.later)
+        with stage.narrating(say(f"{T}.caption_causal", word=word, after=say.quote(s.causal.after))):
+            stage.play(row.animate.recolor(later, th.mask), FadeIn(box), run_time=0.7)
+            stage.wait(2.5)
+        stage.play(FadeOut(box), row.animate.recolor(later, th.dim), run_time=0.5)
+
+    @staticmethod
+    def comparison(stage: Stage, s: PhraseStep, table: VGroup, names: list[str], axes: tuple[str, ...]):
+        """Under the table: this phrase's E′ minus the previous phrase's, on each axis."""
+        th, say = stage.theme, stage.say
+        before, now = say.quote(" ".join(s.compare.before)), say.quote(" ".join(s.tokens))
+        vs = mixed_label(say(f"{T}.compare_label", before=before, now=now), font_size=20, color=th.dim)
+        nums = baseline_row([baseline_row([label(n, font_size=20, color=th.dim),
+                                           number(c, "vec", font_size=20, color=th.updated)], buff=0.12)
+                             for n, c in zip(names, s.compare.change)], buff=0.4)
+        cmp = VGroup(vs, nums).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+        # clear of the space and its axis names (they swing round when the space turns)
+        room = room_left_of(stage.drawn[ContextSpace.key]["space"]) - table.get_left()[0]
+        fit_into(cmp, min(5.6, room), 1.0).next_to(table, DOWN, buff=0.45).align_to(table, LEFT)
+        table.add(cmp)
+        stage.drawn[ContextSpace.key].setdefault("comparisons", []).append(cmp)
+        with stage.narrating(delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, axes,
+                                           before=before)):
+            stage.play(FadeIn(cmp), run_time=0.6)
+            stage.wait(0.6)

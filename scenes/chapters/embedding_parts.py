@@ -1,0 +1,146 @@
+"""Pieces the embedding chapters share: direction names in the viewer's language, arcs of context
+with their weights, a 3-D space placed in a region, framed notes."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from manim import DOWN, LEFT, PI, RIGHT, UP, SurroundingRectangle, VGroup
+
+from ..components.context_arcs import ContextArcs
+from ..components.space3d import EmbeddingSpace
+from ..components.text import baseline_row, label, number
+from ..i18n import Say
+from ..stage import Region
+from ..style import has_hangul
+
+
+def direction_name(say: Say, name: str) -> str:
+    """A named direction of the model as the viewer reads it. Direction names are the model's data:
+    the catalog translates the ones it knows (embeddings.directions.<name>); any other name (a
+    model's own direction, "PC1") is shown as the model spells it."""
+    key = f"embeddings.directions.{name}"
+    return say(key) if say.has(key) else name
+
+
+def mixed_label(text: str, font_size: float, color: str):
+    """A line of prose whose Hangul words are set in the Korean face and everything else (ΔE, E′,
+    tokens, numbers) in the serif, on one baseline: symbols keep their shapes in every language."""
+    if not has_hangul(text):
+        return label(text, font_size, color)
+    groups: list[tuple[bool, list[str]]] = []
+    for word in text.split(" "):
+        hangul = has_hangul(word)
+        if groups and groups[-1][0] == hangul:
+            groups[-1][1].append(word)
+        else:
+            groups.append((hangul, [word]))
+    return baseline_row([label(" ".join(ws), font_size, color) for _, ws in groups], buff=font_size * 0.0075)
+
+
+def fit_into(mob, width: float, height: float):
+    """Scale `mob` down (never up) to fit a width × height box."""
+    if mob.width > width:
+        mob.scale_to_fit_width(width)
+    if mob.height > height:
+        mob.scale_to_fit_height(height)
+    return mob
+
+
+def arc_angle(sources: Sequence[np.ndarray], target: np.ndarray, max_rise: float, cap: float = PI / 2) -> float:
+    """The bend (radians) for arcs from `sources` into `target` such that the longest one rises
+    at most `max_rise` above its chord (an arc of angle θ over a chord c rises c/2·tan(θ/4))."""
+    chords = [float(np.hypot(*(np.asarray(s)[:2] - np.asarray(target)[:2]))) for s in sources]
+    c = max(chords + [1e-6])
+    return float(min(cap, 4 * np.arctan(2 * max_rise / c)))
+
+
+def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size: float = 18) -> VGroup:
+    """The real weight of every arc at or above `min_weight`, above the arc's apex."""
+    out = VGroup()
+    for arc, w in arcs.drawn():
+        if w < min_weight:
+            continue
+        n = number(w, "weight", font_size=font_size, color=theme.text)
+        n.next_to(arc.point_from_proportion(0.5), UP, buff=0.06)
+        out.add(n)
+    return out
+
+
+def self_weight(say: Say, theme, weight: float, target) -> VGroup:
+    """The weight a word keeps on itself (it has no arc), above the word: "0.12 self"."""
+    n = number(weight, "weight", font_size=18, color=theme.text).next_to(target, UP, buff=0.08)
+    return VGroup(n, label(say("embeddings.self"), font_size=14, color=theme.dim).next_to(n, RIGHT, buff=0.06))
+
+
+def framed(lines: Sequence[str], theme, color: str, font_size: float = 20) -> VGroup:
+    """Lines of text, left-aligned, in a rounded frame on an opaque background."""
+    text = VGroup(*(label(t, font_size=font_size, color=theme.text) for t in lines)).arrange(
+        DOWN, aligned_edge=LEFT, buff=0.1)
+    frame = SurroundingRectangle(text, color=color, buff=0.15, stroke_width=2, corner_radius=0.08)
+    frame.set_fill(theme.background, opacity=0.92)
+    return VGroup(frame, text)
+
+
+def placed_space(trace, say: Say, theme, axes: Sequence[str], fit: np.ndarray, view: tuple[float, float],
+                 box: Region, extent: float = 3.0, font_size: float = 24, max_scale: float = 1.8) -> EmbeddingSpace:
+    """An EmbeddingSpace on `axes` (axis names in the viewer's language), sized to the vectors `fit`,
+    seen from `view` (phi, theta), scaled and centred so that its axes and their names fill `box`."""
+    space = EmbeddingSpace(trace, list(axes), fit_to=fit, theme=theme, extent=extent, font_size=font_size,
+                           phi=view[0], theta=view[1], negative="auto",
+                           axis_text=[direction_name(say, n) for n in axes])
+    whole = VGroup(space.axis_lines, space.axis_labels)
+    k = min(box.width / whole.width, box.height / whole.height, max_scale)
+    space.scale(k, about_point=space.point(np.zeros(3)))
+    space._place_labels()
+    whole = VGroup(space.axis_lines, space.axis_labels)
+    space.shift(box.center - whole.get_center())
+    space._place_labels()
+    return space
+
+
+def room_left_of(space: EmbeddingSpace, margin: float = 0.3) -> float:
+    """The x left of which nothing of the space (axes, their names, arrow labels) is drawn."""
+    return VGroup(space.axis_lines, space.labels).get_left()[0] - margin
+
+
+# --- the words of the context chapters: catalog sentences chosen by the plan's data ----------------
+
+CONTEXT = "embeddings.context"
+
+
+def attention_caption(say: Say, step) -> str:
+    """"“mole” puts 0.99 on “shrew”": the context words with the largest real weights."""
+    a, word = step.attention, say.quote(step.tokens[step.focus])
+    if a.kind in ("first", "self"):
+        return say(f"{CONTEXT}.attention_{a.kind}", word=word, weight=a.self_weight)
+    params = {}
+    for n, (token, w) in enumerate(a.keys):
+        params[f"k{n}"], params[f"w{n}"] = say.quote(token), w
+    return say(f"{CONTEXT}.attention_{len(a.keys)}", word=word, **params)
+
+
+def delta_caption(say: Say, key: str, terms, coords, axes, **params) -> str:
+    """`key`_<number of terms>: a change named by its largest components ("+8.0 along animal")."""
+    for n, k in enumerate(terms):
+        params[f"a{n}"], params[f"v{n}"] = direction_name(say, axes[k]), float(coords[k])
+    return say(f"{key}_{len(terms)}", **params)
+
+
+def tag_text(say: Say, tag) -> str:
+    """The E′ arrow's label: the context words it drew from ("E′ (shrew)"), or alone."""
+    return say(f"{CONTEXT}.tag_{len(tag)}", **{f"w{n}": t for n, t in enumerate(tag)})
+
+
+def causal_lines(say: Say, step) -> list[str]:
+    """The lines of the causal note: what the focus word can use, and what it cannot."""
+    c, word = step.causal, say.quote(step.tokens[step.focus])
+    after = say.quote(c.after)
+    if not c.before:
+        text = say(f"{CONTEXT}.causal_alone", word=word, after=after)
+    elif len(c.before) == 1:
+        text = say(f"{CONTEXT}.causal_one", word=word, before=say.quote(c.before[0]), after=after)
+    else:
+        text = say(f"{CONTEXT}.causal_many", word=word, count=len(c.before), after=after)
+    return text.split("\n")

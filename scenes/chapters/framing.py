@@ -1,0 +1,54 @@
+"""A lesson's opening (its title over the sentence and the head it follows) and its closing words."""
+
+from __future__ import annotations
+
+from manim import DOWN, FadeIn
+
+from ..components.text import label
+from ..components.word_boxes import WordBoxes
+from ..lesson import Chapter
+from ..plans.framing import IntroPlan, OutroPlan, plan_intro, plan_outro
+from ..stage import Stage
+
+
+class Intro(Chapter):
+    key = "intro"
+
+    def __init__(self, lesson: str):
+        self.lesson = lesson
+
+    def plan(self, setting) -> IntroPlan:
+        return plan_intro(setting, self.lesson)
+
+    def play(self, stage: Stage, plan: IntroPlan) -> None:
+        th, say = stage.theme, stage.say
+        title = label(say(f"lessons.{plan.lesson}.title"), font_size=60, color=th.text)
+        full = stage.region("full")
+        if title.width > full.width:
+            title.scale_to_fit_width(full.width)
+        title.move_to([0, 1.2, 0])
+        words = WordBoxes(plan.tokens, theme=th, font_size=40, max_width=full.width - 0.5)
+        words.next_to(title, DOWN, buff=0.7)
+        role = say.role(plan.role, plan.head.layer, plan.head.head)
+        sub = label(say("common.head.layer_head_role", layer=plan.head.layer, head=plan.head.head, role=role),
+                    font_size=26, color=th.dim)
+        sub.next_to(words, DOWN, buff=0.5)
+        stage.drawn["intro"] = {"title": title, "words": words, "head": sub}
+        with stage.narrating(say(f"lessons.{plan.lesson}.intro")):
+            stage.play(FadeIn(title, shift=DOWN * 0.2), run_time=0.8)
+            stage.play(FadeIn(words, lag_ratio=0.08), FadeIn(sub), run_time=1.2)
+            stage.wait(2.2)
+
+
+class Outro(Chapter):
+    key = "outro"
+
+    def __init__(self, lesson: str):
+        self.lesson = lesson
+
+    def plan(self, setting) -> OutroPlan:
+        return plan_outro(setting, self.lesson)
+
+    def play(self, stage: Stage, plan: OutroPlan) -> None:
+        with stage.narrating(stage.say(f"lessons.{plan.lesson}.outro")):
+            stage.wait(3.0)

@@ -1,0 +1,205 @@
+"""`components`: every reusable piece on real numbers from the model, one short chapter each. A
+look-book for the visual language: word boxes, vectors and a speech bubble; a weight matrix times
+a vector; the attention grid with a softmax column; context arcs; the formula; the 3-D space; the
+bar chart of next words."""
+
+from __future__ import annotations
+
+from manim import DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, Indicate, ReplacementTransform, Write
+
+from ..components.attention_grid import AttentionGrid
+from ..components.bars import ProbabilityBars
+from ..components.bubble import SpeechBubble
+from ..components.context_arcs import ContextArcs
+from ..components.formula import AttentionFormula
+from ..components.matrices import MatVecProduct, WeightMatrix
+from ..components.softmax_column import SoftmaxColumn
+from ..components.space3d import EmbeddingSpace
+from ..components.text import label
+from ..components.vectors import VectorColumn, symbol_source
+from ..components.word_boxes import WordBoxes
+from ..lesson import Chapter
+from ..plans.gallery import GalleryPlan, plan_gallery
+from ..stage import Stage
+from .embedding_parts import direction_name, fit_into
+
+
+class Beat(Chapter):
+    """One piece of the gallery: a title in the corner, the piece on real numbers, then a clean stage."""
+
+    beat = ""  # its table in gallery.toml
+
+    @property
+    def key(self) -> str:
+        return f"gallery_{self.beat}"
+
+    def plan(self, setting) -> GalleryPlan:
+        return plan_gallery(setting)
+
+    def say(self, stage: Stage, name: str, **params) -> str:
+        return stage.say(f"gallery.{self.beat}.{name}", **params)
+
+    def title(self, stage: Stage):
+        t = label(self.say(stage, "title"), font_size=28, color=stage.theme.dim)
+        return fit_into(t, stage.region("title").width, 0.6).to_corner(UP + LEFT, buff=0.3)
+
+
+class WordsAndVector(Beat):
+    beat = "words"
+
+    def play(self, stage: Stage, plan: GalleryPlan) -> None:
+        th = stage.theme
+        i = plan.focus
+        stage.clear()
+        boxes = WordBoxes(plan.tokens, theme=th, font_size=30, max_width=12.5).move_to(UP * 1.1)
+        col = VectorColumn(plan.embedding, theme=th, brace=True, font_size=22, symbol=symbol_source("E", plan.position),
+                           show_symbol=True, brace_text=stage.say("embeddings.tokens.brace", count=len(plan.embedding)))
+        col.next_to(boxes, DOWN, buff=0.35)
+        col.shift(RIGHT * (boxes.box(i).get_x() - col.brackets.get_x()))
+        # the bubble above the word, leaning toward the side with more room
+        lean = RIGHT if boxes.box(i).get_x() < 0 else LEFT
+        bubble = SpeechBubble(self.say(stage, "bubble"), target=boxes.box(i), direction=UP + lean, theme=th,
+                              font_size=26)
+        stage.drawn[self.key] = {"boxes": boxes, "column": col, "bubble": bubble}
+        with stage.narrating(self.say(stage, "caption_boxes")):
+            stage.play(FadeIn(self.title(stage)), FadeIn(boxes, lag_ratio=0.1), run_time=1)
+            stage.play(boxes.animate.highlight(i, th.query).dim_others(i), run_time=0.6)
+            stage.wait(0.3)
+        with stage.narrating(self.say(stage, "caption_vector", count=len(plan.embedding))):
+            stage.play(FadeIn(col, shift=DOWN * 0.3), run_time=0.8)
+            stage.wait(1.0)
+        with stage.narrating(self.say(stage, "caption_fold")):
+            stage.play(col.collapse(run_time=0.8))
+            stage.wait(0.3)
+            stage.play(col.expand(run_time=0.8))
+        with stage.narrating(self.say(stage, "caption_bubble")):
+            stage.play(bubble.grow(), run_time=0.6)
+            stage.wait(1.2)
+        stage.clear()
+
+
+class Product(Beat):
+    beat = "product"
+
+    def play(self, stage: Stage, plan: GalleryPlan) -> None:
+        th = stage.theme
+        # drawn as the video does: a d_head × d_model matrix (W_Q.T) times a column vector
+        W = WeightMatrix.from_trace(plan.head_trace.W_Q, name="W_Q", name_color=th.query, theme=th, font_size=20)
+        vec = VectorColumn(plan.head_input, head=W.col_head, tail=W.col_tail, theme=th, font_size=22,
+                           symbol=symbol_source("E", plan.position), show_symbol=True)
+        prod = MatVecProduct(W, vec, result_symbol=symbol_source("Q", plan.position), result_color=th.query)
+        prod.move_to(DOWN * 0.2)
+        fit_into(prod, 13, stage.region("full").height - 1.0)
+        stage.drawn[self.key] = {"product": prod}
+        with stage.narrating(self.say(stage, "caption_rows")):
+            stage.play(FadeIn(self.title(stage)), FadeIn(prod), run_time=0.8)
+            stage.play(prod.sweep(rows=prod.shown_rows()[:2], run_time_per_row=1.0))
+        with stage.narrating(self.say(stage, "caption_colours")):
+            stage.wait(1.8)
+        stage.clear()
+
+
+class GridAndSoftmax(Beat):
+    beat = "grid"
+
+    def play(self, stage: Stage, plan: GalleryPlan) -> None:
+        th = stage.theme
+        grid = AttentionGrid(plan.head_trace, tokens=plan.tokens, layout=plan.layout, theme=th, max_width=8.6,
+                             max_height=6.4)
+        grid.move_to(DOWN * 0.25).to_edge(LEFT, buff=0.6)
+        stage.drawn[self.key] = {"grid": grid}
+        with stage.narrating(self.say(stage, "caption_scores")):
+            stage.play(FadeIn(self.title(stage)), FadeIn(grid), run_time=0.8)
+            stage.play(grid.show_scores(run_time=1.0))
+            stage.wait(0.8)
+        with stage.narrating(self.say(stage, f"caption_softmax_{grid.layout}")):
+            SoftmaxColumn(grid, query=plan.focus).play(stage.scene, pause=0.6)
+        with stage.narrating(self.say(stage, "caption_dots")):
+            stage.play(grid.show_dots(run_time=1.2))
+            stage.play(grid.highlight_column(plan.focus, color=th.query), run_time=0.8)
+            stage.wait(0.8)
+        stage.clear()
+
+
+class Arcs(Beat):
+    beat = "arcs"
+
+    def play(self, stage: Stage, plan: GalleryPlan) -> None:
+        th = stage.theme
+        boxes = WordBoxes(plan.tokens, theme=th, font_size=30, max_width=12.5).move_to(DOWN * 1.0)
+        boxes.highlight(plan.focus, th.query)
+        # how much the focus word attends to each word (its row of the pattern)
+        arcs = ContextArcs([boxes.box(k) for k in range(len(boxes))], boxes.box(plan.focus), plan.weights, theme=th)
+        stage.drawn[self.key] = {"arcs": arcs}
+        with stage.narrating(self.say(stage, "caption")):
+            stage.play(FadeIn(self.title(stage)), FadeIn(boxes), run_time=0.6)
+            stage.play(arcs.grow(run_time=1.0))
+            stage.play(arcs.pulse(run_time=1.2))
+            stage.wait(0.4)
+        stage.clear()
+
+
+class Formula(Beat):
+    beat = "formula"
+
+    def play(self, stage: Stage, plan: GalleryPlan) -> None:
+        th = stage.theme
+        f = AttentionFormula("video", theme=th, font_size=44)
+        paper = AttentionFormula("paper", theme=th, font_size=44).move_to(f)
+        with stage.narrating(self.say(stage, "caption_video")):
+            stage.play(FadeIn(self.title(stage)), Write(f), run_time=1.2)
+            stage.play(Indicate(f.part("Q"), color=th.query), Indicate(f.part("KT"), color=th.key), run_time=0.8)
+            stage.play(Indicate(f.part("sqrt"), color=th.highlight), run_time=0.6)
+        with stage.narrating(self.say(stage, "caption_paper")):
+            stage.play(ReplacementTransform(f, paper), run_time=1)
+            stage.wait(1.0)
+        stage.clear()
+
+
+class Space(Beat):
+    beat = "space"
+
+    def play(self, stage: Stage, plan: GalleryPlan) -> None:
+        th, say = stage.theme, stage.say
+        E, E2, pos = plan.embedding, plan.updated, plan.position
+        space = EmbeddingSpace(plan.trace, list(plan.axes), fit_to=[E, E2], theme=th, extent=2.4,
+                               axis_text=[direction_name(say, n) for n in plan.axes])
+        space.shift(DOWN * 0.3)
+        e = space.arrow(E, th.embedding, symbol_source("E", pos), name="E", attach=False)
+        e2 = space.arrow(E2, th.updated, symbol_source("E", pos, prime=True), name="E'", attach=False)
+        d = space.difference_arrow(E, E2, th.delta, symbol_source("E", pos, delta=True), name="dE", attach=False)
+        stage.drawn[self.key] = {"space": space, "E": e, "E2": e2, "dE": d}
+        with stage.narrating(self.say(stage, "caption_axes")):
+            stage.play(FadeIn(self.title(stage)), FadeIn(space), FadeIn(space.axis_labels), run_time=0.8)
+            stage.play(space.grow_arrow(e), run_time=0.7)
+            stage.wait(0.5)
+        with stage.narrating(self.say(stage, "caption_delta")):
+            stage.play(space.grow_arrow(d), run_time=0.7)
+            stage.play(space.grow_arrow(e2), run_time=0.7)
+            stage.wait(0.4)
+        with stage.narrating(self.say(stage, "caption_turn")):
+            stage.play(space.rotation(35 * DEGREES, run_time=2.5))
+        stage.clear()
+
+
+class Bars(Beat):
+    beat = "bars"
+
+    def play(self, stage: Stage, plan: GalleryPlan) -> None:
+        th = stage.theme
+        if not plan.next_words:
+            return
+        words, probs = zip(*plan.next_words)
+        bars = ProbabilityBars(words, probs, theme=th, highlight=0, max_length=4.5)
+        prompt = WordBoxes(plan.tokens[: plan.focus + 1], theme=th, font_size=28).to_edge(UP, buff=1.0)
+        prompt.highlight(plan.focus, th.query)
+        bars.next_to(prompt, DOWN, buff=0.6)
+        stage.drawn[self.key] = {"bars": bars}
+        with stage.narrating(self.say(stage, "caption")):
+            stage.play(FadeIn(self.title(stage)), FadeIn(prompt), run_time=0.6)
+            stage.play(bars.grow(), run_time=1.2)
+            stage.wait(1.4)
+        stage.clear(run_time=0.4)
+
+
+GALLERY = (WordsAndVector(), Product(), GridAndSoftmax(), Arcs(), Formula(), Space(), Bars())

@@ -1,0 +1,132 @@
+"""`last_token`: a short mystery ending "therefore the murderer was". The last word's vector is all
+the model has to guess the next word: the real attention of every head into it, and an honest
+note on what this small model does (and does not) do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from manim import DOWN, PI, FadeIn, FadeOut, VGroup
+
+from ..components.context_arcs import ContextArcs
+from ..components.text import label
+from ..components.word_boxes import WordBoxes
+from ..lesson import Chapter, Lesson
+from ..plans.last_token import HeadInto, LastTokenPlan, plan_last_token
+from ..stage import Region, Stage
+from .embedding_parts import arc_angle, fit_into, self_weight
+
+T = "embeddings.last_token"
+
+
+@dataclass(frozen=True)
+class EveryHeadLesson(Lesson):
+    """A lesson that shows every head of the layer unless --head names one: the Setting alone does
+    not say whether the head was asked for, so the lesson notes it in the options."""
+
+    def setting(self, inputs):
+        setting = super().setting(inputs)
+        heads = None if inputs.head is None else (int(inputs.head),)
+        return replace(setting, options={**setting.options, "heads": heads})
+
+
+class LastToken(Chapter):
+    key = "last_token"
+
+    def plan(self, setting) -> LastTokenPlan:
+        return plan_last_token(setting, setting.options.get("heads"))
+
+    def play(self, stage: Stage, plan: LastTokenPlan) -> None:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        toks, last = plan.tokens, plan.last
+        full = stage.region("full")
+        # the passage, one sentence per line
+        rows, box_of = [], {}
+        for r, idx in enumerate(plan.lines):
+            rows.append(WordBoxes([toks[i] for i in idx], theme=th, font_size=34))
+            for c, i in enumerate(idx):
+                box_of[i] = (r, c)
+        passage = VGroup(*rows).arrange(DOWN, buff=0.62, aligned_edge=[-1, 0, 0])
+        fit_into(passage, full.width - 0.9, 4.2)
+        passage.move_to([0, 1.1, 0])
+
+        def box(i):
+            r, c = box_of[i]
+            return rows[r].box(c)
+
+        target = box(last)
+        r_last, c_last = box_of[last]
+        drawn = {"passage": passage, "arcs": {}, "panels": {}}
+        stage.drawn[self.key] = drawn
+        with stage.narrating(say(f"{T}.caption_intro")):
+            stage.play(FadeIn(passage, lag_ratio=0.05), run_time=1.8)
+            stage.play(rows[r_last].animate.highlight(c_last, th.query), run_time=0.6)
+            stage.wait(0.8)
+        need = label(say(f"{T}.need"), font_size=24, color=th.query)
+        fit_into(need, full.width, 1).next_to(passage, DOWN, buff=0.45)
+        with stage.narrating(say(f"{T}.caption_need", word=say.quote(toks[last]))):
+            stage.play(FadeIn(need), run_time=0.6)
+            stage.wait(1.2)
+        stage.play(FadeOut(need), run_time=0.4)
+
+        srcs = [box(j) for j in range(len(toks))]
+        # arcs: within a line they bulge a little; from lines above they come nearly straight
+        ang = arc_angle([b.get_top() for b in srcs[:last]] or [target.get_top()], target.get_top(),
+                        max_rise=0.45, cap=PI / 3)
+        for h in plan.heads:
+            arcs = ContextArcs(srcs, target, h.weights, theme=th, angle=ang, max_stroke=12)
+            panel = self.head_panel(stage, plan, h)
+            fit_into(panel, full.width - 0.9, 1.8).move_to([0, -2.35, 0])
+            drawn["arcs"][h.head], drawn["panels"][h.head] = arcs, panel
+            own = VGroup()
+            if h.weights[last] >= 0.01:  # the weight a word keeps on itself has no arc: say it in numbers
+                own = self_weight(say, th, h.weights[last], target)
+            with stage.narrating(self.head_caption(stage, plan, h)):
+                stage.play(FadeIn(panel), arcs.grow(run_time=1.0), FadeIn(own), run_time=1.0)
+                stage.play(arcs.pulse(run_time=1.0))
+                stage.wait(1.0)
+            stage.play(FadeOut(panel), FadeOut(arcs), FadeOut(own), run_time=0.4)
+
+        lines = [say(f"{T}.summary_layers", count=plan.n_layers),
+                 say(f"{T}.summary_heads", count=len(plan.heads)),
+                 say(f"{T}.summary_reach", weight=plan.mean_reach),
+                 say(f"{T}.summary_deep")]
+        if plan.guesses:
+            params = {}
+            for n, (w, p) in enumerate(plan.guesses):
+                params[f"w{n}"], params[f"p{n}"] = say.quote(w), p
+            lines.append(say(f"{T}.guesses_{len(plan.guesses)}", **params))
+        lines = [part for line in lines for part in line.split("\n")]  # a template may break its own lines
+        note = VGroup(*(label(t, font_size=22, color=th.text) for t in lines)).arrange(DOWN, buff=0.12)
+        below = Region("note", full.left, full.right, full.bottom, passage.get_bottom()[1] - 0.3)
+        fit_into(note, full.width - 0.9, below.height).move_to(below.center)
+        drawn["note"] = note
+        with stage.narrating(say(f"{T}.caption_closing")):
+            stage.play(FadeIn(note, lag_ratio=0.1), run_time=1.5)
+            stage.wait(4.0)
+
+    @staticmethod
+    def head_panel(stage: Stage, plan: LastTokenPlan, h: HeadInto) -> VGroup:
+        """Under the passage: the head's name, its strongest keys and how far back it reaches."""
+        th, say = stage.theme, stage.say
+        role = say.role(h.role, plan.layer, h.head)
+        title = label(say(f"{T}.head_title", head=h.head, role=role), font_size=26, color=th.text)
+        items = {}
+        for n, k in enumerate(h.strongest):
+            item = f"{T}.item_self" if k == plan.last else f"{T}.item"
+            items[f"i{n}"] = say(item, word=say.quote(plan.tokens[k]), weight=float(h.weights[k]))
+        detail = label(say(f"{T}.strongest_{len(h.strongest)}", **items), font_size=22, color=th.dim)
+        far = label(say(f"{T}.reach", weight=h.reach), font_size=22, color=th.dim)
+        return VGroup(title, detail, far).arrange(DOWN, buff=0.14)
+
+    @staticmethod
+    def head_caption(stage: Stage, plan: LastTokenPlan, h: HeadInto) -> str:
+        say = stage.say
+        role = say.role(h.role, plan.layer, h.head)
+        if h.top == plan.last:
+            return say(f"{T}.caption_head_self", head=h.head, role=role, word=say.quote(plan.tokens[plan.last]),
+                       weight=float(h.weights[plan.last]))
+        return say(f"{T}.caption_head", head=h.head, role=role, word=say.quote(plan.tokens[h.top]),
+                   weight=float(h.weights[h.top]))
+

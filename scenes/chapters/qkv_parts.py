@@ -1,0 +1,118 @@
+"""Pieces the query, key and values chapters share: rows of word slots with columns under them,
+short arrows, vectors drawn from a plan's window, hand-on groups and the camera's zoom."""
+
+from __future__ import annotations
+
+from manim import LEFT, ORIGIN, RIGHT, Arrow, Brace, VGroup, config
+
+from ..components.text import label
+from ..components.vectors import VectorColumn, ellipsis_dots, math
+from ..components.word_boxes import WordBoxes
+from ..plans.qkv import Shown
+from ..stage import Stage
+
+SLOT_WIDTH_MAX = 1.65
+
+
+def short(token: str, n: int = 11) -> str:
+    return token if len(token) <= n else token[: n - 1] + "…"
+
+
+def slot_row(tokens, slots, theme, *, slot_width: float | None = None, font_size: float = 32,
+             centre_x: float = 0.0, width: float = 13.4) -> tuple[WordBoxes, list[float]]:
+    """Word boxes for the shown tokens (None: an ellipsis slot), one per fixed-width slot, so that
+    columns drawn under the words never collide however short the words are. The slots share
+    `width` (at most SLOT_WIDTH_MAX each) unless `slot_width` is given. Returns the boxes and each
+    slot's x: move the row only vertically (`set_y`) to keep them valid."""
+    slot_width = slot_width or min(SLOT_WIDTH_MAX, width / len(slots))
+    boxes = WordBoxes([short(tokens[j]) if j is not None else "…" for j in slots], theme=theme,
+                      font_size=font_size)
+    widest = max(boxes.box(s).width for s in range(len(slots)))
+    gap = 0.25  # between the two widest neighbours: words that fill their slots must not touch
+    if widest > slot_width - gap:
+        boxes.scale((slot_width - gap) / widest)
+    n = len(slots)
+    xs = [centre_x + (s - (n - 1) / 2) * slot_width for s in range(n)]
+    for s, x in enumerate(xs):
+        boxes[s].set_x(x)
+        if slots[s] is None:  # invisible for good, filled with the background
+            boxes.box(s).set_stroke(width=0, opacity=0).set_fill(color=theme.background, opacity=0)
+            boxes.word(s).set_fill(color=theme.dim)
+    boxes.shown = list(slots)
+    boxes.slot_of = {j: s for s, j in enumerate(slots) if j is not None}
+    boxes.xs = xs
+    return boxes, xs
+
+
+def down_arrow(top: float, bottom: float, x: float, color: str, name: str | None = None,
+               name_color: str | None = None, font_size: float = 22) -> VGroup:
+    """A short vertical arrow, optionally labelled by a matrix name on its right (E⃗ → W → Q⃗)."""
+    arr = Arrow([x, top, 0], [x, bottom, 0], buff=0, color=color, stroke_width=3,
+                max_tip_length_to_length_ratio=0.25, max_stroke_width_to_length_ratio=8)
+    grp = VGroup(arr)
+    if name:
+        grp.add(math(name, font_size=font_size, color=name_color or color).next_to(arr, RIGHT, buff=0.06))
+    return grp
+
+
+def side_arrow(left: float, right: float, y: float, color: str, tip: float = 0.3) -> Arrow:
+    return Arrow([left, y, 0], [right, y, 0], buff=0, color=color, stroke_width=2.5,
+                 max_tip_length_to_length_ratio=tip, max_stroke_width_to_length_ratio=8)
+
+
+def dots_column(x: float, top: float, bottom: float, color: str) -> VGroup:
+    """A horizontal ellipsis repeated down a hidden slot."""
+    n = 3
+    return VGroup(*(ellipsis_dots(RIGHT, color=color).move_to([x, top + (bottom - top) * (k + 0.5) / n, 0])
+                    for k in range(n)))
+
+
+def vector(values, window: Shown, **kwargs) -> VectorColumn:
+    """A VectorColumn of the real `values` showing exactly the plan's window."""
+    return VectorColumn(values, head=window.head, tail=window.tail, **kwargs)
+
+
+def length_brace(stage: Stage, col: VectorColumn, count: int, font_size: float = 24, buff: float = 0.1,
+                 right_limit: float = 6.9) -> VGroup:
+    """A brace beside a column naming its real length ("64 numbers"), on the right unless that
+    would leave the frame."""
+    th = stage.theme
+    text = label(stage.say("qkv.units.numbers", count=count), font_size=font_size, color=th.dim)
+    brace = Brace(col.brackets, direction=RIGHT, color=th.dim, buff=buff)
+    text.next_to(brace, RIGHT, buff=0.08)
+    if text.get_right()[0] > right_limit:
+        brace = Brace(col.brackets, direction=LEFT, color=th.dim, buff=buff)
+        text.next_to(brace, LEFT, buff=0.08)
+    return VGroup(brace, text)
+
+
+def token_group(mobs_by_token: dict) -> VGroup:
+    """A hand-on group: the mobjects in the given (sentence) order, `.tokens` their token indices."""
+    group = VGroup(*mobs_by_token.values())
+    group.tokens = list(mobs_by_token)
+    group.by_token = dict(mobs_by_token)
+    return group
+
+
+def settle(stage: Stage, group: VGroup) -> VGroup:
+    """Put `group` on stage as one mobject (its parts may have been animated in one by one), so
+    that `stage.has(...)` sees it and the next chapter can take it whole."""
+    stage.remove(*group.submobjects)
+    stage.add(group)
+    return group
+
+
+def zoom_on(stage: Stage, mob, min_width: float = 9.0, pad: float = 1.12, up: float = 0.0):
+    frame = stage.camera_frame
+    return frame.animate.set(width=max(mob.width * pad, min_width)).move_to(mob.get_center() + [0, up, 0])
+
+
+def camera_home(stage: Stage, run_time: float = 1.0):
+    """The camera back at its default place and size (where every chapter starts and ends)."""
+    return stage.camera_frame.animate(run_time=run_time).set(width=config.frame_width).move_to(ORIGIN)
+
+
+
+def drop_below(stage: Stage, y: float) -> None:
+    """Forget everything drawn below `y` (a picture the camera visited under the frame)."""
+    stage.remove(*[m for m in stage.mobjects if m.get_center()[1] < y])

@@ -1,0 +1,145 @@
+"""A word's query: the focus word asks its question, its embedding goes through the real W_Q row by
+row, then every word gets its own query under it. Hands on the word row (`stage.words`) and the
+query columns (`stage.queries`, `.tokens` in sentence order)."""
+
+from __future__ import annotations
+
+from manim import (
+    DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, LaggedStart, ReplacementTransform, Transform, VGroup,
+)
+
+from ..components.bubble import SpeechBubble
+from ..components.matrices import MatVecProduct, WeightMatrix
+from ..components.vectors import VectorColumn, math, symbol_source
+from ..lesson import Chapter
+from ..plans.qkv import QueryPlan, plan_query
+from ..stage import Stage
+from .qkv_parts import (
+    camera_home, dots_column, down_arrow, length_brace, settle, slot_row, token_group, vector, zoom_on,
+)
+
+LIFT = 1.6  # the row starts lower (centre stage) and rises when the embedding appears
+ROW_Y = 3.1  # the row's place once every word has its query
+Y_SYMBOL, Y_ARROW_TOP, Y_ARROW_BOTTOM, Y_COLUMN_TOP = 2.3, 1.95, 1.2, 0.95
+
+
+class Query(Chapter):
+    key = "query"
+
+    def plan(self, setting) -> QueryPlan:
+        return plan_query(setting)
+
+    def play(self, stage: Stage, plan: QueryPlan) -> None:
+        th, say = stage.theme, stage.say
+        ht, i = plan.head_trace, plan.focus
+        word, pos = say.quote(plan.tokens[i]), i + 1  # words are numbered from 1 on screen, as in the video
+        stage.clear()
+        drawn = stage.drawn.setdefault("query", {})
+
+        row, xs = slot_row(plan.tokens, plan.slots, th)
+        row.set_y(2.15)
+        s_i = row.slot_of[i]
+        box = row.box(s_i)
+        lean = RIGHT if box.get_x() < 2.5 else LEFT
+        bubble = SpeechBubble(say(plan.question), target=box, direction=UP + lean, theme=th, font_size=24,
+                              color=th.query, tail_length=0.35, max_width=6.0)
+        VGroup(row, bubble).shift(DOWN * LIFT)
+        drawn.update(row=row, bubble=bubble)
+        with stage.narrating(say("qkv.query.follow", word=word)):
+            stage.play(FadeIn(row, lag_ratio=0.05), run_time=1.0)
+            stage.play(row.animate.highlight(s_i, th.query).dim_others(s_i, 0.55), run_time=0.6)
+        with stage.narrating(say("qkv.query.question")):
+            stage.play(bubble.grow(), run_time=0.7)
+            stage.wait(1.3)
+
+        # the embedding under the word
+        col = vector(plan.embedding_vector, plan.embedding, font_size=24, theme=th, symbol=symbol_source("E", pos),
+                     show_symbol=True)
+        col.next_to(box, DOWN, buff=0.3).set_x(box.get_x()).shift(UP * LIFT)
+        if col.get_right()[0] > 6.6:
+            col.shift(LEFT * (col.get_right()[0] - 6.6))
+        brace = length_brace(stage, col, plan.d_model)
+        drawn["embedding"] = col
+        with stage.narrating(say("qkv.query.embedding", d_model=plan.d_model)):
+            stage.play(VGroup(row, bubble).animate.shift(UP * LIFT), run_time=0.7)
+            stage.play(FadeIn(col, shift=DOWN * 0.2), run_time=0.7)
+            stage.play(FadeIn(brace), run_time=0.5)
+            stage.wait(0.6)
+
+        prod, q_brace = self.product(stage, plan, col, brace, bubble)
+        self.every_query(stage, plan, row, xs, prod, q_brace)
+
+    # --- W_Q times the embedding, row by row ---------------------------------------------------
+    def product(self, stage: Stage, plan: QueryPlan, col, brace, bubble):
+        th, say = stage.theme, stage.say
+        ht, i, pos = plan.head_trace, plan.focus, plan.focus + 1
+        drawn = stage.drawn["query"]
+        W = WeightMatrix.from_trace(ht.W_Q, name="W_Q", name_color=th.query, theme=th, font_size=20)
+        vec = vector(plan.embedding_vector, plan.product_input, font_size=20, theme=th,
+                     symbol=symbol_source("E", pos), show_symbol=True)
+        prod = MatVecProduct(W, vec, result_symbol=symbol_source("Q", pos), result_color=th.query)
+        if prod.width > 12.8:
+            prod.scale_to_fit_width(12.8)
+        prod.move_to(DOWN * 1.55)
+        drawn.update(product=prod, W=W, E=vec)
+        q_brace = length_brace(stage, prod.result, plan.d_head, font_size=18, buff=0.08)
+        zoom_to = VGroup(prod, q_brace)
+        with stage.narrating(say("qkv.query.encode")):
+            stage.play(FadeOut(brace), FadeOut(bubble), run_time=0.4)
+            stage.play(ReplacementTransform(col, vec), FadeIn(W, shift=RIGHT * 0.3), FadeIn(prod.equals),
+                       FadeIn(prod.result), run_time=1.0)
+            stage.play(zoom_on(stage, zoom_to, up=0.3), run_time=0.9)
+        rows = prod.shown_rows()
+        with stage.narrating(say("qkv.query.rows")):
+            stage.play(prod.sweep(rows=rows[:2], run_time_per_row=1.1, fade_boxes=False))
+        with stage.narrating(say("qkv.query.weights")):
+            stage.play(prod.sweep(rows=rows[2:], run_time_per_row=0.45))
+        with stage.narrating(say("qkv.query.short", d_head=plan.d_head, d_model=plan.d_model)):
+            stage.play(FadeIn(q_brace), run_time=0.6)
+            stage.wait(1.0)
+        drawn["product_result"] = prod.result
+        if plan.has_bias:  # a model with biases: the query is W_Q E plus b_Q
+            q_real = VectorColumn(ht.q[i], head=W.row_head, tail=W.row_tail, font_size=prod.result.font_size,
+                                  theme=th, symbol=symbol_source("Q", pos), symbol_color=th.query, show_symbol=True,
+                                  row_height=W.row_height).move_to(prod.result)
+            with stage.narrating(say("qkv.query.bias")):
+                stage.play(Transform(prod.result, q_real), run_time=0.8)
+            drawn["product_result"] = q_real
+        return prod, q_brace
+
+    # --- every word gets its query ------------------------------------------------------------
+    def every_query(self, stage: Stage, plan: QueryPlan, row, xs, prod, q_brace):
+        th, say = stage.theme, stage.say
+        ht, i = plan.head_trace, plan.focus
+        drawn = stage.drawn["query"]
+        row_target = row.copy().set_y(ROW_Y)
+        col_font = 22 if len(plan.slots) <= 8 else 20
+        e_syms, arrows, q_syms, dots = VGroup(), VGroup(), VGroup(), VGroup()
+        columns = {}
+        for s, j in enumerate(plan.slots):
+            x = xs[s]
+            if j is None:
+                dots.add(dots_column(x, Y_SYMBOL, Y_COLUMN_TOP - 2.6, th.dim))
+                continue
+            e_syms.add(math(symbol_source("E", j + 1), font_size=32, color=th.embedding).move_to([x, Y_SYMBOL, 0]))
+            arrows.add(down_arrow(Y_ARROW_TOP, Y_ARROW_BOTTOM, x - 0.15, th.dim, "W_Q", th.query, font_size=24))
+            qc = vector(ht.q[j], plan.queries[j], font_size=col_font, theme=th, bracket_color=th.query)
+            qc.move_to([x, 0, 0]).align_to([0, Y_COLUMN_TOP, 0], UP)
+            q_syms.add(math(symbol_source("Q", j + 1), font_size=32, color=th.query).next_to(qc, DOWN, buff=0.15))
+            columns[j] = qc
+        queries = token_group(columns)
+        drawn.update(q_columns=columns, queries=queries, q_symbols=q_syms)
+        others = [c for j, c in columns.items() if j != i]
+        with stage.narrating(say("qkv.query.every")):
+            stage.play(camera_home(stage, run_time=0.9),
+                       FadeOut(VGroup(prod.matrix, prod.vector, prod.equals, q_brace)),
+                       Transform(row, row_target), ReplacementTransform(prod.result, columns[i]), run_time=1.0)
+            stage.play(FadeIn(e_syms, lag_ratio=0.1), FadeIn(arrows, lag_ratio=0.1), FadeIn(dots), run_time=0.9)
+            stage.play(LaggedStart(*(FadeIn(c, shift=DOWN * 0.2) for c in others), lag_ratio=0.12),
+                       FadeIn(q_syms, lag_ratio=0.1), run_time=1.4)
+        settle(stage, queries)
+        stage.hand_on(words=row, queries=queries)
+        with stage.narrating(say("qkv.query.all", d_head=plan.d_head)):
+            stage.play(Indicate(q_syms[list(columns).index(i)], color=th.query), run_time=0.8)
+            stage.wait(1.0)
+

@@ -1,0 +1,83 @@
+"""Softmax: a few queries one at a time lift out of the grid, their real scores turn into real
+weights that visibly sum to 1 and go back; then every query at once, the sums, and the grid
+becomes the attention pattern (dots sized by weight).
+
+Goes on with the grid the dot-products chapter left (its scores stay where they are)."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import FadeIn, FadeOut, Indicate, Line, Rectangle, Restore, VGroup, Write
+
+from ..components.vectors import math
+from ..lesson import Chapter
+from ..plans.grid import SoftmaxPlan, plan_softmax
+from ..stage import Stage
+from .grid_parts import ensure_grid, query_sums, softmax_strip
+
+
+class Softmax(Chapter):
+    key = "softmax"
+    continues = ("grid",)
+
+    def plan(self, setting) -> SoftmaxPlan:
+        return plan_softmax(setting)
+
+    def play(self, stage: Stage, plan: SoftmaxPlan) -> None:
+        say, th = stage.say, stage.theme
+        tokens, layout = plan.tokens, plan.layout
+        grid, _ = ensure_grid(stage, plan.head_trace, tokens, layout, "scores", "cleared")
+        drawn = stage.drawn[self.key] = {"grid": grid, "scores": dict(grid.number_mobs), "strips": []}
+
+        panel = stage.region("panel")
+        formula = math("w_j = e^(s_j) / (sum_k e^(s_k))", 34, th.text)
+        formula.move_to([panel.center[0], panel.top - 0.75, 0])
+        with stage.narrating(say("grid.softmax.intro")):
+            stage.play(Write(formula), run_time=1.2)
+            stage.wait(0.5)
+
+        frame = stage.camera_frame
+        frame.save_state()
+        readable = grid.content_kind in ("scores", "columns")
+        for k, (q, visible) in enumerate(zip(plan.columns, plan.visible)):
+            sm = softmax_strip(stage, grid, q, top=formula.get_bottom()[1] - 0.1, visible_only=True)
+            drawn["strips"].append(sm)
+            first = k == 0
+            if first:
+                caption = say(f"grid.softmax.take_{layout}", query=say.quote(tokens[q]), count=visible)
+            else:
+                caption = say("grid.softmax.same", query=say.quote(tokens[q]))
+            zoom = first and layout == "video"
+            with stage.narrating(caption):
+                stage.play(sm.lift(), *([grid.show_columns({q: "none"}, run_time=0.6)] if readable else []))
+                if zoom:  # lean in: the column in the grid and its strip, side by side
+                    ll, ur = grid.column_region(q)
+                    col = VGroup(Rectangle().replace(VGroup(Line(ll, ur)), stretch=True), sm.box)
+                    z = float(np.clip((col.width + 1.5) / stage.region("full").width, 0.6, 1.0))
+                    stage.play(frame.animate.scale(z).move_to(col.get_center()), run_time=1.0)
+                stage.play(sm.normalize(run_time=1.6 if first else 1.2))
+                stage.wait(0.6 if first else 0.3)
+            if first:
+                with stage.narrating(say("grid.softmax.real", key_word=say.quote(tokens[plan.first_top]),
+                                         weight=plan.first_top_weight, total=plan.first_sum, count=visible)):
+                    stage.play(Indicate(sm.sum_row, color=th.query), run_time=1.0)
+                    if zoom:
+                        stage.play(Restore(frame), run_time=1.0)
+            stage.play(sm.settle(), *([grid.show_columns({q: "weights"}, run_time=0.8)] if readable else []))
+
+        with stage.narrating(say(f"grid.softmax.all_{layout}")):
+            if readable:
+                stage.play(grid.show_columns({q: "weights" for q in range(plan.n)}, run_time=1.5))
+            else:
+                stage.play(grid.show_dots(run_time=1.5))
+            stage.wait(0.3)
+        drawn["weights"] = dict(grid.number_mobs)
+        sums = query_sums(stage, grid)
+        drawn["sums"] = sums.numbers
+        drawn["sums_group"] = sums
+        with stage.narrating(say(f"grid.softmax.sums_{layout}")):
+            stage.play(FadeIn(sums, lag_ratio=0.05), FadeOut(formula), run_time=1.0)
+            stage.wait(0.6)
+        with stage.narrating(say("grid.softmax.pattern")):
+            stage.play(grid.show_dots(run_time=2.0))
+            stage.wait(0.8)

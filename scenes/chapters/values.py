@@ -1,0 +1,179 @@
+"""Values, inside the pattern: in the focus word's column of the grid each key's value vector
+appears beside its cell and fades to its real weight; they add up, in the side panel, to the
+weighted sum, which W_O lifts to ΔE; then E + ΔE = E′, and every word at once. Goes on with the
+grid the chapter before left (`continues = ("grid",)`), else first draws that grid itself."""
+
+from __future__ import annotations
+
+from manim import (
+    DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, LaggedStart, ReplacementTransform, Transform, VGroup, Write, config,
+)
+
+from ..components.matrices import MatVecProduct, WeightMatrix
+from ..components.text import label, number
+from ..components.vectors import math, symbol_source
+from ..lesson import Chapter
+from ..plans.qkv import ValuesPlan, plan_values
+from ..stage import Stage
+from .embedding_parts import direction_name
+from .grid_parts import ensure_grid
+from .qkv_parts import camera_home, drop_below, dots_column, slot_row, vector, zoom_on
+from .value_chips import fit_grid, value_chips
+
+BELOW = DOWN * (config.frame_height + 1.0)  # every word at once is drawn below the frame
+SUM_SYMBOL = "sum_j w_j arrow(V)_j"
+
+
+class Values(Chapter):
+    key = "values"
+    continues = ("grid",)
+
+    def plan(self, setting) -> ValuesPlan:
+        return plan_values(setting)
+
+    def play(self, stage: Stage, plan: ValuesPlan) -> None:
+        th, say = stage.theme, stage.say
+        ht, i, tokens = plan.head_trace, plan.focus, plan.tokens
+        word = say.quote(tokens[i])
+        grid, _ = ensure_grid(stage, ht, tokens, plan.layout, "dots")
+        fit_grid(stage, grid)
+        chips = value_chips(stage, plan, grid)
+        drawn = stage.drawn.setdefault("values", {})
+        drawn.update(grid=grid, chips=chips.by_token)
+        with stage.narrating(say("qkv.values.values", d_head=plan.d_head)):
+            stage.play(grid.highlight_column(i, color=th.query, dim_others=True), run_time=0.8)
+        with stage.narrating(say(f"qkv.values.beside_{grid.layout}", word=word)):
+            stage.play(LaggedStart(*(FadeIn(c, shift=c.enter * 0.2) for c in chips), lag_ratio=0.15),
+                       *([FadeIn(chips.note)] if chips.note is not None else []), run_time=1.5)
+        items = [say("qkv.values.weight_item", word=say.quote(tokens[j]), weight=plan.weights[j]) for j in plan.tops]
+        weigh = "qkv.values.weigh_rest_small" if plan.rest_weight < 0.05 else "qkv.values.weigh_rest"
+        with stage.narrating(say(weigh, word=word, tops=say.words(items), rest=plan.rest_weight)):
+            stage.play(*(a for c in chips for a in c.weigh()), run_time=1.2)
+            stage.wait(0.8)
+        z_group = self.weighted_sum(stage, plan, chips)
+        delta = self.lift(stage, plan, z_group)
+        self.update(stage, plan, delta)
+        self.every_word(stage, plan)
+
+    # --- Σ w_j V_j in the panel -------------------------------------------------------------------
+    def weighted_sum(self, stage: Stage, plan: ValuesPlan, chips) -> VGroup:
+        th, say, panel = stage.theme, stage.say, stage.region("panel")
+        z_col = vector(plan.head_trace.z[plan.focus], plan.z, font_size=20, theme=th, bracket_color=th.delta)
+        z_label = math(SUM_SYMBOL, font_size=26, color=th.delta)
+        z_group = VGroup(z_label, z_col).arrange(RIGHT, buff=0.2)
+        z_group.move_to([panel.center[0], panel.top - 0.2 - z_group.height / 2, 0])
+        z_group.column = z_col
+        stage.drawn["values"]["z_column"] = z_col
+        movers = [c.vec.copy() for c in chips if plan.weights[c.token] >= 0.005]
+        with stage.narrating(say("qkv.values.sum")):
+            stage.play(*(Transform(m, z_col.copy().fade_to(0.35)) for m in movers), run_time=1.0)
+            stage.play(*(FadeOut(m) for m in movers), FadeIn(z_col), Write(z_label), run_time=0.7)
+            stage.wait(0.8)
+        return z_group
+
+    # --- W_O lifts the sum to ΔE ----------------------------------------------------------------------
+    def lift(self, stage: Stage, plan: ValuesPlan, z_group: VGroup):
+        th, say, panel = stage.theme, stage.say, stage.region("panel")
+        ht, i = plan.head_trace, plan.focus
+        Wo = WeightMatrix.from_trace(ht.W_O, name="W_O", name_color=th.output, theme=th, font_size=20)
+        zvec = vector(ht.z[i], plan.z, font_size=20, theme=th, bracket_color=th.delta, symbol=SUM_SYMBOL,
+                      symbol_color=th.delta, show_symbol=True)
+        prod = MatVecProduct(Wo, zvec, result_symbol=symbol_source("E", i + 1, delta=True), result_color=th.delta)
+        prod.scale_to_fit_width(panel.width)
+        prod.move_to([panel.center[0], z_group.get_bottom()[1] - 0.3 - prod.height / 2, 0])
+        stage.drawn["values"]["product"] = prod
+        with stage.narrating(say("qkv.values.lift", d_model=plan.d_model)):
+            stage.play(ReplacementTransform(z_group.column, zvec), FadeOut(z_group[0]), FadeIn(Wo, shift=RIGHT * 0.2),
+                       FadeIn(prod.equals), FadeIn(prod.result), zoom_on(stage, prod, min_width=5.5, pad=1.15),
+                       run_time=1.2)
+            rows = prod.shown_rows()
+            stage.play(prod.sweep(rows=rows[:2], run_time_per_row=0.9, fade_boxes=False))
+        with stage.narrating(say("qkv.values.delta", word=say.quote(plan.tokens[i]))):
+            stage.play(prod.sweep(rows=rows[2:], run_time_per_row=0.4))
+            stage.wait(1.0)
+        return prod
+
+    # --- E + ΔE = E′ ----------------------------------------------------------------------------------
+    def update(self, stage: Stage, plan: ValuesPlan, prod) -> None:
+        th, say, panel = stage.theme, stage.say, stage.region("panel")
+        ht, i, pos = plan.head_trace, plan.focus, plan.focus + 1
+        e_col = vector(plan.residual[i], plan.embedding, font_size=22, theme=th, symbol=symbol_source("E", pos),
+                       show_symbol=True)
+        d_col = vector(ht.delta_e[i], plan.delta, font_size=22, theme=th, bracket_color=th.delta,
+                       symbol=symbol_source("E", pos, delta=True), symbol_color=th.delta, show_symbol=True)
+        n_col = vector(plan.updated_all[i], plan.updated, font_size=22, theme=th, bracket_color=th.updated,
+                       symbol=symbol_source("E", pos, prime=True), symbol_color=th.updated, show_symbol=True)
+        plus, eq = label("+", font_size=36, color=th.text), label("=", font_size=36, color=th.text)
+        total = VGroup(e_col, plus, d_col, eq, n_col).arrange(RIGHT, buff=0.3)
+        plus.match_y(e_col.brackets)
+        eq.match_y(e_col.brackets)
+        if total.width > panel.width:
+            total.scale_to_fit_width(panel.width)
+        total.move_to([panel.center[0], panel.top - 0.3 - total.height / 2, 0])
+        lines = VGroup()
+        for d in plan.directions:
+            a = number(d.before, "vec", font_size=24, color=th.embedding)
+            b = number(d.after, "vec", font_size=24, color=th.updated)
+            line = VGroup(label(say("qkv.values.along", name=say.quote(direction_name(say, d.name))), font_size=24,
+                                color=th.text), a,
+                          label("→", font_size=24, color=th.dim), b).arrange(RIGHT, buff=0.12)
+            line.direction, line.before, line.after = d.name, a, b
+            lines.add(line)
+        if len(lines):
+            lines.arrange(DOWN, aligned_edge=LEFT, buff=0.18)
+            if lines.width > panel.width:
+                lines.scale_to_fit_width(panel.width)
+            lines.next_to(total, DOWN, buff=0.45).set_x(panel.center[0])
+        stage.drawn["values"].update(e_column=e_col, delta_column=d_col, updated_column=n_col,
+                                     direction_lines=list(lines))
+        with stage.narrating(say("qkv.values.update", word=say.quote(plan.tokens[i]))):
+            stage.play(camera_home(stage), FadeOut(VGroup(prod.matrix, prod.vector, prod.equals)),
+                       ReplacementTransform(prod.result, d_col), FadeIn(e_col), FadeIn(plus), run_time=1.0)
+            stage.play(FadeIn(eq), FadeIn(n_col, shift=RIGHT * 0.2), run_time=0.8)
+            stage.wait(0.6)
+        if len(lines):
+            names = say.quoted_words([direction_name(say, d.name) for d in plan.directions])
+            with stage.narrating(say("qkv.values.leans", names=names)):
+                stage.play(FadeIn(lines, lag_ratio=0.3), run_time=1.0)
+                stage.wait(1.8)
+
+    # --- every word at once, below the frame; then back to the grid -------------------------------------
+    def every_word(self, stage: Stage, plan: ValuesPlan) -> None:
+        th, say = stage.theme, stage.say
+        ht = plan.head_trace
+        row, xs = slot_row(plan.tokens, plan.band_slots, th, width=12.3, centre_x=0.45)
+        row.set_y(3.35)
+        arrays = {"E": plan.residual, "dE": ht.delta_e, "E'": plan.updated_all}
+        bands = (("E", th.text, 2.55), ("dE", th.delta, 0.35), ("E'", th.updated, -1.85))
+        cols = {name: {} for name, *_ in bands}
+        dots = VGroup()
+        for name, color, y_top in bands:
+            for s, j in enumerate(plan.band_slots):
+                if j is None:
+                    dots.add(dots_column(xs[s], y_top, y_top - 1.5, th.dim))
+                    continue
+                c = vector(arrays[name][j], plan.bands[name][j], font_size=19, theme=th, bracket_color=color)
+                cols[name][j] = c.move_to([xs[s], 0, 0]).align_to([0, y_top, 0], UP)
+        mids = [VGroup(*cols[name].values()).get_y() for name, *_ in bands]
+        gaps = [(VGroup(*cols[a].values()).get_bottom()[1] + VGroup(*cols[b].values()).get_top()[1]) / 2
+                for a, b in (("E", "dE"), ("dE", "E'"))]
+        side = VGroup(math("arrow(E)", font_size=34, color=th.embedding).move_to([-6.5, mids[0], 0]),
+                      math("Delta arrow(E)", font_size=30, color=th.delta).move_to([-6.5, mids[1], 0]),
+                      math("arrow(E)'", font_size=34, color=th.updated).move_to([-6.5, mids[2], 0]),
+                      label("+", font_size=34, color=th.text).move_to([-6.5, gaps[0], 0]),
+                      label("=", font_size=34, color=th.text).move_to([-6.5, gaps[1], 0]))
+        everything = VGroup(row, side, dots, *(c for band in cols.values() for c in band.values()))
+        everything.shift(BELOW)
+        stage.drawn["values"].update(all_words=cols, all_row=row)
+        with stage.narrating(say("qkv.values.every")):
+            stage.play(stage.camera_frame.animate.move_to(BELOW), run_time=1.0)
+            stage.play(FadeIn(row, lag_ratio=0.05), FadeIn(side), FadeIn(dots), run_time=0.8)
+            stage.play(LaggedStart(*(FadeIn(c) for c in cols["E"].values()), lag_ratio=0.05), run_time=0.9)
+            stage.play(LaggedStart(*(FadeIn(c, shift=DOWN * 0.15) for c in cols["dE"].values()), lag_ratio=0.05),
+                       run_time=0.9)
+        with stage.narrating(say("qkv.values.refined")):
+            stage.play(LaggedStart(*(FadeIn(c, shift=DOWN * 0.15) for c in cols["E'"].values()), lag_ratio=0.05),
+                       run_time=1.2)
+            stage.wait(1.5)
+            stage.play(camera_home(stage, run_time=1.2))
+        drop_below(stage, BELOW[1] / 2)

@@ -1,0 +1,208 @@
+"""Plans of `mole` and `eiffel_tower`: one word in several phrases, moved by context in a 3-D space.
+
+The space's axes are three named directions of the model; every coordinate is a real projection:
+the word's vector E entering the layer, the head's change ΔE, and E′ = E + ΔE. A `ContextVariant`
+says what differs between the two lessons (the word, the default axes, a comparison line).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from model.errors import UserError
+from model.trace import Trace
+
+from ..setting import HeadRef, Setting
+from .space import choose_axes, choose_view, resolve_axes
+
+ATTENTION_MIN = 0.1  # a context word is named in the attention caption from this weight up
+ATTENTION_MOST = 3
+DELTA_MIN = 0.3  # a ΔE component is named from this size up (and from a quarter of the largest)
+TAG_MIN = 0.2  # E′ is labelled with the context words it drew at least this much from
+AFTER_MAX_CHARS = 28  # longer runs of masked words are abbreviated to three and "…"
+
+
+@dataclass(frozen=True)
+class ContextVariant:
+    focus: str  # the word every phrase shares (the focus unless --focus names another)
+    axes: tuple[str, str, str]  # the model's named directions shown, when it has them
+    compare: bool = False  # a line under the table: this phrase's E′ minus the previous one's
+
+
+MOLE = ContextVariant("mole", ("animal", "chemistry", "medicine"))
+EIFFEL_TOWER = ContextVariant("tower", ("paris", "small", "large"), compare=True)  # large last: vertical
+
+
+@dataclass(frozen=True)
+class AttentionMention:
+    """What the attention caption says: "first" (nothing comes before the word, it attends to
+    itself), "self" (it attends to itself), or "others" (the weights on the context words)."""
+
+    kind: str
+    self_weight: float
+    keys: tuple[tuple[str, float], ...] = ()  # (context word, real weight), strongest first
+
+
+@dataclass(frozen=True)
+class CausalNote:
+    """The words after the focus are masked for it; their meaning can only flow forward."""
+
+    later: tuple[int, ...]  # indices of the masked words
+    before: tuple[str, ...]  # the words the focus can use
+    after: str  # the masked words as the note quotes them
+
+
+@dataclass(frozen=True)
+class Comparison:
+    before: tuple[str, ...]  # the previous phrase
+    change: np.ndarray  # [3] this phrase's E′ minus the previous one's, on the axes
+    terms: tuple[int, ...]  # the axes the caption names (see `delta_terms`)
+
+
+@dataclass(frozen=True)
+class PhraseStep:
+    tokens: tuple[str, ...]
+    focus: int  # index of the focus word in this phrase
+    weights: np.ndarray  # the head's attention row of the focus word ([n_keys]; later keys masked)
+    E: np.ndarray  # the focus word's vector entering the layer [d_model]
+    dE: np.ndarray  # this head's ΔE for it
+    E2: np.ndarray  # E + ΔE
+    coords: np.ndarray  # [3, 3]: rows E, ΔE, E′ projected on the three axes (the table)
+    own_E: bool  # E differs from the first phrase's on these axes (an arrow of its own)
+    attention: AttentionMention
+    delta: tuple[int, ...]  # the axes the ΔE caption names, largest first
+    tag: tuple[str, ...]  # the context words E′ is labelled with, in phrase order (() = alone)
+    causal: CausalNote | None  # None when no word follows the focus
+    compare: Comparison | None
+
+
+@dataclass(frozen=True)
+class ContextPlan:
+    trace: Trace  # the first phrase's (the space takes its named directions from it)
+    head: HeadRef
+    role: str  # the head's role id ("" when the model names none)
+    word: str  # the focus word
+    axes: tuple[str, ...]  # direction names (the model's; "PC1".. when it has too few)
+    named: tuple[bool, ...]
+    basis: np.ndarray  # [d_model, 3]
+    fit: np.ndarray  # the vectors the space is sized to (E and E′ of every phrase)
+    view: tuple[float, float]  # camera angles (phi, theta), radians
+    steps: tuple[PhraseStep, ...]
+    own_direction: bool  # every phrase moved the word furthest along a different axis
+
+
+@dataclass(frozen=True)
+class LookupPlan:
+    """Before attention: the focus word's lookup column in every phrase."""
+
+    word: str
+    phrases: tuple[tuple[str, ...], ...]
+    focus: tuple[int, ...]
+    columns: np.ndarray  # [n phrases, d_model] the token embeddings of the focus word
+    identical: bool
+    position_visible: bool  # position moves the word on the chosen axes (else it is invisible there)
+    d_model: int
+    show: bool  # "identical" needs at least two phrases to compare
+
+
+def focus_word(setting: Setting, variant: ContextVariant) -> str:
+    if setting.focus is not None:
+        return setting.focus.lower()  # checked against every phrase already
+    for t in setting.traces:
+        if variant.focus not in t.tokens:
+            raise UserError(f"the word {variant.focus!r} is not in the phrase {t.text!r}",
+                            "give phrases that share it, or name another word with --focus")
+    return variant.focus
+
+
+def attention_mention(tokens, weights: np.ndarray, focus: int) -> AttentionMention:
+    """The context words with the largest real weights (≥ 0.1, at most three), strongest first."""
+    order = [int(k) for k in np.argsort(-weights, kind="stable") if weights[k] >= ATTENTION_MIN][:ATTENTION_MOST]
+    others = [k for k in order if k != focus]
+    w_self = float(weights[focus])
+    if not others:
+        return AttentionMention("first" if focus == 0 else "self", w_self)
+    return AttentionMention("others", w_self, tuple((tokens[k], float(weights[k])) for k in others))
+
+
+def delta_terms(coords: np.ndarray, min_abs: float = DELTA_MIN, most: int = 3) -> tuple[int, ...]:
+    """The components of a change on the shown axes worth naming (at least `min_abs` and at
+    least a quarter of the largest), largest first."""
+    top = float(np.abs(coords).max()) if len(coords) else 0.0
+    order = [int(k) for k in np.argsort(-np.abs(coords), kind="stable")
+             if abs(coords[k]) >= max(min_abs, 0.25 * top)]
+    return tuple(order[:most])
+
+
+def context_tag(tokens, weights: np.ndarray, focus: int, min_weight: float = TAG_MIN) -> tuple[str, ...]:
+    """The context word E′ drew most from; two, in phrase order, when the runner-up weighs at least
+    half as much ("miniature", "eiffel"); () when no context word reaches `min_weight`."""
+    order = [int(k) for k in np.argsort(-weights, kind="stable") if k != focus and weights[k] >= min_weight]
+    if not order:
+        return ()
+    picked = [order[0]] + [k for k in order[1:2] if weights[k] >= 0.5 * weights[order[0]]]
+    return tuple(dict.fromkeys(tokens[k] for k in sorted(picked)))
+
+
+def causal_note(tokens, focus: int) -> CausalNote | None:
+    later = tuple(range(focus + 1, len(tokens)))
+    if not later:
+        return None
+    after = " ".join(tokens[j] for j in later)
+    if len(after) > AFTER_MAX_CHARS:
+        after = " ".join(tokens[j] for j in later[:3]) + " …"
+    return CausalNote(later=later, before=tuple(tokens[:focus]), after=after)
+
+
+def _steps_vectors(setting: Setting, word: str):
+    layer, head = setting.head.layer, setting.head.head
+    out = []
+    for tr in setting.traces:
+        i = tr.index_of(word)
+        ht = tr.head(layer, head)
+        out.append((tr, i, ht.pattern[i], tr.layers[layer].resid_in[i], ht.delta_e[i], tr.updated(layer, head)[i]))
+    return out
+
+
+def _axes(setting: Setting, variant: ContextVariant, vectors: np.ndarray):
+    requested = list(setting.axes) if setting.axes else None
+    names = resolve_axes(setting.trace, requested, variant.axes, vectors)
+    return choose_axes(setting.trace, names)
+
+
+def plan_context(setting: Setting, variant: ContextVariant) -> ContextPlan:
+    word = focus_word(setting, variant)
+    raw = _steps_vectors(setting, word)
+    fit = np.array([v for r in raw for v in (r[3], r[5])])
+    names, basis, named = _axes(setting, variant, fit)
+    E0 = raw[0][3]
+    steps = []
+    for k, (tr, i, w, E, dE, E2) in enumerate(raw):
+        coords = np.array([E, dE, E2]) @ basis
+        compare = None
+        if variant.compare and k > 0:
+            change = coords[2] - raw[k - 1][5] @ basis
+            compare = Comparison(before=raw[k - 1][0].tokens, change=change, terms=delta_terms(change))
+        steps.append(PhraseStep(
+            tokens=tr.tokens, focus=i, weights=w, E=E, dE=dE, E2=E2, coords=coords,
+            own_E=bool(np.abs((E - E0) @ basis).max() > 1e-3), attention=attention_mention(tr.tokens, w, i),
+            delta=delta_terms(coords[1]), tag=context_tag(tr.tokens, w, i), causal=causal_note(tr.tokens, i),
+            compare=compare))
+    view = choose_view(fit @ basis, np.array([s.E2 for s in steps]) @ basis)
+    best = [int(np.argmax(np.abs(s.coords[1]))) for s in steps]
+    return ContextPlan(trace=setting.trace, head=setting.head, role=setting.head_trace().role, word=word, axes=tuple(names),
+                       named=tuple(named), basis=basis, fit=fit, view=view, steps=tuple(steps),
+                       own_direction=len(best) > 1 and len(set(best)) == len(best))
+
+
+def plan_lookup(setting: Setting, variant: ContextVariant) -> LookupPlan:
+    word = focus_word(setting, variant)
+    raw = _steps_vectors(setting, word)
+    _, basis, _ = _axes(setting, variant, np.array([v for r in raw for v in (r[3], r[5])]))
+    cols = np.array([tr.token_embeddings[i] for tr, i, *_ in raw])
+    visible = any(np.abs(tr.position_embeddings[i] @ basis).max() > 1e-4 for tr, i, *_ in raw)
+    return LookupPlan(word=word, phrases=tuple(r[0].tokens for r in raw), focus=tuple(r[1] for r in raw),
+                      columns=cols, identical=bool(np.all(cols == cols[0])), position_visible=visible,
+                      d_model=setting.model.d_model, show=len(raw) > 1)

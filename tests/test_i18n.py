@@ -1,0 +1,145 @@
+"""The catalogs: complete in every language, the same parameters everywhere, numbers and plurals
+written each language's way; the CLI refuses unknown languages; plans never import manim."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from scenes.i18n import LANGUAGES, Say, load_catalog, missing_keys, plural_form, template_fields
+
+from .conftest import ROOT
+
+
+def test_every_language_has_every_key():
+    missing = missing_keys()
+    assert set(missing) == set(LANGUAGES) == {"en", "ko", "pt"}
+    for lang, keys in missing.items():
+        assert not keys, f"{lang} lacks {sorted(keys)[:10]}"
+
+
+def test_a_missing_key_is_reported(tmp_path, monkeypatch):
+    """The completeness check itself can fail: a key only English has is found missing in ko and pt."""
+    import scenes.i18n as i18n
+
+    for lang in LANGUAGES:
+        (tmp_path / lang).mkdir()
+        (tmp_path / lang / "x.toml").write_text('a = "A"\n' + ('b = "B"\n' if lang == "en" else ""), encoding="utf-8")
+    monkeypatch.setattr(i18n, "LOCALES_DIR", tmp_path)
+    i18n.load_catalog.cache_clear()
+    try:
+        assert i18n.missing_keys() == {"en": set(), "ko": {"x.b"}, "pt": {"x.b"}}
+    finally:
+        i18n.load_catalog.cache_clear()
+
+
+def test_every_key_takes_the_same_parameters_in_every_language():
+    en = load_catalog("en")
+    for lang in ("ko", "pt"):
+        cat = load_catalog(lang)
+        for key, template in en.items():
+            if key in cat:
+                assert template_fields(cat[key]) == template_fields(template), (lang, key)
+
+
+def test_no_catalog_entry_is_left_in_english():
+    """A ko entry with Latin words has Hangul too; a pt entry of three or more words differs from the
+    English one (a single word or two may be spelled alike: "animal", "softmax", "tokens:")."""
+    en, ko, pt = (load_catalog(lang) for lang in ("en", "ko", "pt"))
+
+    def forms(t):
+        return list(t.values()) if isinstance(t, dict) else [t]
+
+    def prose(t):
+        return re.sub(r"\{[^}]*\}", "", t)
+
+    for key, template in en.items():
+        for t in forms(ko[key]):
+            if re.search(r"[A-Za-z]{3,}", prose(t)):
+                assert re.search(r"[\uac00-\ud7a3]", prose(t)), (key, t)
+        for e, p in zip(forms(template), forms(pt[key])):
+            if len(re.findall(r"[A-Za-z]{2,}", prose(e))) >= 3:
+                assert e != p, (key, p)
+
+
+def test_numbers_in_prose_follow_the_language():
+    assert Say("pt").number(0.48) == "0,48"
+    assert Say("en").number(0.48) == "0.48"
+    assert Say("ko").number(-1.5, ".1f") == "−1.5"
+    # through a template: the spec is the template's, the separators the language's
+    en, pt = Say("en"), Say("pt")
+    assert en("common.head.layer_head", layer=1234567, head=2) == "layer 1234567 · head 2"
+    from scenes.i18n import _LocalFormatter
+
+    assert _LocalFormatter("pt").format("{n:,} e {w:.2f}", n=1572864, w=0.4812) == "1.572.864 e 0,48"
+    assert _LocalFormatter("en").format("{n:,} and {w:.2f}", n=1572864, w=0.4812) == "1,572,864 and 0.48"
+    assert _LocalFormatter("pt").format("{word}", word="3.5") == "3.5"  # strings (tokens) are not touched
+
+
+def test_plural_rules():
+    assert [plural_form("en", n) for n in (0, 1, 2, 1.5)] == ["other", "one", "other", "other"]
+    assert [plural_form("pt", n) for n in (0, 1, 2)] == ["one", "one", "other"]
+    assert plural_form("ko", 1) == "other"
+
+
+def test_lists_and_quotes_in_each_language():
+    assert Say("en").quoted_words(["fluffy", "blue"]) == "“fluffy” and “blue”"
+    assert Say("pt").quoted_words(["a", "b", "c"]) == "“a”, “b” e “c”"
+    assert Say("ko").quoted_words(["fluffy", "blue"]) == "‘fluffy’, ‘blue’"
+    assert Say("ko").role("adjective_noun", 0, 0) == "형용사 → 명사"
+    assert Say("pt").role("", 2, 5) == "L2H5"
+
+
+def test_unknown_key_and_unknown_language_fail_clearly():
+    with pytest.raises(KeyError, match="no catalog entry"):
+        Say("ko")("grid.nothing_here")
+    from model.errors import UserError
+
+    with pytest.raises(UserError, match="unknown language 'fr'"):
+        Say("fr")
+
+
+def test_cli_refuses_an_unknown_language_naming_the_supported_ones():
+    for args in (["list", "--lang", "fr"], ["attention_pattern", "--lang", "de", "--format", "png"]):
+        r = subprocess.run([sys.executable, "render.py", *args], cwd=ROOT, capture_output=True, text=True)
+        assert r.returncode == 2, r.stderr
+        assert "Traceback" not in r.stderr
+        assert "en, ko, pt" in r.stderr
+
+
+def test_list_is_translated():
+    r = subprocess.run([sys.executable, "render.py", "list", "--lang", "ko"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("attention_pattern"))
+    assert re.search(r"[\uac00-\ud7a3]", line)
+
+
+def test_plans_and_setting_never_import_manim():
+    code = ("import sys, importlib, pkgutil, scenes.plans, scenes.setting, scenes.i18n\n"
+            "for m in pkgutil.iter_modules(scenes.plans.__path__): importlib.import_module('scenes.plans.' + m.name)\n"
+            "assert 'manim' not in sys.modules, 'manim imported'\nassert 'torch' not in sys.modules\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_scenes_never_import_the_toy_world():
+    hits = [str(p.relative_to(ROOT)) for p in (ROOT / "scenes").rglob("*.py")
+            if re.search(r"toy_world", p.read_text(encoding="utf-8"))]
+    assert hits == []
+
+
+def test_inspect_table_in_korean_and_portuguese_keeps_the_grid_numbers():
+    out = {}
+    for lang in ("en", "ko", "pt"):
+        r = subprocess.run([sys.executable, "render.py", "inspect", "a fluffy blue creature", "--head", "0",
+                            "--lang", lang], cwd=ROOT, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        out[lang] = r.stdout
+    assert "주의 패턴" in out["ko"] and "형용사 → 명사" in out["ko"] and "attention pattern," not in out["ko"]
+    assert "linhas = query" in out["pt"] and "rows =" not in out["pt"]
+    # the table itself is the same in every language (one convention for grids: 0.48)
+    table = [ln for ln in out["en"].splitlines() if ln.strip().startswith("creature")]
+    assert table and all(table[0] in out[lang] for lang in ("ko", "pt")) and "0.48" in table[0]
