@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, MovingCameraScene, ThreeDScene, VGroup, config
+from manim import (DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, MovingCameraScene, SurroundingRectangle, ThreeDScene,
+                   VGroup, config)
 
 from .i18n import Say
 from .registry import register
@@ -116,11 +117,14 @@ class LessonSceneBase:
         stage = self.stage
         if chapter.goes_on_from(stage):
             # what the last chapter noted beside its pictures goes; the pictures stay, and the card
-            # takes the top of the side panel, clear of the grid and the word row
+            # sits on its own opaque plate at the top right for a moment, like a lower third
             stage.clear(keep=tuple(stage.kept()))
-            card = VGroup(label(title, font_size=30, color=th.text),
+            text = VGroup(label(title, font_size=30, color=th.text),
                           label(subtitle, font_size=22, color=th.dim)).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
-            stage.region("panel").fit(card, align="top_left")
+            plate = SurroundingRectangle(text, buff=0.2, corner_radius=0.08, color=th.dim, stroke_width=1.5)
+            plate.set_fill(th.background, opacity=0.94)
+            card = VGroup(plate, text)
+            place_clear_of(card, stage.kept(), stage.region("full"))
             with stage.narrating(travel):
                 self.play(FadeIn(card, shift=RIGHT * 0.2), run_time=0.6)
                 self.wait(1.6)
@@ -142,6 +146,35 @@ class LessonSceneBase:
             card.shift(-d)
             self.wait(1.0)
             self.play(FadeOut(card, shift=UP * 0.3), run_time=0.5)
+
+
+def _boxes(mobjects) -> list[tuple[float, float, float, float]]:
+    out = []
+    for m in mobjects:
+        for sub in m.family_members_with_points():
+            if sub.get_fill_opacity() == 0 and sub.get_stroke_opacity() == 0:
+                continue
+            (x0, y0, _), (x1, y1, _) = sub.get_corner(DOWN + LEFT), sub.get_corner(UP + RIGHT)
+            out.append((x0, y0, x1, y1))
+    return out
+
+
+def place_clear_of(card, pictures, area) -> None:
+    """Put `card` in the first corner of `area` (top right, bottom right, bottom left, top left)
+    where it covers none of `pictures`; if every corner is taken, top right (its plate is opaque)."""
+    boxes = _boxes(pictures)
+    corners = (UP + RIGHT, DOWN + RIGHT, DOWN + LEFT, UP + LEFT)
+    for size in (1.0, 0.8, 0.65):  # a smaller card before one that covers anything
+        card.scale(size / getattr(card, "placed_size", 1.0))
+        card.placed_size = size
+        for corner in corners:
+            card.move_to(area.center)
+            card.shift(corner * [(area.width - card.width) / 2, (area.height - card.height) / 2, 0])
+            (cx0, cy0, _), (cx1, cy1, _) = card.get_corner(DOWN + LEFT), card.get_corner(UP + RIGHT)
+            if not any(x0 < cx1 and cx0 < x1 and y0 < cy1 and cy0 < y1 for x0, y0, x1, y1 in boxes):
+                return
+    card.scale(1.0 / card.placed_size)
+    card.move_to(area.center).shift(UP * (area.height - card.height) / 2 + RIGHT * (area.width - card.width) / 2)
 
 
 def register_lesson(lesson: Lesson) -> type:
