@@ -136,8 +136,23 @@ class AttentionModel(nn.Module):
     @torch.no_grad()
     def trace(self, text: str) -> Trace:
         """Run one forward pass on `text` and return every number it produced, on the CPU."""
-        cfg = self.cfg
         tokens, ids_list = self.tokenizer.encode(text)
+        return self._trace(text, tokens, ids_list)
+
+    @torch.no_grad()
+    def trace_ids(self, ids: list[int]) -> Trace:
+        """The trace of a sequence of token ids (each token shown as the vocabulary spells it)."""
+        ids_list = [int(i) for i in ids]
+        bad = [i for i in ids_list if not 0 <= i < self.cfg.vocab_size]
+        if bad:
+            from .errors import UserError
+
+            raise UserError(f"token ids out of range: {bad[:5]}", f"ids run from 0 to {self.cfg.vocab_size - 1}")
+        tokens = [self.cfg.vocab[i] for i in ids_list]
+        return self._trace(" ".join(tokens), tokens, ids_list)
+
+    def _trace(self, text: str, tokens: list[str], ids_list: list[int]) -> Trace:
+        cfg = self.cfg
         if len(ids_list) > cfg.n_ctx:
             raise ContextTooLongError(len(ids_list), cfg.n_ctx)
         if not ids_list:

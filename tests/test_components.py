@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from manim import DEGREES, ManimColor, config
+from manim import DEGREES, ManimColor, MovingCameraScene, ThreeDScene, config
 
-from scenes.base import SceneInputs, TraceScene, TraceScene3D
 from scenes.components.bars import ProbabilityBars, softmax
 from scenes.components.bubble import SpeechBubble
 from scenes.components.formula import PARTS, AttentionFormula
@@ -65,8 +64,20 @@ def assert_inside_frame(*mobs, margin: float = 0.0):
         assert np.abs(p[:, 1]).max() <= half_h + 1e-6, f"{mob} leaves the frame vertically"
 
 
+class TraceScene(MovingCameraScene):
+    """A bare scene for component tests: takes (and ignores) the inputs a lesson scene takes."""
+
+    def __init__(self, inputs=None, **kwargs):
+        super().__init__(**kwargs)
+
+
+class TraceScene3D(ThreeDScene):
+    def __init__(self, inputs=None, **kwargs):
+        super().__init__(**kwargs)
+
+
 def scene_of(build):
-    """A TraceScene whose construct adds what `build(scene)` returns (kept as scene.built)."""
+    """A bare scene whose construct adds what `build(scene)` returns (kept as scene.built)."""
 
     class ComponentScene(TraceScene):
         def construct(self):
@@ -209,7 +220,7 @@ def test_vector_collapse_and_expand_run(trace, render_scene):
         scene.play(col.expand(run_time=0.2))
         return col
 
-    scene, frame = render_scene(scene_of(build), SceneInputs(tracer=lambda s: trace), png=True)
+    scene, frame = render_scene(scene_of(build), None, png=True)
     col = scene.built
     assert not col.collapsed
     assert col.collapsed_symbol not in scene.mobjects
@@ -284,7 +295,7 @@ def test_matvec_sweep_counts_up_to_the_real_values(trace, head, render_scene):
         scene.play(prod.sweep(rows=[0, 1], run_time_per_row=0.4))
         return prod
 
-    scene, frame = render_scene(scene_of(build), SceneInputs(tracer=lambda s: trace), png=False)
+    scene, frame = render_scene(scene_of(build), None, png=False)
     prod = scene.built
     for m in prod.result.entries:  # every shown entry visible, showing its real value
         assert m.get_fill_opacity() == pytest.approx(1)
@@ -401,7 +412,7 @@ def _space_scene(trace, phi_rot=0.0):
 @pytest.mark.parametrize("turn", [0.0, 40 * DEGREES])
 def test_space_arrows_sit_at_real_projections(trace, render_scene, turn):
     cls, E, E2 = _space_scene(trace, turn)
-    scene, frame = render_scene(cls, SceneInputs(tracer=lambda s: trace), png=True)
+    scene, frame = render_scene(cls, None, png=True)
     space = scene.built
     named = [n for n, f in zip(space.names, space.named) if f]
     e, e2, d = space.arrows["E"], space.arrows["E2"], space.arrows["dE"]
@@ -438,7 +449,7 @@ def test_space_ambient_rotation_keeps_coordinates(trace, render_scene):
         scene.moved = np.linalg.norm(space.arrows["E"].end_point() - before)
         return []
 
-    scene, _ = render_scene(scene_of(build), SceneInputs(tracer=lambda s: trace), png=False)
+    scene, _ = render_scene(scene_of(build), None, png=False)
     space = next(m for m in scene.mobjects if isinstance(m, EmbeddingSpace))
     assert scene.moved > 0.01  # it turned
     np.testing.assert_allclose(space.to_coords(space.arrows["E"].end_point()), space.coords(E), rtol=1e-5, atol=1e-5)
@@ -459,7 +470,7 @@ def test_space_in_a_three_d_scene_uses_the_camera(trace, render_scene):
             self.turned = self.camera.get_theta() - theta0
             self.built = space
 
-    scene, frame = render_scene(Space3D, SceneInputs(tracer=lambda s: trace), png=False)
+    scene, frame = render_scene(Space3D, None, png=False)
     space = scene.built
     assert not space.projected  # model coordinates; the camera does the viewing
     assert scene.turned == pytest.approx(30 * DEGREES)

@@ -154,7 +154,7 @@ def test_tokens_long_phrase_stays_on_screen(rendered):
 
 def check_steps(plan, tracer, sentences, focus, axes, head):
     assert list(plan.axes) == list(axes) and plan.head.head == head
-    for s, sentence in zip(plan.steps, sentences):
+    for s, sentence in zip(plan.phrases, sentences):
         tr = tracer(sentence)
         i = tr.index_of(focus)
         ht = tr.head(0, head)
@@ -170,15 +170,15 @@ def test_mole_plan_follows_the_sense_head(make_inputs, tracer):
     h = sense_head(tracer(MOLE[0]))
     check_steps(plan, tracer, MOLE, "mole", MOLE_AXES, h)
     # each refined mole moved furthest along its own sense
-    assert [int(np.argmax(s.coords[1])) for s in plan.steps] == [0, 1, 2] and plan.own_direction
-    assert [s.delta[0] for s in plan.steps] == [0, 1, 2]
+    assert [int(np.argmax(s.coords[1])) for s in plan.phrases] == [0, 1, 2] and plan.own_direction
+    assert [s.delta[0] for s in plan.phrases] == [0, 1, 2]
     # the words the captions name: the strongest context word and its real weight
     shrew = tracer(MOLE[0]).head(0, h).pattern[2, 1]
-    assert plan.steps[0].attention.keys[0] == ("shrew", pytest.approx(shrew))
-    assert plan.steps[0].tag == ("shrew",)
+    assert plan.phrases[0].attention.keys[0] == ("shrew", pytest.approx(shrew))
+    assert plan.phrases[0].tag == ("shrew",)
     # the causal note: only the phrase whose mole has words after it
-    assert [s.causal is not None for s in plan.steps] == [False, True, False]
-    assert plan.steps[1].causal.before == ("one",) and plan.steps[1].causal.after == "of carbon dioxide"
+    assert [s.causal is not None for s in plan.phrases] == [False, True, False]
+    assert plan.phrases[1].causal.before == ("one",) and plan.phrases[1].causal.after == "of carbon dioxide"
 
 
 def test_mole_lookup_plan_identical_because_the_lookups_are(make_inputs, tracer):
@@ -217,12 +217,12 @@ def test_eiffel_tower_plan_tells_the_story(make_inputs, tracer):
     E2 = [tracer(s).project(tracer(s).updated(0, h)[tracer(s).index_of("tower")], TOWER_AXES) for s in TOWER]
     assert E2[1][0] > E2[0][0] + 3  # "eiffel" adds paris
     assert E2[2][2] < E2[1][2] and E2[2][1] > E2[1][1]  # "miniature": less large, more small
-    assert plan.steps[0].compare is None
+    assert plan.phrases[0].compare is None
     for k in (1, 2):
-        assert np.allclose(plan.steps[k].compare.change, E2[k] - E2[k - 1], atol=1e-6)
-        assert plan.steps[k].compare.before == tracer(TOWER[k - 1]).tokens
-    assert plan.steps[0].attention.kind == "first"  # nothing comes before "tower" alone
-    assert plan.steps[2].tag == ("miniature", "eiffel")
+        assert np.allclose(plan.phrases[k].compare.change, E2[k] - E2[k - 1], atol=1e-6)
+        assert plan.phrases[k].compare.before == tracer(TOWER[k - 1]).tokens
+    assert plan.phrases[0].attention.kind == "first"  # nothing comes before "tower" alone
+    assert plan.phrases[2].tag == ("miniature", "eiffel")
 
 
 def test_eiffel_custom_phrases(make_inputs, tracer):

@@ -13,7 +13,7 @@ from ..components.text import baseline_row, label, number, text_baseline
 from ..components.vectors import VectorColumn, math, symbol_source
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
-from ..plans.context_space import ContextPlan, ContextVariant, LookupPlan, PhraseStep, plan_context, plan_lookup
+from ..plans.context_space import ContextPlan, ContextVariant, LookupPlan, Phrase, plan_context, plan_lookup
 from ..stage import Region, Stage
 from .embedding_parts import (
     arc_angle, attention_caption, causal_lines, delta_caption, direction_name, fit_into, framed, mixed_label,
@@ -106,7 +106,7 @@ class ContextSpace(Chapter):
         drawn = {"space": space, "arrows": [], "arcs": [], "tables": [], "causal": [], "head_note": head_note}
         stage.drawn[self.key] = drawn
 
-        generic = space.arrow(plan.steps[0].E, th.embedding, symbol_source("E"), name="E", attach=False)
+        generic = space.arrow(plan.phrases[0].E, th.embedding, symbol_source("E"), name="E", attach=False)
         drawn["arrows"].append((0, "E", generic))
         with stage.narrating(say(f"{T}.caption_axes", axes=say.words(names))):
             stage.play(FadeIn(space), FadeIn(space.axis_labels), FadeIn(head_note), run_time=1.0)
@@ -116,7 +116,7 @@ class ContextSpace(Chapter):
 
         row = table = None
         prev: list = []
-        for k, s in enumerate(plan.steps):
+        for k, s in enumerate(plan.phrases):
             new_row = WordBoxes(s.tokens, theme=th, font_size=32, max_width=full.width - 1.1).move_to([0, 2.68, 0])
             new_row.highlight(s.focus, th.query)
             new_table = self.table(stage, s, names)
@@ -186,7 +186,7 @@ class ContextSpace(Chapter):
 
     # --- pieces ---------------------------------------------------------------------------------
     @staticmethod
-    def table(stage: Stage, step: PhraseStep, names: list[str]) -> VGroup:
+    def table(stage: Stage, phrase: Phrase, names: list[str]) -> VGroup:
         """Rows E, ΔE, E′ × the three axes: the real projections (what the arrows show)."""
         th = stage.theme
         header = [label(n, font_size=20, color=th.text) for n in names]
@@ -198,7 +198,7 @@ class ContextSpace(Chapter):
             h.shift(UP * (text_baseline(header[0]) - text_baseline(h)))
         rows, cells = VGroup(), []
         sources = (symbol_source("E"), symbol_source("E", delta=True), symbol_source("E", prime=True))
-        for r, (src, color, c) in enumerate(zip(sources, (th.embedding, th.delta, th.updated), step.coords)):
+        for r, (src, color, c) in enumerate(zip(sources, (th.embedding, th.delta, th.updated), phrase.coords)):
             y = -0.5 * (r + 1)
             sym = math(src, font_size=26, color=color).move_to([-1.2, y, 0])
             nums = VGroup(*(number(c[k], "vec", font_size=22, color=color).move_to([col_x[k], y, 0])
@@ -211,7 +211,7 @@ class ContextSpace(Chapter):
         return t
 
     @staticmethod
-    def causal_note(stage: Stage, s: PhraseStep, row: WordBoxes, word: str):
+    def causal_note(stage: Stage, s: Phrase, row: WordBoxes, word: str):
         """The words after the focus are masked for it; what they say can only flow forward."""
         th, say = stage.theme, stage.say
         box = framed(causal_lines(say, s), th, th.mask)
@@ -225,7 +225,7 @@ class ContextSpace(Chapter):
         stage.play(FadeOut(box), row.animate.recolor(later, th.dim), run_time=0.5)
 
     @staticmethod
-    def comparison(stage: Stage, s: PhraseStep, table: VGroup, names: list[str], axes: tuple[str, ...]):
+    def comparison(stage: Stage, s: Phrase, table: VGroup, names: list[str], axes: tuple[str, ...]):
         """Under the table: this phrase's E′ minus the previous phrase's, on each axis."""
         th, say = stage.theme, stage.say
         before, now = say.quote(" ".join(s.compare.before)), say.quote(" ".join(s.tokens))

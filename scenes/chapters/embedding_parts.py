@@ -110,9 +110,9 @@ def room_left_of(space: EmbeddingSpace, margin: float = 0.3) -> float:
 CONTEXT = "embeddings.context"
 
 
-def attention_caption(say: Say, step) -> str:
+def attention_caption(say: Say, phrase) -> str:
     """"“mole” puts 0.99 on “shrew”": the context words with the largest real weights."""
-    a, word = step.attention, say.quote(step.tokens[step.focus])
+    a, word = phrase.attention, say.quote(phrase.tokens[phrase.focus])
     if a.kind in ("first", "self"):
         return say(f"{CONTEXT}.attention_{a.kind}", word=word, weight=a.self_weight)
     params = {}
@@ -133,9 +133,9 @@ def tag_text(say: Say, tag) -> str:
     return say(f"{CONTEXT}.tag_{len(tag)}", **{f"w{n}": t for n, t in enumerate(tag)})
 
 
-def causal_lines(say: Say, step) -> list[str]:
+def causal_lines(say: Say, phrase) -> list[str]:
     """The lines of the causal note: what the focus word can use, and what it cannot."""
-    c, word = step.causal, say.quote(step.tokens[step.focus])
+    c, word = phrase.causal, say.quote(phrase.tokens[phrase.focus])
     after = say.quote(c.after)
     if not c.before:
         text = say(f"{CONTEXT}.causal_alone", word=word, after=after)

@@ -62,7 +62,7 @@ class Comparison:
 
 
 @dataclass(frozen=True)
-class PhraseStep:
+class Phrase:
     tokens: tuple[str, ...]
     focus: int  # index of the focus word in this phrase
     weights: np.ndarray  # the head's attention row of the focus word ([n_keys]; later keys masked)
@@ -89,7 +89,7 @@ class ContextPlan:
     basis: np.ndarray  # [d_model, 3]
     fit: np.ndarray  # the vectors the space is sized to (E and E′ of every phrase)
     view: tuple[float, float]  # camera angles (phi, theta), radians
-    steps: tuple[PhraseStep, ...]
+    phrases: tuple[Phrase, ...]
     own_direction: bool  # every phrase moved the word furthest along a different axis
 
 
@@ -156,7 +156,7 @@ def causal_note(tokens, focus: int) -> CausalNote | None:
     return CausalNote(later=later, before=tuple(tokens[:focus]), after=after)
 
 
-def _steps_vectors(setting: Setting, word: str):
+def _phrase_vectors(setting: Setting, word: str):
     layer, head = setting.head.layer, setting.head.head
     out = []
     for tr in setting.traces:
@@ -174,32 +174,32 @@ def _axes(setting: Setting, variant: ContextVariant, vectors: np.ndarray):
 
 def plan_context(setting: Setting, variant: ContextVariant) -> ContextPlan:
     word = focus_word(setting, variant)
-    raw = _steps_vectors(setting, word)
+    raw = _phrase_vectors(setting, word)
     fit = np.array([v for r in raw for v in (r[3], r[5])])
     names, basis, named = _axes(setting, variant, fit)
     E0 = raw[0][3]
-    steps = []
+    phrases = []
     for k, (tr, i, w, E, dE, E2) in enumerate(raw):
         coords = np.array([E, dE, E2]) @ basis
         compare = None
         if variant.compare and k > 0:
             change = coords[2] - raw[k - 1][5] @ basis
             compare = Comparison(before=raw[k - 1][0].tokens, change=change, terms=delta_terms(change))
-        steps.append(PhraseStep(
+        phrases.append(Phrase(
             tokens=tr.tokens, focus=i, weights=w, E=E, dE=dE, E2=E2, coords=coords,
             own_E=bool(np.abs((E - E0) @ basis).max() > 1e-3), attention=attention_mention(tr.tokens, w, i),
             delta=delta_terms(coords[1]), tag=context_tag(tr.tokens, w, i), causal=causal_note(tr.tokens, i),
             compare=compare))
-    view = choose_view(fit @ basis, np.array([s.E2 for s in steps]) @ basis)
-    best = [int(np.argmax(np.abs(s.coords[1]))) for s in steps]
+    view = choose_view(fit @ basis, np.array([s.E2 for s in phrases]) @ basis)
+    best = [int(np.argmax(np.abs(s.coords[1]))) for s in phrases]
     return ContextPlan(trace=setting.trace, head=setting.head, role=setting.head_trace().role, word=word, axes=tuple(names),
-                       named=tuple(named), basis=basis, fit=fit, view=view, steps=tuple(steps),
+                       named=tuple(named), basis=basis, fit=fit, view=view, phrases=tuple(phrases),
                        own_direction=len(best) > 1 and len(set(best)) == len(best))
 
 
 def plan_lookup(setting: Setting, variant: ContextVariant) -> LookupPlan:
     word = focus_word(setting, variant)
-    raw = _steps_vectors(setting, word)
+    raw = _phrase_vectors(setting, word)
     _, basis, _ = _axes(setting, variant, np.array([v for r in raw for v in (r[3], r[5])]))
     cols = np.array([tr.token_embeddings[i] for tr, i, *_ in raw])
     visible = any(np.abs(tr.position_embeddings[i] @ basis).max() > 1e-4 for tr, i, *_ in raw)
