@@ -82,3 +82,20 @@ def test_a_lesson_picks_its_head_by_role_and_its_sentence_from_the_model(make_in
 
     with pytest.raises(UserError, match="no example sentence"):
         FLUFFY_BLUE_CREATURE.lesson.setting(SceneInputs(tracer=tracer))
+
+
+def test_chapters_and_components_stay_small_enough_to_read():
+    """No chapter, plan or lesson class over 300 lines, no component class over 700, no step
+    mixins (a scene is a lesson of chapters)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "scenes"
+    for path in root.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        limit = 700 if "components" in path.parts else 300
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                assert node.end_lineno - node.lineno < limit, (path.name, node.name)
+            if isinstance(node, ast.FunctionDef):
+                assert not node.name.startswith("step_"), (path.name, node.name)
