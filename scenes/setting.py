@@ -60,18 +60,26 @@ class Setting:
         return (trace or self.trace).head(self.head.layer, self.head.head)
 
     def focus_index(self, trace: Trace | None = None) -> int:
+        """The token the lesson follows: the focus word's (its last token when the word is several
+        tokens, where a causal model has gathered the whole word), else the gathering word."""
         trace = trace or self.trace
         if self.focus is not None:
             return trace.index_of(self.focus)
-        return gathering_word(self.head_trace(trace).pattern)
+        ht = self.head_trace(trace)
+        # a head the model names no role for (a real model's) parks much weight on the first token:
+        # the word worth following is the one that gathers the most from the other words
+        return gathering_word(ht.pattern, skip_first=not ht.role)
 
 
-def gathering_word(pattern: np.ndarray) -> int:
+def gathering_word(pattern: np.ndarray, skip_first: bool = False) -> int:
     """The word that looks away from itself the most (its off-diagonal weight, to one decimal), ties
     going to the word that gathers from more words (≥ 0.1 each), then to the earlier word:
-    "creature" (fluffy, blue) before "forest"."""
+    "creature" (fluffy, blue) before "forest". With `skip_first`, weight on the first token does
+    not count as looking away (real models rest attention there)."""
     p = np.array(pattern, dtype=float)
     np.fill_diagonal(p, 0.0)
+    if skip_first:
+        p[:, 0] = 0.0
     off_self = np.round(p.sum(axis=1), 1)
     gathered = (p >= 0.1).sum(axis=1)
     return max(range(len(p)), key=lambda i: (off_self[i], gathered[i], -i))
@@ -104,8 +112,11 @@ def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | 
     traces = tuple(inputs.tracer(s) for s in sentences)
     m = traces[0].model
     layer, head = inputs.layer, inputs.head
+    # a real model names no heads: the command line fills `inputs.model.roles` by measurement
+    # (model/probes.py), so the roles asked for come from there when it has them
+    named = inputs.model if inputs.model is not None and inputs.model.roles else m
     if (layer is None or head is None) and role:
-        found = m.head_for_role(role)
+        found = named.head_for_role(role)
         if found is not None and (layer is None or layer == found[0]):
             layer = found[0] if layer is None else layer
             head = found[1] if head is None else head
@@ -120,9 +131,11 @@ def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | 
     focus = inputs.focus
     if focus is not None:
         for t in traces:
-            if focus.lower() not in t.tokens:
+            try:
+                t.index_of(focus)  # a word of several tokens: its last token
+            except ValueError:
                 raise UserError(f"the focus word {focus!r} is not in the sentence {t.text!r}",
-                                f"pick one of: {' '.join(t.tokens)}")
+                                f"pick one of: {' '.join(t.words or t.tokens)}") from None
     return Setting(traces=traces, head=HeadRef(layer, head), focus=focus, layout=inputs.layout,
                    axes=tuple(inputs.axes) if inputs.axes else None, options=dict(inputs.options))
 

@@ -14,6 +14,7 @@ from ..components.vectors import VectorColumn, math, symbol_source
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
 from ..plans.context_space import ContextPlan, ContextVariant, LookupPlan, Phrase, plan_context, plan_lookup
+from ..plans.honesty import note_text
 from ..stage import Region, Stage
 from .embedding_parts import (
     arc_angle, attention_caption, causal_lines, delta_caption, direction_name, fit_into, framed, mixed_label,
@@ -96,20 +97,30 @@ class ContextSpace(Chapter):
         stage.clear()
         full = stage.region("full")
         word = say.quote(plan.word)
-        names = [direction_name(say, n) for n in plan.axes]
+        # a real model's axes are words (their unembedding rows), shown as the model spells them
+        names = list(plan.unembedding) or [direction_name(say, n) for n in plan.axes]
         box = Region("space", -0.9, full.right - 0.86, full.bottom + 0.2, 2.2)
-        space = placed_space(plan.trace, say, th, plan.axes, plan.fit, plan.view, box)
+        space = placed_space(plan.trace, say, th, plan.axes, plan.fit, plan.view, box, axis_text=names)
         role = say.role(plan.role, plan.head.layer, plan.head.head)
         head_note = mixed_label(say(f"{T}.head_note", layer=plan.head.layer, head=plan.head.head, role=role),
                                 font_size=20, color=th.delta)
         fit_into(head_note, full.width / 2 - 0.6, 0.5).to_corner(DOWN + LEFT, buff=0.3)
-        drawn = {"space": space, "arrows": [], "arcs": [], "tables": [], "causal": [], "head_note": head_note}
+        notes = [head_note]
+        if plan.unembedding:  # say on screen what the axes are
+            axes_note = mixed_label(say("real.axes.note", axes=say.quoted_words(plan.unembedding)), font_size=20,
+                                    color=th.dim)
+            fit_into(axes_note, full.width / 2 - 0.6, 0.5).next_to(head_note, UP, buff=0.15, aligned_edge=LEFT)
+            notes.append(axes_note)
+        drawn = {"space": space, "arrows": [], "arcs": [], "tables": [], "causal": [], "head_note": head_note,
+                 "axes_note": notes[1] if len(notes) > 1 else None}
         stage.drawn[self.key] = drawn
 
         generic = space.arrow(plan.phrases[0].E, th.embedding, symbol_source("E"), name="E", attach=False)
         drawn["arrows"].append((0, "E", generic))
-        with stage.narrating(say(f"{T}.caption_axes", axes=say.words(names))):
-            stage.play(FadeIn(space), FadeIn(space.axis_labels), FadeIn(head_note), run_time=1.0)
+        axes_caption = (say("real.axes.caption", axes=say.quoted_words(names)) if plan.unembedding
+                        else say(f"{T}.caption_axes", axes=say.words(names)))
+        with stage.narrating(axes_caption):
+            stage.play(FadeIn(space), FadeIn(space.axis_labels), *(FadeIn(n) for n in notes), run_time=1.0)
         with stage.narrating(say(f"{T}.caption_generic", word=word)):
             stage.play(space.grow_arrow(generic), run_time=0.9)
             stage.wait(0.8)
@@ -154,6 +165,11 @@ class ContextSpace(Chapter):
             with stage.narrating(attention_caption(say, s)):
                 stage.play(arcs.grow(run_time=1.0), FadeIn(wl), FadeIn(own))
                 stage.play(arcs.pulse(run_time=1.0))
+            honest = note_text(say, s.honesty, s.tokens) if s.honesty is not None else None
+            if honest:  # a real head resting on the first token, or on the word itself: say so
+                drawn.setdefault("honest", []).append(honest)
+                with stage.narrating(honest):
+                    stage.wait(0.5)
             if s.causal is not None:
                 self.causal_note(stage, s, row, word)
 

@@ -84,18 +84,29 @@ def framed(lines: Sequence[str], theme, color: str, font_size: float = 20) -> VG
 
 
 def placed_space(trace, say: Say, theme, axes: Sequence[str], fit: np.ndarray, view: tuple[float, float],
-                 box: Region, extent: float = 3.0, font_size: float = 24, max_scale: float = 1.8) -> EmbeddingSpace:
-    """An EmbeddingSpace on `axes` (axis names in the viewer's language), sized to the vectors `fit`,
-    seen from `view` (phi, theta), scaled and centred so that its axes and their names fill `box`."""
+                 box: Region, extent: float = 3.0, font_size: float = 24, max_scale: float = 1.8,
+                 axis_text: Sequence[str] | None = None) -> EmbeddingSpace:
+    """An EmbeddingSpace on `axes` (axis names in the viewer's language, or `axis_text`), sized to
+    the vectors `fit`, seen from `view` (phi, theta), scaled and centred so that its axes and their
+    names fill `box`."""
     space = EmbeddingSpace(trace, list(axes), fit_to=fit, theme=theme, extent=extent, font_size=font_size,
                            phi=view[0], theta=view[1], negative="auto",
-                           axis_text=[direction_name(say, n) for n in axes])
-    whole = VGroup(space.axis_lines, space.axis_labels)
-    k = min(box.width / whole.width, box.height / whole.height, max_scale)
+                           axis_text=list(axis_text) if axis_text else [direction_name(say, n) for n in axes])
+    def bounds():
+        """The box around the axes, their names and the tips of the fitted vectors (a vector with
+        several negative coordinates reaches beyond every axis line)."""
+        whole = VGroup(space.axis_lines, space.axis_labels)
+        tips = [space.point(c) for c in space.coords(np.asarray(fit, float).reshape(-1, space.basis.shape[0]))]
+        lo = np.min([whole.get_corner(DOWN + LEFT)] + tips, axis=0)
+        hi = np.max([whole.get_corner(UP + RIGHT)] + tips, axis=0)
+        return lo, hi
+
+    lo, hi = bounds()
+    k = min(box.width / (hi[0] - lo[0]), box.height / (hi[1] - lo[1]), max_scale)
     space.scale(k, about_point=space.point(np.zeros(3)))
     space._place_labels()
-    whole = VGroup(space.axis_lines, space.axis_labels)
-    space.shift(box.center - whole.get_center())
+    lo, hi = bounds()
+    space.shift(box.center - (lo + hi) / 2 * np.array([1.0, 1.0, 0.0]))
     space._place_labels()
     return space
 

@@ -162,7 +162,9 @@ class Space(Beat):
     def play(self, stage: Stage, plan: GalleryPlan) -> None:
         th, say = stage.theme, stage.say
         E, E2, pos = plan.embedding, plan.updated, plan.position
-        space = EmbeddingSpace(plan.trace, list(plan.axes), fit_to=[E, E2], theme=th, extent=2.4,
+        # principal directions (a model without named ones) are recomputed from the trace, as the plan did
+        space = EmbeddingSpace(plan.trace, list(plan.axes) if all(plan.named) else None, fit_to=[E, E2], theme=th,
+                               extent=2.4,
                                axis_text=[direction_name(say, n) for n in plan.axes])
         space.shift(DOWN * 0.3)
         e = space.arrow(E, th.embedding, symbol_source("E", pos), name="E", attach=False)

@@ -47,6 +47,9 @@ class Key(Chapter):
                                             shift=RIGHT * 0.2) for r in rows), lag_ratio=0.12), run_time=2.2)
             settle(stage, keys)
             stage.wait(0.5)
+        if plan.rotary:  # the keys (and queries) shown are the rotated ones the scores use
+            with stage.narrating(say("real.key.rotary")):
+                stage.wait(0.3)
         stage.hand_on(words=words, queries=queries, keys=keys)
 
         # the focus query asks its question

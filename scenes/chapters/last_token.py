@@ -88,21 +88,25 @@ class LastToken(Chapter):
                 stage.wait(1.0)
             stage.play(FadeOut(panel), FadeOut(arcs), FadeOut(own), run_time=0.4)
 
-        lines = [say(f"{T}.summary_layers", count=plan.n_layers),
-                 say(f"{T}.summary_heads", count=len(plan.heads)),
+        own = "real.last_token" if plan.real else T  # a real model is no toy, and nobody built its heads
+        lines = [say(f"{own}.summary_layers", count=plan.n_layers, layer=plan.layer),
+                 say(f"{own}.summary_heads", count=len(plan.heads)),
                  say(f"{T}.summary_reach", weight=plan.mean_reach),
                  say(f"{T}.summary_deep")]
+        if plan.real and plan.mean_first >= 0.1:  # much of that "reach" is resting on the first token
+            lines.insert(3, say("real.last_token.summary_first", weight=plan.mean_first,
+                                word=say.quote(plan.tokens[0])))
         if plan.guesses:
             params = {}
             for n, (w, p) in enumerate(plan.guesses):
                 params[f"w{n}"], params[f"p{n}"] = say.quote(w), p
-            lines.append(say(f"{T}.guesses_{len(plan.guesses)}", **params))
+            lines.append(say(f"{own}.guesses_{len(plan.guesses)}", **params))
         lines = [part for line in lines for part in line.split("\n")]  # a template may break its own lines
         note = VGroup(*(label(t, font_size=22, color=th.text) for t in lines)).arrange(DOWN, buff=0.12)
         below = Region("note", full.left, full.right, full.bottom, passage.get_bottom()[1] - 0.3)
         fit_into(note, full.width - 0.9, below.height).move_to(below.center)
         drawn["note"] = note
-        with stage.narrating(say(f"{T}.caption_closing")):
+        with stage.narrating(say(f"{own}.caption_closing")):
             stage.play(FadeIn(note, lag_ratio=0.1), run_time=1.5)
             stage.wait(4.0)
 

@@ -11,6 +11,7 @@ from ..lesson import Chapter
 from ..plans.pattern import PatternPlan, plan_pattern
 from ..stage import Region, Stage
 from .grid_parts import new_grid
+from .honest import honest_note
 
 NOTE_FS = 26
 
@@ -26,8 +27,8 @@ class Pattern(Chapter):
         tokens, ht = plan.tokens, plan.head_trace
         stage.clear()
         role = say.role(ht.role, plan.head.layer, plan.head.head)
-        title = label(say("common.head.layer_head_role", layer=plan.head.layer, head=plan.head.head, role=role),
-                      30, th.text)
+        named = "common.head.layer_head_role" if ht.role else "common.head.layer_head"  # a real head has no name
+        title = label(say(named, layer=plan.head.layer, head=plan.head.head, role=role), 30, th.text)
         stage.region("title").fit(title)
         top = title.get_bottom()[1] - 0.2
         words = None
@@ -37,13 +38,15 @@ class Pattern(Chapter):
             top = words.get_bottom()[1] - 0.15
         full = stage.region("full")
         note_room = 0.65
-        area = Region("pattern", full.left, full.right, full.bottom + note_room, top)
+        honest_room = 1.0 if plan.honesty.shows else 0.0  # a real head's note, under the focus note
+        area = Region("pattern", full.left, full.right, full.bottom + note_room + honest_room, top)
         grid, titles = new_grid(stage, ht, tokens, plan.layout, area)
         grid.set_mask("cleared")
         stage.hand_on(grid=grid, grid_titles=titles, words=words)
         stage.drawn["pattern"] = {"grid": grid, "title": title}
 
-        with stage.narrating(say("grid.pattern.intro", layer=plan.head.layer, head=plan.head.head, role=role)):
+        intro = "grid.pattern.intro" if ht.role else "real.pattern.intro"
+        with stage.narrating(say(intro, layer=plan.head.layer, head=plan.head.head, role=role)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), *([FadeIn(words, lag_ratio=0.08)] if words else []),
                        run_time=1.0)
         axis = "grid.pattern.columns" if grid.layout == "video" else "grid.pattern.rows"
@@ -58,7 +61,8 @@ class Pattern(Chapter):
         note = rich_line(template, {"query": say.quote(tokens[i]), **keys}, font_size=NOTE_FS, color=th.text,
                          colors={"query": th.query, **{k: th.key for k in keys}},
                          numbers={f"w{n}": (w, "weight") for n, w in enumerate(plan.top_weights)})
-        caption_band = Region("note", full.left, full.right, full.bottom, full.bottom + note_room)
+        caption_band = Region("note", full.left, full.right, full.bottom + honest_room,
+                              full.bottom + honest_room + note_room)
         caption_band.fit(note)
         stage.drawn["pattern"]["note"] = note
         anims = [grid.highlight_column(i, color=th.query), FadeIn(note, shift=UP * 0.1)]
@@ -68,3 +72,5 @@ class Pattern(Chapter):
                                  keys=say.quoted_words([tokens[j] for j in tops]))):
             stage.play(*anims, run_time=1.0)
             stage.wait(1.5)
+        honest_note(stage, self.key, plan.honesty, tokens,
+                    Region("honest", full.left, full.right, full.bottom - 0.1, full.bottom + honest_room), font_size=20)

@@ -45,7 +45,7 @@ class Query(Chapter):
                               color=th.query, tail_length=0.35, max_width=6.0)
         VGroup(row, bubble).shift(DOWN * LIFT)
         drawn.update(row=row, bubble=bubble)
-        with stage.narrating(say("qkv.query.follow", word=word)):
+        with stage.narrating(say(plan.follow, word=word, layer=plan.head.layer)):
             stage.play(FadeIn(row, lag_ratio=0.05), run_time=1.0)
             stage.play(row.animate.highlight(s_i, th.query).dim_others(s_i, 0.55), run_time=0.6)
         with stage.narrating(say("qkv.query.question")):
@@ -98,11 +98,14 @@ class Query(Chapter):
             stage.play(FadeIn(q_brace), run_time=0.6)
             stage.wait(1.0)
         drawn["product_result"] = prod.result
-        if plan.has_bias:  # a model with biases: the query is W_Q E plus b_Q
-            q_real = VectorColumn(ht.q[i], head=W.row_head, tail=W.row_tail, font_size=prod.result.font_size,
+        # a model with biases: the query is W_Q E plus b_Q; a rotary model then turns it by position
+        steps = [(ht.q_unrotated[i], "qkv.query.bias")] if plan.has_bias else []
+        steps += [(ht.q[i], "real.query.rotary")] if plan.rotary else []
+        for values, caption in steps:
+            q_real = VectorColumn(values, head=W.row_head, tail=W.row_tail, font_size=prod.result.font_size,
                                   theme=th, symbol=symbol_source("Q", pos), symbol_color=th.query, show_symbol=True,
                                   row_height=W.row_height).move_to(prod.result)
-            with stage.narrating(say("qkv.query.bias")):
+            with stage.narrating(say(caption)):
                 stage.play(Transform(prod.result, q_real), run_time=0.8)
             drawn["product_result"] = q_real
         return prod, q_brace

@@ -14,6 +14,7 @@ from ..lesson import Chapter
 from ..plans.grid import SoftmaxPlan, plan_softmax
 from ..stage import Stage
 from .grid_parts import ensure_grid, query_sums, softmax_strip
+from .honest import honest_note
 
 
 class Softmax(Chapter):
@@ -81,3 +82,4 @@ class Softmax(Chapter):
         with stage.narrating(say("grid.softmax.pattern")):
             stage.play(grid.show_dots(run_time=2.0))
             stage.wait(0.8)
+        honest_note(stage, self.key, plan.honesty, tokens, stage.region("panel"), max_lines=12)

@@ -93,7 +93,7 @@ class TokensToVectors(Chapter):
         stage.drawn[self.key] = {"boxes": boxes, "lookups": cols, "positions": pos_cols, "sums": sums}
 
         # 1. words
-        with stage.narrating(say("embeddings.tokens.caption_words")):
+        with stage.narrating(say("real.tokens.caption_pieces" if plan.pieces else "embeddings.tokens.caption_words")):
             stage.play(Write(sentence), run_time=1.0)
             stage.play(FadeTransform(sentence, boxes), run_time=1.0)
         # 2. lookup
@@ -119,6 +119,11 @@ class TokensToVectors(Chapter):
             with stage.narrating(say("embeddings.tokens.caption_no_repeat")):
                 stage.wait(2.0)
 
+        if plan.rotary:  # no position is added here: the model rotates queries and keys by position
+            with stage.narrating(say("real.tokens.caption_rotary")):
+                stage.wait(1.0)
+            self.symbols(stage, plan, cols, brace, arrows)
+            return
         # 4. position
         with stage.narrating(say("embeddings.tokens.caption_position")):
             # only what is on screen moves visibly (animating the rest would add it to the scene)
@@ -146,14 +151,19 @@ class TokensToVectors(Chapter):
                 stage.wait(1.2)
             stage.play(FadeOut(marks), FadeOut(notes), run_time=0.4)
 
-        # 5. symbols
+        self.symbols(stage, plan, sums, brace, arrows)
+
+    @staticmethod
+    def symbols(stage: Stage, plan: TokensPlan, sums, brace, arrows) -> None:
+        """5. each column becomes one vector, E with its position."""
+        th, say = stage.theme, stage.say
         syms = VGroup(*(symbol("E", i + 1, font_size=34, color=th.embedding).move_to(sums[k])
-                        for k, i in enumerate(shown)))
+                        for k, i in enumerate(plan.shown)))
         with stage.narrating(say("embeddings.tokens.caption_symbols")):
-            stage.play(*(FadeOut(sums[k], scale=0.3) for k in range(len(shown))),
+            stage.play(*(FadeOut(sums[k], scale=0.3) for k in range(len(plan.shown))),
                        *(FadeIn(s, scale=2) for s in syms), FadeOut(brace), FadeOut(arrows), run_time=1.2)
             stage.wait(1.2)
-        stage.drawn[self.key]["symbols"] = syms
+        stage.drawn[TokensToVectors.key]["symbols"] = syms
 
     @staticmethod
     def mark_groups(stage: Stage, plan: TokensPlan, col_at: dict, color: str, note: str):

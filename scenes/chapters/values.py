@@ -17,6 +17,7 @@ from ..plans.qkv import ValuesPlan, plan_values
 from ..stage import Stage
 from .embedding_parts import direction_name
 from .grid_parts import ensure_grid
+from .honest import honest_note
 from .qkv_parts import camera_home, drop_below, dots_column, slot_row, vector, zoom_on
 from .value_chips import fit_grid, value_chips
 
@@ -50,6 +51,7 @@ class Values(Chapter):
         with stage.narrating(say(weigh, word=word, tops=say.words(items), rest=plan.rest_weight)):
             stage.play(*(a for c in chips for a in c.weigh()), run_time=1.2)
             stage.wait(0.8)
+        honest_note(stage, self.key, plan.honesty, tokens, stage.region("panel"), keep=False, max_lines=12)
         z_group = self.weighted_sum(stage, plan, chips)
         delta = self.lift(stage, plan, z_group)
         self.update(stage, plan, delta)

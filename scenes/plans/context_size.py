@@ -48,11 +48,33 @@ def repeated_text(tokens, limit: int) -> str:
     return " . ".join([words] * reps)
 
 
+def subword_context_texts(tr: Trace, passage: str | None) -> tuple[str | None, str | None, bool]:
+    """`context_texts` for a model whose tokens are pieces of words (a real one): texts are cut
+    from the tokens as plain text (" Paris"), so they read back into the same tokens; the long
+    text is cut to the limit after tracing (`_cut`)."""
+    limit = min(tr.model.n_ctx, LONG_LIMIT)
+    if tr.n_tokens > SHORT_LIMIT:
+        return "".join(tr.token_texts[:START]), None, False
+    text = tr.text.strip().rstrip(".")
+    if passage is None:
+        reps = max(2, limit // (tr.n_tokens + 1))
+        return None, ". ".join([text] * reps), True
+    return None, f"{text}. {passage}", False
+
+
+def _cut(trace: Trace, tracer: Callable[[str], Trace], limit: int) -> Trace:
+    return trace if trace.n_tokens <= limit else tracer("".join(trace.token_texts[:limit]))
+
+
 def with_context_traces(setting: Setting, tracer: Callable[[str], Trace]) -> Setting:
     """The setting with the short and long traces this chapter shows, in its options."""
     tr = setting.trace
     passage = setting.model.examples.get(PASSAGE)
-    short_text, long_text, repeated = context_texts(tr.tokens, tr.model.n_ctx, passage)
+    subword = tr.model.real
+    if subword:
+        short_text, long_text, repeated = subword_context_texts(tr, passage)
+    else:
+        short_text, long_text, repeated = context_texts(tr.tokens, tr.model.n_ctx, passage)
     if long_text is None:
         tr_long = tr
     else:
@@ -60,6 +82,8 @@ def with_context_traces(setting: Setting, tracer: Callable[[str], Trace]) -> Set
             tr_long = tracer(long_text)
         except UserError:  # the passage has words this sentence's model does not know
             tr_long, repeated = tracer(repeated_text(tr.tokens, min(tr.model.n_ctx, LONG_LIMIT))), True
+    if subword:
+        tr_long = _cut(tr_long, tracer, min(tr.model.n_ctx, LONG_LIMIT))
     tr_short = tr if short_text is None else tracer(short_text)
     return replace(setting, options={**setting.options, CONTEXT_TRACES: (tr_short, tr_long, repeated)})
 

@@ -15,6 +15,7 @@ from model.errors import UserError
 from model.trace import Trace
 
 from ..setting import HeadRef, Setting
+from .honesty import Honesty, read_head
 from .space import choose_axes, choose_view, resolve_axes
 
 ATTENTION_MIN = 0.1  # a context word is named in the attention caption from this weight up
@@ -29,10 +30,15 @@ class ContextVariant:
     focus: str  # the word every phrase shares (the focus unless --focus names another)
     axes: tuple[str, str, str]  # the model's named directions shown, when it has them
     compare: bool = False  # a line under the table: this phrase's E′ minus the previous one's
+    # a real model's directions are words (their unembedding rows): the axes are the first of these
+    # triples whose words the model spells as one token each
+    real_axes: tuple[tuple[str, str, str], ...] = ()
 
 
-MOLE = ContextVariant("mole", ("animal", "chemistry", "medicine"))
-EIFFEL_TOWER = ContextVariant("tower", ("paris", "small", "large"), compare=True)  # large last: vertical
+MOLE = ContextVariant("mole", ("animal", "chemistry", "medicine"),
+                      real_axes=(("animal", "chemistry", "skin"), ("animal", "science", "body")))
+EIFFEL_TOWER = ContextVariant("tower", ("paris", "small", "large"), compare=True,  # large last: vertical
+                              real_axes=(("paris", "small", "large"), ("france", "small", "big")))
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,7 @@ class Phrase:
     tag: tuple[str, ...]  # the context words E′ is labelled with, in phrase order (() = alone)
     causal: CausalNote | None  # None when no word follows the focus
     compare: Comparison | None
+    honesty: Honesty | None = None  # what a real head does with the word (a note when not the story's)
 
 
 @dataclass(frozen=True)
@@ -91,6 +98,8 @@ class ContextPlan:
     view: tuple[float, float]  # camera angles (phi, theta), radians
     phrases: tuple[Phrase, ...]
     own_direction: bool  # every phrase moved the word furthest along a different axis
+    # a real model: each axis is a word's unembedding row; the words as the model spells them ("Paris")
+    unembedding: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,9 +120,11 @@ def focus_word(setting: Setting, variant: ContextVariant) -> str:
     if setting.focus is not None:
         return setting.focus.lower()  # checked against every phrase already
     for t in setting.traces:
-        if variant.focus not in t.tokens:
+        try:
+            t.index_of(variant.focus)  # a word of several tokens counts (its last token)
+        except ValueError:
             raise UserError(f"the word {variant.focus!r} is not in the phrase {t.text!r}",
-                            "give phrases that share it, or name another word with --focus")
+                            "give phrases that share it, or name another word with --focus") from None
     return variant.focus
 
 
@@ -166,9 +177,27 @@ def _phrase_vectors(setting: Setting, word: str):
     return out
 
 
+def default_axes(trace: Trace, variant: ContextVariant) -> tuple[str, str, str]:
+    """The toy's named directions; for a real model, the first candidate triple of words it spells
+    as one token each (else the toy's names, which resolve_axes then replaces if need be)."""
+    if trace.model.real:
+        for triple in variant.real_axes:
+            if all(w in trace.directions for w in triple):
+                return triple
+    return variant.axes
+
+
+def unembedding_words(trace: Trace, names) -> tuple[str, ...]:
+    """A real model's axes as the words it spells ("paris" -> "Paris"); () for the toy's named directions."""
+    token_for = getattr(trace.directions, "token_for", None)
+    if not trace.model.real or token_for is None:
+        return ()
+    return tuple((token_for(n) or (0, n))[1].strip() for n in names)
+
+
 def _axes(setting: Setting, variant: ContextVariant, vectors: np.ndarray):
     requested = list(setting.axes) if setting.axes else None
-    names = resolve_axes(setting.trace, requested, variant.axes, vectors)
+    names = resolve_axes(setting.trace, requested, default_axes(setting.trace, variant), vectors)
     return choose_axes(setting.trace, names)
 
 
@@ -189,12 +218,13 @@ def plan_context(setting: Setting, variant: ContextVariant) -> ContextPlan:
             tokens=tr.tokens, focus=i, weights=w, E=E, dE=dE, E2=E2, coords=coords,
             own_E=bool(np.abs((E - E0) @ basis).max() > 1e-3), attention=attention_mention(tr.tokens, w, i),
             delta=delta_terms(coords[1]), tag=context_tag(tr.tokens, w, i), causal=causal_note(tr.tokens, i),
-            compare=compare))
+            compare=compare, honesty=read_head(tr.head(setting.head.layer, setting.head.head), i)))
     view = choose_view(fit @ basis, np.array([s.E2 for s in phrases]) @ basis)
     best = [int(np.argmax(np.abs(s.coords[1]))) for s in phrases]
     return ContextPlan(trace=setting.trace, head=setting.head, role=setting.head_trace().role, word=word, axes=tuple(names),
                        named=tuple(named), basis=basis, fit=fit, view=view, phrases=tuple(phrases),
-                       own_direction=len(best) > 1 and len(set(best)) == len(best))
+                       own_direction=len(best) > 1 and len(set(best)) == len(best),
+                       unembedding=unembedding_words(setting.trace, names))
 
 
 def plan_lookup(setting: Setting, variant: ContextVariant) -> LookupPlan:

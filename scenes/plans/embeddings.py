@@ -85,6 +85,8 @@ class TokensPlan:
     sums: np.ndarray  # [len(shown), d_model] lookup + position: what enters attention
     repeated: tuple[tuple[int, ...], ...]  # every group of shown positions holding one word
     marked: tuple[RepeatGroup, ...]  # the first groups, marked on screen and named in captions
+    rotary: bool = False  # position is not added to the embedding (queries and keys are rotated instead)
+    pieces: bool = False  # some words are several tokens (the first caption says so)
 
     @property
     def marked_words(self) -> tuple[str, ...]:
@@ -104,4 +106,5 @@ def plan_tokens(setting: Setting) -> TokensPlan:
         for g in groups[:MARKED_GROUPS])
     return TokensPlan(tokens=tokens, d_model=tr.model.d_model, shown=tuple(shown), row=row, box_of=box_of,
                       lookups=tr.token_embeddings[shown], positions=tr.position_embeddings[shown],
-                      sums=tr.embeddings[shown], repeated=tuple(tuple(g) for g in groups), marked=marked)
+                      sums=tr.embeddings[shown], repeated=tuple(tuple(g) for g in groups), marked=marked,
+                      rotary=tr.model.rotary, pieces=len(set(tr.word_of_token)) < tr.n_tokens)

@@ -24,7 +24,7 @@ class GalleryPlan:
     head: HeadRef
     head_trace: HeadTrace
     layout: str
-    embedding: np.ndarray  # E of the focus word (token + position) [d_model]
+    embedding: np.ndarray  # E of the focus word entering the layer (token + position in layer 0) [d_model]
     head_input: np.ndarray  # what the head reads for it (E itself when the model has no LayerNorm)
     updated: np.ndarray  # E′ = E + this head's ΔE
     axes: tuple[str, ...]  # the space's three directions
@@ -44,7 +44,7 @@ def plan_gallery(setting: Setting) -> GalleryPlan:
     ht = setting.head_trace()
     i = setting.focus_index()
     layer = setting.head.layer
-    E = tr.embeddings[i]
+    E = tr.layers[layer].resid_in[i]  # what enters the head's layer (the embedding itself in layer 0)
     E2 = tr.updated(layer, setting.head.head)[i]
     # the named directions along which E and E′ reach furthest, unless --axes chose them
     names = (resolve_axes(tr, setting.axes, (), [E, E2]) if setting.axes else pick_axes(tr, [E, E2]))

@@ -15,6 +15,7 @@ import numpy as np
 from model.trace import HeadTrace
 
 from ..setting import HeadRef, Setting, contrast_key, focus_tops
+from .honesty import Honesty, read_head
 
 MAX_PREFIX_WORDS = 14  # a prefix in the masking stair longer than this shows its last words only
 MAX_STAIR_LINES = 8  # more prefixes than this: the first three, the focus's, the last two, ⋮ between
@@ -91,6 +92,7 @@ class SoftmaxPlan(GridPlan):
     first_top: int  # the key that gets the most of the first column's weight
     first_top_weight: float  # its real weight
     first_sum: float  # the real sum of the first column's weights
+    honesty: Honesty  # what a real head does with the focus (a note when not what the story says)
 
 
 def softmax_order(pattern: np.ndarray, focus: int) -> list[int]:
@@ -118,7 +120,7 @@ def plan_softmax(setting: Setting) -> SoftmaxPlan:
     top = int(visible_keys[0])
     return SoftmaxPlan(**base, columns=tuple(order), visible=tuple(int((~ht.mask[c]).sum()) for c in order),
                        first_top=top, first_top_weight=float(ht.pattern[q, top]),
-                       first_sum=float(ht.pattern[q].sum()))
+                       first_sum=float(ht.pattern[q].sum()), honesty=read_head(ht, q))
 
 
 # --- masking ------------------------------------------------------------------------------------

@@ -54,6 +54,8 @@ class LastTokenPlan:
     heads: tuple[HeadInto, ...]  # every head of the layer, or the one asked for
     mean_reach: float
     guesses: tuple[tuple[str, float], ...]  # the model's best next words and their probabilities
+    real: bool = False  # a real model: no toy, its heads built by nobody; says how much rests on the first token
+    mean_first: float = 0.0  # the last word's mean weight on the first token, over the heads shown
 
 
 def plan_last_token(setting: Setting, heads: Sequence[int] | None = None) -> LastTokenPlan:
@@ -77,4 +79,5 @@ def plan_last_token(setting: Setting, heads: Sequence[int] | None = None) -> Las
         guesses = tuple((tr.vocab[k], float(p[k])) for k in np.argsort(-p, kind="stable")[:GUESSES])
     return LastTokenPlan(tokens=tr.tokens, last=last, lines=tuple(tuple(x) for x in passage_lines(tr.tokens)),
                          layer=layer, n_layers=tr.model.n_layers, heads=tuple(into),
-                         mean_reach=float(np.mean([h.reach for h in into])), guesses=guesses)
+                         mean_reach=float(np.mean([h.reach for h in into])), guesses=guesses,
+                         real=tr.model.real, mean_first=float(np.mean([h.weights[0] for h in into])) if last > 1 else 0.0)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from model.trace import HeadTrace
 
 from ..setting import HeadRef, Setting, focus_tops
+from .honesty import Honesty, read_head
 
 MAX_WORD_ROW = 16  # longer sentences show the grid's labels only, no word row above it
 
@@ -21,6 +22,7 @@ class PatternPlan:
     tops: tuple[int, ...]  # those keys, strongest first
     top_weights: tuple[float, ...]  # their real weights
     word_row: bool  # whether the sentence is shown as a row of words above the grid
+    honesty: Honesty  # what a real head does with the focus (a note when not what the story says)
 
 
 def plan_pattern(setting: Setting) -> PatternPlan:
@@ -29,4 +31,4 @@ def plan_pattern(setting: Setting) -> PatternPlan:
     tops = focus_tops(ht.pattern[i], i)
     return PatternPlan(head=setting.head, head_trace=ht, tokens=setting.trace.tokens, layout=setting.layout,
                        focus=i, tops=tuple(tops), top_weights=tuple(float(ht.pattern[i, j]) for j in tops),
-                       word_row=len(setting.trace.tokens) <= MAX_WORD_ROW)
+                       word_row=len(setting.trace.tokens) <= MAX_WORD_ROW, honesty=read_head(ht, i))

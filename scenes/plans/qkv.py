@@ -16,6 +16,7 @@ from model.trace import HeadTrace, Trace
 
 from ..setting import HeadRef, Setting, contrast_key, focus_tops, top_keys
 from ..style import fmt_vec, fmt_weight
+from .honesty import SELF_ANSWER, Honesty, answer_key, read_head  # noqa: F401  (SELF_ANSWER: re-exported)
 from .space import choose_axes, pick_axes
 from .windows import token_window, window_indices
 
@@ -76,9 +77,6 @@ def line_keys(role: str) -> tuple[str, str]:
     return f"qkv.lines.{table}.question", f"qkv.lines.{table}.answer"
 
 
-SELF_ANSWER = "qkv.lines.self.answer"
-
-
 def head_input(setting: Setting) -> np.ndarray:
     """What the head reads: its layer's attention input (the embedding, after LayerNorm if any)."""
     return np.asarray(setting.trace.layers[setting.head.layer].attn_in, dtype=float)
@@ -105,6 +103,8 @@ class QueryPlan:
     has_bias: bool
     queries: dict  # token -> Shown: every shown word's query under it
     question: str  # catalog key of the head's question
+    follow: str = "qkv.query.follow"  # catalog key of the first caption (what the head's input knows)
+    rotary: bool = False  # the model rotates queries and keys by position after W_Q (shown as a step)
 
 
 def plan_query(setting: Setting) -> QueryPlan:
@@ -119,7 +119,15 @@ def plan_query(setting: Setting) -> QueryPlan:
         embedding=shown(X[i], EMBEDDING), w_q=shown_matrix(np.asarray(ht.W_Q).T), product_input=shown(X[i], MATRIX),
         query=shown(ht.q[i], MATRIX), has_bias=bool(np.abs(ht.b_Q).max() > 0),
         queries={j: shown(ht.q[j], COLUMN) for j in slots if j is not None},
-        question=line_keys(ht.role)[0])
+        question=line_keys(ht.role)[0], follow=follow_key(setting), rotary=setting.model.rotary)
+
+
+def follow_key(setting: Setting) -> str:
+    """What the head's input knows: the word and its position (the toy's layer 0); the word alone
+    (a rotary model's layer 0: position comes later, by rotation); or what earlier layers gathered."""
+    if setting.head.layer > 0:
+        return "real.query.follow_context"
+    return "real.query.follow_rotary" if setting.model.rotary else "qkv.query.follow"
 
 
 # --- key --------------------------------------------------------------------------------------
@@ -166,6 +174,7 @@ class KeyPlan:
     side: SideView
     head_input: np.ndarray  # [n, d_model], for the embedding-space picture
     trace: Trace  # the embedding-space picture reads its named directions
+    rotary: bool = False  # the keys shown are rotated by position (a caption says so)
 
 
 def plan_key(setting: Setting) -> KeyPlan:
@@ -200,8 +209,8 @@ def plan_key(setting: Setting) -> KeyPlan:
         slots=tuple(slots), rows=tuple(rows), d_model=X.shape[1], d_head=ht.k.shape[1],
         strip={t: shown(ht.q[t], STRIP) for t in slots if t is not None},
         keys={t: shown(ht.k[t], KEY) for t in rows if t is not None},
-        question=question, answers=tuple(SELF_ANSWER if t == i else answer for t in tops), side=side,
-        head_input=X, trace=tr)
+        question=question, answers=tuple(answer_key(ht, i, t, answer) for t in tops), side=side,
+        head_input=X, trace=tr, rotary=tr.model.rotary)
 
 
 # --- values -----------------------------------------------------------------------------------
@@ -241,6 +250,7 @@ class ValuesPlan:
     bands: dict  # "E" | "dE" | "E'" -> {token: Shown}
     residual: np.ndarray  # [n, d_model] E of every word (for drawing)
     updated_all: np.ndarray  # [n, d_model] E′ of every word
+    honesty: Honesty  # what a real head does with the focus (a note when not what the story says)
 
 
 def plan_values(setting: Setting) -> ValuesPlan:
@@ -274,4 +284,4 @@ def plan_values(setting: Setting) -> ValuesPlan:
         z=shown(ht.z[i], MATRIX), w_o=shown_matrix(np.asarray(ht.W_O).T),
         delta=shown(np.asarray(ht.W_O).T @ ht.z[i], MATRIX), embedding=shown(resid[i], SUM),
         updated=shown(updated[i], SUM), directions=tuple(directions), band_slots=tuple(band_slots), bands=bands,
-        residual=resid, updated_all=updated)
+        residual=resid, updated_all=updated, honesty=read_head(ht, i))

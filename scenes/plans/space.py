@@ -73,6 +73,10 @@ def resolve_axes(trace, requested: Sequence[str] | None, defaults: Sequence[str]
                             f"for example --axes {','.join(defaults)}")
         unknown = [n for n in names if n not in trace.directions]
         if unknown:
+            if trace.model.real:  # its directions are words: their unembedding rows
+                raise UserError(f"not a single token of {trace.model.name}: {', '.join(map(repr, unknown))}",
+                                "a real model's axes are words it spells as one token (their unembedding "
+                                f"rows), for example --axes {','.join(defaults)}")
             listed = ", ".join(sorted(known)) or "(this model has no named directions)"
             raise UserError(f"unknown direction(s): {', '.join(map(repr, unknown))}",
                             f"known directions: {listed}")

@@ -1,0 +1,60 @@
+"""The honest note of a real head (scenes/plans/honesty.py): what the head really does with the
+word the chapter follows, said in the caption and written on screen, wrapped into a region."""
+
+from __future__ import annotations
+
+from manim import DOWN, LEFT, UP, FadeIn, FadeOut, SurroundingRectangle, VGroup
+
+from ..components.text import label
+from ..plans.honesty import Honesty, note_text
+from ..stage import Region, Stage
+
+
+def wrapped(text: str, width: float, font_size: float, color: str, max_lines: int = 4) -> VGroup:
+    """`text` as lines of at most `width` (scene units), broken at spaces, left-aligned; scaled
+    down when even that needs more than `max_lines` lines."""
+    words = text.split(" ")
+    lines: list[str] = []
+    current = ""
+    for w in words:
+        trial = f"{current} {w}" if current else w
+        if current and label(trial, font_size, color).width > width:
+            lines.append(current)
+            current = w
+        else:
+            current = trial
+    if current:
+        lines.append(current)
+    if len(lines) > max_lines:
+        return wrapped(text, width * 1.25, font_size, color, max_lines)
+    group = VGroup(*(label(line, font_size, color) for line in lines)).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+    if group.width > width:
+        group.scale_to_fit_width(width)
+    return group
+
+
+def honest_note(stage: Stage, chapter: str, honesty: Honesty | None, tokens, area: Region,
+                font_size: float = 22, hold: float = 1.5, keep: bool = True, max_lines: int = 3):
+    """Say and show the note in `area` (on an opaque plate), and leave it (keep) or take it away.
+    Nothing happens when the head does what the chapter says, or when an earlier chapter of the
+    lesson said the very same. Records it in stage.drawn[chapter]."""
+    if honesty is None:
+        return None
+    text = note_text(stage.say, honesty, tokens)
+    if text is None or any(said == text for said, _ in stage.captions):  # said once in this lesson is enough
+        return None
+    th = stage.theme
+    lines = wrapped(text, area.width - 0.4, font_size, th.text, max_lines)
+    plate = SurroundingRectangle(lines, buff=0.18, corner_radius=0.08, color=th.dim, stroke_width=1.5)
+    plate.set_fill(th.background, opacity=0.94)
+    note = VGroup(plate, lines)
+    area.fit(note)
+    stage.drawn.setdefault(chapter, {})["honest"] = note
+    stage.drawn[chapter]["honest_text"] = text
+    with stage.narrating(text):
+        stage.play(FadeIn(note, shift=UP * 0.1), run_time=0.6)
+        stage.wait(hold)
+    if not keep:
+        stage.play(FadeOut(note), run_time=0.4)
+        stage.remove(note)
+    return note

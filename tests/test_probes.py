@@ -1,0 +1,457 @@
+"""Heads measured on probes (model/probes.py), `render.py heads`, and what scenes say about a head
+the model names no role for (scenes/plans/honesty.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+
+import numpy as np
+import pytest
+
+from model import probes
+from model.probes import STANDARD, STORY, STORY_PROBES
+
+from .test_cli import run_cli
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    """Measurements are cached on disk: keep the tests' out of the user's cache folder."""
+    monkeypatch.setenv("ATTENTION_MANIM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(probes, "_MEMORY", {})
+
+
+@pytest.fixture(scope="module")
+def toy_heads(toy_model):
+    return probes.measure(toy_model)
+
+
+# --- the probes, recomputed here from the patterns ------------------------------------------------
+
+def test_the_toys_named_heads_come_out_on_top_of_their_roles(toy_model, toy_heads):
+    named = toy_model.info.roles
+    assert set(named) == {"adjective_noun", "sense_from_context", "previous_token", "verb_object"}
+    found = probes.roles_from(toy_heads)
+    for role, (layer, head) in named.items():
+        assert found[role] == (layer, head), role
+        hs = next(h for h in toy_heads if (h.layer, h.head) == (layer, head))
+        assert hs.role == role  # its best probe is its own role
+        others = [probes.role_score(h, role) for h in toy_heads if (h.layer, h.head) != (layer, head)]
+        assert probes.role_score(hs, role) > max(others) + 0.3, role  # clearly on top
+
+
+def test_standard_scores_match_the_patterns_recomputed_independently(toy_model, toy_heads):
+    # the same sequences the module draws: words the toy knows, distinct, said twice
+    L = probes.LENGTH
+    pool = [toy_model.cfg.vocab.index(w) for w in probes.PROBE_WORDS if w in toy_model.cfg.vocab]
+    assert pool == probes.probe_ids(toy_model)
+    rng = np.random.default_rng(probes.SEED)
+    seqs = []
+    for _ in range(probes.N_SEQUENCES):
+        ids = [pool[k] for k in rng.choice(len(pool), size=L, replace=False)]
+        assert len(set(ids)) == L
+        seqs.append(ids + ids)
+    sums = {}
+    for ids in seqs:
+        tr = toy_model.trace_ids(ids)
+        assert list(tr.token_ids) == ids
+        for h in range(toy_model.info.n_heads):
+            p = tr.head(0, h).pattern
+            got = sums.setdefault(h, {k: 0.0 for k in STANDARD})
+            got["previous_token"] += np.mean([p[i, i - 1] for i in range(2, 2 * L)])  # not onto token 0
+            got["first_token"] += np.mean([p[i, 0] for i in range(1, 2 * L)])
+            got["induction"] += np.mean([p[i, i - L + 1] for i in range(L, 2 * L)])
+            got["same_word"] += np.mean([p[i, i - L] for i in range(L + 1, 2 * L)])  # not onto token 0
+    for hs in toy_heads:
+        for k in STANDARD:
+            assert hs.scores[k] == pytest.approx(sums[hs.head][k] / len(seqs), abs=2e-6), (hs.head, k)
+            assert 0.0 <= hs.scores[k] <= 1.0
+
+
+def test_story_scores_are_the_weight_on_the_cue_words(toy_model, toy_heads):
+    for hs in toy_heads:
+        for role in STORY:
+            want = []
+            for pr in STORY_PROBES[role]:
+                words = pr.text.split()
+                tr = toy_model.trace(pr.text)
+                assert list(tr.tokens) == words  # the toy: one token per word
+                q = max(i for i, w in enumerate(words) if w == pr.query)
+                cues = [i for i, w in enumerate(words[:q]) if w in pr.cues]
+                assert cues and all(0 < c < q - 1 for c in cues)  # never the first word nor the one just before
+                want.append(tr.head(0, hs.head).pattern[q, cues].sum())
+            assert hs.story[role] == pytest.approx(np.mean(want), abs=2e-6)
+            assert 0.0 <= hs.story[role] <= 1.0
+
+
+def test_measuring_is_deterministic_and_cached_on_disk(toy_model, tmp_path, toy_heads):
+    again = probes.measure(toy_model)
+    assert [h.to_dict() for h in again] == [h.to_dict() for h in toy_heads]
+    first = probes.measured_heads(toy_model)
+    files = list((tmp_path / "cache" / "probes").glob("*.json"))
+    assert len(files) == 1
+    probes._MEMORY.clear()
+    stored = json.loads(files[0].read_text())
+    assert stored["probe_version"] == probes.PROBE_VERSION
+    assert probes.measured_heads(toy_model) == first  # read back bit for bit
+    assert probes.measured_roles(toy_model) == probes.roles_from(first)
+
+
+def test_the_cache_key_follows_the_weights(toy_model):
+    import copy
+
+    import torch
+
+    key = probes.weights_identity(toy_model)
+    assert key == probes.weights_identity(toy_model)
+    other = copy.deepcopy(toy_model)
+    with torch.no_grad():
+        other.blocks[0].W_Q.mul_(1.5)
+    assert probes.weights_identity(other) != key
+
+
+def test_a_standard_role_needs_a_head_that_does_it():
+    H = probes.HeadScores
+    weak = [H(0, 0, dict.fromkeys(STANDARD, 0.1), dict.fromkeys(STORY, 0.05), ""),
+            H(0, 1, {**dict.fromkeys(STANDARD, 0.1), "first_token": 0.8}, dict.fromkeys(STORY, 0.02), "first_token")]
+    roles = probes.roles_from(weak)
+    assert roles["first_token"] == (0, 1)
+    assert "induction" not in roles and "previous_token" not in roles  # nobody reaches ROLE_MIN
+    assert roles["adjective_noun"] == (0, 0)  # a story role always gets its best head
+
+
+# --- render.py heads -------------------------------------------------------------------------------
+
+def test_heads_json_schema(capsys, toy_model):
+    code, out, err = run_cli(capsys, "heads", "--json")
+    assert code == 0, err
+    rows = json.loads(out)
+    info = toy_model.info
+    assert [(r["layer"], r["head"]) for r in rows] == [(l, h) for l in range(info.n_layers) for h in range(info.n_heads)]
+    for r in rows:
+        assert set(r) >= {"layer", "head", "scores", "role"}
+        assert set(r["scores"]) == set(STANDARD)
+        assert all(isinstance(v, float) and 0.0 <= v <= 1.0 for v in r["scores"].values())
+        assert set(r["story_scores"]) == set(STORY)
+        assert r["role"] is None or r["role"] in STANDARD + STORY
+    by = {(r["layer"], r["head"]): r for r in rows}
+    assert by[tuple(info.roles["previous_token"])]["role"] == "previous_token"
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_heads_table_in_every_language(capsys, lang):
+    from scenes.i18n import Say
+
+    say = Say(lang)
+    code, out, err = run_cli(capsys, "heads", "--lang", lang)
+    assert code == 0, err
+    lines = out.splitlines()
+    header = next(line for line in lines if say("cli.heads.columns.previous_token") in line)
+    for k in STANDARD + STORY:
+        assert say(f"cli.heads.columns.{k}") in header
+    assert say("cli.heads.roles.previous_token") in out
+    assert say("cli.heads.defaults") in out
+    if lang != "en":
+        assert "previous token" not in out and "layer" not in out
+
+
+def test_heads_user_errors_exit_2(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "heads", "--model", str(tmp_path / "nowhere"))
+    assert code == 2 and "Traceback" not in err
+    code, _, err = run_cli(capsys, "heads", "--lang", "xx")
+    assert code == 2 and "xx" in err
+
+
+# --- scenes: default heads by measurement, honest notes for heads without a role ----------------
+
+def test_resolve_takes_roles_from_the_models_info(make_inputs, toy_model):
+    from scenes.setting import resolve
+
+    info = dataclasses.replace(toy_model.info, roles={"adjective_noun": (0, 2)})
+    inputs = make_inputs()
+    inputs.model = info
+    s = resolve(inputs, examples=("fluffy_blue_creature",), role="adjective_noun")
+    assert (s.head.layer, s.head.head) == (0, 2)
+
+
+def unnamed(trace, sink: float = 0.0):
+    """`trace` with every head's name taken away (a stand-in for a real model) and, with `sink`,
+    that share of every query's attention moved onto the first token."""
+    layers = []
+    for lt in trace.layers:
+        heads = []
+        for h in lt.heads:
+            p = h.pattern.copy()
+            p[1:] *= 1.0 - sink
+            p[1:, 0] += sink
+            heads.append(dataclasses.replace(h, pattern=p, role=""))
+        layers.append(dataclasses.replace(lt, heads=tuple(heads)))
+    return dataclasses.replace(trace, layers=tuple(layers))
+
+
+@pytest.fixture
+def unnamed_inputs(toy_model, tracer):
+    from scenes.setting import SceneInputs
+
+    def make(sink=0.0, **kw):
+        t = functools.lru_cache(maxsize=None)(lambda s: unnamed(tracer(s), sink))
+        return SceneInputs(tracer=t, model=toy_model.info, **kw)
+
+    return make
+
+
+def first_share(trace, layer, head, q):
+    return float(trace.head(layer, head).pattern[q, 0])
+
+
+@pytest.mark.parametrize("sink", [0.0, 0.6])
+def test_chapters_name_what_an_unnamed_head_really_does(unnamed_inputs, sink):
+    from scenes.i18n import Say
+    from scenes.lessons import ATTENTION_PATTERN, SOFTMAX, VALUES
+    from scenes.plans.honesty import note_text
+
+    for lesson in (ATTENTION_PATTERN, SOFTMAX, VALUES):
+        s = lesson.lesson.setting(unnamed_inputs(sink=sink))
+        plan = lesson.lesson.plans(s)[0]
+        tr, L, H = s.trace, s.head.layer, s.head.head
+        q = plan.honesty.focus
+        assert q == s.focus_index()
+        share = first_share(tr, L, H, q)
+        if share >= 0.5:
+            assert plan.honesty.note.startswith("real.note.first_token")
+            for lang in ("en", "ko", "pt"):
+                text = note_text(Say(lang), plan.honesty, tr.tokens)
+                assert Say(lang).number(share, ".2f") in text and tr.tokens[0] in text
+        else:
+            assert plan.honesty.note != "real.note.first_token"
+
+
+def test_the_default_focus_of_an_unnamed_head_skips_the_first_token(unnamed_inputs, tracer):
+    from scenes.lessons import ATTENTION_PATTERN
+
+    s = ATTENTION_PATTERN.lesson.setting(unnamed_inputs(sink=0.6))
+    p = s.head_trace().pattern.copy()
+    np.fill_diagonal(p, 0)
+    p[:, 0] = 0  # weight on the first token is not gathering
+    best = max(range(len(p)), key=lambda i: (round(p[i].sum(), 1), int((p[i] >= 0.1).sum()), -i))
+    assert s.focus_index() == best
+    assert s.trace.tokens[best] == "creature"
+
+
+def test_named_heads_get_no_note(make_inputs):
+    from scenes.lessons import ATTENTION_PATTERN, SOFTMAX, VALUES
+
+    for lesson in (ATTENTION_PATTERN, SOFTMAX, VALUES):
+        plan = lesson.lesson.plans(lesson.lesson.setting(make_inputs()))[0]
+        assert plan.honesty.note is None
+
+
+def test_an_unnamed_heads_keys_do_not_claim_a_meaning(unnamed_inputs):
+    from scenes.lessons import KEY
+
+    s = KEY.lesson.setting(unnamed_inputs(sink=0.6))
+    plan = KEY.lesson.plans(s)[0]
+    for t, answer in zip(plan.tops, plan.answers):
+        if t == 0:
+            assert answer == "qkv.lines.first_token.answer"
+        elif t == plan.focus - 1:
+            assert answer == "qkv.lines.previous_token.answer"
+        elif t == plan.focus:
+            assert answer == "qkv.lines.self.answer"
+        else:
+            assert answer == "qkv.lines.neutral.answer"
+    assert 0 in plan.tops
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("lang", ["ko", "pt"])
+def test_pattern_shows_the_note_on_screen(unnamed_inputs, render_scene, lang):
+    from scenes.lessons import ATTENTION_PATTERN
+
+    scene, frame = render_scene(ATTENTION_PATTERN, unnamed_inputs(sink=0.6, lang=lang), size=(256, 144))
+    drawn = scene.stage.drawn["pattern"]
+    note = drawn["honest"]
+    assert note in scene.mobjects
+    assert drawn["honest_text"] in [t for t, _ in scene.caption_log]
+    full = scene.stage.region("full")
+    assert note.get_bottom()[1] >= full.bottom - 0.1 - 1e-6 and note.get_top()[1] <= drawn["note"].get_bottom()[1] + 1e-6
+    assert note.width <= full.width + 1e-6
+
+
+# --- SmolLM2: probes on a real model, and lessons that say what its heads really do ---------------
+
+@pytest.fixture(scope="session")
+def smol():
+    """SmolLM2 loaded once, with its measured roles and a cached tracer (the user's cache folder,
+    as the command line uses it: later sessions read the dequantized weights and the measurements)."""
+    pytest.importorskip("gguf")
+    from model import load_model
+    from model.errors import UserError
+
+    try:
+        model = load_model("smollm2", device="cpu")
+    except UserError as e:
+        pytest.skip(f"SmolLM2 is not installed: {e}")
+    import render
+
+    info = render.scene_model_info(model)
+    heads = probes.measured_heads(model)
+    return model, info, functools.lru_cache(maxsize=None)(model.trace), heads
+
+
+def smol_inputs(smol, **kw):
+    from scenes.setting import SceneInputs
+
+    model, info, tracer, _ = smol
+    return SceneInputs(tracer=tracer, model=info, **kw)
+
+
+def test_smollm2_heads_measured(smol):
+    model, info, _, heads = smol
+    assert len(heads) == 30 * 9
+    by = {(h.layer, h.head): h for h in heads}
+    roles = probes.roles_from(heads)
+    assert info.roles == roles  # the scenes' default heads are the measured ones
+    for role, (layer, head) in roles.items():
+        assert probes.role_score(by[(layer, head)], role) == max(probes.role_score(h, role) for h in heads)
+    # a real model has clean previous-token and induction heads, and many heads resting on the first token
+    assert probes.role_score(by[roles["previous_token"]], "previous_token") > 0.8
+    assert probes.role_score(by[roles["induction"]], "induction") > 0.6
+    assert roles["induction"][0] > roles["previous_token"][0] - 10  # induction sits in the middle layers
+    assert np.mean([h.scores["first_token"] for h in heads]) > 0.4
+    # on an ordinary sentence, the first token takes a large share of all attention
+    tr = model.trace(model.info.examples["fluffy_blue_creature"])
+    mean_first = np.mean([tr.head(l, h).pattern[1:, 0].mean() for l in range(30) for h in range(9)])
+    assert mean_first > 0.4
+
+
+@pytest.mark.parametrize("sentence", [None, "The cat sat on the mat because it was tired"])
+def test_every_lesson_plans_on_smollm2(smol, sentence):
+    from scenes.registry import load_all
+
+    for name, cls in sorted(load_all().items()):
+        if name == "context_size" and sentence is None:
+            continue  # the longest; its own test below
+        inputs = smol_inputs(smol, sentences=[sentence] if sentence else None,
+                             focus=None if sentence is None or cls.lesson.name not in ("mole", "eiffel_tower")
+                             else "mat")
+        plans = cls.lesson.plans(cls.lesson.setting(inputs))
+        assert plans, name
+
+
+def expected_note(trace, layer, head, focus):
+    """The note the rule of scenes/plans/honesty.py asks for, from the pattern alone."""
+    p = trace.head(layer, head).pattern
+    w = p[focus]
+    if focus == 0:
+        return None
+    if w[0] >= 0.5:
+        return "first_token"
+    if p[1:, 0].mean() >= 0.4:
+        return "first_token_sentence"
+    if w[focus] >= 0.5:
+        return "self"
+    if w[focus - 1] >= 0.5:
+        return "previous"
+    return None
+
+
+def smol_focus(trace, layer, head):
+    """The default focus for a head without a name: the word that gathers the most from words
+    other than itself and the first token (one decimal), ties to more keys ≥ 0.1, then earlier."""
+    p = trace.head(layer, head).pattern.copy()
+    np.fill_diagonal(p, 0)
+    p[:, 0] = 0
+    return max(range(len(p)), key=lambda i: (round(float(p[i].sum()), 1), int((p[i] >= 0.1).sum()), -i))
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("name,kw,chapter,lang", [("attention_pattern", {"layer": 3, "head": 2}, "pattern", "en"),
+                                                   ("attention_pattern", {"layer": 3, "head": 2}, "pattern", "ko"),
+                                                   ("softmax", {}, "softmax", "ko")])
+def test_real_heads_say_where_their_attention_goes(smol, render_scene, name, kw, chapter, lang):
+    from scenes.i18n import Say
+    from scenes.registry import load_all
+
+    cls = load_all()[name]
+    inputs = smol_inputs(smol, lang=lang, **kw)
+    setting = cls.lesson.setting(inputs)
+    tr, L, H = setting.trace, setting.head.layer, setting.head.head
+    if not kw:
+        assert (L, H) == smol[1].roles["adjective_noun"]
+    focus = smol_focus(tr, L, H)
+    want = expected_note(tr, L, H, focus)
+    scene, _ = render_scene(cls, inputs, png=(name == "attention_pattern"), size=(192, 108))
+    drawn = scene.stage.drawn[chapter]
+    captions = [t for t, _ in scene.caption_log]
+    if want is None:
+        assert "honest" not in drawn
+        return
+    text = drawn["honest_text"]
+    say = Say(lang)
+    assert text in captions
+    assert tr.tokens[focus] in text
+    if want.startswith("first_token"):
+        assert tr.tokens[0] in text
+        share = tr.head(L, H).pattern[focus, 0] if want == "first_token" else tr.head(L, H).pattern[1:, 0].mean()
+        assert say.number(share, ".2f") in text
+    if lang == "ko":
+        assert not any(w in text for w in ("the first token", "resting", "attention"))
+    if name == "attention_pattern":  # the first token's row and column stay on the grid
+        assert drawn["grid"].n == tr.n_tokens
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_real_query_says_the_rotation_comes_next(smol, render_scene, lang):
+    from scenes.i18n import Say
+    from scenes.lessons import QUERY
+
+    scene, _ = render_scene(QUERY, smol_inputs(smol, lang=lang), png=False)
+    say = Say(lang)
+    captions = [t for t, _ in scene.caption_log]
+    assert say("real.query.rotary") in captions
+    ht = scene.setting.head_trace()
+    i = scene.plans[0].focus
+    shown = scene.stage.drawn["query"]["product_result"]
+    assert np.allclose(shown.values, ht.q[i], atol=1e-5)  # the rotated query, what the scores use
+    assert not np.allclose(ht.q[i], ht.q_unrotated[i], atol=1e-3)
+    X = np.asarray(scene.setting.trace.layers[ht.layer].attn_in)
+    assert np.allclose(X[i] @ ht.W_Q, ht.q_unrotated[i], atol=1e-3)  # W_Q·E before the rotation
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("lang", ["ko"])
+def test_real_mole_axes_are_words(smol, render_scene, lang):
+    from scenes.i18n import Say
+    from scenes.lessons import MOLE_LESSON
+
+    scene, _ = render_scene(MOLE_LESSON, smol_inputs(smol, lang=lang), png=False)
+    say = Say(lang)
+    plan = scene.plans[-1]
+    words = plan.unembedding
+    assert words == ("animal", "chemistry", "skin")
+    note = scene.stage.drawn["context_space"]["axes_note"]
+    assert note is not None and note in scene.mobjects
+    assert say("real.axes.caption", axes=say.quoted_words(words)) in [t for t, _ in scene.caption_log]
+    tr = scene.setting.trace
+    for name, col in zip(plan.axes, plan.basis.T):  # each axis is the word's unembedding row, normalized
+        tid = tr.directions.token_for(name)[0]
+        row = smol[0].unembed()[:, tid].detach().cpu().numpy().astype(float)
+        assert np.allclose(col, row / np.linalg.norm(row), atol=1e-5)
+
+
+def test_focus_on_a_word_of_several_tokens_is_its_last_token(smol):
+    from model.errors import UserError
+    from scenes.lessons import ATTENTION_PATTERN
+
+    s = ATTENTION_PATTERN.lesson.setting(smol_inputs(smol, focus="verdant"))
+    tr = s.trace
+    pieces = [i for i, w in enumerate(tr.word_of_token) if tr.words[w] == "verdant"]
+    assert len(pieces) > 1  # "verdant" is several tokens
+    assert s.focus_index() == pieces[-1]
+    with pytest.raises(UserError) as e:
+        ATTENTION_PATTERN.lesson.setting(smol_inputs(smol, focus="xylophone"))
+    assert "verdant" in e.value.hint  # the words to pick from, as written
