@@ -152,7 +152,10 @@ def with_model_options(f):
 @click.option("--axes", help="three named directions for 3-D scenes, e.g. animal,chemistry,medicine")
 @click.option("--theme", type=click.Choice(["dark", "light"]), default="dark", show_default=True)
 @lang_option
-@with_model_options
+@click.option("--model", "model_name", default=None,
+              help="built-in model name or a directory with config.json + model.safetensors "
+                   "[default: the scene's own model, else toy]")
+@model_options[1]
 @click.option("--out", type=click.Path(path_type=Path), default=Path("renders"), show_default=True,
               help="output folder; files land in OUT/<quality>/<scene>.<ext>")
 @click.option("--preview", is_flag=True, help="open each file when it is done")
@@ -169,14 +172,23 @@ def render(names, quality, fmt, transparent, sentences, focus, layer, head, layo
     wanted = sorted(scenes) if "all" in names else list(dict.fromkeys(names))
     for name in wanted:
         if name not in scenes:
-            raise unknown_scene_error(name, sorted(scenes) + ["all", "list", "inspect", "vocab", "train"])
+            raise unknown_scene_error(name, sorted(scenes) + ["all", "list", "inspect", "heads", "params", "vocab", "train"])
     check_format(fmt, transparent)
     check_output_dir(out)
-    model = _load(model_name, device)
-    inputs = SceneInputs(tracer=make_tracer(model), model=scene_model_info(model), sentences=split_sentences(sentences),
-                         focus=focus, layer=layer, head=head, theme=theme, layout=layout, axes=parse_list(axes),
-                         lang=lang)
+    loaded: dict[str, SceneInputs] = {}  # one model load per model name, whichever scenes ask for it
+
+    def inputs_for(cls) -> SceneInputs:
+        lesson = getattr(cls, "lesson", None)
+        wanted_model = model_name or getattr(lesson, "model", None) or "toy"
+        if wanted_model not in loaded:
+            model = _load(wanted_model, device)
+            loaded[wanted_model] = SceneInputs(
+                tracer=make_tracer(model), model=scene_model_info(model), sentences=split_sentences(sentences),
+                focus=focus, layer=layer, head=head, theme=theme, layout=layout, axes=parse_list(axes), lang=lang)
+        return loaded[wanted_model]
+
     for name in wanted:
+        inputs = inputs_for(scenes[name])
         click.echo(f"rendering {name} ...", err=True)
         result = render_scene(scenes[name], inputs, name=name, quality=quality, fmt=fmt,
                               transparent=transparent, out=out)
@@ -357,6 +369,66 @@ def heads_cmd(as_json, lang, model_name, device):
     for role, (li, hi) in roles_from(heads).items():
         click.echo("  " + say("cli.heads.default_line", role=say(f"cli.heads.roles.{role}"), layer=li, head=hi,
                               score=role_score(by_ref[(li, hi)], role)))
+
+
+# --- params: how many numbers a model holds ------------------------------------------------------
+
+def params_table(plan, say, weights: dict | None) -> list[str]:
+    """The tally as text: catalog words on the left, counts on the right (one convention: 1,572,864)."""
+    rows = [(say(f"params.row.{r.what}", **r.what_params), f"{r.value:,}" if r.value else "—") for r in plan.rows]
+    rows.append((say("params.row.share"), f"{plan.tally.attention_share:.1%}"))
+    if weights is not None:
+        rows.append((say("params.row.weights"), f"{weights['weights']:,}"))
+        if weights["zero"]:
+            rows.append(("  " + say("params.row.zero"), f"{weights['zero']:,}"))
+        if weights["other"]:
+            rows.append((say("params.row.other"), f"{weights['other']:,}"))
+    width = max(text_width(w) for w, _ in rows)
+    nwidth = max(len(n) for _, n in rows)
+    head = pad(say("params.cli.what"), width, right=False) + "  " + pad(say("params.cli.count"), nwidth)
+    return [head] + [pad(w, width, right=False) + "  " + pad(n, nwidth) for w, n in rows]
+
+
+@cli.command("params")
+@click.argument("model_name", metavar="MODEL")
+@click.option("--json", "as_json", is_flag=True, help="print the tally as one JSON object")
+@lang_option
+def params_cmd(model_name, as_json, lang):
+    """How many numbers MODEL holds (gpt3, toy, smollm2 or a folder), counted as the video counts."""
+    from model.loading import BUILTINS
+    from model.params import CONFIGS, size_config, weights_count
+    from scenes.i18n import Say
+    from scenes.plans.params import plan_params, tally_rows
+    from scenes.plans.params import ParamsPlan, model_name_key
+
+    say = Say(checked_lang(lang))
+    weights = None
+    if model_name in CONFIGS:
+        plan = plan_params(None, model_name)
+    else:
+        if model_name not in BUILTINS and not Path(model_name).exists():
+            raise UserError(f"unknown model {model_name!r}",
+                            f"choose {', '.join((*CONFIGS, *BUILTINS))}, or a folder with config.json and weights")
+        model = _load(model_name, "cpu")
+        from model.params import tally
+
+        t = tally(size_config(model.info))
+        plan = ParamsPlan(tally=t, rows=tally_rows(t), name_key=model_name_key(model.info.name), name=model.info.name)
+        weights = weights_count(model)
+    if as_json:
+        out = plan.tally.to_dict()
+        if weights is not None:
+            out["weights_file"] = weights
+        click.echo(json.dumps(out, ensure_ascii=False))
+        return
+    c = plan.config
+    name = say(plan.name_key) if plan.name_key else plan.name
+    key = "params.cli.heading_shared" if plan.shared_kv else "params.cli.heading"
+    click.echo(say(key, name=name, d_model=c.d_model, heads=c.n_heads, kv=c.kv_heads, d_head=c.d_head,
+                   layers=c.n_layers, count=c.n_layers, vocab=c.vocab_size, ctx=c.n_ctx))
+    click.echo("")
+    for line in params_table(plan, say, weights):
+        click.echo(line)
 
 
 def main(argv=None):

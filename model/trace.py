@@ -123,6 +123,22 @@ class LayerTrace:
 
 
 @dataclass(frozen=True)
+class LogitLens:
+    """The logit lens at the last position: after each layer, the final norm then the unembedding
+    applied to that layer's residual stream (`layers[l].residual_out[-1]`), as probabilities. The
+    last layer's row is the model's own prediction (`Trace.logits[-1]`)."""
+
+    ids: np.ndarray  # [n_layers, k] the k most likely next tokens after each layer, most likely first
+    probs: np.ndarray  # [n_layers, k] their probabilities
+    answer_probs: np.ndarray  # [n_layers] the probability, after each layer, of the model's final top-1 token
+
+    def first_top(self, token_id: int) -> int | None:
+        """The first layer after which `token_id` is the most likely next token, or None."""
+        hits = [l for l in range(len(self.ids)) if int(self.ids[l, 0]) == int(token_id)]
+        return hits[0] if hits else None
+
+
+@dataclass(frozen=True)
 class Trace:
     """A whole forward pass on one sentence."""
 
@@ -146,6 +162,7 @@ class Trace:
     words: tuple[str, ...] = ()
     word_of_token: tuple[int, ...] = ()
     token_texts: tuple[str, ...] = ()
+    logit_lens: LogitLens | None = None  # the guess after each layer at the last position (None: not computed)
 
     def __post_init__(self):
         if not self.words and not self.word_of_token:

@@ -25,7 +25,7 @@ from torch import nn
 from .config import ModelConfig
 from .errors import ContextTooLongError, UserError
 from .tokenizer import WordTokenizer
-from .trace import HeadTrace, LayerTrace, ModelInfo, Trace, WordDirections
+from .trace import HeadTrace, LayerTrace, LogitLens, ModelInfo, Trace, WordDirections
 
 
 class LayerNorm(nn.Module):
@@ -336,6 +336,7 @@ class AttentionModel(nn.Module):
             return t.cpu().numpy()
 
         n = len(ids_list)
+        lens = self._logit_lens(records, logits) if records else None
         weights = self.numpy_weights()
         layers = []
         for li, rec in enumerate(records):
@@ -382,8 +383,20 @@ class AttentionModel(nn.Module):
             token_embeddings=tok_emb, position_embeddings=pos_emb,
             embeddings=np_(self.embed(ids)[0]), layers=tuple(layers), final=np_(x_final[0]),
             logits=np_(logits[0]), vocab=vocab, directions=directions,
-            words=tuple(words), word_of_token=tuple(word_of_token), token_texts=texts,
+            words=tuple(words), word_of_token=tuple(word_of_token), token_texts=texts, logit_lens=lens,
         )
+
+    LENS_TOP = 10  # tokens kept per layer by the logit lens
+
+    def _logit_lens(self, records: list[dict], logits: torch.Tensor) -> LogitLens:
+        """The final norm then the unembedding of each layer's residual stream at the last position
+        (one small matrix product: [n_layers, d_model] @ [d_model, vocab]); only the top tokens are kept."""
+        resid = torch.stack([rec["residual_out"][0, -1] for rec in records])
+        p = torch.softmax((self.ln_final(resid) @ self.unembed()).float(), dim=-1)
+        top = p.topk(min(self.LENS_TOP, p.shape[-1]), dim=-1)
+        answer = int(logits[0, -1].argmax())
+        return LogitLens(ids=top.indices.cpu().numpy(), probs=top.values.cpu().numpy(),
+                         answer_probs=p[:, answer].cpu().numpy())
 
 
 def random_model(cfg: ModelConfig, seed: int = 0, scale: float = 1.0, tokenizer=None) -> AttentionModel:

@@ -54,6 +54,7 @@ class Lesson:
     cards: bool = False  # title cards between chapters (lessons of several chapters)
     intro: Chapter | None = None
     outro: Chapter | None = None
+    model: str | None = None  # the model `render.py` loads when the user names none (None: the toy)
 
     def setting(self, inputs: SceneInputs) -> Setting:
         return resolve(inputs, examples=self.examples, role=self.role, max_sentences=self.max_sentences)

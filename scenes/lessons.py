@@ -11,11 +11,15 @@ from .chapters.context_size import ContextSize, ContextSizeLesson
 from .chapters.context_space import ContextSpace, SameLookup
 from .chapters.dot_products import DotProducts
 from .chapters.formula import Formula
+from .chapters.going_deeper import GoingDeeper
 from .chapters.framing import Intro, Outro
 from .chapters.gallery import GALLERY
 from .chapters.key import Key
 from .chapters.last_token import EveryHeadLesson, LastToken
 from .chapters.masking import Masking
+from .chapters.multi_head import MultiHead
+from .chapters.next_token import NextToken, NextTokenLesson
+from .chapters.params import ParameterCount
 from .chapters.pattern import Pattern
 from .chapters.query import Query
 from .chapters.softmax import Softmax
@@ -44,8 +48,27 @@ LAST_TOKEN = register_lesson(EveryHeadLesson("last_token", (LastToken(),), examp
 COMPONENTS = register_lesson(Lesson("components", GALLERY, examples=("fluffy_blue_creature",), role="adjective_noun"))
 CONTEXT_SIZE = register_lesson(ContextSizeLesson("context_size", (ContextSize(),)))
 ATTENTION_FORMULA = register_lesson(Lesson("attention_formula", (Formula(),)))
+# how many numbers a head, a layer and a model hold: the model in use, and GPT-3 as the video counts it
+PARAMETER_COUNT = register_lesson(Lesson("parameter_count", (ParameterCount(),), role=None))
+PARAMETER_COUNT_GPT3 = register_lesson(Lesson("parameter_count_gpt3", (ParameterCount("gpt3"),), role=None))
+
+# section 4: the next token, and deeper models (going_deeper needs a model with depth: SmolLM2 by default)
+NEXT_TOKEN = register_lesson(NextTokenLesson("next_token", (NextToken(),), examples=("eiffel_tower",), role=None))
+GOING_DEEPER = register_lesson(Lesson("going_deeper", (GoingDeeper(),), examples=("eiffel_tower",), role=None,
+                                      model="smollm2"))
 
 # the flagship: every one-head chapter on one canvas, each handing its pictures on to the next
 FLUFFY_BLUE_CREATURE = register_lesson(Lesson(
     "fluffy_blue_creature", (Query(), Key(), DotProducts(), Softmax(), Masking(), Values(), Formula()),
     cards=True, intro=Intro("fluffy_blue_creature"), outro=Outro("fluffy_blue_creature")))
+
+# issue 11, P2: a head's value map is low rank; the heads' value-up maps are one output matrix
+from .chapters.low_rank import LowRank  # noqa: E402
+from .chapters.output_matrix import OutputMatrix  # noqa: E402
+
+LOW_RANK = register_lesson(Lesson("low_rank", (LowRank(),)))
+OUTPUT_MATRIX = register_lesson(Lesson("output_matrix", (OutputMatrix(),)))
+
+# section 3: many heads side by side, their proposals added into the embedding
+MULTI_HEAD = register_lesson(Lesson("multi_head", (MultiHead(),), examples=("crashed_car", "harry_wizard", "harry_royal"),
+                                    role="sense_from_context", max_sentences=3))

@@ -20,6 +20,8 @@ from scenes.registry import load_all
 from .conftest import tiny_config
 
 MATH_WORDS = {"softmax", "cos", "max", "exp", "sqrt", "dk", "d_k", "d_head", "d_model"}
+# names of models are names, in every language (Korean writers keep "GPT-3" and "SmolLM2" as they are)
+MODEL_NAMES = {"gpt", "smollm", "smollm2", "llama", "mistral"}
 ENGLISH_WORDS = {"the", "and", "of", "is", "looks", "at", "with", "each", "every", "its", "from", "word",
                  "words", "weight", "weights", "which", "this", "that", "into", "becomes", "next", "first"}
 
@@ -64,7 +66,7 @@ def foreign(strings, tokens, lang) -> list[str]:
     for s in strings:
         for w in latin_words(s):
             lw = w.lower()
-            if lw in tokens or lw in MATH_WORDS or re.fullmatch(r"L\d+H\d+|[A-Za-z]_[A-Za-z]{1,5}", w):
+            if lw in tokens or lw in MATH_WORDS or lw in MODEL_NAMES or re.fullmatch(r"L\d+H\d+|[A-Za-z]_[A-Za-z]{1,5}", w):
                 continue
             if lang == "ko":
                 if len(w) <= 2 and not w.islower():  # symbols: Q, K, V, E, W, QK

@@ -1,0 +1,156 @@
+"""`low_rank`: value-down then value-up. The big space goes down to d_head dimensions and back up;
+the real product W_V·W_O of one head as a heat map, and its real singular values as bars: only
+d_head of them are non-zero."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, DashedLine, FadeIn, GrowFromEdge, Rectangle, VGroup
+
+from ..components.matrices import signed_color
+from ..components.text import label
+from ..components.vectors import math
+from ..lesson import Chapter
+from ..plans.low_rank import LowRankPlan, plan_low_rank
+from ..stage import Stage
+
+T = "low_rank.low_rank"
+
+
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def scientific(say, x: float) -> str:
+    """3.4×10⁻¹⁶ (the language's decimal mark; no letter e on screen)."""
+    if x == 0:
+        return "0"
+    exp = int(np.floor(np.log10(abs(x))))
+    mant = x / 10.0 ** exp
+    if round(abs(mant), 1) >= 10:
+        mant, exp = mant / 10, exp + 1
+    return f"{say.number(mant, '.1f')}×10{str(exp).translate(SUPERSCRIPT)}"
+
+
+def heat_map(cells: np.ndarray, scale: float, theme, size: float) -> VGroup:
+    """A grid of squares coloured by sign and size (the palette of weight matrices)."""
+    n_r, n_c = cells.shape
+    side = size / max(n_r, n_c)
+    squares = VGroup()
+    for i in range(n_r):
+        for j in range(n_c):
+            sq = Rectangle(width=side, height=side, stroke_width=0)
+            sq.set_fill(signed_color(cells[i, j], scale, theme), opacity=1.0)
+            sq.move_to([j * side, -i * side, 0])
+            squares.add(sq)
+    return squares
+
+
+class LowRank(Chapter):
+    key = "low_rank"
+
+    def plan(self, setting) -> LowRankPlan:
+        return plan_low_rank(setting)
+
+    def head_name(self, say, plan: LowRankPlan) -> str:
+        return say.role(plan.role, plan.layer, plan.head)
+
+    def play(self, stage: Stage, plan: LowRankPlan) -> None:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        drawn = stage.drawn.setdefault(self.key, {})
+        title = label(say(f"{T}.title", head=self.head_name(say, plan)), 30, th.text)
+        stage.region("title").fit(title)
+        drawn["title"] = title
+        stage.play(FadeIn(title), run_time=0.5)
+
+        # 1. down and up: three columns whose heights are the dimensions
+        unit = 2.0 / plan.d_model
+        big = Rectangle(width=0.35, height=2.0, color=th.embedding, stroke_width=2)
+        small = Rectangle(width=0.35, height=max(plan.d_head * unit, 0.12), color=th.value, stroke_width=2)
+        out = Rectangle(width=0.35, height=2.0, color=th.delta, stroke_width=2)
+        cols = VGroup(big, small, out).arrange(RIGHT, buff=2.3).move_to([0, 1.35, 0])
+        down = Arrow(big.get_right(), small.get_left(), buff=0.12, color=th.value, stroke_width=3)
+        up = Arrow(small.get_right(), out.get_left(), buff=0.12, color=th.output, stroke_width=3)
+        wv = math("W_V", 28, th.value).next_to(down, UP, buff=0.08)
+        wo = math("W_O", 28, th.output).next_to(up, UP, buff=0.08)
+        dims = VGroup(*(label(str(d), 22, th.dim).next_to(c, DOWN, buff=0.1)
+                        for d, c in zip((plan.d_model, plan.d_head, plan.d_model), cols)))
+        names = VGroup(label(say(f"{T}.value_down"), 20, th.value).next_to(down, DOWN, buff=0.1),
+                       label(say(f"{T}.value_up"), 20, th.output).next_to(up, DOWN, buff=0.1))
+        diagram = VGroup(cols, down, up, wv, wo, dims, names)
+        top = stage.region("full").top - 1.0
+        if diagram.height > 2.6:
+            diagram.scale_to_fit_height(2.6)
+        diagram.move_to([0, top - diagram.height / 2, 0])
+        drawn["diagram"] = diagram
+        with stage.narrating(say(f"{T}.caption_down_up", d_model=plan.d_model, d_head=plan.d_head)):
+            stage.play(FadeIn(big), FadeIn(dims[0]), run_time=0.5)
+            stage.play(FadeIn(down), FadeIn(wv), FadeIn(names[0]), FadeIn(small), FadeIn(dims[1]), run_time=0.8)
+            stage.play(FadeIn(up), FadeIn(wo), FadeIn(names[1]), FadeIn(out), FadeIn(dims[2]), run_time=0.8)
+        stage.play(diagram.animate.scale(0.6).to_edge(UP, buff=0.95), run_time=0.6)
+
+        # 2. the product, a d_model × d_model heat map (evenly spread rows and columns when large)
+        lower_top = diagram.get_bottom()[1] - 0.3
+        bottom = stage.region("caption").top + 0.1
+        box_h = lower_top - bottom - 0.9
+        grid = heat_map(plan.cells, plan.scale, th, min(box_h, 4.6))
+        grid.move_to([-3.6, (lower_top + bottom) / 2 - 0.15, 0])
+        name = math("W_V W_O", 28, th.output).next_to(grid, UP, buff=0.15)
+        size = label(say(f"{T}.size", rows=plan.d_model, cols=plan.d_model), 20, th.dim).next_to(grid, DOWN, buff=0.12)
+        parts = [size]
+        if len(plan.rows) < plan.d_model:
+            parts.append(label(say(f"{T}.spread", shown=len(plan.rows), total=plan.d_model), 18, th.dim))
+        notes = VGroup(*parts).arrange(DOWN, buff=0.08).next_to(grid, DOWN, buff=0.12)
+        drawn.update(heat=grid, heat_name=name, heat_notes=notes)
+        with stage.narrating(say(f"{T}.caption_product", d_model=plan.d_model, full=plan.full_count,
+                                 factors=plan.factor_count)):
+            stage.play(FadeIn(name), FadeIn(grid, lag_ratio=0.002), run_time=1.2)
+            stage.play(FadeIn(notes), run_time=0.5)
+
+        # 3. its singular values: at most d_head non-zero
+        bars = self.bars(stage, plan, width=5.6, height=min(box_h, 3.4))
+        bars.move_to([3.4, grid.get_center()[1], 0])
+        drawn["bars"] = bars
+        stage.play(FadeIn(bars.axis), FadeIn(bars.axis_name), run_time=0.4)
+        with stage.narrating(say(f"{T}.caption_singular", rank=plan.rank, d_head=plan.d_head,
+                                 zeros=plan.d_model - plan.rank, largest=scientific(say, plan.largest_zero))):
+            stage.play(*(GrowFromEdge(b, DOWN) for b in bars.bars), run_time=1.4)
+            stage.play(FadeIn(bars.divider), FadeIn(bars.notes), run_time=0.6)
+            stage.wait(1.0)
+        with stage.narrating(say(f"{T}.caption_meaning", d_head=plan.d_head, d_model=plan.d_model)):
+            stage.wait(1.5)
+
+    def bars(self, stage: Stage, plan: LowRankPlan, width: float, height: float) -> VGroup:
+        """The first `plan.bars` singular values as bars; past d_head they are zero (a hairline)."""
+        th, say = stage.theme, stage.say
+        s = plan.singular[: plan.bars]
+        step = width / len(s)
+        top = float(s.max()) or 1.0
+        bars = VGroup()
+        for i, x in enumerate(s):
+            nonzero = x > plan.tolerance
+            h = max(height * float(x) / top, 0.015)
+            b = Rectangle(width=step * 0.8, height=h, stroke_width=0)
+            b.set_fill(th.output if nonzero else th.dim, opacity=1.0)
+            b.move_to([i * step, h / 2, 0])
+            b.value = float(x)
+            bars.add(b)
+        axis = DashedLine([-step, 0, 0], [len(s) * step, 0, 0], color=th.dim, stroke_width=1.5)
+        split = plan.d_head * step - step / 2
+        divider = DashedLine([split, -0.15, 0], [split, height + 0.1, 0], color=th.text, stroke_width=2)
+        left = label(say(f"{T}.nonzero", count=plan.rank), 20, th.output)
+        right = VGroup(label(say(f"{T}.zero", count=plan.d_model - plan.rank), 20, th.dim),
+                       label("≤ " + scientific(say, plan.largest_zero), 20, th.dim)
+                       ).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+        left.next_to([split / 2, height, 0], UP, buff=0.2)
+        right.next_to([split, height * 0.3, 0], RIGHT, buff=0.2)
+        notes = VGroup(left, right)
+        if len(s) < plan.d_model:
+            more = label(say(f"{T}.first_bars", shown=len(s), total=plan.d_model), 18, th.dim)
+            notes.add(more.next_to(axis, DOWN, buff=0.4))
+        axis_name = math("sigma_i", 26, th.text).next_to(bars[0], DOWN, buff=0.1)
+        chart = VGroup(bars, axis, divider, notes, axis_name)
+        chart.bars, chart.axis, chart.divider, chart.notes, chart.axis_name = bars, axis, divider, notes, axis_name
+        if chart.width > width + 1.2:
+            chart.scale_to_fit_width(width + 1.2)
+        return chart

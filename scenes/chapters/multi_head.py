@@ -1,0 +1,266 @@
+"""`multi_head`: every head of a layer side by side, each with its own pattern (a small grid of
+dots, the followed word's column outlined) and its own proposed change ΔE; the proposals add up
+into the embedding, E + ΣΔE = E′; where the model has named directions, how far the sum moved the
+word along them, and the same word in different sentences compared."""
+
+from __future__ import annotations
+
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, ReplacementTransform, SurroundingRectangle, VGroup
+
+from ..components.attention_grid import AttentionGrid
+from ..components.text import baseline_row, label, number
+from ..components.vectors import VectorColumn, math, symbol_source
+from ..components.word_boxes import WordBoxes
+from ..lesson import Chapter
+from ..plans.multi_head import (HEAD_ENTRIES, TAIL_ENTRIES, HeadProposal, MultiHeadPlan, SentenceSum,
+                                plan_multi_head)
+from ..stage import Region, Stage
+from .embedding_parts import direction_name, fit_into, mixed_label
+from .honest import wrapped
+
+T = "multi_head"
+PER_HEAD_CAPTIONS = 4  # with more heads than this, one caption for all of them
+FIRST_NOTE = 0.5  # the focus's mean weight on the first token, over the heads, that earns a note
+
+
+def head_name(say, plan: MultiHeadPlan, h: HeadProposal) -> str:
+    """The head's role in words (common roles, then this lesson's measured ones), else L{l}H{h}."""
+    if h.role and say.has(f"common.roles.{h.role}"):
+        return say.role(h.role, plan.layer, h.head)
+    if h.role and say.has(f"{T}.roles.{h.role}"):
+        return say(f"{T}.roles.{h.role}")
+    return f"L{plan.layer}H{h.head}"
+
+
+def habit_line(say, h: HeadProposal) -> str | None:
+    """Under a head nobody named: its strongest habit on this sentence, with its weight."""
+    if h.role:
+        return None
+    return say(f"{T}.habit_{h.habit}", weight=h.habit_weight)
+
+
+def table(rows, gap: float, row_gap: float, first_left: bool = False) -> VGroup:
+    """Mobjects in rows and columns: each column as wide as its widest cell, cells centred in it
+    (the first column left-aligned with `first_left`), each row on its own line."""
+    widths = [max(r[c].width for r in rows) for c in range(len(rows[0]))]
+    y = 0.0
+    for r in rows:
+        x = 0.0
+        h = max(m.height for m in r)
+        for c, m in enumerate(r):
+            m.move_to([x + (m.width / 2 if (c == 0 and first_left) else widths[c] / 2), y - h / 2, 0])
+            x += widths[c] + gap
+        y -= h + row_gap
+    return VGroup(*(VGroup(*r) for r in rows))
+
+
+class MultiHead(Chapter):
+    key = "multi_head"
+
+    def plan(self, setting) -> MultiHeadPlan:
+        return plan_multi_head(setting)
+
+    def play(self, stage: Stage, plan: MultiHeadPlan) -> None:
+        drawn = {"sentences": []}
+        stage.drawn[self.key] = drawn
+        for n, s in enumerate(plan.sentences):
+            drawn["sentences"].append(self.play_sentence(stage, plan, s, first=n == 0))
+        if len(plan.sentences) > 1 and plan.directions:
+            drawn["compare"] = self.compare(stage, plan)
+
+    # --- one sentence --------------------------------------------------------------------------
+    def play_sentence(self, stage: Stage, plan: MultiHeadPlan, s: SentenceSum, first: bool) -> dict:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        full = stage.region("full")
+        word = say.quote(s.tokens[s.focus])
+        title = label(say(f"{T}.title", layer=plan.layer, count=plan.n_heads), 30, th.text)
+        stage.region("title").fit(title)
+        words = WordBoxes(s.tokens, theme=th, font_size=26, max_width=full.width)
+        words.move_to([0, title.get_bottom()[1] - 0.2 - words.height / 2, 0])
+        top = words.get_bottom()[1] - 0.2
+        n = plan.n_heads
+        cell_w = full.width / n
+        show_labels = len(s.tokens) <= 8 and n <= 4
+        cells, grids, columns = [], [], []
+        for h in s.heads:
+            head_label = self.head_label(stage, plan, h, cell_w - 0.3)
+            grid = AttentionGrid((None, h.pattern, h.mask), s.tokens if show_labels else None, theme=th,
+                                 max_width=cell_w - 0.25, max_height=2.2, show_labels=show_labels, max_label_font=18)
+            grid.set_mask("cleared")
+            grid.set_content("dots")
+            col = VectorColumn(h.delta, head=HEAD_ENTRIES, tail=TAIL_ENTRIES, font_size=18, theme=th,
+                               symbol=symbol_source("E", h.head, delta=True), symbol_color=th.delta_multi,
+                               show_symbol=True, bracket_color=th.delta_multi)
+            cell = VGroup(head_label, grid, col).arrange(DOWN, buff=0.18)
+            cells.append(cell)
+            grids.append(grid)
+            columns.append(col)
+        row = VGroup(*cells).arrange(RIGHT, buff=0.1, aligned_edge=UP)
+        grid_top = min(g.get_top()[1] for g in grids)  # every grid (and its ΔE) on one line
+        for cell, g in zip(cells, grids):
+            VGroup(cell[1], cell[2]).shift(UP * (grid_top - g.get_top()[1]))
+        fit_into(row, full.width, top - full.bottom - 0.1)
+        row.move_to([0, top - row.height / 2, 0])
+        out = {"title": title, "words": words, "grids": grids, "columns": columns, "cells": cells, "sum": None,
+               "moved": None, "note": None}
+
+        intro = f"{T}.caption_intro_real" if plan.real else f"{T}.caption_intro"
+        if first:
+            with stage.narrating(say(intro, layer=plan.layer, count=n)):
+                stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(words, lag_ratio=0.08), run_time=1.0)
+                stage.play(*(FadeIn(VGroup(c[0], c[1])) for c in cells), run_time=1.2)
+        else:
+            with stage.narrating(say(f"{T}.caption_next", word=word)):
+                stage.play(FadeIn(title), FadeIn(words, lag_ratio=0.08), run_time=0.8)
+                stage.play(*(FadeIn(VGroup(c[0], c[1])) for c in cells), run_time=1.0)
+        with stage.narrating(say(f"{T}.caption_focus", word=word)):
+            stage.play(words.animate.highlight(s.focus, th.query),
+                       *(g.highlight_column(s.focus, color=th.query) for g in grids), run_time=1.0)
+            stage.wait(0.6)
+        if n <= PER_HEAD_CAPTIONS:
+            for h, cell in zip(s.heads, cells):
+                keys = say.quoted_words([s.tokens[j] for j in h.tops])
+                line = f"{T}.caption_head_self" if h.tops == (s.focus,) else f"{T}.caption_head"
+                with stage.narrating(say(line, role=head_name(say, plan, h), word=word, keys=keys,
+                                         weight=float(h.row[s.focus]))):
+                    stage.play(cell[0][0].animate.set_color(th.highlight), run_time=0.4)
+                    stage.wait(0.6)
+                    stage.play(cell[0][0].animate.set_color(th.text), run_time=0.3)
+        else:
+            with stage.narrating(say(f"{T}.caption_heads_many", count=n, word=word)):
+                stage.wait(1.5)
+        if plan.real and s.mean_first >= FIRST_NOTE:
+            out["note"] = self.first_note(stage, plan, s, row)
+        with stage.narrating(say(f"{T}.caption_proposals", word=word, count=plan.d_model)):
+            stage.play(*(FadeIn(c) for c in columns), run_time=1.2)
+            stage.wait(0.8)
+        out["sum"] = self.add_up(stage, plan, s, cells, grids, columns, words)
+        if plan.directions:
+            out["moved"] = self.moved(stage, plan, s, out["sum"])
+        return out
+
+    @staticmethod
+    def head_label(stage: Stage, plan: MultiHeadPlan, h: HeadProposal, width: float) -> VGroup:
+        """Two lines over a head's grid. The toy: its role, then L0H{h}. A real model: L{l}H{h},
+        then the role measured for it or its strongest habit on this sentence."""
+        th, say = stage.theme, stage.say
+        ident = f"L{plan.layer}H{h.head}"
+        if plan.real:
+            first, second = ident, (head_name(say, plan, h) if h.role else habit_line(say, h))
+        else:
+            first, second = head_name(say, plan, h), ident
+        top, below = label(first, 20, th.text), label(second, 16, th.dim)
+        fit_into(top, width, 0.4)
+        fit_into(below, width, 0.3)
+        return VGroup(top, below).arrange(DOWN, buff=0.06)
+
+    # --- the sum ------------------------------------------------------------------------------
+    def add_up(self, stage: Stage, plan: MultiHeadPlan, s: SentenceSum, cells, grids, columns, words) -> VGroup:
+        th, say = stage.theme, stage.say
+        full = stage.region("full")
+        word = say.quote(s.tokens[s.focus])
+        fs = 18
+        i = s.focus + 1  # the video counts words from 1
+        E = VectorColumn(s.E, head=HEAD_ENTRIES, tail=TAIL_ENTRIES, font_size=fs, theme=th,
+                         symbol=symbol_source("E", i), symbol_color=th.embedding, show_symbol=True)
+        Ep = VectorColumn(s.E_prime, head=HEAD_ENTRIES, tail=TAIL_ENTRIES, font_size=fs, theme=th,
+                          symbol=symbol_source("E", i, prime=True), symbol_color=th.updated, show_symbol=True,
+                          bracket_color=th.updated)
+        targets = [c.copy() for c in columns]
+        pieces = [E]
+        for t in targets:
+            pieces += [math("+", 30, th.text), t]
+        bias = None
+        if s.has_bias:
+            bias = VectorColumn(s.bias, head=HEAD_ENTRIES, tail=TAIL_ENTRIES, font_size=fs, theme=th,
+                                symbol="b_O", show_symbol=True)
+            pieces += [math("+", 30, th.text), bias]
+        pieces += [math("=", 30, th.text), Ep]
+        eq = VGroup(*pieces).arrange(RIGHT, buff=0.16)
+        middle = pieces[1].get_y()  # the signs' line: every column's brackets centred on it
+        for p in pieces:
+            if isinstance(p, VectorColumn):
+                p.shift(UP * (middle - p.brackets.get_y()))
+        top = words.get_bottom()[1] - 0.3
+        eq.scale(min(full.width / eq.width, 2.8 / eq.height))
+        eq.move_to([0, top - eq.height / 2, 0])
+        eq.columns, eq.E, eq.E_prime, eq.bias = targets, E, Ep, bias
+        key = f"{T}.caption_sum_bias" if s.has_bias else f"{T}.caption_sum"
+        with stage.narrating(say(key, word=word)):
+            stage.play(*(FadeOut(VGroup(c[0], c[1])) for c in cells), run_time=0.6)
+            stage.play(*(ReplacementTransform(c, t) for c, t in zip(columns, targets)),
+                       FadeIn(E), *(FadeIn(p) for p in pieces if p not in targets and p is not E and p is not Ep),
+                       run_time=1.4)
+            stage.play(FadeIn(Ep, shift=LEFT * 0.3), run_time=0.8)
+            stage.wait(1.0)
+        stage.remove(*grids)
+        return eq
+
+    def moved(self, stage: Stage, plan: MultiHeadPlan, s: SentenceSum, eq: VGroup) -> VGroup:
+        """Under the sum: E and E′ of the word, projected on each named direction."""
+        th, say = stage.theme, stage.say
+        full = stage.region("full")
+        rows = [[label(direction_name(say, name), 24, th.text), math("E", 26, th.embedding),
+                 number(a, "signed2", 24, th.embedding), label("→", 24, th.dim), math("E'", 26, th.updated),
+                 number(b, "signed2", 24, th.updated)] for name, (a, b) in zip(plan.directions, s.projections)]
+        lines = table(rows, gap=0.22, row_gap=0.16, first_left=True)
+        head = mixed_label(say(f"{T}.moved_title", word=say.quote(s.tokens[s.focus])), 24, th.dim)
+        box = VGroup(head, lines).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+        room = Region("moved", full.left, full.right, full.bottom, eq.get_bottom()[1] - 0.25)
+        fit_into(box, room.width, room.height).move_to(room.center)
+        name, (a, b) = max(zip(plan.directions, s.projections), key=lambda d: d[1][1] - d[1][0])
+        with stage.narrating(say(f"{T}.caption_moved", word=say.quote(s.tokens[s.focus]),
+                                 direction=direction_name(say, name), before=a, after=b)):
+            stage.play(FadeIn(box, shift=UP * 0.1), run_time=0.8)
+            stage.wait(1.2)
+        return box
+
+    def first_note(self, stage: Stage, plan: MultiHeadPlan, s: SentenceSum, row) -> VGroup:
+        th, say = stage.theme, stage.say
+        full = stage.region("full")
+        text = say(f"{T}.real_first", word=say.quote(s.tokens[s.focus]), first=say.quote(s.tokens[0]),
+                   share=s.mean_first)
+        lines = wrapped(text, full.width - 1.0, 22, th.text, 3)
+        plate = SurroundingRectangle(lines, buff=0.18, corner_radius=0.08, color=th.dim, stroke_width=1.5)
+        plate.set_fill(th.background, opacity=0.94)
+        note = VGroup(plate, lines).move_to([0, full.bottom + 0.2 + lines.height / 2 + 0.18, 0])
+        with stage.narrating(text):
+            stage.play(FadeIn(note), run_time=0.6)
+            stage.wait(1.0)
+        stage.play(FadeOut(note), run_time=0.4)
+        return note
+
+    # --- sentences compared -------------------------------------------------------------------
+    def compare(self, stage: Stage, plan: MultiHeadPlan) -> VGroup:
+        """Every sentence's word, E′ along every direction: the same word moved apart by context."""
+        th, say = stage.theme, stage.say
+        stage.clear()
+        full = stage.region("full")
+        title = label(say(f"{T}.compare_title"), 30, th.text)
+        stage.region("title").fit(title)
+        header = [label("", 22, th.text)] + [
+            VGroup(label(direction_name(say, d), 24, th.text),
+                   baseline_row([math("E", 22, th.embedding), label("→", 20, th.dim), math("E'", 22, th.updated)]))
+            .arrange(DOWN, buff=0.1) for d in plan.directions]
+        rows = [header]
+        for s in plan.sentences:
+            sent = VGroup(label(say.quote(s.tokens[s.focus]), 24, th.query),
+                          label(" ".join(s.tokens), 18, th.dim)).arrange(DOWN, buff=0.08, aligned_edge=LEFT)
+            cells = [sent]
+            for a, b in s.projections:
+                cells.append(baseline_row([number(a, "signed2", 22, th.embedding), label("→", 22, th.dim),
+                                           number(b, "signed2", 22, th.updated)]))
+            rows.append(cells)
+        grid = table(rows, gap=0.5, row_gap=0.3, first_left=True)
+        fit_into(grid, full.width - 0.5, title.get_bottom()[1] - full.bottom - 1.0)
+        grid.move_to([0, (title.get_bottom()[1] + full.bottom + 0.8) / 2, 0])
+        same = len({s.tokens[s.focus] for s in plan.sentences}) < len(plan.sentences)
+        title.become(label(say(f"{T}.compare_title" if same else f"{T}.compare_title_other"), 30, th.text))
+        stage.region("title").fit(title)
+        table_ = grid
+        key = f"{T}.caption_compare_same" if same else f"{T}.caption_compare"
+        with stage.narrating(say(key)):
+            stage.play(FadeIn(title), FadeIn(table_, lag_ratio=0.15), run_time=1.5)
+            stage.wait(2.0)
+        return table_

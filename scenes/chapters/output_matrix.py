@@ -1,0 +1,110 @@
+"""`output_matrix`: the heads' value-up maps side by side are one matrix, the papers' output
+matrix. On the real trace, that matrix times the heads' outputs one under another equals the sum of
+the heads' ΔEs: a few entries of the focus's ΔE both ways, and their largest difference."""
+
+from __future__ import annotations
+
+from manim import DOWN, RIGHT, UP, Brace, FadeIn, Line, VGroup
+
+from ..components.text import baseline_row, label
+from ..components.vectors import bracket_pair, ellipsis_dots, math
+from ..lesson import Chapter
+from ..plans.low_rank import OutputMatrixPlan, plan_output_matrix
+from ..stage import Stage
+from .low_rank import heat_map, scientific
+
+T = "low_rank.output_matrix"
+
+
+def shown_number(x: float, decimals: int, font_size: float, color: str):
+    shown = f"{x:.{decimals}f}".replace("-", "−")
+    mob = label(shown, font_size, color)
+    mob.value, mob.shown = float(x), shown
+    return mob
+
+
+def entry_column(values, shown, decimals: int, theme, color: str) -> VGroup:
+    """The shown entries one under another, ⋮ before the last one, in brackets."""
+    rows = [shown_number(values[i], decimals, 22, color) for i in shown[:-1]]
+    rows.append(ellipsis_dots(DOWN, color=theme.dim))
+    rows.append(shown_number(values[shown[-1]], decimals, 22, color))
+    col = VGroup(*rows).arrange(DOWN, buff=0.14, aligned_edge=RIGHT)
+    col.entries = [r for r in rows if hasattr(r, "value")]
+    return VGroup(col, bracket_pair(col, color=theme.text))
+
+
+class OutputMatrix(Chapter):
+    key = "output_matrix"
+
+    def plan(self, setting) -> OutputMatrixPlan:
+        return plan_output_matrix(setting)
+
+    def play(self, stage: Stage, plan: OutputMatrixPlan) -> None:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        drawn = stage.drawn.setdefault(self.key, {})
+        full = stage.region("full")
+        title = label(say(f"{T}.title", layer=plan.layer, count=plan.n_heads), 30, th.text)
+        stage.region("title").fit(title)
+        stage.play(FadeIn(title), run_time=0.5)
+
+        # 1. each head's value-up map (drawn d_model tall, d_head wide: vectors are columns)
+        maps = VGroup()
+        for h in range(plan.n_heads):
+            block = plan.stacked[h * plan.d_head:(h + 1) * plan.d_head]
+            cells = block[list(plan.cols)][:, list(plan.rows)].T
+            maps.add(heat_map(cells, plan.scale, th, 2.2))
+        maps.arrange(RIGHT, buff=0.35)
+        names = VGroup(*(math(f"W_O^(({h}))", 20, th.output).next_to(m, UP, buff=0.1) for h, m in enumerate(maps)))
+        group = VGroup(maps, names)
+        if group.width > full.width - 0.4:
+            group.scale_to_fit_width(full.width - 0.4)
+        group.move_to([0, title.get_bottom()[1] - 0.3 - group.height / 2, 0])
+        each = label(say(f"{T}.each", rows=plan.d_model, cols=plan.d_head), 20, th.dim).next_to(group, DOWN, buff=0.15)
+        drawn.update(maps=maps, names=names)
+        with stage.narrating(say(f"{T}.caption_each", count=plan.n_heads, d_model=plan.d_model, d_head=plan.d_head)):
+            stage.play(FadeIn(names), FadeIn(maps, lag_ratio=0.02), FadeIn(each), run_time=1.2)
+
+        # 2. side by side, without gaps: one matrix
+        joined = maps.copy().arrange(RIGHT, buff=0).move_to(maps)
+        brace = Brace(joined, DOWN, color=th.output, buff=0.08)
+        one = VGroup(math("W_O", 26, th.output),
+                     label(say(f"{T}.size", rows=plan.d_model, cols=plan.n_heads * plan.d_head), 20, th.dim)
+                     ).arrange(RIGHT, buff=0.25).next_to(brace, DOWN, buff=0.08)
+        drawn.update(joined=joined, one=one)
+        with stage.narrating(say(f"{T}.caption_join", count=plan.n_heads, cols=plan.n_heads * plan.d_head)):
+            stage.play(maps.animate.arrange(RIGHT, buff=0).move_to(joined), names.animate.set_opacity(0.0),
+                       each.animate.set_opacity(0.0), run_time=1.0)
+            seams = VGroup(*(Line(m.get_corner(UP + RIGHT), m.get_corner(DOWN + RIGHT), color=th.text, stroke_width=1.5)
+                             for m in maps[:-1]))
+            stage.play(FadeIn(brace), FadeIn(one), FadeIn(seams), run_time=0.6)
+        stage.remove(names, each)
+
+        # 3. on the real trace: W_O times the heads' outputs, one under another, = the sum of ΔEs
+        word = plan.tokens[plan.focus]
+        left = entry_column(plan.product[plan.focus], plan.shown, plan.decimals, th, th.output)
+        right = entry_column(plan.head_sum[plan.focus], plan.shown, plan.decimals, th, th.delta_multi)
+        lhs = math("W_O dot mat(delim: \"[\", z^((0)); dots.v; z^((" + str(plan.n_heads - 1) + ")))", 22, th.output)
+        rhs = math("sum_h Delta E^((h))", 24, th.delta_multi)
+        eq = VGroup(VGroup(lhs, left).arrange(RIGHT, buff=0.2), math("=", 30, th.text),
+                    VGroup(right, rhs).arrange(RIGHT, buff=0.2)).arrange(RIGHT, buff=0.35)
+        diff = baseline_row([label(say(f"{T}.max_diff"), 20, th.text),
+                             label(scientific(say, plan.max_diff_focus), 20, th.text)], buff=0.12)
+        of = label(say(f"{T}.for_word", word=say.quote(word)), 20, th.dim)
+        bottom = VGroup(of, eq, diff).arrange(DOWN, buff=0.18)
+        room_top = one.get_bottom()[1] - 0.15
+        room_bottom = stage.region("caption").bottom + 0.1
+        if bottom.height > room_top - room_bottom:
+            bottom.scale_to_fit_height(room_top - room_bottom)
+        bottom.move_to([0, (room_top + room_bottom) / 2, 0])
+        drawn.update(left=left, right=right, diff=diff, word=of)
+        with stage.narrating(say(f"{T}.caption_concat", word=say.quote(word), count=plan.n_heads,
+                                 d_head=plan.d_head, total=plan.n_heads * plan.d_head)):
+            stage.play(FadeIn(of), FadeIn(lhs), FadeIn(left), run_time=0.8)
+        with stage.narrating(say(f"{T}.caption_equal", decimals=plan.decimals,
+                                 value=scientific(say, plan.max_diff))):
+            stage.play(FadeIn(eq[1]), FadeIn(right), FadeIn(rhs), run_time=0.8)
+            stage.play(FadeIn(diff, shift=UP * 0.1), run_time=0.5)
+            stage.wait(1.0)
+        with stage.narrating(say(f"{T}.caption_closing")):
+            stage.wait(1.2)

@@ -1,0 +1,151 @@
+"""`low_rank` and `output_matrix`: plans against numpy computed here from the trace, on the toy and
+on SmolLM2 (skipped when it is not installed), and tiny renders in en, ko and pt."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from scenes.plans.low_rank import plan_low_rank, plan_output_matrix
+from scenes.registry import load_all
+
+
+def setting_of(inputs, name):
+    lesson = load_all()[name].lesson
+    return lesson.setting(inputs)
+
+
+def check_low_rank(plan, trace, layer, head):
+    ht = trace.head(layer, head)
+    product = ht.W_V.astype(np.float64) @ ht.W_O.astype(np.float64)
+    s = np.linalg.svd(product, compute_uv=False)
+    d_model, d_head = ht.W_V.shape
+    assert (plan.layer, plan.head, plan.d_model, plan.d_head) == (layer, head, d_model, d_head)
+    np.testing.assert_allclose(plan.product, product, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(plan.singular, s, rtol=1e-9, atol=1e-12)
+    # at most d_head non-zero: past d_head, zero to machine precision (relative to the largest)
+    assert np.all(s[d_head:] <= s[0] * d_model * np.finfo(np.float64).eps)
+    assert plan.rank == int((s > s[0] * d_model * np.finfo(np.float64).eps).sum()) <= d_head
+    assert plan.largest_zero == pytest.approx(s[d_head:].max())
+    np.testing.assert_array_equal(plan.cells, product[np.ix_(plan.rows, plan.rows)])
+    assert plan.rows[0] == 0 and plan.rows[-1] == d_model - 1 and len(set(plan.rows)) == len(plan.rows)
+    assert plan.full_count == d_model ** 2 and plan.factor_count == 2 * d_model * d_head
+
+
+def check_output_matrix(plan, trace, layer, focus):
+    n_heads = trace.model.n_heads
+    heads = [trace.head(layer, h) for h in range(n_heads)]
+    concat = np.hstack([h.z.astype(np.float64) for h in heads])
+    stacked = np.vstack([h.W_O.astype(np.float64) for h in heads])
+    assert concat.shape == (trace.n_tokens, n_heads * heads[0].W_O.shape[0])
+    head_sum = sum(h.delta_e.astype(np.float64) for h in heads)
+    product = concat @ stacked
+    np.testing.assert_allclose(plan.product, product, atol=1e-12)
+    np.testing.assert_allclose(plan.head_sum, head_sum, atol=1e-12)
+    # the equality itself: rounding alone (float32 weights)
+    scale = np.abs(head_sum).max()
+    assert np.abs(product - head_sum).max() <= 1e-5 * max(scale, 1.0)
+    assert plan.max_diff == pytest.approx(np.abs(product - head_sum).max())
+    assert plan.max_diff_focus == pytest.approx(np.abs(product[focus] - head_sum[focus]).max())
+    # the layer's ΔE is the heads' sum plus the output bias (the same for every token)
+    bias = trace.layers[layer].delta_e.astype(np.float64) - head_sum
+    assert plan.bias == pytest.approx(np.abs(bias).max())
+    np.testing.assert_allclose(bias, np.broadcast_to(bias[0], bias.shape), atol=1e-4)
+    # the shown entries read the same on both sides, at the decimals shown
+    d = plan.decimals
+    assert d >= 4
+    for i in plan.shown:
+        assert f"{product[focus, i]:.{d}f}" == f"{head_sum[focus, i]:.{d}f}"
+    assert plan.focus == focus and plan.shown[-1] == trace.model.d_model - 1
+
+
+def test_low_rank_plan_toy_default_and_other_heads(make_inputs):
+    setting = setting_of(make_inputs(), "low_rank")
+    layer, head = setting.trace.model.roles["adjective_noun"]
+    plan = plan_low_rank(setting)
+    check_low_rank(plan, setting.trace, layer, head)
+    assert plan.rank == plan.d_head == 16 and plan.bars == 32
+    for h in range(setting.trace.model.n_heads):
+        s = setting_of(make_inputs(layer=0, head=h, sentences=["they crashed the car"]), "low_rank")
+        check_low_rank(plan_low_rank(s), s.trace, 0, h)
+
+
+def test_output_matrix_plan_toy(make_inputs):
+    from scenes.setting import gathering_word
+
+    setting = setting_of(make_inputs(), "output_matrix")
+    tr = setting.trace
+    ht = tr.head(*tr.model.roles["adjective_noun"])
+    plan = plan_output_matrix(setting)
+    check_output_matrix(plan, tr, 0, gathering_word(ht.pattern))
+    assert tr.tokens[plan.focus] == "creature" and plan.n_heads == 4
+    s = setting_of(make_inputs(focus="car", sentences=["they crashed the car"]), "output_matrix")
+    check_output_matrix(plan_output_matrix(s), s.trace, 0, s.trace.index_of("car"))
+
+
+@pytest.fixture(scope="module")
+def smol():
+    from model import load_model
+    from model.errors import UserError
+
+    try:
+        model = load_model("smollm2", device="cpu")
+    except UserError as e:
+        pytest.skip(f"SmolLM2 is not installed: {e}")
+    import render
+
+    return render.scene_model_info(model), functools.lru_cache(maxsize=None)(model.trace)
+
+
+def test_plans_on_smollm2(smol):
+    from scenes.setting import SceneInputs
+
+    info, tracer = smol
+    inputs = SceneInputs(tracer=tracer, model=info, sentences=["The cat sat on the mat because it was tired"],
+                         layer=5, head=4, focus="mat")
+    s = setting_of(inputs, "low_rank")
+    plan = plan_low_rank(s)
+    check_low_rank(plan, s.trace, 5, 4)
+    assert (plan.d_model, plan.d_head) == (576, 64) and plan.rank == 64 and plan.bars == 128
+    s = setting_of(inputs, "output_matrix")
+    om = plan_output_matrix(s)
+    check_output_matrix(om, s.trace, 5, s.trace.index_of("mat"))
+    assert om.n_heads == 9 and om.stacked.shape == (9 * 64, 576)
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_low_rank_renders(lang, make_inputs, render_scene):
+    scene, frame = render_scene(load_all()["low_rank"], make_inputs(lang=lang))
+    assert frame.any() and scene.chapters_played == ["low_rank"]
+    plan = scene.plans[0]
+    d = scene.stage.drawn["low_rank"]
+    heights = np.array([b.height for b in d["bars"].bars])
+    shown = plan.singular[: plan.bars]
+    # bar heights follow the singular values; the zero ones are hairlines
+    nz = shown > plan.tolerance
+    np.testing.assert_allclose(heights[nz] / heights[0], shown[nz] / shown[0], rtol=1e-6)
+    assert np.all(heights[~nz] < 0.02) and nz.sum() == plan.d_head
+    assert len(d["heat"]) == len(plan.rows) ** 2
+    if lang == "ko":
+        assert all(any("\uac00" <= ch <= "\ud7a3" for ch in c) for c, _ in scene.caption_log)
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_output_matrix_renders(lang, make_inputs, render_scene):
+    scene, frame = render_scene(load_all()["output_matrix"], make_inputs(lang=lang))
+    assert frame.any() and scene.chapters_played == ["output_matrix"]
+    plan = scene.plans[0]
+    d = scene.stage.drawn["output_matrix"]
+    tr = scene.setting.trace
+    heads = [tr.head(0, h) for h in range(tr.model.n_heads)]
+    product = np.hstack([h.z for h in heads]).astype(np.float64) @ np.vstack([h.W_O for h in heads]).astype(np.float64)
+    head_sum = sum(h.delta_e.astype(np.float64) for h in heads)
+    left, right = d["left"][0].entries, d["right"][0].entries
+    assert [m.value for m in left] == pytest.approx(list(product[plan.focus, list(plan.shown)]))
+    assert [m.value for m in right] == pytest.approx(list(head_sum[plan.focus, list(plan.shown)]))
+    assert [m.shown for m in left] == [m.shown for m in right]  # the same to the last digit shown
+    assert len(d["maps"]) == tr.model.n_heads

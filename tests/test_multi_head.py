@@ -1,0 +1,179 @@
+"""multi_head: every head of a layer side by side, their ΔE proposals added into the embedding.
+
+Plans are checked against the trace with numpy (each head's focus row and ΔE, the sum E + ΣΔE = E′,
+the heads' ΔE summing to the layer's ΔE less the output bias, the projections on the named
+directions); tiny renders in en, ko and pt check that the numbers drawn are the trace's. SmolLM2:
+its 9 heads of a layer, labelled by measured role or by their strongest habit on the sentence."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.conftest import numbers_in
+
+from scenes.lessons import MULTI_HEAD
+from scenes.plans.multi_head import plan_multi_head
+
+LESSON = MULTI_HEAD.lesson
+
+
+def toy_plan(make_inputs, **kw):
+    setting = LESSON.setting(make_inputs(**kw))
+    return setting, plan_multi_head(setting)
+
+
+def test_toy_defaults_are_the_story_sentences_and_words(make_inputs, toy_model):
+    setting, plan = toy_plan(make_inputs)
+    ex = toy_model.info.examples
+    assert [t.text for t in setting.traces] == [ex["crashed_car"], ex["harry_wizard"], ex["harry_royal"]]
+    # the story: the verb's object in the first sentence, the same name in the two others
+    assert [s.tokens[s.focus] for s in plan.sentences] == ["car", "harry", "harry"]
+    assert plan.n_heads == toy_model.info.n_heads == 4 and plan.layer == 0
+    roles = {tuple(lh): r for r, lh in toy_model.info.roles.items()}
+    for s in plan.sentences:
+        assert [h.role for h in s.heads] == [roles[(0, h)] for h in range(4)]
+
+
+def test_every_head_row_and_delta_is_the_trace(make_inputs):
+    setting, plan = toy_plan(make_inputs)
+    for tr, s in zip(setting.traces, plan.sentences):
+        f = s.focus
+        lt = tr.layers[0]
+        for h, ht in zip(s.heads, lt.heads):
+            np.testing.assert_array_equal(h.row, ht.pattern[f])
+            np.testing.assert_allclose(h.row.sum(), 1.0, atol=1e-5)
+            np.testing.assert_array_equal(h.delta, ht.delta_e[f])
+            # the keys named: weight ≥ 0.1, strongest first, itself left out unless it is all
+            others = [j for j in np.argsort(-ht.pattern[f], kind="stable")[:3] if ht.pattern[f, j] >= 0.1 and j != f]
+            assert list(h.tops) == (others or [int(np.argmax(ht.pattern[f]))])
+        heads_sum = np.sum([ht.delta_e[f] for ht in lt.heads], axis=0)
+        np.testing.assert_allclose(s.delta_sum, heads_sum, atol=1e-5)
+        # Σ heads' ΔE = the layer's ΔE minus the output bias; the toy has none
+        np.testing.assert_allclose(heads_sum + s.bias, lt.delta_e[f], atol=1e-5)
+        assert not s.has_bias and np.abs(lt.delta_e[f] - heads_sum).max() < 1e-4
+        np.testing.assert_array_equal(s.E, lt.resid_in[f])
+        np.testing.assert_allclose(s.E + heads_sum, s.E_prime, atol=1e-4)
+        np.testing.assert_array_equal(s.E_prime, lt.resid_mid[f])
+        np.testing.assert_allclose(s.E, tr.embeddings[f], atol=1e-6)  # layer 0: E is the embedding
+
+
+def test_the_two_harrys_move_toward_wizardry_and_royalty(make_inputs):
+    setting, plan = toy_plan(make_inputs)
+    assert {"wizard", "royalty"} <= set(plan.directions)
+    w, r = plan.directions.index("wizard"), plan.directions.index("royalty")
+    wizard_tr, royal_tr = setting.traces[1], setting.traces[2]
+    for tr, s in zip(setting.traces, plan.sentences):
+        for d, (a, b) in zip(plan.directions, s.projections):
+            assert a == pytest.approx(float(s.E @ tr.direction(d)), abs=1e-5)
+            assert b == pytest.approx(float(tr.layers[0].resid_mid[s.focus] @ tr.direction(d)), abs=1e-5)
+    hw, hr = plan.sentences[1], plan.sentences[2]
+    # the same name starts from the same lookup along both directions (position is orthogonal to them)
+    assert hw.projections[w][0] == pytest.approx(hr.projections[w][0], abs=1e-4)
+    assert hw.projections[r][0] == pytest.approx(hr.projections[r][0], abs=1e-4)
+    # ... and its context moves it: toward wizardry after "wizard", toward royalty after "prince"
+    e_w = wizard_tr.layers[0].resid_mid[hw.focus]
+    e_r = royal_tr.layers[0].resid_mid[hr.focus]
+    assert e_w @ wizard_tr.direction("wizard") > e_w @ wizard_tr.direction("royalty") + 5
+    assert e_r @ royal_tr.direction("royalty") > e_r @ royal_tr.direction("wizard") + 5
+    # each sentence's strongest direction of ΣΔE is among those shown
+    for tr, s in zip(setting.traces, plan.sentences):
+        names = list(tr.directions)
+        proj = np.array([s.delta_sum @ tr.direction(n) for n in names])
+        assert names[int(np.argmax(proj))] in plan.directions
+
+
+def test_focus_and_axes_from_the_user(make_inputs, toy_model):
+    _, plan = toy_plan(make_inputs, sentences=[toy_model.info.examples["harry_royal"]], focus="queen",
+                       axes=["royalty", "person"])
+    s = plan.sentences[0]
+    assert s.tokens[s.focus] == "queen" and plan.directions == ("royalty", "person")
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_renders_with_the_trace_numbers(render_scene, make_inputs, lang):
+    scene, frame = render_scene(MULTI_HEAD, make_inputs(lang=lang))
+    assert scene.chapters_played == ["multi_head"]
+    assert frame is not None and frame[..., :3].max() > 0
+    drawn = scene.stage.drawn["multi_head"]
+    plan = scene.plans[0]
+    assert len(drawn["sentences"]) == 3 and "compare" in drawn
+    for tr, s, d in zip(scene.setting.traces, plan.sentences, drawn["sentences"]):
+        f = s.focus
+        assert len(d["grids"]) == 4
+        for g, ht in zip(d["grids"], tr.layers[0].heads):
+            np.testing.assert_array_equal(g.pattern, ht.pattern)
+        eq = d["sum"]
+        for col, ht in zip(eq.columns, tr.layers[0].heads):
+            for m in numbers_in(col):
+                assert m.value == pytest.approx(float(ht.delta_e[f][m.index]), abs=1e-6)
+        for m in numbers_in(eq.E_prime):
+            assert m.value == pytest.approx(float(tr.layers[0].resid_mid[f][m.index]), abs=1e-6)
+        for m in numbers_in(eq.E):
+            assert m.value == pytest.approx(float(tr.layers[0].resid_in[f][m.index]), abs=1e-6)
+    shown = sorted(round(m.value, 4) for m in numbers_in(drawn["compare"]))
+    expected = sorted(round(v, 4) for s in plan.sentences for pair in s.projections for v in pair)
+    assert shown == expected
+
+
+# --- SmolLM2 ----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def smol():
+    from model import load_model
+
+    try:
+        model = load_model("smollm2", device="cpu")
+    except Exception as e:  # not installed here
+        pytest.skip(f"SmolLM2 is not available: {e}")
+    model.measured_roles()
+    return model
+
+
+def test_smollm2_nine_heads_of_a_layer(smol):
+    from scenes.setting import SceneInputs
+
+    info = smol.info
+    inputs = SceneInputs(tracer=smol.trace, model=info, axes=["wizard", "royalty"])
+    setting = LESSON.setting(inputs)
+    plan = plan_multi_head(setting)
+    layer = info.roles["sense_from_context"][0]  # the lesson's head role picks the layer
+    assert plan.layer == layer and plan.n_heads == 9 and plan.real
+    named = {}  # the roles measured for heads of this layer (the first role listed, when a head has two)
+    for r, (l, h) in info.roles.items():
+        if l == layer:
+            named.setdefault(int(h), r)
+    for tr, s in zip(setting.traces, plan.sentences):
+        f = s.focus
+        lt = tr.layers[layer]
+        assert len(s.heads) == 9
+        heads_sum = np.sum([ht.delta_e[f] for ht in lt.heads], axis=0)
+        np.testing.assert_allclose(s.delta_sum, heads_sum, rtol=1e-5, atol=1e-4)
+        np.testing.assert_allclose(heads_sum + s.bias, lt.delta_e[f], rtol=1e-5, atol=1e-4)
+        assert not s.has_bias  # a LLaMA-style model has no output bias
+        np.testing.assert_allclose(s.E_prime, lt.resid_in[f] + lt.delta_e[f], rtol=1e-4, atol=1e-3)
+        for h, ht in zip(s.heads, lt.heads):
+            np.testing.assert_array_equal(h.row, ht.pattern[f])
+            assert h.role == named.get(h.head, "")
+            p = ht.pattern
+            rows = np.arange(1, p.shape[0])
+            habits = {"first_token": p[rows, 0].mean(), "previous": p[rows, rows - 1].mean(),
+                      "self": p[rows, rows].mean()}
+            assert h.habit == max(habits, key=habits.get)
+            assert h.habit_weight == pytest.approx(habits[h.habit], abs=1e-6)
+        assert s.mean_first == pytest.approx(float(np.mean([ht.pattern[f, 0] for ht in lt.heads])), abs=1e-6)
+        for d, (a, b) in zip(("wizard", "royalty"), s.projections):
+            assert b == pytest.approx(float(lt.resid_mid[f] @ tr.direction(d)), rel=1e-4, abs=1e-4)
+
+
+def test_smollm2_renders_with_an_honest_note(smol, render_scene):
+    from scenes.setting import SceneInputs
+
+    inputs = SceneInputs(tracer=smol.trace, model=smol.info, lang="ko",
+                         sentences=[smol.info.examples["crashed_car"]])
+    scene, frame = render_scene(MULTI_HEAD, inputs)
+    plan = scene.plans[0]
+    d = scene.stage.drawn["multi_head"]["sentences"][0]
+    assert len(d["grids"]) == 9
+    s = plan.sentences[0]
+    assert (d["note"] is not None) == (s.mean_first >= 0.5)

@@ -1,0 +1,213 @@
+"""next_token and going_deeper: plans against the traces (numpy), the logit lens against the model's
+own weights (its final norm and unembedding, applied in the test), tiny renders in en, ko and pt."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from scenes.plans.next_token import NEXT_TRACES, plan_going_deeper, plan_next_token
+from scenes.registry import load_all
+from scenes.setting import SceneInputs
+
+EIFFEL = "The Eiffel tower is in the city of"
+
+
+@pytest.fixture(scope="module")
+def smol():
+    pytest.importorskip("gguf")
+    from model import load_model
+
+    try:
+        return load_model("smollm2", device="cpu")
+    except Exception as e:  # not installed here
+        pytest.skip(f"SmolLM2 is not available: {e}")
+
+
+@pytest.fixture(scope="module")
+def smol_inputs(smol):
+    def make(**kw):
+        return SceneInputs(tracer=functools.lru_cache(maxsize=None)(smol.trace), model=smol.info, **kw)
+
+    return make
+
+
+def lesson(name):
+    return load_all()[name].lesson
+
+
+def softmax(x):
+    x = np.asarray(x, dtype=np.float64)
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+def lens_by_hand(model, trace) -> np.ndarray:
+    """[n_layers, vocab]: RMSNorm (x / sqrt(mean x² + eps) · w) then the tied unembedding W_Eᵀ,
+    applied here to each layer's residual stream at the last token."""
+    w = model.ln_final.w.detach().double().numpy()
+    eps = model.ln_final.eps
+    W_E = model.W_E.detach().double().numpy()
+    assert model.cfg.tied_embeddings  # SmolLM2 ties its unembedding to W_E
+    out = []
+    for lt in trace.layers:
+        x = lt.residual_out[-1].astype(np.float64)
+        y = x / np.sqrt(np.mean(x * x) + eps) * w
+        out.append(softmax(y @ W_E.T))
+    return np.array(out)
+
+
+# --- the logit lens ---------------------------------------------------------------------------
+
+def test_the_logit_lens_is_the_unembedding_of_each_layers_residual(smol):
+    tr = smol.trace(EIFFEL)
+    probs = lens_by_hand(smol, tr)
+    lens = tr.logit_lens
+    assert lens.ids.shape == (smol.cfg.n_layers, 10)
+    for l in range(smol.cfg.n_layers):
+        order = np.argsort(-probs[l], kind="stable")[:10]
+        np.testing.assert_allclose(lens.probs[l], probs[l][lens.ids[l]], atol=2e-4)
+        assert int(lens.ids[l, 0]) == int(order[0])
+        np.testing.assert_allclose(np.sort(lens.probs[l])[::-1], probs[l][order], atol=2e-4)
+    # the last layer's readout is the model's own prediction
+    np.testing.assert_allclose(probs[-1], softmax(tr.logits[-1]), atol=2e-4)
+
+
+def test_paris_emerges_at_a_measured_layer(smol, smol_inputs):
+    tr = smol.trace(EIFFEL)
+    paris = tr.directions.token_for("Paris")[0]
+    assert int(np.argmax(tr.logits[-1])) == paris  # the model's answer
+    probs = lens_by_hand(smol, tr)
+    first = next(l for l in range(len(probs)) if int(np.argmax(probs[l])) == paris)
+    plan = plan_going_deeper(lesson("going_deeper").setting(smol_inputs()))
+    assert plan.emergence == first == 28  # measured: "␣Paris" first leads after layer 29 of 30 (index 28)
+    assert plan.answer == "␣Paris" and plan.n_layers == 30 and plan.deep
+    np.testing.assert_allclose(plan.answer_probs, probs[:, paris], atol=2e-4)
+    assert [plan.guesses[l] == "␣Paris" for l in range(first)] == [False] * first
+    for l, lt in enumerate(tr.layers):
+        assert plan.attn_norms[l] == pytest.approx(float(np.linalg.norm(lt.delta_e[-1])), rel=1e-5)
+        assert plan.mlp_norms[l] == pytest.approx(float(np.linalg.norm(lt.mlp_out[-1])), rel=1e-5)
+        assert plan.guesses[l] == tr.vocab[int(np.argmax(probs[l]))]
+
+
+def test_the_toy_says_it_has_no_depth(make_inputs, tracer):
+    plan = plan_going_deeper(lesson("going_deeper").setting(make_inputs()))
+    tr = tracer("eiffel tower")
+    assert plan.n_layers == 1 and not plan.has_mlp and not plan.deep and plan.mlp_norms == (0.0,)
+    assert plan.guesses[0] == tr.vocab[int(np.argmax(tr.logits[-1]))] == plan.answer and plan.emergence == 0
+
+
+# --- the next token ---------------------------------------------------------------------------
+
+def check_steps(plan, traces, picked):
+    for s, (step, tr) in enumerate(zip(plan.steps, traces)):
+        p = softmax(tr.logits[-1])
+        order = np.argsort(-p, kind="stable")[:5]
+        assert step.top_ids == tuple(int(k) for k in order)
+        np.testing.assert_allclose(step.top_probs, p[order], atol=1e-9)
+        assert step.rest == pytest.approx(1.0 - p[order].sum())
+        assert step.picked_id == picked[s] and step.picked_prob == pytest.approx(p[picked[s]])
+        assert step.tokens == tr.tokens
+
+
+@pytest.mark.parametrize("which", ["toy", "smollm2"])
+def test_next_token_probabilities_are_the_softmax_of_the_logits(which, make_inputs, request):
+    inputs = make_inputs() if which == "toy" else request.getfixturevalue("smol_inputs")()
+    setting = lesson("next_token").setting(inputs)
+    traces, picked = setting.options[NEXT_TRACES]
+    plan = plan_next_token(setting)
+    assert len(plan.steps) == 4 and plan.temperature is None
+    assert list(picked) == [int(np.argmax(t.logits[-1])) for t in traces]  # greedy
+    check_steps(plan, traces, picked)
+    assert setting.traces == traces  # every text shown is a real trace
+
+
+def test_appended_tokens_retokenize_to_themselves(smol_inputs, smol):
+    setting = lesson("next_token").setting(smol_inputs())
+    traces, picked = setting.options[NEXT_TRACES]
+    assert traces[0].text == EIFFEL
+    for s in range(len(traces) - 1):
+        # the decoded token appended as text reads back as the same ids plus the picked one
+        assert traces[s + 1].token_ids == traces[s].token_ids + (picked[s],)
+        assert traces[s + 1].text == traces[s].text + smol.tokenizer.decode([picked[s]])
+    assert all(st.retokenized for st in plan_next_token(setting).steps)
+    assert plan_next_token(setting).final_tokens[9:] == ("␣Paris", ",", "␣France", ".")
+
+
+def test_sampling_uses_the_seed_and_the_temperature(make_inputs):
+    setting = lesson("next_token").setting(make_inputs(options={"temperature": 0.8, "seed": 3}))
+    traces, picked = setting.options[NEXT_TRACES]
+    rng = np.random.default_rng(3)
+    for tr, tid in zip(traces, picked):
+        z = np.asarray(tr.logits[-1], np.float64) / 0.8
+        e = np.exp(z - z.max())
+        assert tid == int(rng.choice(len(e), p=e / e.sum()))
+    plan = plan_next_token(setting)
+    assert plan.temperature == 0.8 and plan.seed == 3
+    check_steps(plan, traces, picked)
+    again = lesson("next_token").setting(make_inputs(options={"temperature": 0.8, "seed": 3}))
+    assert again.options[NEXT_TRACES][1] == picked
+
+
+# --- the lesson's own model -------------------------------------------------------------------
+
+def test_going_deeper_loads_its_own_model_unless_one_is_named(monkeypatch, tmp_path):
+    import render
+    from click.testing import CliRunner
+
+    loads = []
+
+    class Fake:
+        info = None
+
+        def trace(self, text):
+            raise AssertionError("not traced here")
+
+    def fake_load(name, device):
+        loads.append(name)
+        return Fake()
+
+    class Result:
+        files, duration, wall_time = [], 0.0, 0.0
+
+    monkeypatch.setattr(render, "_load", fake_load)
+    monkeypatch.setattr(render, "scene_model_info", lambda m: None)
+    monkeypatch.setattr("scenes.runner.render_scene", lambda *a, **k: Result())
+    assert lesson("going_deeper").model == "smollm2" and lesson("next_token").model is None
+    r = CliRunner().invoke(render.cli, ["render", "going_deeper", "attention_pattern", "next_token",
+                                        "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert loads == ["smollm2", "toy"]  # one load per model
+    loads.clear()
+    r = CliRunner().invoke(render.cli, ["render", "going_deeper", "--model", "toy", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert loads == ["toy"]
+
+
+# --- renders ----------------------------------------------------------------------------------
+
+@pytest.mark.render
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+@pytest.mark.parametrize("name", ["next_token", "going_deeper"])
+def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
+    scene, frame = render_scene(load_all()[name], make_inputs(lang=lang), size=(128, 72))
+    assert frame.any() and scene.chapters_played == [name]
+    drawn = scene.stage.drawn[name]
+    if name == "next_token":
+        assert len(drawn["charts"]) == 4
+        shown = [float(n.value) for r in drawn["charts"][0].rows for n in [r.val]]
+        assert shown == list(scene.plans[0].steps[0].top_probs)
+    else:
+        assert len(drawn["columns"]) == 1 and len(drawn["note"]) == 3  # the honest note and the hint
+
+
+@pytest.mark.render
+def test_going_deeper_on_smollm2_rings_the_measured_layer(smol_inputs, render_scene):
+    scene, frame = render_scene(load_all()["going_deeper"], smol_inputs(lang="ko"), size=(128, 72))
+    drawn = scene.stage.drawn["going_deeper"]
+    plan = scene.plans[0]
+    assert len(drawn["columns"]) == 30 and len(drawn["note"]) == 1
+    col = drawn["columns"][plan.emergence]
+    assert drawn["ring"].get_center()[0] == pytest.approx(col.num.get_center()[0], abs=1e-6)

@@ -1,0 +1,182 @@
+"""How many numbers a model holds (model/params.py, scenes/plans/params.py, `render.py params`, the
+parameter_count lessons). The GPT-3 figures are the video's, typed from issue 11; the toy's and
+SmolLM2's weights are counted independently from their files."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from model.params import GPT3, size_config, tally, weights_count
+from scenes.plans.params import plan_params
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# the video's tally for GPT-3 (issue 11), typed in: independent of the code
+VIDEO = dict(w_q=1_572_864, w_k=1_572_864, full_value=150_994_944, value_down=1_572_864, value_up=1_572_864,
+             per_head=6_291_456, per_layer=603_979_776, attention=57_982_058_496, total=175_181_291_520)
+
+
+def test_gpt3_reproduces_the_videos_tally():
+    t = tally(GPT3)
+    for k, v in VIDEO.items():
+        assert getattr(t, k) == v, k
+    assert t.value_down + t.value_up == 2 * 1_572_864
+    assert (GPT3.n_layers, GPT3.d_model, GPT3.n_heads, GPT3.d_head, GPT3.vocab_size, GPT3.n_ctx, GPT3.d_mlp) == \
+        (96, 12_288, 96, 128, 50_257, 2_048, 4 * 12_288)
+    assert t.embedding + t.attention + t.mlp + t.unembedding == VIDEO["total"]
+    assert abs(t.attention_share - 1 / 3) < 0.01
+
+
+def toy_matrix_sizes(path: Path) -> dict:
+    from safetensors.numpy import load_file
+
+    return {k: v.size for k, v in load_file(str(path)).items()}
+
+
+def test_toy_tally_from_its_weights_file(toy_model):
+    sizes = toy_matrix_sizes(ROOT / "assets/toy/model.safetensors")
+    t = tally(size_config(toy_model.info))
+    # matrices only, read from the file: W_Q, W_K, W_V (value-down), W_O (value-up), W_E, W_U
+    assert t.attention == sum(sizes[f"blocks.0.{m}"] for m in ("W_Q", "W_K", "W_V", "W_O"))
+    assert t.embedding == sizes["W_E"] and t.unembedding == sizes["W_U"] and t.mlp == 0
+    assert t.total == t.attention + sizes["W_E"] + sizes["W_U"]
+    w = weights_count(toy_model)
+    # every number in the file except the named directions (a buffer the scenes use, not a weight)
+    assert w["weights"] == sum(v for k, v in sizes.items() if k != "directions")
+    assert w["other"] == sizes["directions"]
+    assert w["zero"] == sum(v for k, v in sizes.items() if k.split(".")[-1].startswith("b_"))  # no biases: zeros
+
+
+@pytest.fixture(scope="module")
+def smollm2():
+    pytest.importorskip("gguf")
+    from model import load_model
+
+    try:
+        return load_model("smollm2", device="cpu")
+    except Exception as e:  # not installed
+        pytest.skip(f"SmolLM2 is not available: {e}")
+
+
+def test_smollm2_grouped_query_tally_and_weights(smollm2):
+    from gguf import GGUFReader
+
+    from model.adapters.gguf import smollm2_file
+
+    info = smollm2.info
+    t = tally(size_config(info))
+    dm, dh = 576, 64
+    # 9 query heads (W_Q, W_O) and 3 key/value heads (W_K, W_V) per layer, 30 layers, SwiGLU, tied embeddings
+    assert t.per_layer == 9 * 2 * dm * dh + 3 * 2 * dm * dh < 9 * t.per_head
+    assert t.mlp == 30 * 3 * dm * 1536 and t.unembedding == 0 and t.embedding == 49_152 * dm
+    params = {n: p for n, p in smollm2.named_parameters()}
+    assert t.attention == sum(p.numel() for n, p in params.items() if re.search(r"\.W_[QKVO]$", n))
+    w = weights_count(smollm2)
+    assert w["weights"] == sum(p.numel() for p in params.values())
+    # the GGUF file itself: its tensors hold every number but the zero biases our one transformer adds
+    gguf_total = sum(int(x.n_elements) for x in GGUFReader(str(smollm2_file())).tensors)
+    assert w["weights"] - w["zero"] == gguf_total
+    norms = sum(p.numel() for n, p in params.items() if n.endswith(".w"))
+    assert gguf_total == t.total + norms  # the matrices plus the RMSNorm gains
+
+
+def test_plan_rows_follow_the_config(make_inputs):
+    from scenes.lessons import PARAMETER_COUNT, PARAMETER_COUNT_GPT3
+
+    L = PARAMETER_COUNT.lesson
+    plan = L.plans(L.setting(make_inputs()))[0]
+    assert plan.config.d_model == 64 and plan.row("w_q").value == 64 * 16
+    assert plan.row("mlp").value == 0 and plan.row("mlp").what == "no_mlp"
+    G = PARAMETER_COUNT_GPT3.lesson
+    gpt = G.plans(G.setting(make_inputs()))[0]
+    assert [r.value for r in gpt.rows] == [1_572_864, 1_572_864, 150_994_944, 2 * 1_572_864, 6_291_456, 603_979_776,
+                                           57_982_058_496, 50_257 * 12_288, 96 * 2 * 12_288 * 49_152,
+                                           50_257 * 12_288, 175_181_291_520]
+    assert sum(n for _, n in gpt.bar) == 175_181_291_520
+
+
+def run_cli(capsys, *args):
+    import render
+
+    try:
+        render.main(list(args))
+        code = 0
+    except SystemExit as e:
+        code = e.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_params_gpt3_prints_the_videos_numbers(capsys):
+    code, out, _ = run_cli(capsys, "params", "gpt3")
+    assert code == 0
+    for v in VIDEO.values():
+        assert f"{v:,}" in out
+    code, out, _ = run_cli(capsys, "params", "gpt3", "--json")
+    data = json.loads(out)
+    assert {k: data[k] for k in VIDEO} == VIDEO
+    code, out, _ = run_cli(capsys, "params", "gpt3", "--lang", "ko")
+    assert code == 0 and "603,979,776" in out and re.search(r"[\uac00-\ud7a3]", out)
+
+
+def test_cli_params_toy_shows_its_weights(capsys):
+    sizes = toy_matrix_sizes(ROOT / "assets/toy/model.safetensors")
+    code, out, _ = run_cli(capsys, "params", "toy", "--json")
+    data = json.loads(out)
+    assert data["weights_file"]["weights"] + data["weights_file"]["other"] == sum(sizes.values())
+    code, out, _ = run_cli(capsys, "params", "toy", "--lang", "pt")
+    assert code == 0 and f"{data['total']:,}" in out and f"{data['weights_file']['weights']:,}" in out
+
+
+def test_cli_params_unknown_model_names_the_choices(capsys):
+    code, _, err = run_cli(capsys, "params", "no_such_model")
+    assert code == 2 and all(w in err for w in ("gpt3", "toy", "smollm2", "folder"))
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+@pytest.mark.parametrize("name", ["parameter_count", "parameter_count_gpt3"])
+def test_lessons_render_with_the_configs_numbers(name, lang, make_inputs, render_scene):
+    from scenes.i18n import localize_number
+    from scenes.registry import load_all
+
+    scene, frame = render_scene(load_all()[name], make_inputs(lang=lang), size=(128, 72))
+    assert frame.any()
+    drawn = scene.stage.drawn["parameter_count"]
+    plan = drawn["plan"]
+    t = tally(GPT3) if name.endswith("gpt3") else tally(size_config(scene.setting.model))
+    shown = {r.number.value for r in drawn["rows"]}
+    assert shown == {t.w_q, t.full_value, t.value_down + t.value_up, t.per_head, t.per_layer, t.attention,
+                     t.embedding, t.mlp, t.unembedding, t.total}
+    for r in drawn["rows"]:  # each number as the language writes it
+        if r.number.value:
+            assert r.number.shown == localize_number(f"{r.number.value:,}", lang)
+    assert sum(s.count for s in drawn["bar"]) == t.total
+    att = next(s for s in drawn["bar"] if s.part == "attention")
+    assert math.isclose(att.height / sum(s.height for s in drawn["bar"]), t.attention_share, rel_tol=0.02)
+    captions = " ".join(c for c, _ in scene.caption_log)
+    assert localize_number(f"{t.total:,}", lang) in captions
+    if name.endswith("gpt3"):
+        assert localize_number("1,572,864", lang) in captions and plan.tally.total == 175_181_291_520
+
+
+def test_grouped_query_attention_is_said(smollm2, tmp_path):
+    """On SmolLM2 the key rows and captions say the key/value heads are shared."""
+    from scenes.i18n import Say
+    from scenes.setting import SceneInputs, resolve
+
+    setting = resolve(SceneInputs(tracer=smollm2.trace, model=smollm2.info),
+                      examples=("fluffy_blue_creature",))
+    plan = plan_params(setting)
+    assert plan.shared_kv and plan.row("per_layer").what == "per_layer_shared"
+    for lang in ("en", "ko", "pt"):
+        say = Say(lang)
+        r = plan.row("w_k")
+        text = say(f"params.scene.{r.caption}", **r.caption_params)
+        assert "9" in text and "3" in text
