@@ -9,6 +9,7 @@ import numpy as np
 from manim import DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, FadeTransform, VGroup, Write
 
 from ..components.context_arcs import ContextArcs
+from ..components.pictures import mole_animal, tower
 from ..components.text import baseline_row, label, number, text_baseline
 from ..components.vectors import VectorColumn, math, symbol_source
 from ..components.word_boxes import WordBoxes
@@ -22,6 +23,26 @@ from .embedding_parts import (
 )
 
 T = "embeddings.context"
+# a small picture beside a lesson's phrases: the chapter that shows it, and the drawing
+PICTURES = {"mole": ("same_lookup", mole_animal), "tower": ("context_space", tower)}
+
+
+def place_picture(stage: Stage, key: str, focus: str, height: float, anchor: VGroup | None = None):
+    """The variant's picture if this chapter shows one: left of `anchor` (else in the top-left corner)."""
+    chapter, make = PICTURES.get(focus, (None, None))
+    if chapter != key:
+        return None
+    full = stage.region("full")
+    pic = make(stage.theme, height=height)
+    if anchor is not None:
+        room = anchor.get_left()[0] - full.left - 0.3
+        if pic.width > room:
+            pic.scale_to_fit_width(max(room, 0.4))
+        pic.move_to([full.left + pic.width / 2, anchor.get_center()[1], 0])
+    else:
+        pic.move_to([full.left + pic.width / 2, full.top - pic.height / 2, 0])
+    stage.drawn.setdefault(key, {})["picture"] = pic
+    return pic
 
 
 class SameLookup(Chapter):
@@ -70,9 +91,11 @@ class SameLookup(Chapter):
         pos_note = label(say(f"{T}.position_shifts" if plan.position_visible else f"{T}.position_unseen"),
                          font_size=18, color=th.dim)
         fit_into(pos_note, full.width, 1).next_to(note, DOWN, buff=0.15)
-        stage.drawn[self.key] = {"columns": cols, "note": note}
+        stage.drawn[self.key] = {"rows": rows, "columns": cols, "note": note}
+        pic = place_picture(stage, self.key, self.variant.focus, 1.1, anchor=rows)
+        pics = [pic] if pic is not None else []
         with stage.narrating(say(f"{T}.caption_phrases", count=n, word=word)):
-            stage.play(FadeIn(rows, lag_ratio=0.25), run_time=1.5)
+            stage.play(FadeIn(rows, lag_ratio=0.25), *(FadeIn(p) for p in pics), run_time=1.5)
             stage.wait(0.8)
         caption = f"{T}.caption_lookup_identical" if plan.identical else f"{T}.caption_lookup_differ"
         with stage.narrating(say(caption, word=word)):
@@ -80,7 +103,7 @@ class SameLookup(Chapter):
             stage.play(FadeIn(eqs), Write(note), run_time=0.8)
             stage.play(FadeIn(pos_note), run_time=0.5)
             stage.wait(1.6)
-        stage.play(FadeOut(VGroup(rows, cols, eqs, note, pos_note)), run_time=0.6)
+        stage.play(FadeOut(VGroup(rows, cols, eqs, note, pos_note, *pics)), run_time=0.6)
 
 
 class ContextSpace(Chapter):
@@ -114,6 +137,8 @@ class ContextSpace(Chapter):
         drawn = {"space": space, "arrows": [], "arcs": [], "tables": [], "causal": [], "head_note": head_note,
                  "axes_note": notes[1] if len(notes) > 1 else None}
         stage.drawn[self.key] = drawn
+        pic = place_picture(stage, self.key, self.variant.focus, 1.0)
+        notes += [pic] if pic is not None else []
 
         generic = space.arrow(plan.phrases[0].E, th.embedding, symbol_source("E"), name="E", attach=False)
         drawn["arrows"].append((0, "E", generic))

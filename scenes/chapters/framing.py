@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from manim import DOWN, FadeIn
+from manim import DOWN, UP, FadeIn
 
+from ..components.pictures import picture_for
 from ..components.text import label
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
@@ -34,8 +35,14 @@ class Intro(Chapter):
                     font_size=26, color=th.dim)
         sub.next_to(words, DOWN, buff=0.5)
         stage.drawn["intro"] = {"title": title, "words": words, "head": sub}
+        picture = picture_for(plan.lesson, th, height=1.5)
+        if picture is not None:  # above the title, clear of it and of the frame's top
+            picture.scale_to_fit_height(min(1.5, full.top - title.get_top()[1] - 0.45))
+            picture.next_to(title, UP, buff=0.3)
+            stage.drawn["intro"]["picture"] = picture
         with stage.narrating(say(f"lessons.{plan.lesson}.intro")):
-            stage.play(FadeIn(title, shift=DOWN * 0.2), run_time=0.8)
+            stage.play(FadeIn(title, shift=DOWN * 0.2), *([FadeIn(picture, scale=0.8)] if picture is not None else []),
+                       run_time=0.8)
             stage.play(FadeIn(words, lag_ratio=0.08), FadeIn(sub), run_time=1.2)
             stage.wait(2.2)
 
