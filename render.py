@@ -347,7 +347,7 @@ def heads_table(heads, say) -> list[str]:
 @with_model_options
 def heads_cmd(as_json, lang, model_name, device):
     """Measure every head on standard probes and print its scores and role."""
-    from model.probes import (LENGTH, N_SEQUENCES, STORY, STORY_PROBES, measured_heads, role_score,
+    from model.probes import (LENGTH, N_SEQUENCES, STORY_PROBES, measured_heads, role_score,
                               roles_from)
     from scenes.i18n import Say
 

@@ -14,7 +14,7 @@ what is on stage (`Chapter.continues`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from manim import (DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, MovingCameraScene, SurroundingRectangle, ThreeDScene,

@@ -31,7 +31,7 @@ class DotProducts(Chapter):
         return plan_dot_products(setting)
 
     def play(self, stage: Stage, plan: DotProductsPlan) -> None:
-        say, th = stage.say, stage.theme
+        say = stage.say
         grid, titles = new_grid(stage, plan.head_trace, plan.tokens, plan.layout)
         grid.set_mask("cleared")  # keys after their query: left for the masking chapter
         drawn = stage.drawn[self.key] = {"grid": grid, "titles": titles}

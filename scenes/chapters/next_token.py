@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, GrowFromEdge, Rectangle, SurroundingRectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, FadeIn, FadeOut, GrowFromEdge, Rectangle, SurroundingRectangle, VGroup
 
 from ..components.text import label, number
 from ..components.word_boxes import WordBoxes

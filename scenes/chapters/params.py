@@ -63,7 +63,7 @@ class ParameterCount(Chapter):
     # --- the play ----------------------------------------------------------------------------
     def play(self, stage: Stage, plan: ParamsPlan) -> None:
         say, th = stage.say, stage.theme
-        c, t = plan.config, plan.tally
+        c = plan.config
         name = self.name(stage, plan)
         hkey = "params.scene.heading_shared" if plan.shared_kv else "params.scene.heading"
         heading = label(say(hkey, name=name, d_model=c.d_model, d_head=c.d_head, heads=c.n_heads, kv=c.kv_heads,

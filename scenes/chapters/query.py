@@ -31,7 +31,7 @@ class Query(Chapter):
 
     def play(self, stage: Stage, plan: QueryPlan) -> None:
         th, say = stage.theme, stage.say
-        ht, i = plan.head_trace, plan.focus
+        i = plan.focus
         word, pos = say.quote(plan.tokens[i]), i + 1  # words are numbered from 1 on screen, as in the video
         stage.clear()
         drawn = stage.drawn.setdefault("query", {})
