@@ -58,12 +58,15 @@ def scene_model_info(model):
 
 def split_sentences(values: tuple[str, ...]) -> list[str] | None:
     """--sentence may repeat, and one value may hold several sentences separated by '|'."""
-    out = [s.strip() for v in values for s in v.split("|") if s.strip()]
-    return out or None
+    if not values:
+        return None
+    # empty pieces stay: resolve() says that a sentence is empty instead of quietly using the default
+    return [s.strip() for v in values for s in v.split("|")]
 
 
 def parse_list(value: str | None) -> list[str] | None:
-    return [p.strip() for p in value.split(",") if p.strip()] if value else None
+    """A comma-separated option as given (empty names kept: the check that follows names them)."""
+    return None if value is None else [p.strip() for p in value.split(",")]
 
 
 def unknown_scene_error(name: str, known: list[str]) -> UserError:
@@ -81,7 +84,20 @@ class SceneGroup(click.Group):
         return super().resolve_command(ctx, args)
 
 
+def package_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("attention-manim")
+    except Exception:  # not installed as a package (a bare checkout): pyproject says
+        import tomllib
+
+        return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+
+
 @click.group(cls=SceneGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_version(), "-V", "--version", prog_name="attention-manim",
+                      message="%(prog)s %(version)s")
 def cli():
     """Manim animations of transformer attention, every number from a real model.
 
@@ -227,16 +243,30 @@ def inspect_cmd(sentence, layer, head, as_json, project_onto, lang, model_name, 
     """Print the model's numbers for SENTENCE."""
     from scenes.i18n import Say
 
+    from scenes.setting import check_directions, check_text, head_error, layer_error
+
     say = Say(checked_lang(lang))
+    check_text(sentence, "a sentence", "the sentence", 'for example: python render.py inspect "a fluffy blue creature"')
     model = _load(model_name, device)
     trace = model.trace(sentence)
     m = trace.model
     if layer is not None and not 0 <= layer < m.n_layers:
-        raise UserError(f"layer {layer} is out of range: the model has {m.n_layers} layer(s) (0..{m.n_layers - 1})")
+        raise layer_error(layer, m.n_layers)
     if head is not None and not 0 <= head < m.n_heads:
-        raise UserError(f"head {head} is out of range: the model has {m.n_heads} heads per layer (0..{m.n_heads - 1})")
+        raise head_error(head, m.n_heads)
+    # every option is checked before anything is printed
+    names = (list(check_directions(trace, project_onto.split(","), option="--project-onto"))
+             if project_onto is not None else [])
+    li = layer if layer is not None else 0
+    if names:
+        E = trace.project(trace.layers[li].resid_in, names)
+        E2 = trace.project(trace.updated(li, head), names)
     if as_json:
-        click.echo(json.dumps(trace.to_dict(layer=layer, head=head), ensure_ascii=False))
+        data = trace.to_dict(layer=layer, head=head)
+        if names:  # E and E′ of every token along each direction (E′: after one head, or all)
+            data["projections"] = {"layer": li, "head": head, "directions": names,
+                                   "E": E.tolist(), "E_updated": E2.tolist()}
+        click.echo(json.dumps(data, ensure_ascii=False))
         return
     click.echo(say("cli.inspect.model", name=m.name) + f": d_model={m.d_model} n_heads={m.n_heads} "
                f"d_head={m.d_head} n_layers={m.n_layers} causal={m.causal}")
@@ -249,17 +279,8 @@ def inspect_cmd(sentence, layer, head, as_json, project_onto, lang, model_name, 
             role = say.role(ht.role, li, hi) if ht.role else ht.name
             click.echo("\n" + say("cli.inspect.pattern_heading", layer=li, head=hi, role=role))
             click.echo(pattern_table(ht, trace.tokens))
-    names = parse_list(project_onto)
     if names:
-        for n in names:
-            if n not in trace.directions:
-                known = ("a real model's directions are words it spells as one token, e.g. paris,rome,small"
-                         if m.real else f"known directions: {', '.join(sorted(trace.directions)) or '(none in this model)'}")
-                raise UserError(f"unknown direction {n!r}", known)
-        li = layer if layer is not None else 0
-        E = trace.project(trace.layers[li].resid_in, names)
         which = say("cli.inspect.one_head", head=head) if head is not None else say("cli.inspect.all_heads")
-        E2 = trace.project(trace.updated(li, head), names)
         click.echo("\n" + say("cli.inspect.projections", names=", ".join(names), layer=li, which=which))
         width = max(len(t) for t in trace.tokens)
         click.echo(" " * width + "  " + "  ".join(f"{'E·' + n:>12} {'E′·' + n:>12}" for n in names))

@@ -14,6 +14,31 @@ ARCH_FIELDS = ("norm", "norm_eps", "positions", "rope_theta", "n_kv_heads", "mlp
                "family", "source")
 
 
+# what each annotation in ModelConfig accepts (JSON gives int for 1e-5-free floats, so float takes int too)
+_TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,), "list": (list,), "dict": (dict,)}
+_TYPE_WORDS = {"int": "a whole number", "float": "a number", "bool": "true or false", "str": "a string",
+               "list": "a list", "dict": "an object"}
+POSITIVE = ("d_model", "n_heads", "d_head", "n_layers", "n_ctx")
+
+
+def check_types(cfg) -> None:
+    """Every field of a config read from JSON has its annotated type ("d_model": "abc" is a ValueError
+    naming the field, not a TypeError deep inside torch); sizes are positive."""
+    for f in fields(cfg):
+        value = getattr(cfg, f.name)
+        kinds = [k.strip().split("[")[0] for k in str(f.type).split("|")]
+        if value is None and "None" in kinds:
+            continue
+        ok = any(isinstance(value, _TYPES[k]) and not (k in ("int", "float") and isinstance(value, bool))
+                 for k in kinds if k in _TYPES)
+        if not ok:
+            want = " or ".join(_TYPE_WORDS[k] for k in kinds if k in _TYPE_WORDS)
+            raise ValueError(f"{f.name!r} must be {want}, not {value!r}")
+    for name in POSITIVE:
+        if getattr(cfg, name) <= 0:
+            raise ValueError(f"{name!r} must be at least 1, not {getattr(cfg, name)!r}")
+
+
 @dataclass
 class ModelConfig:
     name: str
@@ -48,6 +73,7 @@ class ModelConfig:
     source: str = ""  # where the weights came from (a folder, a GGUF file)
 
     def __post_init__(self):
+        check_types(self)
         if not self.norm:
             self.norm = "layernorm" if self.layernorm else "none"
         if self.norm not in NORMS:

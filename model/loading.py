@@ -21,14 +21,22 @@ WEIGHTS_FILE = "model.safetensors"
 
 
 def resolve_device(device: str = "auto") -> torch.device:
-    if device == "auto":
+    """"auto" (CUDA when torch sees a GPU, else the CPU), "cpu", "cuda" or "cuda:N"; anything else,
+    or a GPU that is not there, is a UserError (torch's own error would be a traceback later)."""
+    name = (device or "").strip().lower()
+    if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if device.startswith("cuda") and not torch.cuda.is_available():
+    if name == "cpu":
+        return torch.device("cpu")
+    kind, _, index = name.partition(":")
+    if kind != "cuda" or (index and not index.isdigit()):
+        raise UserError(f"unsupported device {device!r}", "use --device auto, cpu, cuda or cuda:N")
+    if not torch.cuda.is_available():
         raise UserError(f"--device {device} was asked for but torch sees no GPU", "use --device cpu or auto")
-    try:
-        return torch.device(device)
-    except RuntimeError as e:
-        raise UserError(f"unknown device {device!r}", "use auto, cpu or cuda") from e
+    if index and int(index) >= torch.cuda.device_count():
+        raise UserError(f"there is no GPU {index}: torch sees {torch.cuda.device_count()}",
+                        f"use cuda:0..cuda:{torch.cuda.device_count() - 1}")
+    return torch.device(name)
 
 
 def model_dir(name_or_path: str | os.PathLike) -> Path:

@@ -162,6 +162,24 @@ def _train_unembed(model: AttentionModel, batches: list[_Batch], steps: int, g: 
         model.W_U.copy_(W)
 
 
+def check_train_args(steps: int, out: Path) -> None:
+    """A number of steps that trains something, and an output folder that can be written."""
+    from .errors import UserError
+
+    if steps < 1:
+        raise UserError(f"--steps must be at least 1, not {steps}", f"leave it out for the script's own ({STEPS})")
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {str(out)!r} is a file, not a folder",
+                        "give a folder: config.json and model.safetensors are written into it")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise UserError(f"cannot write to {str(out)!r}: {e.strerror or e}", "choose another folder with --out") from None
+
+
 def train(seed: int = 0, steps: int | None = None, out: str | Path | None = None, progress: bool = True,
           corpus_size: int | None = None) -> AttentionModel:
     """Train the toy world (seeded, deterministic) and save it to `out` (default assets/toy)."""
@@ -171,6 +189,7 @@ def train(seed: int = 0, steps: int | None = None, out: str | Path | None = None
     n_corpus = CORPUS_SIZE if corpus_size is None else int(corpus_size)
     unembed_steps = min(UNEMBED_STEPS, max(steps, 1))
     out = ASSETS / "toy" if out is None else Path(out)
+    check_train_args(steps, out)  # before a minute of training, not after
 
     saved = (torch.get_num_threads(), torch.are_deterministic_algorithms_enabled())
     torch.set_num_threads(THREADS)
@@ -227,7 +246,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, default=None, help="output directory (default assets/toy)")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
-    train(seed=args.seed, steps=args.steps, out=args.out, progress=not args.quiet)
+    from .errors import UserError
+
+    try:
+        train(seed=args.seed, steps=args.steps, out=args.out, progress=not args.quiet)
+    except UserError as e:
+        ap.exit(2, f"error: {e.message}\n" + (f"hint: {e.hint}\n" if e.hint else ""))
 
 
 if __name__ == "__main__":

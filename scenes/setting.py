@@ -93,6 +93,43 @@ def top_keys(pattern_row: np.ndarray, k: int = 3, min_weight: float = 0.1) -> li
     return picked or [int(order[0])]
 
 
+def check_directions(trace: Trace, names, *, count: int | None = None, option: str = "--axes") -> tuple[str, ...]:
+    """Direction names as the user typed them, checked: trimmed, case-insensitive, each known to the
+    model (a real model's are the words it spells as one token), none twice, and exactly `count` of
+    them when a count is given. The one check behind --axes (every scene) and inspect --project-onto."""
+    given = [str(n) for n in names]
+    cleaned = [n.strip().lower() for n in given]
+    usual = ("animal", "chemistry", "medicine")
+    example = (",".join(usual) if all(n in trace.directions for n in usual) else
+               ",".join(sorted(trace.directions)[:3]) if not trace.model.real else "paris,small,large")
+    if any(not n for n in cleaned) or not cleaned:
+        raise UserError(f"{option} has an empty direction name: {','.join(given)!r}",
+                        f"give comma-separated names, for example {option} {example}")
+    if count is not None and len(cleaned) != count:
+        raise UserError(f"{option} takes exactly {count} direction names, got {len(cleaned)}",
+                        f"for example {option} {example}")
+    unknown = [n for n in cleaned if n not in trace.directions]
+    if unknown:
+        if trace.model.real:  # its directions are words: their unembedding rows
+            raise UserError(f"not a single token of {trace.model.name}: {', '.join(map(repr, unknown))}",
+                            "a real model's directions are words it spells as one token (their unembedding "
+                            f"rows), for example {option} {example}")
+        listed = ", ".join(sorted(trace.directions)) or "(this model has no named directions)"
+        raise UserError(f"unknown direction(s) for {option}: {', '.join(map(repr, unknown))}",
+                        f"known directions: {listed}")
+    twice = sorted({n for n in cleaned if cleaned.count(n) > 1})
+    if twice:
+        raise UserError(f"{option} names {', '.join(map(repr, twice))} more than once",
+                        "give different directions")
+    return tuple(cleaned)
+
+
+def check_text(value: str | None, what: str, option: str, hint: str = "") -> None:
+    """An option given as empty or blank text is a mistake, not a request for the default."""
+    if value is not None and not value.strip(" \t|"):
+        raise UserError(f"{option} is empty: {value!r}", hint or f"give {what}, or leave {option} out for the scene's own")
+
+
 def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | None = None,
             max_sentences: int = 1) -> Setting:
     """Check `inputs` and trace the sentences: the user's, else the model's examples for this lesson.
@@ -100,6 +137,15 @@ def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | 
     `examples` are example ids the model may offer (its config's `examples`); `role` is the head
     role the lesson is about (its config's `head_roles`). Bad input raises UserError with a hint."""
     info = inputs.model
+    given = list(inputs.sentences or [])
+    if given and all(not t.strip() for t in given):
+        raise UserError(f"--sentence is empty: {' | '.join(given)!r}",
+                        "give a sentence, or leave --sentence out for the scene's own")
+    for k, sentence in enumerate(given):
+        if not sentence.strip():
+            raise UserError(f"sentence {k + 1} of {len(given)} in --sentence is empty",
+                            'put a sentence between every two \'|\', e.g. --sentence "a mole of carbon | a mole on the skin"')
+    check_text(inputs.focus, "a word of the sentence", "--focus")
     sentences = list(inputs.sentences or [])
     if not sentences:
         offered = dict(info.examples) if info is not None else {}
@@ -108,7 +154,10 @@ def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | 
             raise UserError("this model has no example sentence for this scene",
                             "give one with --sentence \"...\"")
     if len(sentences) > max_sentences:
-        raise UserError(f"this scene takes at most {max_sentences} sentence(s), got {len(sentences)}")
+        raise UserError(f"this scene takes at most {max_sentences} sentence(s), got {len(sentences)}",
+                        "separate sentences with '|' only for scenes that compare phrases (mole, eiffel_tower, "
+                        "multi_head); give one --sentence here" if max_sentences == 1 else
+                        f"give at most {max_sentences} with --sentence \"a | b\"")
     traces = tuple(inputs.tracer(s) for s in sentences)
     m = traces[0].model
     layer, head = inputs.layer, inputs.head
@@ -123,9 +172,9 @@ def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | 
     layer = 0 if layer is None else layer
     head = 0 if head is None else head
     if not 0 <= layer < m.n_layers:
-        raise UserError(f"layer {layer} is out of range: the model has {m.n_layers} layer(s) (0..{m.n_layers - 1})")
+        raise layer_error(layer, m.n_layers)
     if not 0 <= head < m.n_heads:
-        raise UserError(f"head {head} is out of range: the model has {m.n_heads} heads per layer (0..{m.n_heads - 1})")
+        raise head_error(head, m.n_heads)
     if inputs.layout not in ("video", "paper"):
         raise UserError(f"unknown layout {inputs.layout!r}", "use video or paper")
     focus = inputs.focus
@@ -136,8 +185,21 @@ def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | 
             except ValueError:
                 raise UserError(f"the focus word {focus!r} is not in the sentence {t.text!r}",
                                 f"pick one of: {' '.join(t.words or t.tokens)}") from None
+    axes = check_directions(traces[0], inputs.axes, count=3) if inputs.axes is not None else None
     return Setting(traces=traces, head=HeadRef(layer, head), focus=focus, layout=inputs.layout,
-                   axes=tuple(inputs.axes) if inputs.axes else None, options=dict(inputs.options))
+                   axes=axes, options=dict(inputs.options))
+
+
+def layer_error(layer: int, n_layers: int) -> UserError:
+    return UserError(f"layer {layer} is out of range: the model has {n_layers} layer(s) (0..{n_layers - 1})",
+                     f"use --layer 0..{n_layers - 1}, or leave it out for the scene's own head; "
+                     "`python render.py heads` lists every head")
+
+
+def head_error(head: int, n_heads: int) -> UserError:
+    return UserError(f"head {head} is out of range: the model has {n_heads} heads per layer (0..{n_heads - 1})",
+                     f"use --head 0..{n_heads - 1}, or leave it out for the scene's own head; "
+                     "`python render.py heads` lists every head")
 
 
 def focus_tops(pattern_row: np.ndarray, focus: int) -> list[int]:

@@ -40,13 +40,16 @@ def load_path(path: Path):
 
         return load(path)
     kind = data.get("model_type")
-    if kind == "gpt2":
-        from .gpt2 import load
-
-        return load(path, data)
-    if kind in ("llama", "mistral"):
-        from .llama import load
-
-        return load(path, data)
+    if kind in ("gpt2", "llama", "mistral"):
+        if kind == "gpt2":
+            from .gpt2 import load
+        else:
+            from .llama import load
+        try:
+            return load(path, data)
+        except (KeyError, TypeError, ValueError, ZeroDivisionError) as e:  # a missing or wrongly typed value
+            what = f"missing value {e}" if isinstance(e, KeyError) else str(e).splitlines()[0]
+            raise ModelFileError(f"{cfg_path} is not a valid {kind} config: {what}",
+                                 "compare it with the config.json Hugging Face writes for this model") from None
     what = f"model_type {kind!r}" if kind else "a config.json with no model_type"
     raise ModelFileError(f"{path}: {what} is not supported", f"supported: {SUPPORTED}")

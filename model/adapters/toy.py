@@ -29,7 +29,8 @@ def load(path: Path) -> AttentionModel:
     try:
         cfg = ModelConfig.load(cfg_path)
     except (ValueError, TypeError, json.JSONDecodeError) as e:
-        raise ModelFileError(f"model config {cfg_path} is not valid: {e}") from None
+        raise ModelFileError(f"model config {cfg_path} is not valid: {e}",
+                             "fix that value in config.json, or retrain with `python render.py train --out DIR`") from None
     try:
         state = load_file(str(w_path))
     except (SafetensorError, OSError, ValueError) as e:

@@ -66,23 +66,10 @@ def resolve_axes(trace, requested: Sequence[str] | None, defaults: Sequence[str]
     the model knows them, else the named directions the vectors reach furthest along, else None
     (principal directions; see `choose_axes`). Unknown names are a UserError listing the known."""
     known = list(trace.directions)
-    if requested is not None:
-        names = [n.strip().lower() for n in requested if n.strip()]
-        if len(names) != 3:
-            raise UserError(f"--axes takes exactly three direction names, got {len(names)}",
-                            f"for example --axes {','.join(defaults)}")
-        unknown = [n for n in names if n not in trace.directions]
-        if unknown:
-            if trace.model.real:  # its directions are words: their unembedding rows
-                raise UserError(f"not a single token of {trace.model.name}: {', '.join(map(repr, unknown))}",
-                                "a real model's axes are words it spells as one token (their unembedding "
-                                f"rows), for example --axes {','.join(defaults)}")
-            listed = ", ".join(sorted(known)) or "(this model has no named directions)"
-            raise UserError(f"unknown direction(s): {', '.join(map(repr, unknown))}",
-                            f"known directions: {listed}")
-        if len(set(names)) != 3:
-            raise UserError("--axes names a direction twice", "give three different directions")
-        return names
+    if requested is not None:  # already checked by resolve(); checked again for direct callers
+        from ..setting import check_directions
+
+        return list(check_directions(trace, requested, count=3))
     if all(n in trace.directions for n in defaults):
         return list(defaults)
     if vectors is not None:

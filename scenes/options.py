@@ -1,0 +1,68 @@
+"""Which of the user's options a lesson really uses, measured rather than declared.
+
+Every option's value is checked in one place (`setting.resolve`) the same way for every scene. Whether a
+scene *uses* an option is read off its plans: the plans are computed from a `Setting` that records which
+of its fields they read (`focus`, `head` — the head and its layer —, `layout`, `axes`). An option the user
+gave that no plan read does not apply to that scene, and the command line says so.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import fields
+
+from .setting import Setting
+
+# the Setting field each tracked command-line option lands in
+OPTION_FIELDS = {"--focus": "focus", "--head": "head", "--layer": "head", "--layout": "layout", "--axes": "axes"}
+
+
+class _ReadRecorder(Setting):
+    """A Setting that notes which tracked fields are read, except by `dataclasses` itself
+    (`replace` reads every field to copy it; copies record into the same set)."""
+
+    def __getattribute__(self, name):
+        if name in ("focus", "head", "layout", "axes"):
+            caller = sys._getframe(1).f_globals.get("__name__")
+            if caller != "dataclasses":
+                object.__getattribute__(self, "_reads").add(name)
+        return object.__getattribute__(self, name)
+
+
+def fields_read(lesson, setting: Setting) -> set[str]:
+    """The tracked Setting fields that `lesson`'s plans read."""
+    reads: set[str] = set()
+
+    class Recorder(_ReadRecorder):
+        _reads = reads
+
+    recording = Recorder(**{f.name: getattr(setting, f.name) for f in fields(setting)})
+    lesson.plans(recording)
+    return reads
+
+
+def given_options(inputs) -> list[str]:
+    """The tracked options the user set (values other than the defaults)."""
+    given = []
+    if inputs.focus is not None:
+        given.append("--focus")
+    if inputs.head is not None:
+        given.append("--head")
+    if inputs.layer is not None:
+        given.append("--layer")
+    if inputs.layout != "video":
+        given.append("--layout")
+    if inputs.axes is not None:
+        given.append("--axes")
+    return given
+
+
+def unused_options(lesson, inputs) -> list[str]:
+    """The options the user gave that `lesson` does not use (after checking every value: a bad value
+    is a UserError whatever the scene)."""
+    setting = lesson.setting(inputs)
+    given = given_options(inputs)
+    if not given:
+        return []
+    reads = fields_read(lesson, setting)
+    return [opt for opt in given if OPTION_FIELDS[opt] not in reads]
