@@ -68,21 +68,28 @@ class Setting:
         ht = self.head_trace(trace)
         # a head the model names no role for (a real model's) parks much weight on the first token:
         # the word worth following is the one that gathers the most from the other words
-        return gathering_word(ht.pattern, skip_first=not ht.role)
+        return gathering_word(ht.pattern, skip_first=not ht.role, word_of=getattr(trace, "word_of_token", None))
 
 
-def gathering_word(pattern: np.ndarray, skip_first: bool = False) -> int:
+def gathering_word(pattern: np.ndarray, skip_first: bool = False, word_of=None) -> int:
     """The word that looks away from itself the most (its off-diagonal weight, to one decimal), ties
     going to the word that gathers from more words (≥ 0.1 each), then to the earlier word:
     "creature" (fluffy, blue) before "forest". With `skip_first`, weight on the first token does
-    not count as looking away (real models rest attention there)."""
+    not count as looking away (real models rest attention there). With `word_of` (token -> word index,
+    for models that cut words into pieces), only a word's last piece can be chosen, and a piece looking
+    at earlier pieces of its own word is not looking away ("ver d ant" gathering itself into "verdant")."""
     p = np.array(pattern, dtype=float)
     np.fill_diagonal(p, 0.0)
     if skip_first:
         p[:, 0] = 0.0
+    candidates = list(range(len(p)))
+    if word_of is not None and len(word_of) == len(p):
+        w = np.asarray(word_of)
+        p[w[:, None] == w[None, :]] = 0.0
+        candidates = [i for i in candidates if i == len(p) - 1 or w[i + 1] != w[i]]
     off_self = np.round(p.sum(axis=1), 1)
     gathered = (p >= 0.1).sum(axis=1)
-    return max(range(len(p)), key=lambda i: (off_self[i], gathered[i], -i))
+    return max(candidates, key=lambda i: (off_self[i], gathered[i], -i))
 
 
 def top_keys(pattern_row: np.ndarray, k: int = 3, min_weight: float = 0.1) -> list[int]:

@@ -141,3 +141,18 @@ def test_options_a_scene_does_not_use_are_measured(make_inputs):
     assert unused_options(KEY.lesson, make_inputs(axes=axes, layout="paper")) == ["--layout"]
     assert unused_options(PARAMETER_COUNT.lesson, make_inputs(head=1, focus="blue")) == ["--focus", "--head"]
     assert unused_options(SOFTMAX.lesson, make_inputs()) == []
+
+
+def test_default_focus_is_a_whole_word_not_a_piece_gathering_its_own_word():
+    """A real model cuts "verdant" into "ver d ant"; the last piece looking at the first two is the
+    word reading itself, not a word gathering context: it is not the default focus."""
+    from scenes.setting import gathering_word
+
+    # tokens: A fluffy ver d ant forest ; word of each token:
+    word_of = [0, 1, 2, 2, 2, 3]
+    p = np.eye(6)
+    p[4] = [0.0, 0.0, 0.5, 0.4, 0.1, 0.0]  # "ant" gathers its own word's pieces
+    p[5] = [0.0, 0.3, 0.0, 0.0, 0.3, 0.4]  # "forest" gathers "fluffy" and "verdant"
+    p[3] = [0.0, 0.0, 0.9, 0.1, 0.0, 0.0]  # "d" is not a word's last piece
+    assert gathering_word(p) == 4  # counting pieces as words, "ant" would win
+    assert gathering_word(p, word_of=word_of) == 5

@@ -208,7 +208,9 @@ class ContextSpace(Chapter):
             drawn["arrows"] += [(k, "dE", dE), (k, "E2", E2)]
             with stage.narrating(delta_caption(say, f"{T}.caption_delta", s.delta, s.coords[1], plan.axes)):
                 stage.play(space.grow_arrow(dE), table.cells[1].animate.set_opacity(1), run_time=1.0)
-            with stage.narrating(say(f"{T}.caption_refined", word=word)):
+            # the toy's heads are built to give the phrase's sense; a real head is one of many
+            refined = "caption_refined_one_head" if plan.trace.model.real else "caption_refined"
+            with stage.narrating(say(f"{T}.{refined}", word=word)):
                 stage.play(space.grow_arrow(E2), table.cells[2].animate.set_opacity(1), run_time=0.9)
                 stage.wait(0.9)
             if s.compare is not None:

@@ -47,12 +47,12 @@ def pick_focus(trace: Trace, layer: int, first_head: int) -> int:
         p = np.asarray(heads[h].pattern, float)
         if p.shape[0] < 2 or previous_share(p) >= PREVIOUS_HEAD:
             continue
-        i = gathering_word(p, skip_first=real)
+        i = gathering_word(p, skip_first=real, word_of=trace.word_of_token)
         away = 1.0 - p[i, i] - (p[i, 0] if real and i > 0 else 0.0)
         if away >= LOOKS_AWAY:
             return i
     mean = np.mean([h.pattern for h in heads], axis=0)
-    return gathering_word(mean, skip_first=real)
+    return gathering_word(mean, skip_first=real, word_of=trace.word_of_token)
 
 
 @dataclass(frozen=True)
