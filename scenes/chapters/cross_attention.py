@@ -1,0 +1,213 @@
+"""`cross_attention`: translation. The English sentence asks (queries), the French sentence answers
+(keys and values). First a line from every English word to every French word, its opacity the
+real weight of the trained head; the captions follow the words the plan picked (one French word,
+two of them as in ne … pas, a crossing where the word order differs, words with no French word of
+their own). Then the same weights as a grid, French keys in the rows and English queries in the
+columns (the paper layout transposes), with no mask: every cell is a weight."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from manim import DOWN, UP, FadeIn, FadeOut, Line, ReplacementTransform, Square, VGroup
+
+from ..components.text import label, number
+from ..components.weight_grid import WeightGrid
+from ..components.word_boxes import WordBoxes
+from ..lesson import Chapter, Lesson
+from ..plans.cross_attention import CrossPlan, cross_setting, plan_cross_attention
+from ..stage import Stage
+from .embedding_parts import fit_into
+
+T = "cross"
+EN_Y, FR_Y = 1.25, -1.95  # the two sentences' rows
+LINE_WIDTH = 5.0
+DIMMED = 0.12  # a line that is not being talked about keeps this share of its opacity
+
+
+@dataclass(frozen=True)
+class CrossLesson(Lesson):
+    """A lesson whose setting is the pair's cross-attention trace (two sentences, two vocabularies)."""
+
+    def setting(self, inputs):
+        return cross_setting(inputs)
+
+
+class CrossAttention(Chapter):
+    key = "cross_attention"
+
+    def plan(self, setting) -> CrossPlan:
+        return plan_cross_attention(setting)
+
+    # --- pictures ---------------------------------------------------------------------------
+    def rows(self, stage: Stage, plan: CrossPlan) -> tuple[WordBoxes, WordBoxes, VGroup]:
+        th, say = stage.theme, stage.say
+        full = stage.region("full")
+        en = WordBoxes(plan.english, theme=th, font_size=40, colors=[th.query] * len(plan.english), gap=0.35)
+        fr = WordBoxes(plan.french, theme=th, font_size=40, colors=[th.key] * len(plan.french), gap=0.35)
+        for row, y in ((en, EN_Y), (fr, FR_Y)):
+            fit_into(row, full.width - 0.6, 0.9)
+            row.move_to([0, y, 0])
+        en_title = label(say(f"{T}.english_title"), font_size=24, color=th.query)
+        fr_title = label(say(f"{T}.french_title"), font_size=24, color=th.key)
+        fit_into(en_title, full.width - 0.6, 0.5).next_to(en, UP, buff=0.22)
+        fit_into(fr_title, full.width - 0.6, 0.5).next_to(fr, DOWN, buff=0.22)
+        return en, fr, VGroup(en_title, fr_title)
+
+    def lines(self, stage: Stage, plan: CrossPlan, en: WordBoxes, fr: WordBoxes) -> dict:
+        """One line per (English, French) pair; its opacity is the weight."""
+        out = {}
+        for q in range(len(plan.english)):
+            for k in range(len(plan.french)):
+                line = Line(en.anchor(q, DOWN, 0.06), fr.anchor(k, UP, 0.06))
+                line.set_stroke(stage.theme.text, width=LINE_WIDTH, opacity=plan.weight(q, k))
+                line.weight = plan.weight(q, k)
+                out[(q, k)] = line
+        return out
+
+    def weight_tag(self, stage: Stage, line: Line, w: float, color: str):
+        tag = number(w, "weight", font_size=24, color=color)
+        tag.move_to(line.point_from_proportion(0.72)).shift(UP * 0.0)
+        tag.add_background_rectangle(color=stage.theme.background, opacity=0.85, buff=0.05)
+        return tag
+
+    def focus_lines(self, stage, lines, active, color=None):
+        """Animations: the lines of `active` queries at full weight (in `color`), the others dimmed."""
+        anims = []
+        for (q, k), line in lines.items():
+            on = q in active
+            op = line.weight if on else line.weight * DIMMED
+            anims.append(line.animate.set_stroke(color=(color if on and color else stage.theme.text), opacity=op))
+        return anims
+
+    # --- the story --------------------------------------------------------------------------
+    def play(self, stage: Stage, plan: CrossPlan) -> None:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        drawn = stage.drawn[self.key] = {}
+        title = label(say(f"{T}.title"), font_size=40, color=th.text)
+        stage.region("title").fit(title)
+        en, fr, titles = self.rows(stage, plan)
+        drawn.update(title=title, english=en, french=fr, titles=titles)
+        with stage.narrating(say(f"{T}.caption_intro")):
+            stage.play(FadeIn(title), FadeIn(en), FadeIn(titles[0]), run_time=1.0)
+            stage.play(FadeIn(fr), FadeIn(titles[1]), run_time=0.8)
+        lines = self.lines(stage, plan, en, fr)
+        drawn["lines"] = lines
+        with stage.narrating(say(f"{T}.caption_lines", count=len(plan.english) * len(plan.french))):
+            stage.play(*(FadeIn(l) for l in lines.values()), run_time=1.5)
+            stage.wait(0.5)
+        self.stories(stage, plan, en, fr, lines)
+        stage.play(*self.focus_lines(stage, lines, range(len(plan.english))),
+                   en.animate.reset(), fr.animate.reset(), run_time=0.6)
+        self.grid(stage, plan, en, fr, titles, lines)
+
+    def stories(self, stage, plan: CrossPlan, en, fr, lines) -> None:
+        th, say = stage.theme, stage.say
+        q_ = say.quote
+        tags_drawn = stage.drawn[self.key]["tags"] = []
+        for s in plan.stories:
+            word = q_(plan.english[s.query])
+            if len(s.keys) == 1:
+                text = say(f"{T}.caption_one", en=word, fr=q_(plan.french[s.keys[0]]), weight=s.weights[0])
+            else:
+                text = say(f"{T}.caption_split", en=word, fr1=q_(plan.french[s.keys[0]]),
+                           fr2=q_(plan.french[s.keys[1]]), w1=s.weights[0], w2=s.weights[1], total=sum(s.weights))
+            tags = VGroup(*(self.weight_tag(stage, lines[(s.query, k)], w, th.query) for k, w in zip(s.keys, s.weights)))
+            tags_drawn.append(tags)
+            with stage.narrating(text):
+                stage.play(*self.focus_lines(stage, lines, [s.query], th.query),
+                           en.animate.reset().highlight(s.query, th.query),
+                           fr.animate.reset().highlight(list(s.keys), th.key), run_time=0.8)
+                stage.play(FadeIn(tags), run_time=0.4)
+                stage.wait(0.6)
+            stage.play(FadeOut(tags), run_time=0.3)
+        if plan.crossing is not None:
+            c = plan.crossing
+            with stage.narrating(say(f"{T}.caption_order", a=q_(plan.english[c.first]), b=q_(plan.english[c.second]),
+                                     fa=q_(plan.french[c.first_key]), fb=q_(plan.french[c.second_key]))):
+                stage.play(*self.focus_lines(stage, lines, [c.first, c.second], th.highlight),
+                           en.animate.reset().highlight([c.first, c.second], th.query),
+                           fr.animate.reset().highlight([c.first_key, c.second_key], th.key), run_time=0.8)
+                stage.wait(1.0)
+        if plan.spread:
+            words = say.quoted_words([plan.english[i] for i in plan.spread])
+            with stage.narrating(say(f"{T}.caption_spread", count=len(plan.spread), words=words, weight=plan.spread_max)):
+                stage.play(*self.focus_lines(stage, lines, plan.spread, th.query),
+                           en.animate.reset().highlight(list(plan.spread), th.query), fr.animate.reset(), run_time=0.8)
+                stage.wait(1.0)
+
+    def grid(self, stage, plan: CrossPlan, en, fr, titles, lines) -> None:
+        th, say = stage.theme, stage.say
+        full = stage.region("full")
+        grid = WeightGrid(plan.pattern, plan.english, plan.french, layout=plan.layout, theme=th,
+                          max_width=full.width * 0.62, max_height=full.height - 2.2)
+        grid.move_to([full.left + 0.3 + grid.width / 2, -0.35, 0])
+        if grid.get_left()[0] < full.left:
+            grid.shift([full.left - grid.get_left()[0], 0, 0])
+        stage.drawn[self.key]["grid"] = grid
+        q_titles = label(say(f"{T}.grid_queries"), font_size=22, color=th.query)
+        k_titles = label(say(f"{T}.grid_keys"), font_size=22, color=th.key)
+        cols, rows = (q_titles, k_titles) if plan.layout == "video" else (k_titles, q_titles)
+        fit_into(cols, grid.width, 0.4).next_to(grid, UP, buff=0.12)
+        fit_into(rows, 3.0, 0.4).rotate(np.pi / 2).next_to(grid, np.array([-1.0, 0, 0]), buff=0.12)
+        moves = [ReplacementTransform(en.word(i), grid.query_label(i)) for i in range(len(plan.english))]
+        moves += [ReplacementTransform(fr.word(k), grid.key_label(k)) for k in range(len(plan.french))]
+        boxes = [wb.box for wb in en] + [wb.box for wb in fr]
+        layout = "caption_grid_video" if plan.layout == "video" else "caption_grid_paper"
+        with stage.narrating(say(f"{T}.{layout}")):
+            stage.play(*(FadeOut(l) for l in lines.values()), *(FadeOut(b) for b in boxes), FadeOut(titles),
+                       *moves, run_time=1.4)
+            stage.play(FadeIn(grid.lines), FadeIn(grid.cells), FadeIn(cols), FadeIn(rows), run_time=0.8)
+            stage.play(FadeIn(grid.numbers), run_time=0.6)
+        panel = self.note(stage, plan, grid)
+        stage.drawn[self.key]["note"] = panel
+        with stage.narrating(say(f"{T}.caption_no_mask", count=len(plan.english) * len(plan.french))):
+            stage.play(FadeIn(panel), run_time=0.6)
+            stage.wait(1.0)
+        # a column worth adding up: a spread-out word (many small weights), else a split one
+        splits = [s.query for s in plan.stories if len(s.keys) > 1]
+        first = (list(plan.spread) + splits + [s.query for s in plan.stories] + [0])[0]
+        box = grid.outline(first, th.query)
+        with stage.narrating(say(f"{T}.caption_sum", word=say.quote(plan.english[first]))):
+            stage.play(FadeIn(box), run_time=0.5)
+            stage.wait(0.8)
+        learned = "caption_learned_seen" if plan.seen_in_training else "caption_learned_unseen"
+        with stage.narrating(say(f"{T}.{learned}", pairs=plan.pairs_trained)):
+            stage.play(FadeOut(box), run_time=0.4)
+            stage.wait(1.0)
+
+    def causal_icon(self, stage, n: int) -> VGroup:
+        """A small self-attention grid for contrast (a picture, no numbers): keys as rows, queries
+        as columns in the video layout; the cells where the key comes after the query are masked."""
+        th = stage.theme
+        n = max(3, min(n, 6))
+        side = 0.28
+        cells = VGroup()
+        for r in range(n):
+            for c in range(n):
+                key, query = (r, c) if stage.drawn[self.key]["grid"].layout == "video" else (c, r)
+                sq = Square(side).move_to([c * side, -r * side, 0])
+                if key > query:
+                    sq.set_fill(th.mask, opacity=0.55).set_stroke(th.mask, width=1)
+                else:
+                    sq.set_fill(th.positive, opacity=0.25).set_stroke(th.dim, width=1)
+                cells.add(sq)
+        return cells
+
+    def note(self, stage, plan: CrossPlan, grid) -> VGroup:
+        """Beside the grid: no mask, every cell a weight; self-attention's causal mask in contrast."""
+        th, say = stage.theme, stage.say
+        full = stage.region("full")
+        width = full.right - grid.get_right()[0] - 0.5
+        lines = VGroup(label(say(f"{T}.note_no_mask"), font_size=28, color=th.text),
+                       label(say(f"{T}.note_cells", count=len(plan.english) * len(plan.french)), font_size=22,
+                             color=th.dim),
+                       label(say(f"{T}.note_self"), font_size=22, color=th.mask)).arrange(DOWN, buff=0.25)
+        for m in lines:
+            fit_into(m, width, 0.6)
+        lines.add(self.causal_icon(stage, len(plan.english)))
+        lines.arrange(DOWN, buff=0.25, aligned_edge=np.array([-1.0, 0, 0]))
+        lines.move_to([grid.get_right()[0] + 0.35 + lines.width / 2, grid.get_center()[1], 0])
+        return lines
