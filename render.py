@@ -151,10 +151,27 @@ def with_model_options(f):
     return f
 
 
+def load_for_scenes(model_name: str, device: str):
+    """A model as scenes see it: (tracer, info) — what a batch worker loads once per model."""
+    model = _load(model_name, device)
+    return make_tracer(model), scene_model_info(model)
+
+
+def comma_choices(value: str, known: tuple[str, ...], what: str, option: str) -> list[str]:
+    """`--lang en,ko` / `-q l,h`: a comma-separated list, every item known, in the order given."""
+    items = list(dict.fromkeys(p.strip() for p in str(value).split(",") if p.strip()))
+    if not items:
+        raise UserError(f"{option} is empty", f"choose from {', '.join(known)}")
+    for item in items:
+        if item not in known:
+            raise UserError(f"unknown {what} {item!r}", f"choose from {', '.join(known)} (several: separate with commas)")
+    return items
+
+
 @cli.command("render")
 @click.argument("names", nargs=-1, required=True)
-@click.option("-q", "--quality", type=click.Choice(["l", "m", "h", "p", "k"]), default="l", show_default=True,
-              help="l 480p15, m 720p30, h 1080p60, p 1440p60, k 2160p60")
+@click.option("-q", "--quality", default="l", show_default=True,
+              help="l 480p15, m 720p30, h 1080p60, p 1440p60, k 2160p60; several: -q l,h")
 @click.option("--format", "fmt", type=click.Choice(["mp4", "gif", "webm", "mov", "png"]), default="mp4",
               show_default=True, help="png = the last frame")
 @click.option("-t", "--transparent", is_flag=True, help="transparent background (mov, webm or png)")
@@ -167,52 +184,85 @@ def with_model_options(f):
               help="video: keys as rows, queries as columns; paper: queries as rows")
 @click.option("--axes", help="three named directions for 3-D scenes, e.g. animal,chemistry,medicine")
 @click.option("--theme", type=click.Choice(["dark", "light"]), default="dark", show_default=True)
-@lang_option
+@click.option("--lang", default="en", show_default=True,
+              help="language of every word on screen and in the .srt: en, ko or pt; several: --lang en,ko,pt "
+                   "(other languages than en land in OUT/<quality>/<scene>.<lang>.<ext>)")
 @click.option("--model", "model_name", default=None,
               help="built-in model name or a directory with config.json + model.safetensors "
                    "[default: the scene's own model, else toy]")
 @model_options[1]
 @click.option("--out", type=click.Path(path_type=Path), default=Path("renders"), show_default=True,
               help="output folder; files land in OUT/<quality>/<scene>.<ext>")
+@click.option("--chapters", is_flag=True,
+              help="also one clip per chapter in OUT/<quality>/<scene>[.<lang>]/ with an index.json")
+@click.option("-j", "--jobs", "n_jobs", type=int, default=1, show_default=True, help="worker processes")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local processes, or Ray tasks (pip install .[farm])")
+@click.option("--ray-address", default=None, help="an existing Ray cluster (default: a local Ray for the run)")
+@click.option("--force", is_flag=True, help="render even when the clip is up to date")
 @click.option("--preview", is_flag=True, help="open each file when it is done")
 def render(names, quality, fmt, transparent, sentences, focus, layer, head, layout, axes, theme, lang,
-           model_name, device, out, preview):
-    """Render SCENE [SCENE...] ('all' renders every scene)."""
+           model_name, device, out, chapters, n_jobs, backend, ray_address, force, preview):
+    """Render SCENE [SCENE...] ('all' renders every scene), in every --lang and -q given."""
+    from scenes.batch import (Interrupted, check_jobs, make_jobs, options_tuple, progress_line, run_batch,
+                              summary_table)
+    from scenes.i18n import LANGUAGES
     from scenes.registry import load_all
-    from scenes.runner import check_format, check_output_dir, render_scene
-    from scenes.setting import SceneInputs
+    from scenes.runner import QUALITY_FLAGS, check_output_dir
 
-    checked_lang(lang)
-
+    langs = [checked_lang(x) for x in comma_choices(lang, tuple(LANGUAGES), "language", "--lang")]
+    qualities = comma_choices(quality, tuple(QUALITY_FLAGS), "quality", "-q")
     scenes = load_all()
     wanted = sorted(scenes) if "all" in names else list(dict.fromkeys(names))
     for name in wanted:
         if name not in scenes:
             raise unknown_scene_error(name, sorted(scenes) + ["all", "list", "inspect", "heads", "params", "vocab", "train"])
-    check_format(fmt, transparent)
+    options = options_tuple(dict(sentences=split_sentences(sentences), focus=focus, layer=layer, head=head,
+                                 theme=theme, layout=layout, axes=parse_list(axes)))
+    jobs = []
+    for name in wanted:  # each scene with its own model unless --model names one
+        lesson = getattr(scenes[name], "lesson", None)
+        jobs += make_jobs([name], langs, qualities, fmt=fmt, transparent=transparent, chapters=chapters,
+                          model=str(model_name or getattr(lesson, "model", None) or "toy"), device=device,
+                          options=options, out=str(out))
+    check_jobs(jobs, backend, n_jobs)  # every name, language, quality, format and model before anything starts
+    out_existed = Path(out).exists()
     check_output_dir(out)
-    loaded: dict[str, SceneInputs] = {}  # one model load per model name, whichever scenes ask for it
 
-    def inputs_for(cls) -> SceneInputs:
-        lesson = getattr(cls, "lesson", None)
-        wanted_model = model_name or getattr(lesson, "model", None) or "toy"
-        if wanted_model not in loaded:
-            model = _load(wanted_model, device)
-            loaded[wanted_model] = SceneInputs(
-                tracer=make_tracer(model), model=scene_model_info(model), sentences=split_sentences(sentences),
-                focus=focus, layer=layer, head=head, theme=theme, layout=layout, axes=parse_list(axes), lang=lang)
-        return loaded[wanted_model]
+    def started(job):
+        click.echo(f"rendering {job.label()} ...", err=True)
 
-    for name in wanted:
-        inputs = inputs_for(scenes[name])
-        click.echo(f"rendering {name} ...", err=True)
-        result = render_scene(scenes[name], inputs, name=name, quality=quality, fmt=fmt,
-                              transparent=transparent, out=out)
-        for f in result.files:
-            click.echo(str(f))
-        click.echo(f"  {result.duration:.1f} s of video in {result.wall_time:.1f} s", err=True)
-        if preview:
-            click.launch(str(result.files[0]))
+    if n_jobs > 1 or backend == "ray":
+        click.echo(f"rendering {len(jobs)} clip(s) with {n_jobs} {backend} worker(s) ...", err=True)
+
+    def finished(i, n, o):
+        if o.trace:
+            click.echo(o.trace, err=True)
+        click.echo(progress_line(i, n, o), err=True)
+        if o.ok:
+            for f in o.files:
+                click.echo(f)
+            if preview and o.files:
+                click.launch(o.files[0])
+
+    try:
+        outcomes = run_batch(jobs, n=n_jobs, backend=backend, load=load_for_scenes, ray_address=ray_address,
+                             force=force, on_done=finished, on_start=started if n_jobs == 1 else None)
+    except Interrupted:  # SIGTERM: the workers are stopped and no partial file is left
+        click.echo("interrupted (SIGTERM)", err=True)
+        sys.exit(143)
+    except UserError:  # one clip, and the user's mistake found while planning it: no empty --out left
+        if not out_existed and not any(p.is_file() for p in Path(out).rglob("*")):
+            import shutil
+
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    if len(outcomes) > 1:
+        click.echo("", err=True)
+        for line in summary_table(outcomes):
+            click.echo(line, err=True)
+    if not all(o.ok for o in outcomes):
+        sys.exit(1)
 
 
 # --- inspect / vocab / train -------------------------------------------------------------------
@@ -450,6 +500,13 @@ def params_cmd(model_name, as_json, lang):
     click.echo("")
     for line in params_table(plan, say, weights):
         click.echo(line)
+
+
+# --- explore / present: the web page and the classroom presenter (explorer/cli.py) ---------------
+from explorer.cli import explore_cmd, present_cmd  # noqa: E402
+
+cli.add_command(explore_cmd)
+cli.add_command(present_cmd)
 
 
 def main(argv=None):

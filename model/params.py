@@ -38,7 +38,11 @@ class SizeConfig:
 # GPT-3 175B as published (Brown et al. 2020, table 2.1): the config the video counts
 GPT3 = SizeConfig(name="gpt3", d_model=12_288, n_heads=96, d_head=128, n_layers=96, vocab_size=50_257, n_ctx=2_048,
                   d_mlp=4 * 12_288, mlp="gelu")
-CONFIGS = {"gpt3": GPT3}
+# GPT-2 small as published (Radford et al. 2019; the released config: n_embd 768, n_head 12, n_layer 12,
+# n_positions 1024, vocab 50257, MLP 4 × 768 = 3072, tied embeddings): the walkthrough's shapes
+GPT2 = SizeConfig(name="gpt2", d_model=768, n_heads=12, d_head=64, n_layers=12, vocab_size=50_257, n_ctx=1_024,
+                  d_mlp=4 * 768, mlp="gelu_tanh", tied_embeddings=True)
+CONFIGS = {"gpt3": GPT3, "gpt2": GPT2}
 
 
 def size_config(info) -> SizeConfig:

@@ -388,6 +388,8 @@ veux: verb possession=.5
 pas: function
 le: pronoun
 caresser: verb good=.5 animal=.3
+
+given: verb possession=.8 communication=.3
 """
 FRENCH = ["je", "ne", "veux", "pas", "le", "caresser"]  # only for the cross-attention example
 

@@ -55,9 +55,11 @@ class Lesson:
     intro: Chapter | None = None
     outro: Chapter | None = None
     model: str | None = None  # the model `render.py` loads when the user names none (None: the toy)
+    axes: tuple[int, int] = (3, 3)  # how many --axes names it takes (fewest, most): a 3-D space takes three
 
     def setting(self, inputs: SceneInputs) -> Setting:
-        return resolve(inputs, examples=self.examples, role=self.role, max_sentences=self.max_sentences)
+        return resolve(inputs, examples=self.examples, role=self.role, max_sentences=self.max_sentences,
+                       axes=self.axes)
 
     def all_chapters(self) -> list[Chapter]:
         return [c for c in (self.intro, *self.chapters, self.outro) if c is not None]
@@ -76,12 +78,15 @@ class LessonSceneBase:
         self.inputs = inputs
         self.say = Say(inputs.lang)
         self.theme = get_theme(inputs.theme)
-        self.setting = self.lesson.setting(inputs)
+        from .options import plan_lesson
+
         self.chapter_list = self.lesson.all_chapters()
-        self.plans = [c.plan(self.setting) for c in self.chapter_list]
+        # options the lesson does not use are said (not silently ignored): see scenes/options.py
+        self.setting, self.plans, self.unused_options = plan_lesson(self.lesson, inputs)
         super().__init__(**kwargs)
         self.chapters_played: list[str] = []
         self.caption_log: list[tuple[str, float]] = []
+        self.chapter_marks: list[tuple[str, float, int]] = []  # (key, start time, partial files before)
 
     @property
     def trace(self):
@@ -99,11 +104,20 @@ class LessonSceneBase:
         main = set(map(id, self.lesson.chapters))
         number = 0
         for chapter, plan in zip(self.chapter_list, self.plans):
+            self.mark_chapter(chapter.key)  # its title card, if any, belongs to it
             if self.lesson.cards and id(chapter) in main:
                 number += 1
                 self.chapter_card(chapter, number)
             chapter.play(self.stage, plan)
             self.chapters_played.append(chapter.key)
+
+    def mark_chapter(self, key: str) -> None:
+        """Where a chapter starts (render.py --chapters cuts the clip here): a manim section, the
+        time, and how many partial movie files came before it."""
+        self.next_section(key)
+        writer = getattr(self.renderer, "file_writer", None)
+        parts = len(getattr(writer, "partial_movie_files", ()))
+        self.chapter_marks.append((key, float(self.renderer.time), parts))
 
     # --- between chapters ------------------------------------------------------------------
     def chapter_card(self, chapter: Chapter, number: int):

@@ -71,4 +71,33 @@ OUTPUT_MATRIX = register_lesson(Lesson("output_matrix", (OutputMatrix(),)))
 
 # section 3: many heads side by side, their proposals added into the embedding
 MULTI_HEAD = register_lesson(Lesson("multi_head", (MultiHead(),), examples=("crashed_car", "harry_wizard", "harry_royal"),
-                                    role="sense_from_context", max_sentences=3))
+                                    role="sense_from_context", max_sentences=3, axes=(1, 3)))
+
+# issue 12, part B (the GPT-2 walkthrough, inside the block): heads split and merged, the key/value
+# cache, the MLP (SmolLM2 by default: the toy has none), flash attention's tiled online softmax
+from .chapters.flash import Flash  # noqa: E402
+from .chapters.head_split import HeadSplit  # noqa: E402
+from .chapters.kv_cache import KvCache, KvCacheLesson  # noqa: E402
+from .chapters.mlp import Mlp, MlpLesson  # noqa: E402
+
+HEAD_SPLIT_MERGE = register_lesson(Lesson("head_split_merge", (HeadSplit(),)))
+KV_CACHE = register_lesson(KvCacheLesson("kv_cache", (KvCache(),), examples=("robot",), role="previous_token"))
+MLP = register_lesson(MlpLesson("mlp", (Mlp(),), examples=("eiffel_tower",), role=None, model="smollm2"))
+FLASH_ATTENTION = register_lesson(Lesson("flash_attention", (Flash(),)))
+
+# section 3: cross-attention, English queries reading French keys and values (model/cross_attention.py)
+from .chapters.cross_attention import CrossAttention, CrossLesson  # noqa: E402
+
+CROSS_ATTENTION = register_lesson(CrossLesson("cross_attention", (CrossAttention(),), examples=("pet_it", "pet_it_french"),
+                                              role=None, max_sentences=2))
+
+# issue 12, part A: the Illustrated GPT-2's self-attention, step by step; masked rows; attention as a lookup
+from .chapters.lookup import Lookup  # noqa: E402
+from .chapters.masked_rows import MaskedRows  # noqa: E402
+from .chapters.self_attention_steps import AllTokens, OneToken  # noqa: E402
+
+SELF_ATTENTION_STEPS = register_lesson(Lesson("self_attention_steps", (OneToken(), AllTokens())))
+# SmolLM2 by default: its rows spread their weight as the seed's do; the toy's heads are one-hot here
+MASKED_SELF_ATTENTION = register_lesson(Lesson("masked_self_attention", (MaskedRows(),), examples=("robot",),
+                                               model="smollm2"))
+ATTENTION_AS_LOOKUP = register_lesson(Lesson("attention_as_lookup", (Lookup(),)))

@@ -8,10 +8,30 @@ gave that no plan read does not apply to that scene, and the command line says s
 
 from __future__ import annotations
 
+import logging
 import sys
 from dataclasses import fields
 
 from .setting import Setting
+
+class _PlainStderr(logging.StreamHandler):
+    """One plain line on whatever sys.stderr is now (not manim's formatted log)."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _):
+        pass
+
+
+log = logging.getLogger("attention_manim")
+if not log.handlers:
+    _handler = _PlainStderr()
+    _handler.setFormatter(logging.Formatter("%(message)s"))
+    log.addHandler(_handler)
+    log.propagate = False
 
 # the Setting field each tracked command-line option lands in
 OPTION_FIELDS = {"--focus": "focus", "--head": "head", "--layer": "head", "--layout": "layout", "--axes": "axes"}
@@ -29,16 +49,32 @@ class _ReadRecorder(Setting):
         return object.__getattribute__(self, name)
 
 
-def fields_read(lesson, setting: Setting) -> set[str]:
-    """The tracked Setting fields that `lesson`'s plans read."""
-    reads: set[str] = set()
+def recording(setting: Setting, reads: set[str]) -> Setting:
+    """`setting` as a Setting that adds the tracked fields its readers read to `reads`."""
 
     class Recorder(_ReadRecorder):
         _reads = reads
 
-    recording = Recorder(**{f.name: getattr(setting, f.name) for f in fields(setting)})
-    lesson.plans(recording)
+    return Recorder(**{f.name: getattr(setting, f.name) for f in fields(setting)})
+
+
+def fields_read(lesson, setting: Setting) -> set[str]:
+    """The tracked Setting fields that `lesson`'s plans read."""
+    reads: set[str] = set()
+    lesson.plans(recording(setting, reads))
     return reads
+
+
+def plan_lesson(lesson, inputs) -> tuple[Setting, list, list[str]]:
+    """The lesson's setting and plans (computed once), and the options the user gave that no plan read;
+    each of those is said on stderr (a warning of the `attention_manim` logger) so the user knows."""
+    setting = lesson.setting(inputs)
+    reads: set[str] = set()
+    plans = lesson.plans(recording(setting, reads))
+    unused = [opt for opt in given_options(inputs) if OPTION_FIELDS[opt] not in reads]
+    for opt in unused:
+        log.warning("note: %s does not apply to %s; it was ignored", opt, lesson.name)
+    return setting, plans, unused
 
 
 def given_options(inputs) -> list[str]:

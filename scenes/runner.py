@@ -1,23 +1,33 @@
 """Render a scene to a finished file, atomically.
 
 Manim writes into a private temporary media folder beside the destination; only a complete clip
-is moved (os.replace) to `OUT/<quality>/<scene>.<ext>`. A failed or interrupted render leaves no
-half-written file where a finished one is expected.
+is moved (os.replace) to `OUT/<quality>/<scene>.<ext>` (`<scene>.<lang>.<ext>` for a language other
+than English). A failed or interrupted render leaves no half-written file where a finished one is
+expected.
+
+With `chapters=True` the lesson's chapters also become clips of their own, cut from the same partial
+movie files manim concatenates into the whole clip (no re-encode: frame-exact, and their durations
+add up to the whole), in `OUT/<q>/<scene>[.<lang>]/NN_<chapter>.<ext>` beside an `index.json`
+(titles in the clip's language, start, duration, captions). The chapter folder is built in the temp
+folder and swapped in whole.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from manim import tempconfig
 from manim.constants import QUALITIES
 
 from model.errors import UserError
+
+from .speed import render_options as speed_options
 
 QUALITY_FLAGS = {
     "l": "low_quality",  # 854x480, 15 fps
@@ -27,11 +37,18 @@ QUALITY_FLAGS = {
     "k": "fourk_quality",  # 3840x2160, 60 fps
 }
 FORMATS = ("mp4", "gif", "webm", "mov", "png")
+INDEX = "index.json"
+BATCH_WORKER = "ATTENTION_MANIM_BATCH_WORKER"  # set in a batch's worker processes
 
 
 def quality_dir_name(flag: str) -> str:
     q = QUALITIES[QUALITY_FLAGS[flag]]
     return f"{q['pixel_height']}p{q['frame_rate']}"
+
+
+def clip_stem(name: str, lang: str = "en", lang_suffix: bool = True) -> str:
+    """The clip's file name without extension: `softmax` in English, `softmax.ko` in Korean."""
+    return name if lang == "en" or not lang_suffix else f"{name}.{lang}"
 
 
 @dataclass
@@ -40,6 +57,8 @@ class RenderResult:
     files: list[Path]  # the clip (or png) first, then its .srt if the scene had captions
     duration: float  # seconds of video
     wall_time: float  # seconds it took
+    chapters: list[dict] = field(default_factory=list)  # index.json's chapter entries (--chapters)
+    index: Path | None = None  # the chapter folder's index.json (--chapters)
 
 
 def check_output_dir(out: Path) -> Path:
@@ -55,22 +74,106 @@ def check_output_dir(out: Path) -> Path:
     return out
 
 
-def check_format(fmt: str, transparent: bool) -> None:
+def check_format(fmt: str, transparent: bool, chapters: bool = False) -> None:
     if fmt not in FORMATS:
         raise UserError(f"unknown format {fmt!r}", f"choose one of {', '.join(FORMATS)}")
     if transparent and fmt in ("mp4", "gif"):
         raise UserError(f"--transparent cannot be written as {fmt}",
                         "use --format mov (ProRes-like qtrle with alpha), webm (VP9 with alpha) or png")
+    if chapters and fmt == "png":
+        raise UserError("--chapters needs a video: --format png is a single frame",
+                        "drop --chapters, or use --format mp4, webm, gif or mov")
+
+
+def chapter_title(say, key: str) -> str:
+    """A chapter's title in `say`'s language: lessons.chapters.<key>.title (a gallery piece: its own)."""
+    for k in (f"lessons.chapters.{key}.title",
+              f"gallery.{key.removeprefix('gallery_')}.title" if key.startswith("gallery_") else None):
+        if k and say.has(k):
+            return say(k)
+    return key.replace("_", " ")
+
+
+def _marks(scene, name: str, writer) -> list[tuple[str, float, int]]:
+    marks = list(getattr(scene, "chapter_marks", ()) or [])
+    if not marks:  # not a lesson: the whole clip is its one chapter
+        marks = [(name, 0.0, 0)]
+    return marks
+
+
+def _chapter_captions(subcaptions, start: float, end: float) -> list[dict]:
+    """The captions that begin inside [start, end), in seconds from `start`, clipped to the chapter."""
+    out = []
+    for sub in subcaptions:
+        s, e = sub.start.total_seconds(), sub.end.total_seconds()
+        if start - 1e-6 <= s < end - 1e-6:
+            out.append({"start": round(s - start, 3), "end": round(min(e, end) - start, 3), "text": sub.content})
+    return out
+
+
+def _write_chapters(scene, writer, *, name: str, stem: str, lang: str, quality: str, fmt: str,
+                    duration: float, folder: Path) -> list[dict]:
+    """Cut the whole clip's partial movie files at the chapter marks into `folder`, with index.json."""
+    from .i18n import Say
+
+    say = Say(lang)
+    parts = list(writer.partial_movie_files)
+    marks = _marks(scene, name, writer)
+    folder.mkdir(parents=True)
+    chapters = []
+    for i, (key, start, first) in enumerate(marks):
+        end = marks[i + 1][1] if i + 1 < len(marks) else duration
+        last = marks[i + 1][2] if i + 1 < len(marks) else len(parts)
+        files = [str(p) for p in parts[first:last] if p is not None]
+        file = f"{i + 1:02d}_{key}.{fmt}"
+        if files:
+            writer.combine_files(files, folder / file, create_gif=(fmt == "gif"))
+        chapters.append({"number": i + 1, "key": key, "title": chapter_title(say, key), "start": round(start, 4),
+                         "duration": round(end - start, 4), "file": file,
+                         "captions": _chapter_captions(writer.subcaptions, start, end)})
+    index = {"scene": name, "lang": lang, "quality": quality, "format": fmt, "clip": f"../{stem}.{fmt}",
+             "duration": round(duration, 4), "chapters": chapters}
+    (folder / INDEX).write_text(json.dumps(index, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return chapters
+
+
+def sweep_stale(folder: Path) -> None:
+    """Remove temp folders of renders whose process is gone (killed with SIGKILL, a power cut):
+    `.<scene>-rendering-<pid>-*` whose pid no longer runs. A live render's folder is left alone."""
+    for p in folder.glob(".*-rendering-*"):
+        pid = p.name.rsplit("-rendering-", 1)[1].split("-", 1)[0]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(p, ignore_errors=True)
+        except OSError:
+            pass  # it runs (as another user): not ours to remove
+
+
+def _swap_in(new: Path, final: Path, trash: Path) -> None:
+    """Put folder `new` at `final`, whole: an old folder there is moved aside first, then removed."""
+    if final.exists():
+        os.replace(final, trash)
+    os.replace(new, final)
+    shutil.rmtree(trash, ignore_errors=True)
 
 
 def render_scene(scene_cls, inputs, *, name: str, quality: str = "l", fmt: str = "mp4",
-                 transparent: bool = False, out: Path = Path("renders"), extra_config: dict | None = None) -> RenderResult:
+                 transparent: bool = False, out: Path = Path("renders"), extra_config: dict | None = None,
+                 chapters: bool = False, lang_suffix: bool = True) -> RenderResult:
     """Render `scene_cls(inputs)` and move the finished file(s) into `out/<quality>/`."""
     import time
 
-    check_format(fmt, transparent)
-    dest_dir = check_output_dir(Path(out) / quality_dir_name(quality))
-    work = Path(tempfile.mkdtemp(dir=dest_dir, prefix=f".{name}-rendering-"))
+    check_format(fmt, transparent, chapters)
+    lang = getattr(inputs, "lang", None) or "en"
+    stem = clip_stem(name, lang, lang_suffix)
+    dest_dir = Path(out) / quality_dir_name(quality)
+    created = [d for d in (dest_dir, Path(out)) if not d.exists()]  # removed again after a UserError
+    check_output_dir(dest_dir)
+    sweep_stale(dest_dir)
+    work = Path(tempfile.mkdtemp(dir=dest_dir, prefix=f".{name}-rendering-{os.getpid()}-"))
     start = time.perf_counter()
     try:
         opts = {
@@ -78,34 +181,59 @@ def render_scene(scene_cls, inputs, *, name: str, quality: str = "l", fmt: str =
             "media_dir": str(work),
             "transparent": transparent,
             "disable_caching": True,
+            "max_files_cached": -1,  # the partial movie files stay until the chapters are cut from them
             "verbosity": "WARNING",
             "output_file": name,
             # progress bars only on a terminal: in logs and CI they are thousands of \r lines
-            "progress_bar": "display" if sys.stderr.isatty() else "none",
+            # (and not in a batch's worker processes: their bars would tangle; the batch shows one line a clip)
+            "progress_bar": "display" if sys.stderr.isatty() and not os.environ.get(BATCH_WORKER) else "none",
         }
         if fmt == "png":
             opts.update(save_last_frame=True, write_to_movie=False, format="png")
         else:
             opts.update(format=fmt)
+        opts.update(speed_options(fmt))  # scenes/speed.py: faster encoding, same frames
         opts.update(extra_config or {})
+        chapter_dir = work / "chapters"
         with tempconfig(opts):
             scene = scene_cls(inputs)
             scene.render()
             writer = scene.renderer.file_writer
             produced = Path(writer.image_file_path if fmt == "png" else writer.movie_file_path)
+            if fmt == "gif":
+                produced = Path(writer.gif_file_path)
             duration = float(scene.renderer.time)
+            entries = []
+            if chapters:
+                entries = _write_chapters(scene, writer, name=name, stem=stem, lang=lang, quality=quality, fmt=fmt,
+                                          duration=duration, folder=chapter_dir)
         if not produced.is_file():
             raise RuntimeError(f"manim reported {produced} but did not write it")
-        final = dest_dir / f"{name}.{fmt}"
+        final = dest_dir / f"{stem}.{fmt}"
         moved = [final]
         srt = produced.with_suffix(".srt")
-        final_srt = dest_dir / f"{name}.srt"
+        final_srt = dest_dir / f"{stem}.srt"
         if fmt != "png" and srt.is_file():
             os.replace(srt, final_srt)
             moved.append(final_srt)
         elif final_srt.exists() and fmt != "png":
             final_srt.unlink()  # a stale .srt from an older render must not pair with the new clip
+        final_chapters = dest_dir / stem
+        index = None
+        if chapters:
+            _swap_in(chapter_dir, final_chapters, work / "old-chapters")
+            index = final_chapters / INDEX
+        elif fmt != "png" and (final_chapters / INDEX).is_file():
+            shutil.rmtree(final_chapters, ignore_errors=True)  # chapters of an older clip would not match it
         os.replace(produced, final)  # the clip appears only once it is complete
-        return RenderResult(name, moved, duration, time.perf_counter() - start)
+        return RenderResult(name, moved, duration, time.perf_counter() - start, entries, index)
+    except UserError:
+        shutil.rmtree(work, ignore_errors=True)
+        for d in created:  # a user's mistake leaves no empty folders either
+            try:
+                d.rmdir()
+            except OSError:
+                break
+        raise
     finally:
         shutil.rmtree(work, ignore_errors=True)

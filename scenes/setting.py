@@ -100,10 +100,11 @@ def top_keys(pattern_row: np.ndarray, k: int = 3, min_weight: float = 0.1) -> li
     return picked or [int(order[0])]
 
 
-def check_directions(trace: Trace, names, *, count: int | None = None, option: str = "--axes") -> tuple[str, ...]:
+def check_directions(trace: Trace, names, *, count: int | tuple[int, int] | None = None,
+                     option: str = "--axes") -> tuple[str, ...]:
     """Direction names as the user typed them, checked: trimmed, case-insensitive, each known to the
-    model (a real model's are the words it spells as one token), none twice, and exactly `count` of
-    them when a count is given. The one check behind --axes (every scene) and inspect --project-onto."""
+    model (a real model's are the words it spells as one token), none twice, and `count` of them when a
+    count (or a (fewest, most) range) is given. The one check behind --axes (every scene) and inspect --project-onto."""
     given = [str(n) for n in names]
     cleaned = [n.strip().lower() for n in given]
     usual = ("animal", "chemistry", "medicine")
@@ -112,8 +113,10 @@ def check_directions(trace: Trace, names, *, count: int | None = None, option: s
     if any(not n for n in cleaned) or not cleaned:
         raise UserError(f"{option} has an empty direction name: {','.join(given)!r}",
                         f"give comma-separated names, for example {option} {example}")
-    if count is not None and len(cleaned) != count:
-        raise UserError(f"{option} takes exactly {count} direction names, got {len(cleaned)}",
+    lo, hi = (count, count) if isinstance(count, int) else (count or (0, len(cleaned)))
+    if not lo <= len(cleaned) <= hi:
+        took = f"exactly {lo}" if lo == hi else f"{lo} to {hi}"
+        raise UserError(f"{option} takes {took} direction names, got {len(cleaned)}",
                         f"for example {option} {example}")
     unknown = [n for n in cleaned if n not in trace.directions]
     if unknown:
@@ -138,7 +141,7 @@ def check_text(value: str | None, what: str, option: str, hint: str = "") -> Non
 
 
 def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | None = None,
-            max_sentences: int = 1) -> Setting:
+            max_sentences: int = 1, axes: tuple[int, int] = (3, 3)) -> Setting:
     """Check `inputs` and trace the sentences: the user's, else the model's examples for this lesson.
 
     `examples` are example ids the model may offer (its config's `examples`); `role` is the head
@@ -192,9 +195,9 @@ def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | 
             except ValueError:
                 raise UserError(f"the focus word {focus!r} is not in the sentence {t.text!r}",
                                 f"pick one of: {' '.join(t.words or t.tokens)}") from None
-    axes = check_directions(traces[0], inputs.axes, count=3) if inputs.axes is not None else None
+    checked_axes = check_directions(traces[0], inputs.axes, count=axes) if inputs.axes is not None else None
     return Setting(traces=traces, head=HeadRef(layer, head), focus=focus, layout=inputs.layout,
-                   axes=axes, options=dict(inputs.options))
+                   axes=checked_axes, options=dict(inputs.options))
 
 
 def layer_error(layer: int, n_layers: int) -> UserError:

@@ -156,3 +156,20 @@ def test_default_focus_is_a_whole_word_not_a_piece_gathering_its_own_word():
     p[3] = [0.0, 0.0, 0.9, 0.1, 0.0, 0.0]  # "d" is not a word's last piece
     assert gathering_word(p) == 4  # counting pieces as words, "ant" would win
     assert gathering_word(p, word_of=word_of) == 5
+
+
+def test_render_says_which_options_a_scene_ignores(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "softmax", "--axes", "animal,chemistry,medicine", "--layout", "paper",
+                           "--format", "png", "--out", str(tmp_path / "out"))
+    assert code == 0
+    assert "note: --axes does not apply to softmax; it was ignored" in err
+    assert "--layout does not apply" not in err  # softmax draws its grid in either layout
+
+
+def test_a_user_error_leaves_no_empty_folders(capsys, tmp_path):
+    out = tmp_path / "fresh"
+    code, _, err = run_cli(capsys, "softmax", "--head", "9", "--format", "png", "--out", str(out))
+    assert code == 2
+    assert not out.exists()
+    code, _, err = run_cli(capsys, "no_such_scene", "--out", str(out))
+    assert code == 2 and not out.exists()

@@ -361,12 +361,18 @@ def expected_note(trace, layer, head, focus):
 
 
 def smol_focus(trace, layer, head):
-    """The default focus for a head without a name: the word that gathers the most from words
-    other than itself and the first token (one decimal), ties to more keys ≥ 0.1, then earlier."""
+    """The default focus for a head without a name: among the tokens that end a word, the one that
+    gathers the most from other words than its own and the first token (one decimal), ties to more
+    keys ≥ 0.1, then earlier."""
     p = trace.head(layer, head).pattern.copy()
-    np.fill_diagonal(p, 0)
-    p[:, 0] = 0
-    return max(range(len(p)), key=lambda i: (round(float(p[i].sum()), 1), int((p[i] >= 0.1).sum()), -i))
+    w = list(trace.word_of_token)
+    n = len(p)
+    for i in range(n):
+        for j in range(n):
+            if w[i] == w[j] or j == 0:
+                p[i, j] = 0
+    ends = [i for i in range(n) if i == n - 1 or w[i + 1] != w[i]]
+    return max(ends, key=lambda i: (round(float(p[i].sum()), 1), int((p[i] >= 0.1).sum()), -i))
 
 
 @pytest.mark.render

@@ -6,10 +6,17 @@ through `label` / `number` so repeated labels (cell values, token names) stay ch
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
+import tempfile
+import zlib
 from functools import lru_cache
+from pathlib import Path
 
-from manim import Text, config
+from manim import Text, VMobject, config
 
+from ..speed import enabled as fast_enabled
 from ..style import FONT, KOREAN_FONT, fmt_score, fmt_vec, fmt_weight, has_hangul
 
 
@@ -42,12 +49,72 @@ def drop_svg_paths(mob):
 TEXT_CANVAS = (7680, 4320)
 
 
+def glyph_cache_dir() -> Path:
+    """Where glyph outlines are kept between runs: $ATTN_MANIM_GLYPHS, else
+    $ATTENTION_MANIM_CACHE/glyphs, else $XDG_CACHE_HOME/attention-manim/glyphs, else
+    ~/.cache/attention-manim/glyphs."""
+    if os.environ.get("ATTN_MANIM_GLYPHS"):
+        return Path(os.environ["ATTN_MANIM_GLYPHS"])
+    env = os.environ.get("ATTENTION_MANIM_CACHE")
+    base = Path(env) if env else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "attention-manim"
+    return base / "glyphs"
+
+
+class GlyphCachedText(Text):
+    """A manim `Text` that keeps its parsed glyph outlines on disk.
+
+    Pango lays a text out as an SVG in a few milliseconds; parsing that SVG into outlines (XML,
+    svgelements, one VMobject per glyph) costs 10-50 ms a label, a quarter of a scene's render
+    time at -ql. The outlines are a pure function of the SVG's bytes and the style manim
+    applies, so they are stored (pickled, zlib) under a hash of exactly those, the manim and
+    svgelements versions: a changed font, size, text or colour is a different SVG and a
+    different key. A damaged or unreadable entry is rebuilt; a cache that cannot be written is
+    skipped."""
+
+    def generate_mobject(self):
+        try:
+            import svgelements
+
+            from manim import __version__ as manim_version
+
+            h = hashlib.sha256(self.get_file_path().read_bytes())
+            h.update(repr((type(self).__mro__[1].__name__, self.svg_default, self.path_string_config,
+                           sorted(self.generate_config_style_dict().items()), str(config.renderer),
+                           manim_version, getattr(svgelements, "SVGELEMENTS_VERSION", ""))).encode())
+            entry = glyph_cache_dir() / h.hexdigest()[:2] / f"{h.hexdigest()}.pkl.z"
+        except Exception:  # no file to hash, no home folder: build it the usual way
+            return super().generate_mobject()
+        try:
+            submobjects, id_map = pickle.loads(zlib.decompress(entry.read_bytes()))
+            ok = isinstance(id_map, dict) and all(isinstance(m, VMobject) for m in submobjects)
+        except Exception:  # absent, damaged or from an incompatible version: build it again
+            ok = False
+        if ok:
+            self.add(*submobjects)
+            self.id_to_vgroup_dict = id_map
+            return self
+        super().generate_mobject()
+        drop_svg_paths(self)
+        tmp = None
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".glyphs-")
+            with os.fdopen(fd, "wb") as f:
+                f.write(zlib.compress(pickle.dumps((self.submobjects, self.id_to_vgroup_dict), protocol=5), 1))
+            os.replace(tmp, entry)
+        except OSError:
+            if tmp:
+                Path(tmp).unlink(missing_ok=True)
+        return self
+
+
 @lru_cache(maxsize=4096)
 def _prototype(text: str, font_size: float, color: str, font: str, weight: str, slant: str) -> Text:
     saved = config.pixel_width, config.pixel_height, config.frame_width, config.frame_height
     try:
         config.pixel_width, config.pixel_height = TEXT_CANVAS
-        mob = Text(text, font_size=font_size, color=color, font=font, weight=weight, slant=slant)
+        text_class = GlyphCachedText if fast_enabled() else Text
+        mob = text_class(text, font_size=font_size, color=color, font=font, weight=weight, slant=slant)
     finally:
         config.pixel_width, config.pixel_height = saved[0], saved[1]
         config.frame_width, config.frame_height = saved[2], saved[3]

@@ -1,0 +1,249 @@
+"""The explorer's web application (FastAPI): a page, a JSON API over the traces, a render queue.
+
+Every error a user can cause comes back as 4xx `{"error": {"message", "hint", ...}}` in the CLI's
+words; anything else is a 500 with a short message (never a traceback). The page names models by
+id from a fixed list; it never sends a path.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
+
+from model.errors import UserError
+
+from . import core
+from .jobs import FORMATS, QUALITIES, RenderQueue
+
+STATIC = Path(__file__).resolve().parent / "static"
+log = logging.getLogger("explorer")
+
+
+class RenderRequest(BaseModel):
+    scene: str
+    model: str = "toy"
+    sentence: str
+    layer: int | None = None
+    head: int | None = None
+    quality: str = "l"
+    lang: str = "en"
+    format: str = "mp4"
+    layout: str = "video"
+
+
+def page_strings(lang: str) -> dict:
+    """The `explorer.*` catalog of one language, flat ({"title": ..., "render.button": ...})."""
+    from scenes.i18n import check_language, load_catalog
+
+    cat = load_catalog(check_language(lang))
+    return {k[len("explorer."):]: v for k, v in cat.items() if k.startswith("explorer.")}
+
+
+def role_label(lang: str, role: str, layer: int, head: int) -> str:
+    from scenes.i18n import Say
+
+    return Say(lang).role(role, layer, head) if role else ""
+
+
+def create_app(models: core.Models | None = None, renders: Path = Path("renders/explorer"),
+               extra_config: dict | None = None) -> FastAPI:
+    """The application. `extra_config` goes to every render (tests: a tiny frame)."""
+    models = models or core.Models.from_args()
+    renders = Path(renders).resolve()
+    renders.mkdir(parents=True, exist_ok=True)
+    app = FastAPI(title="attention-manim explorer", docs_url=None, redoc_url=None, openapi_url=None)
+    scene_infos: dict = {}
+    info_lock = threading.Lock()
+
+    def scene_info(model_id: str):
+        """What scenes know of the model (a real model's head roles are measured once, then cached)."""
+        import render as cli
+
+        with info_lock:
+            if model_id not in scene_infos:
+                scene_infos[model_id] = cli.scene_model_info(models.get(model_id))
+            return scene_infos[model_id]
+
+    def inputs_for(model_id: str, sentence: str, layer, head, lang="en", layout="video"):
+        import render as cli
+        from scenes.setting import SceneInputs
+
+        model = models.get(model_id)
+        core.check_sentence(sentence)
+        return SceneInputs(tracer=cli.make_tracer(model), model=scene_info(model_id), sentences=[sentence.strip()],
+                           layer=layer, head=head, layout=layout, lang=lang)
+
+    def render_inputs(job):
+        from scenes.registry import load_all
+
+        scenes = load_all()
+        if job.scene not in scenes:
+            import render as cli
+
+            raise cli.unknown_scene_error(job.scene, sorted(scenes))
+        return scenes[job.scene], inputs_for(job.model, job.sentence, job.layer, job.head, job.lang, job.layout)
+
+    queue = RenderQueue(models, renders, render_inputs)
+    app.state.queue = queue
+    app.state.models = models
+
+    @app.exception_handler(UserError)
+    async def user_error(request: Request, e: UserError):
+        return JSONResponse({"error": core.error_body(e)}, status_code=400)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, e: RequestValidationError):
+        where = ", ".join(".".join(str(p) for p in err.get("loc", ())[1:]) or "request" for err in e.errors()[:3])
+        return JSONResponse({"error": {"message": f"bad value for {where}", "hint": "check the form's fields"}},
+                            status_code=422)
+
+    @app.exception_handler(Exception)
+    async def crash(request: Request, e: Exception):
+        log.exception("explorer request failed")
+        return JSONResponse({"error": {"message": f"the server could not answer ({type(e).__name__})",
+                                       "hint": "see the server's log"}}, status_code=500)
+
+    @app.get("/")
+    def index():
+        return FileResponse(STATIC / "index.html")
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.mount("/renders", StaticFiles(directory=renders), name="renders")
+
+    @app.get("/api/config")
+    def config():
+        from scenes.i18n import LANGUAGES
+
+        return {"models": models.ids, "languages": list(LANGUAGES), "qualities": list(QUALITIES),
+                "formats": list(FORMATS), "max_chars": core.MAX_SENTENCE_CHARS, "max_tokens": core.MAX_TOKENS}
+
+    @app.get("/api/strings")
+    def strings(lang: str = "en"):
+        return page_strings(lang)
+
+    @app.get("/api/model")
+    def model_info(model: str = "toy"):
+        m = models.get(model)
+        info = m.info
+        example = info.examples.get("fluffy_blue_creature") or next(iter(info.examples.values()), "")
+        return {"id": model, "name": info.name, "n_layers": info.n_layers, "n_heads": info.n_heads,
+                "d_head": info.d_head, "d_model": info.d_model, "causal": info.causal, "real": info.real,
+                "example": example, "examples": info.examples}
+
+    @app.get("/api/head")
+    def head(sentence: str, model: str = "toy", layer: int | None = None, head: int | None = None,
+             lang: str = "en"):
+        trace = models.trace(model, sentence)
+        view = core.head_view(trace, layer, head)
+        view["role_label"] = role_label(page_lang(lang), view["pattern_head"]["role"], view["layer"], view["head"])
+        return view
+
+    @app.get("/api/overview")
+    def overview(sentence: str, model: str = "toy"):
+        return core.overview(models.trace(model, sentence))
+
+    @app.get("/api/vocab")
+    def vocab(model: str = "toy"):
+        return core.vocabulary(models.get(model))
+
+    @app.get("/api/scenes")
+    def scenes(sentence: str, model: str = "toy", layer: int | None = None, head: int | None = None,
+               lang: str = "en"):
+        """The lessons whose plans accept this sentence, model and head (each checked as render would)."""
+        from scenes.lesson import describe
+        from scenes.registry import load_all
+
+        lang = page_lang(lang)
+        models.trace(model, sentence)  # the sentence's own errors first
+        inputs = inputs_for(model, sentence, layer, head)
+        out = []
+        for name, cls in sorted(load_all().items()):
+            lesson = getattr(cls, "lesson", None)
+            if lesson is None:
+                continue
+            ok, why = fits(lesson, inputs)
+            out.append({"name": name, "description": describe(name, lang), "fits": ok, "why": why,
+                        "chapters": len(lesson.all_chapters())})
+        return {"scenes": out}
+
+    fit_cache: dict = {}
+
+    def fits(lesson, inputs):
+        key = (lesson.name, inputs.model.name, tuple(inputs.sentences), inputs.layer, inputs.head)
+        if key not in fit_cache:
+            try:
+                lesson.plans(lesson.setting(inputs))
+                fit_cache[key] = (True, "")
+            except UserError as e:
+                fit_cache[key] = (False, e.message)
+            except Exception as e:  # a plan that cannot take this input is not offered
+                log.warning("plan %s failed: %r", lesson.name, e)
+                fit_cache[key] = (False, type(e).__name__)
+        return fit_cache[key]
+
+    def page_lang(lang: str) -> str:
+        from scenes.i18n import check_language
+
+        return check_language(lang)
+
+    @app.post("/api/render")
+    def render(req: RenderRequest):
+        from scenes.registry import load_all
+
+        import render as cli
+
+        scenes = load_all()
+        if req.scene not in scenes:
+            raise cli.unknown_scene_error(req.scene, sorted(scenes))
+        if req.quality not in QUALITIES:
+            raise UserError(f"unknown quality {req.quality!r}", f"choose one of {', '.join(QUALITIES)}")
+        if req.format not in FORMATS:
+            raise UserError(f"unknown format {req.format!r}", f"choose one of {', '.join(FORMATS)}")
+        page_lang(req.lang)
+        trace = models.trace(req.model, req.sentence)
+        if req.layer is not None or req.head is not None:
+            core.check_head(trace, req.layer, req.head)
+        job = queue.submit(dict(scene=req.scene, model=req.model, sentence=req.sentence.strip(), layer=req.layer,
+                                head=req.head, quality=req.quality, lang=req.lang, fmt=req.format,
+                                layout=req.layout, extra_config=extra_config))
+        return queue.status(job.id)
+
+    @app.get("/api/render/{job_id}")
+    def render_status(job_id: str):
+        return queue.status(job_id)
+
+    @app.get("/api/queue")
+    def render_queue():
+        return queue.queue()
+
+    return app
+
+
+def serve(models: core.Models, host: str = "127.0.0.1", port: int = 8765, renders: Path = Path("renders/explorer"),
+          open_browser: bool = False, on_ready=print) -> None:
+    import uvicorn
+
+    app = create_app(models, renders)
+    url = f"http://{host}:{port}/"
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    server = uvicorn.Server(config)
+
+    def announce():
+        while not server.started:
+            time.sleep(0.05)
+        on_ready(f"explorer running at {url}  (Ctrl+C stops it)")
+        if open_browser:
+            import webbrowser
+
+            webbrowser.open(url)
+
+    threading.Thread(target=announce, daemon=True).start()
+    server.run()

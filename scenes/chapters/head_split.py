@@ -1,0 +1,196 @@
+"""`head_split_merge`: one long query vector per token cut into n_heads pieces (keys and values into
+n_kv_heads pieces); each head attends on its own (its real pattern, small); the heads' outputs
+side by side, times the stacked W_O, give the layer's attention output, equal to the trace's."""
+
+from __future__ import annotations
+
+from math import floor, log10
+
+from manim import DOWN, LEFT, RIGHT, UP, Brace, FadeIn, FadeOut, Rectangle, ReplacementTransform, VGroup
+
+from ..components.attention_grid import AttentionGrid
+from ..components.text import label
+from ..components.vectors import VectorColumn, math
+from ..components.word_boxes import WordBoxes
+from ..lesson import Chapter
+from ..plans.head_split import SHOWN_HEAD, SHOWN_TAIL, HeadSplitPlan, plan_head_split
+from ..stage import Stage
+from .embedding_parts import fit_into
+
+T = "blocks.head_split"
+BAR_W = 12.0  # the long query vector's width on screen
+
+
+def fixed(x: float, decimals: int) -> str:
+    """A number to a fixed count of decimals, with a real minus sign (language-neutral, like grids)."""
+    s = f"{x:.{decimals}f}"
+    return s.replace("-", "−") if float(s) != 0 else s.lstrip("-")
+
+
+def tiny(say, x: float) -> str:
+    """A small difference in prose, in plain decimals to two significant digits ("0.00000023"): no
+    Latin "e" and no superscripts, the same in every language but for the decimal mark."""
+    x = float(abs(x))
+    if x == 0:
+        return "0"
+    digits = max(1, 1 - floor(log10(x)))
+    return say.number(x, f".{digits}f")
+
+
+def model_name(say, name: str) -> str:
+    """The model's name as prose gives it: the toy is "the toy model" in the language; others by name."""
+    return say("blocks.toy_model") if name == "toy" else name
+
+
+def segmented_bar(pieces: int, width: float, height: float, color: str, theme, names: bool = True,
+                  font_size: float = 16) -> VGroup:
+    """A long vector drawn as `pieces` equal boxes side by side, each numbered from 1 under it."""
+    w = width / pieces
+    boxes = VGroup(*(Rectangle(width=w, height=height, stroke_color=theme.background, stroke_width=2)
+                     .set_fill(color, opacity=0.75 if i % 2 == 0 else 0.5) for i in range(pieces)))
+    boxes.arrange(RIGHT, buff=0)
+    bar = VGroup(boxes)
+    bar.boxes = boxes
+    bar.names = VGroup()
+    if names:
+        bar.names = VGroup(*(label(str(i + 1), font_size, theme.dim).next_to(b, DOWN, buff=0.08) for i, b in enumerate(boxes)))
+        bar.add(bar.names)
+    return bar
+
+
+def braced(mob, text: str, theme, direction=UP, font_size: float = 20) -> VGroup:
+    brace = Brace(mob, direction=direction, buff=0.06, color=theme.dim)
+    note = label(text, font_size, theme.text).next_to(brace, direction, buff=0.08)
+    return VGroup(brace, note)
+
+
+class HeadSplit(Chapter):
+    key = "head_split"
+
+    def plan(self, setting) -> HeadSplitPlan:
+        return plan_head_split(setting)
+
+    def play(self, stage: Stage, plan: HeadSplitPlan) -> None:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        full = stage.region("full")
+        drawn: dict = {}
+        stage.drawn[self.key] = drawn
+        word = say.quote(plan.tokens[plan.focus])
+        H, G, d = plan.n_heads, plan.n_kv_heads, plan.d_head
+        title = label(say(f"{T}.title", layer=plan.layer), 30, th.text)
+        stage.region("title").fit(title)
+        words = WordBoxes(plan.tokens, theme=th, font_size=24, max_width=full.width)
+        words.move_to([0, title.get_bottom()[1] - 0.2 - words.height / 2, 0])
+        top = words.get_bottom()[1] - 0.35
+
+        # 1. one long query vector, cut into H pieces of d
+        qbar = segmented_bar(H, BAR_W, 0.45, th.query, th)
+        qbar.move_to([0, top - 1.1, 0])
+        qvals = VectorColumn(plan.q_long, head=SHOWN_HEAD, tail=SHOWN_TAIL, font_size=18, theme=th, horizontal=True)
+        fit_into(qvals, BAR_W, 0.5).next_to(qbar.boxes, UP, buff=0.15)
+        qname = math("q", 28, th.query).next_to(qbar.boxes, LEFT, buff=0.15)
+        qbrace = braced(qbar.boxes, say(f"{T}.split", total=H * d, heads=H, d_head=d), th, DOWN)
+        qbrace.shift(DOWN * 0.25)
+        with stage.narrating(say(f"{T}.caption_long", word=word, total=H * d, model=model_name(say, plan.model_name))):
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(words, lag_ratio=0.08), run_time=0.9)
+            stage.play(words.animate.highlight(plan.focus, th.query), run_time=0.6)
+            stage.play(FadeIn(qbar.boxes), FadeIn(qname), FadeIn(qvals), run_time=1.0)
+        with stage.narrating(say(f"{T}.caption_cut", count=H, d_head=d)):
+            stage.play(FadeIn(qbar.names, lag_ratio=0.1), FadeIn(qbrace), run_time=1.2)
+            stage.wait(0.5)
+
+        # keys and values: as many pieces as key/value heads
+        kw = BAR_W * G / H
+        kbar = segmented_bar(G, kw, 0.3, th.key, th, names=False)
+        vbar = segmented_bar(G, kw, 0.3, th.value, th, names=False)
+        kv = VGroup(kbar, vbar).arrange(DOWN, buff=0.15)
+        kv.next_to(qbrace, DOWN, buff=0.3).align_to(qbar.boxes, LEFT)
+        kname = math("k", 26, th.key).next_to(kbar, LEFT, buff=0.15)
+        vname = math("v", 26, th.value).next_to(vbar, LEFT, buff=0.15)
+        kvnote = braced(kv, say(f"{T}.kv_size", total=G * d, heads=G, d_head=d), th, DOWN)
+        key = f"{T}.caption_kv_shared" if G < H else f"{T}.caption_kv"
+        with stage.narrating(say(key, count=G, group=H // G, total=G * d)):
+            stage.play(FadeIn(kv), FadeIn(kname), FadeIn(vname), FadeIn(kvnote), run_time=1.0)
+            stage.wait(0.6)
+        drawn.update(q_bar=qbar, q_values=qvals, k_bar=kbar, v_bar=vbar)
+
+        # 2. each head attends on its own
+        cell_w = min(full.width / H, 2.2)
+        grids = VGroup()
+        for p, mk in zip(plan.patterns, plan.masks):
+            g = AttentionGrid((None, p, mk), None, theme=th, max_width=cell_w - 0.15, max_height=cell_w - 0.15,
+                              show_labels=False, layout=stage.scene.setting.layout)
+            g.set_mask("cleared")
+            g.set_content("dots")
+            grids.add(g)
+        grids.arrange(RIGHT, buff=0.15)
+        fit_into(grids, full.width, 2.4)
+        grids.move_to([0, qbar.get_bottom()[1] - 0.6 - grids.height / 2, 0])
+        names = VGroup(*(label(str(i + 1), 16, th.dim).next_to(g, UP, buff=0.16) for i, g in enumerate(grids)))
+        with stage.narrating(say(f"{T}.caption_heads", count=H)):
+            stage.play(FadeOut(VGroup(qvals, qbrace, kv, kname, vname, kvnote, qbar.names)), run_time=0.5)
+            stage.play(*(ReplacementTransform(b.copy(), g) for b, g in zip(qbar.boxes, grids)),
+                       FadeIn(names), run_time=1.4)
+            stage.play(*(g.highlight_column(plan.focus, color=th.query) for g in grids), run_time=0.8)
+            stage.wait(0.5)
+        drawn["grids"] = grids
+
+        # 3. the outputs side by side, times W_O, equal the trace's attention output
+        zbar = segmented_bar(H, BAR_W, 0.45, th.value, th)
+        zbar.move_to(qbar.get_center())
+        zname = math("z", 28, th.value).next_to(zbar.boxes, LEFT, buff=0.15)
+        zvals = VectorColumn(plan.z_concat, head=SHOWN_HEAD, tail=SHOWN_TAIL, font_size=18, theme=th, horizontal=True)
+        fit_into(zvals, BAR_W, 0.5).next_to(zbar.boxes, UP, buff=0.15)
+        with stage.narrating(say(f"{T}.caption_concat", count=H, total=H * d)):
+            stage.play(FadeOut(qbar), FadeOut(qname), run_time=0.4)
+            stage.play(*(ReplacementTransform(g.copy(), b) for g, b in zip(grids, zbar.boxes)), FadeIn(zbar.names),
+                       FadeIn(zname), FadeIn(zvals), run_time=1.2)
+        eq = self.equality(stage, plan)
+        eq.next_to(zbar, DOWN, buff=0.3)
+        fit_into(eq, full.width, max(0.5, zbar.get_bottom()[1] - 0.3 - full.bottom))
+        eq.next_to(zbar, DOWN, buff=0.3)
+        with stage.narrating(say(f"{T}.caption_merge", word=word, d_model=plan.d_model, total=H * d,
+                                 decimals=plan.decimals, diff=tiny(say, plan.max_diff))):
+            stage.play(FadeOut(grids), FadeOut(names), run_time=0.4)
+            stage.play(FadeIn(eq, shift=DOWN * 0.2), run_time=1.2)
+            stage.wait(1.0)
+        drawn.update(z_bar=zbar, equality=eq)
+
+        # 4. GPT-2 small, from its config
+        gd, gh, gdh = plan.gpt2
+        gbar = segmented_bar(gh, BAR_W, 0.35, th.query, th, font_size=14)
+        gnote = label(say(f"{T}.gpt2", total=gd, heads=gh, d_head=gdh), 22, th.text)
+        gpt = VGroup(gnote, gbar).arrange(DOWN, buff=0.15)
+        fit_into(gpt, full.width, 1.2).move_to([0, full.bottom + 0.2 + gpt.height / 2, 0])
+        with stage.narrating(say(f"{T}.caption_gpt2", total=gd, heads=gh, d_head=gdh)):
+            stage.play(FadeOut(eq), FadeIn(gpt), run_time=0.8)
+            stage.wait(0.8)
+        drawn["gpt2"] = gpt
+
+    @staticmethod
+    def equality(stage: Stage, plan: HeadSplitPlan) -> VGroup:
+        """z · W_O (+ b_O) beside the trace's attention output: the shown entries and the largest difference."""
+        th, say = stage.theme, stage.say
+        rows = []
+        for name, vec, color in ((math("z dot W_O" + (" + b_O" if plan.has_bias else ""), 28, th.output),
+                                  plan.merged, th.output),
+                                 (label(say(f"{T}.trace_out"), 20, th.delta_multi), plan.trace_out, th.delta_multi)):
+            cells = [name]
+            for i in plan.shown:
+                cells.append(label("…" if i is None else fixed(vec[i], plan.decimals), 20, th.text))
+            rows.append(cells)
+        widths = [max(r[c].width for r in rows) for c in range(len(rows[0]))]
+        lines = VGroup()
+        for r in rows:
+            x = 0.0
+            for c, m in enumerate(r):
+                m.move_to([x + widths[c] / 2, 0, 0])
+                x += widths[c] + 0.3
+            lines.add(VGroup(*r))
+        lines.arrange(DOWN, buff=0.15)
+        size = VGroup(math("W_O", 24, th.output),
+                      label(say(f"{T}.wo_size", rows=plan.n_heads * plan.d_head, cols=plan.d_model), 20, th.dim))
+        size.arrange(RIGHT, buff=0.15)
+        diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff)), 20, th.highlight)
+        return VGroup(size, lines, diff).arrange(DOWN, buff=0.2)

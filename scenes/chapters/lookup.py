@@ -1,0 +1,135 @@
+"""`attention_as_lookup`: attention as a soft dictionary. The words the focus may see are the
+entries of a lookup table (each word's key → its value, the head's real vectors); a hard lookup
+puts weight 1 on the best-matching key and returns exactly its value; the real head compares the
+query with every key and its softmax weights blend all the values. Both results, and how far apart
+they are."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, SurroundingRectangle, VGroup
+
+from ..components.text import label, number
+from ..components.vectors import VectorColumn, ellipsis_dots, math
+from ..lesson import Chapter
+from ..plans.walkthrough import LookupPlan, plan_lookup
+from ..stage import Stage
+from .embedding_parts import fit_into
+from .multi_head import table
+
+T = "walkthrough.lookup"
+SHOWN = (3, 1)  # entries of a key or value shown: the first three and the last
+RESULT = (6, 1)
+
+
+def digits(values) -> str:
+    """The number kind for these entries: one decimal, or two where they are all below 1 (a real
+    model's normed vectors would read as rows of 0.0)."""
+    return "vec" if float(np.abs(np.asarray(values, float)).max(initial=0.0)) >= 1 else "signed2"
+
+
+def hvec(values, th, color, fs=20, head=SHOWN[0], tail=SHOWN[1], kind: str | None = None) -> VectorColumn:
+    return VectorColumn(values, head=head, tail=tail, font_size=fs, theme=th, horizontal=True, bracket_color=color,
+                        kind=kind or digits(values))
+
+
+def dim(cells, opacity: float) -> list:
+    """Animations that dim a table row (vectors by their own rule: brackets stay thin lines)."""
+    return [c.animate.fade_to(opacity) if isinstance(c, VectorColumn) else c.animate.set_fill(opacity=opacity)
+            for c in cells]
+
+
+def shown(cells) -> list:
+    """A row's cells on screen before the soft weights come in (the fifth cell)."""
+    return [c for k, c in enumerate(cells) if k != 4]
+
+
+class Lookup(Chapter):
+    key = "lookup"
+
+    def plan(self, setting) -> LookupPlan:
+        return plan_lookup(setting)
+
+    def play(self, stage: Stage, plan: LookupPlan) -> None:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        drawn = stage.drawn.setdefault(self.key, {})
+        full = stage.region("full")
+        toks = plan.tokens
+        word = say.quote(toks[plan.focus])
+        title = label(say(f"{T}.title", head=say.role(plan.role, plan.head.layer, plan.head.head)), 30, th.text)
+        stage.region("title").fit(title)
+
+        fs = 20
+        heads = [label(say(f"{T}.col_word"), 18, th.dim), label(say(f"{T}.col_key"), 18, th.key),
+                 math("q dot k \\/ sqrt(d)", 20, th.dim), label(say(f"{T}.col_hard"), 18, th.dim),
+                 label(say(f"{T}.col_soft"), 18, th.dim), label(say(f"{T}.col_value"), 18, th.value)]
+        rows, by_token = [heads], {}
+        for j in plan.slots:
+            if j is None:
+                rows.append([ellipsis_dots(DOWN, color=th.dim)] + [VGroup() for _ in range(5)])
+                continue
+            cells = [label(toks[j], 22, th.query if j == plan.focus else th.text), hvec(plan.keys[j], th, th.key, fs, kind=digits(plan.keys)),
+                     number(plan.scores[j], "score", fs, th.text), number(plan.hard[j], "weight", fs, th.text),
+                     number(plan.soft[j], "weight", fs, th.text), hvec(plan.values[j], th, th.value, fs, kind=digits(plan.values))]
+            rows.append(cells)
+            by_token[j] = cells
+        grid = table(rows, gap=0.35, row_gap=0.16)
+        qvec = hvec(plan.query, th, th.query, fs)
+        qline = VGroup(label(say(f"{T}.query", word=word), 22, th.query), qvec).arrange(RIGHT, buff=0.25)
+        # the dictionary as code writes it: {k₁: v₁, k₂: v₂, …}
+        literal = math(r"\{ arrow(k)_1 : arrow(v)_1, space arrow(k)_2 : arrow(v)_2, space dots \}", 26, th.dim)
+        body = VGroup(qline, grid).arrange(DOWN, buff=0.35, aligned_edge=LEFT)
+        literal.next_to(grid, UP, buff=0.35).align_to(grid, RIGHT)
+        body.add(literal)
+        top = title.get_bottom()[1] - 0.3
+        body.scale(min(full.width / body.width, (top - full.bottom - 2.2) / body.height, 1.3))
+        body.move_to([0, top - body.height / 2, 0])
+        drawn.update(title=title, rows=by_token, query=qvec)
+        col = lambda c: VGroup(*(r[c] for r in rows[1:]), rows[0][c])  # noqa: E731
+        with stage.narrating(say(f"{T}.caption_dict", count=len(by_token))):
+            stage.play(FadeIn(title), run_time=0.5)
+            stage.play(FadeIn(literal), FadeIn(col(0)), FadeIn(col(1)), FadeIn(col(5)), run_time=1.2)
+            stage.wait(0.8)
+        with stage.narrating(say(f"{T}.caption_query", word=word)):
+            stage.play(FadeIn(qline, shift=DOWN * 0.1), run_time=0.8)
+            stage.play(FadeIn(col(2)), run_time=0.8)
+            stage.wait(0.5)
+
+        best = by_token[plan.best]
+        frame = SurroundingRectangle(VGroup(*best), buff=0.08, color=th.highlight, stroke_width=2)
+        with stage.narrating(say(f"{T}.caption_hard", best=say.quote(toks[plan.best]))):
+            stage.play(FadeIn(col(3)), FadeIn(frame), run_time=1.0)
+            stage.play(*(a for j, cells in by_token.items() if j != plan.best for a in dim(shown(cells), 0.3)),
+                       run_time=0.8)
+            stage.wait(0.6)
+        with stage.narrating(say(f"{T}.caption_soft", word=word)):
+            stage.play(FadeOut(frame), *(a for j, cells in by_token.items() if j != plan.best
+                                         for a in dim(shown(cells), 1.0)), run_time=0.6)
+            stage.play(FadeIn(col(4)), *(cells[5].animate.fade_to(max(0.12, float(plan.soft[j])))
+                                         for j, cells in by_token.items()), run_time=1.2)
+            stage.wait(0.6)
+
+        # the two results, and how far apart they are
+        fr = 22
+        kind = digits(plan.values)
+        hard = VectorColumn(plan.hard_result, head=RESULT[0], tail=RESULT[1], font_size=fr, theme=th, horizontal=True, kind=kind,
+                            bracket_color=th.value)
+        soft = VectorColumn(plan.soft_result, head=RESULT[0], tail=RESULT[1], font_size=fr, theme=th, kind=kind,
+                            horizontal=True, bracket_color=th.value)
+        names = [label(say(f"{T}.result_hard", best=say.quote(toks[plan.best])), fr, th.text),
+                 label(say(f"{T}.result_soft"), fr, th.text)]
+        res = table([[names[0], hard], [names[1], soft]], gap=0.35, row_gap=0.15, first_left=True)
+        dist = VGroup(label(say(f"{T}.distance"), fr, th.highlight), number(plan.distance, "weight", fr, th.highlight),
+                      label(say(f"{T}.norm", norm=say.number(plan.hard_norm, ".2f")), fr, th.dim)
+                      ).arrange(RIGHT, buff=0.2)
+        out = VGroup(res, dist).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+        fit_into(out, full.width, body.get_bottom()[1] - full.bottom - 0.2)
+        out.move_to([0, body.get_bottom()[1] - 0.6 - out.height / 2, 0])
+        drawn.update(hard=hard, soft=soft, distance=dist[1])
+        key = f"{T}.caption_results_close" if plan.best_weight >= 0.9 else f"{T}.caption_results"
+        with stage.narrating(say(key, distance=say.number(plan.distance, ".2f"), weight=plan.best_weight,
+                                 best=say.quote(toks[plan.best]))):
+            stage.play(FadeIn(res, shift=UP * 0.1), run_time=1.0)
+            stage.play(FadeIn(dist), run_time=0.6)
+            stage.wait(1.2)

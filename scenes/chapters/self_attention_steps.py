@@ -1,0 +1,232 @@
+"""`self_attention_steps`: the Illustrated GPT-2's three steps for one token, then the same for
+every token at once as matrices.
+
+`OneToken`: (1) its query, key and value from its vector and the real W_Q, W_K, W_V; (2) its query
+against every key, q·k/√d_head, and the softmax; (3) every value times its weight (faint where the
+weight is small), summed into the head's output z. `AllTokens`: Q = X·W_Q, K = X·W_K, V = X·W_V,
+S = Q·Kᵀ/√d, the mask, the softmax by rows, Z = P·V, each with its shape, in the paper's
+orientation (a row per token); the focus's row of Z is the z of the three steps."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, SurroundingRectangle, VGroup
+
+from ..components.number_table import NumberTable
+from ..components.text import label, number
+from ..components.vectors import VectorColumn, ellipsis_dots, math, symbol_source
+from ..components.word_boxes import WordBoxes
+from ..lesson import Chapter
+from ..plans.walkthrough import StepsPlan, plan_steps
+from ..stage import Stage
+from .embedding_parts import fit_into
+from .lookup import digits, hvec
+from .masked_rows import scientific
+from .multi_head import table
+
+T = "walkthrough.steps"
+COLUMN = (5, 1)  # entries of a column vector shown: the first five and the last
+WINDOW = (4, 1)  # columns of a wide matrix shown
+
+
+def exact_zero(font_size: float, color: str):
+    """A masked weight: exactly 0, drawn as "0" rather than a rounded "0.00"."""
+    m = label("0", font_size, color)
+    m.value, m.shown = 0.0, "0"
+    return m
+
+
+def words_row(stage: Stage, plan: StepsPlan, title) -> WordBoxes:
+    th = stage.theme
+    words = WordBoxes(plan.tokens, theme=th, font_size=24, max_width=stage.region("full").width)
+    words.move_to([0, title.get_bottom()[1] - 0.15 - words.height / 2, 0])
+    return words
+
+
+def head_title(stage: Stage, plan: StepsPlan, key: str):
+    th, say = stage.theme, stage.say
+    title = label(say(key, head=say.role(plan.role, plan.head.layer, plan.head.head)), 30, th.text)
+    return stage.region("title").fit(title)
+
+
+class OneToken(Chapter):
+    key = "steps_one"
+
+    def plan(self, setting) -> StepsPlan:
+        return plan_steps(setting)
+
+    def play(self, stage: Stage, plan: StepsPlan) -> None:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        drawn = stage.drawn.setdefault(self.key, {})
+        full = stage.region("full")
+        i, toks = plan.focus, plan.tokens
+        word = say.quote(toks[i])
+        title = head_title(stage, plan, f"{T}.title")
+        words = words_row(stage, plan, title)
+        top = words.get_bottom()[1] - 0.3
+        with stage.narrating(say(f"{T}.caption_intro", word=word)):
+            stage.play(FadeIn(title), FadeIn(words, lag_ratio=0.08), run_time=1.0)
+            stage.play(words.animate.highlight(i, th.query), run_time=0.6)
+
+        # 1. query, key and value of the focus
+        fs = 20
+        x = VectorColumn(plan.x, head=COLUMN[0], tail=COLUMN[1], font_size=fs, theme=th, kind=digits(plan.x), symbol=symbol_source("x", i + 1),
+                         symbol_color=th.embedding, show_symbol=True, brace=True,
+                         brace_text=say(f"{T}.numbers", count=plan.d_model))
+        made = []
+        for name, vec, color in (("q", plan.q, th.query), ("k", plan.k, th.key), ("v", plan.v, th.value)):
+            col = VectorColumn(vec, head=COLUMN[0], tail=COLUMN[1], font_size=fs, theme=th, bracket_color=color,
+                               kind=digits(vec))
+            eq = math(f"arrow({name})_{i + 1} = arrow(x)_{i + 1} W_{name.upper()}", 26, color)
+            made.append(VGroup(eq, col))
+        step = max(max(m[0].width, m[1].width) for m in made) + 0.4  # formulas side by side, clear of each other
+        for k, m in enumerate(made):
+            m[1].move_to([k * step, 0, 0], aligned_edge=UP)
+        for m in made:  # each formula over its column, all on one line
+            m[0].next_to(m[1], UP, buff=0.25)
+        base = max(m[0].get_bottom()[1] for m in made)
+        for m in made:
+            m[0].shift(UP * (base - m[0].get_bottom()[1]))
+        trio = VGroup(*made)
+        arrow = Arrow(LEFT, RIGHT, color=th.dim, stroke_width=3)
+        step1 = VGroup(x, arrow, trio).arrange(RIGHT, buff=0.4)
+        size = label(say(f"{T}.sizes", d_model=plan.d_model, d_head=plan.d_head), 20, th.dim)
+        block = VGroup(label(say(f"{T}.step1"), 24, th.highlight), step1, size).arrange(DOWN, buff=0.3)
+        block.scale(min(full.width / block.width, (top - full.bottom - 0.3) / block.height, 1.4))
+        block.move_to([0, top - block.height / 2, 0])
+        drawn["qkv"] = {"x": x, "q": made[0][1], "k": made[1][1], "v": made[2][1]}
+        key1 = f"{T}.caption_step1_rotary" if plan.rotary else f"{T}.caption_step1"
+        with stage.narrating(say(key1, word=word, d_model=plan.d_model, d_head=plan.d_head)):
+            stage.play(FadeIn(block[0]), FadeIn(x), run_time=0.8)
+            stage.play(FadeIn(arrow), *(FadeIn(m, shift=RIGHT * 0.2) for m in made), run_time=1.4)
+            stage.play(FadeIn(size), run_time=0.5)
+            stage.wait(0.6)
+        stage.play(FadeOut(block), run_time=0.5)
+
+        # 2. the query against every key, and the softmax
+        rows = [[label(say(f"{T}.col_word"), 18, th.dim), label(say(f"{T}.col_key"), 18, th.key),
+                 math("q dot k \\/ sqrt(d)", 20, th.dim), label(say(f"{T}.col_weight"), 18, th.dim),
+                 label(say(f"{T}.col_value"), 18, th.value), VGroup(), label(say(f"{T}.col_weighted"), 18, th.value)]]
+        by = {}
+        for j in plan.slots:
+            if j is None:
+                rows.append([ellipsis_dots(DOWN, color=th.dim)] + [VGroup() for _ in range(6)])
+                continue
+            masked = bool(plan.blocked[j])
+            cells = [label(toks[j], 22, th.query if j == i else th.text), hvec(plan.K[j], th, th.key, fs, kind=digits(plan.K)),
+                     number(plan.scores[j], "score", fs, th.mask if masked else th.text),
+                     exact_zero(fs, th.mask) if masked else number(plan.weights[j], "weight", fs, th.text),
+                     hvec(plan.values[j], th, th.value, fs, kind=digits(plan.V)), math("->", 22, th.dim),
+                     hvec(plan.weighted[j], th, th.value, fs, kind=digits(plan.V))]
+            rows.append(cells)
+            by[j] = cells
+        grid = table(rows, gap=0.3, row_gap=0.14)
+        qline = VGroup(math(f"arrow(q)_{i + 1}", 26, th.query), hvec(plan.Q[i], th, th.query, fs, kind=digits(plan.Q))).arrange(RIGHT, buff=0.2)
+        zline = VGroup(label(say(f"{T}.sum"), 22, th.text),
+                       VectorColumn(plan.z, head=6, tail=1, font_size=fs, theme=th, horizontal=True, kind=digits(plan.V),
+                                    bracket_color=th.delta, symbol=symbol_source("z", i + 1), symbol_color=th.delta,
+                                    show_symbol=True)).arrange(RIGHT, buff=0.3)
+        body = VGroup(label(say(f"{T}.step2"), 24, th.highlight), qline, grid, zline).arrange(DOWN, buff=0.25)
+        fit_into(body, full.width, top - full.bottom)
+        body.move_to([0, top - body.height / 2, 0])
+        col = lambda c: VGroup(rows[0][c], *(r[c] for r in rows[1:]))  # noqa: E731
+        drawn.update(rows=by, z=zline[1])
+        with stage.narrating(say(f"{T}.caption_step2", word=word, d_head=plan.d_head)):
+            stage.play(FadeIn(body[0]), FadeIn(qline), FadeIn(col(0)), FadeIn(col(1)), run_time=1.0)
+            stage.play(FadeIn(col(2)), run_time=0.8)
+            stage.wait(0.4)
+        if plan.blocked.any():
+            with stage.narrating(say(f"{T}.caption_masked")):
+                stage.play(*(s.animate.scale(1.2) for s in col(2)[1:] if getattr(s, "value", 0) == -np.inf),
+                           run_time=0.4)
+                stage.play(*(s.animate.scale(1 / 1.2) for s in col(2)[1:] if getattr(s, "value", 0) == -np.inf),
+                           run_time=0.4)
+        with stage.narrating(say(f"{T}.caption_softmax")):
+            stage.play(FadeIn(col(3)), run_time=0.8)
+            stage.wait(0.4)
+
+        # 3. every value times its weight, added up
+        stage.play(body[0].animate.become(label(say(f"{T}.step3"), 24, th.highlight).move_to(body[0])), run_time=0.4)
+        with stage.narrating(say(f"{T}.caption_step3", word=word)):
+            stage.play(FadeIn(col(4)), FadeIn(col(5)), run_time=0.8)
+            stage.play(FadeIn(rows[0][6]), *(FadeIn(c[6].fade_to(max(0.1, float(plan.weights[j])))) for j, c in by.items()),
+                       run_time=1.2)
+            stage.play(FadeIn(zline, shift=DOWN * 0.1), run_time=0.8)
+            stage.wait(1.0)
+
+
+class AllTokens(Chapter):
+    key = "steps_all"
+
+    def plan(self, setting) -> StepsPlan:
+        return plan_steps(setting)
+
+    def play(self, stage: Stage, plan: StepsPlan) -> None:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        drawn = stage.drawn.setdefault(self.key, {})
+        full = stage.region("full")
+        i, toks, n = plan.focus, plan.tokens, len(plan.tokens)
+        title = head_title(stage, plan, f"{T}.matrix_title")
+        top = title.get_bottom()[1] - 0.3
+        dm, dh = plan.d_model, plan.d_head
+        shape = lambda r, c: say(f"{T}.shape", rows=r, cols=c)  # noqa: E731
+        steps = [  # (formula, shapes, matrix, kind, caption key)
+            ("X", shape(n, dm), plan.X, "vec", "caption_X"),
+            ("Q = X W_Q", say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.Q, "vec", "caption_Q"),
+            ("K = X W_K", say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.K, "vec", "caption_K"),
+            ("V = X W_V", say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.V, "vec", "caption_V"),
+            ("S = Q K^T \\/ sqrt(d)", say(f"{T}.product", a=shape(n, dh), b=shape(dh, n), c=shape(n, n)), plan.S, "score",
+             "caption_S"),
+            ("S' = S + M", shape(n, n), plan.S_masked, "score", "caption_M"),
+            ("P = \"softmax\"(S')", shape(n, n), plan.P, "weight", "caption_P"),
+            ("Z = P V", say(f"{T}.product", a=shape(n, n), b=shape(n, dh), c=shape(n, dh)), plan.Z, "vec", "caption_Z"),
+        ]
+        lines = VGroup()
+        for formula, shp, _, _, _ in steps:
+            lines.add(VGroup(math(formula, 34, th.text), label(shp, 22, th.dim)).arrange(RIGHT, buff=0.3))
+        lines.arrange(DOWN, buff=0.4, aligned_edge=LEFT)
+        left_w = full.width * 0.42
+        fit_into(lines, left_w, top - full.bottom - 0.4)
+        lines.move_to([full.left + lines.width / 2, top - lines.height / 2, 0])
+        right = (full.left + left_w + 0.4, full.right)
+        shown = None
+        tables = []
+        with stage.narrating(say(f"{T}.caption_matrix_intro", count=n)):
+            stage.play(FadeIn(title), run_time=0.6)
+        for k, (line, (_, _, M, kind, cap)) in enumerate(zip(lines, steps)):
+            cols = list(range(M.shape[1])) if M.shape[1] <= sum(WINDOW) + 1 else \
+                list(range(WINDOW[0])) + [None] + list(range(M.shape[1] - WINDOW[1], M.shape[1]))
+            square = M.shape[1] == n
+            t = NumberTable(M, kind=digits(M) if kind == "vec" else kind, rows=None, cols=cols, row_labels=toks,
+                            col_labels=toks if square else None, font_size=26, theme=th,
+                            color=(lambda a, b, v: th.mask if np.isinf(v) or (kind == "weight" and plan.P.shape == M.shape
+                                                                                and b > a) else th.text),
+                            row_label_color=th.query, col_label_color=th.key, brackets=True)
+            fit_into(t, right[1] - right[0], top - full.bottom - 0.9)
+            t.move_to([(right[0] + right[1]) / 2, top - 0.1 - t.height / 2, 0])
+            tables.append(t)
+            with stage.narrating(say(f"{T}.{cap}", d_model=dm, d_head=dh, count=n, word=say.quote(toks[i]))):
+                anims = [FadeIn(line, shift=RIGHT * 0.2)]
+                anims += [FadeIn(t)] if shown is None else [FadeOut(shown), FadeIn(t)]
+                if k > 0:
+                    anims.append(lines[k - 1].animate.set_color(th.dim))
+                stage.play(*anims, run_time=0.9)
+                stage.wait(0.5)
+            shown = t
+        drawn.update(lines=lines, tables=tables)
+
+        # the focus's row of Z is the z the three steps added up
+        z_table = tables[-1]
+        row = VGroup(z_table.row_labels[i], z_table.row(i))
+        frame = SurroundingRectangle(row, buff=0.08, color=th.highlight, stroke_width=2)
+        diff = float(np.abs(plan.Z[i] - plan.z).max())
+        check = VGroup(label(say(f"{T}.check", word=say.quote(toks[i])), 22, th.highlight),
+                       scientific(say, diff, 30, th.highlight)).arrange(RIGHT, buff=0.15)
+        fit_into(check, right[1] - right[0], 0.5)
+        check.next_to(z_table, DOWN, buff=0.3)
+        drawn["check"] = check
+        with stage.narrating(say(f"{T}.caption_check", word=say.quote(toks[i]))):
+            stage.play(FadeIn(frame), FadeIn(check, shift=UP * 0.1), run_time=0.8)
+            stage.wait(1.2)

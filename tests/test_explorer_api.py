@@ -1,0 +1,269 @@
+"""The explorer's API (issue 14): its numbers are `render.py inspect --json`'s, its errors the CLI's.
+
+The reference numbers come from running the `inspect --json` command itself (click's CliRunner), and
+q·k is recomputed here with numpy from inspect's own q and k."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from click.testing import CliRunner  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
+
+SENTENCE = "a fluffy blue creature roamed the verdant forest"
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    from explorer.app import create_app
+    from explorer.core import Models
+
+    app = create_app(Models.from_args(device="cpu"), renders=tmp_path_factory.mktemp("renders"),
+                     extra_config={"pixel_width": 192, "pixel_height": 108, "frame_rate": 5})
+    with TestClient(app) as c:
+        yield c
+
+
+def cli(*args):
+    """Run render.py's command line in-process: (exit code, stdout, stderr)."""
+    import render
+
+    result = CliRunner().invoke(render.cli, list(args), standalone_mode=False, catch_exceptions=True)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        from model.errors import UserError
+
+        assert isinstance(result.exception, UserError), result.exception
+        return 2, result.stdout, f"error: {result.exception.message}"
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture(scope="module")
+def inspected():
+    code, out, _ = cli("inspect", SENTENCE, "--json", "--model", "toy", "--device", "cpu")
+    assert code == 0
+    return json.loads(out)
+
+
+def test_every_head_matches_inspect_json(client, inspected):
+    ref = inspected
+    assert ref["model"]["n_heads"] == 4
+    for layer in ref["layers"]:
+        for h in layer["heads"]:
+            r = client.get("/api/head", params={"sentence": SENTENCE, "model": "toy", "layer": layer["index"],
+                                                "head": h["index"]})
+            assert r.status_code == 200, r.text
+            got = r.json()
+            assert got["tokens"] == ref["tokens"]
+            assert (got["layer"], got["head"]) == (layer["index"], h["index"])
+            gh = got["pattern_head"]
+            for name in ("scores", "pattern", "mask", "q", "k"):
+                np.testing.assert_array_equal(np.array(gh[name]), np.array(h[name]), err_msg=name)
+            qk = np.array(h["q"]) @ np.array(h["k"]).T
+            np.testing.assert_allclose(gh["qk"], qk, rtol=1e-9, atol=1e-9)
+            # the score is q·k / √d_head: the page's three numbers agree with each other
+            np.testing.assert_allclose(np.array(gh["scores"]), qk / np.sqrt(ref["model"]["d_head"]), atol=1e-4)
+            assert got["next_token"] == ref["next_token"]
+
+
+def test_default_head_is_the_models_adjective_head(client):
+    got = client.get("/api/head", params={"sentence": SENTENCE}).json()
+    assert (got["layer"], got["head"]) == (0, 0)
+    assert got["role_label"] == "adjectives → nouns"
+    ko = client.get("/api/head", params={"sentence": SENTENCE, "lang": "ko"}).json()
+    assert ko["role_label"] != got["role_label"] and re.search(r"[\uac00-\ud7a3]", ko["role_label"])
+
+
+def test_overview_has_every_head_of_every_layer(client, inspected):
+    o = client.get("/api/overview", params={"sentence": SENTENCE, "model": "toy"}).json()
+    assert (o["n_layers"], o["n_heads"]) == (1, 4)
+    for layer in inspected["layers"]:
+        for h in layer["heads"]:
+            got = np.array(o["heads"][layer["index"]][h["index"]]["pattern"])
+            want = np.where(np.array(h["mask"]), 0.0, np.array(h["pattern"]))
+            np.testing.assert_allclose(got, want, atol=5e-4)
+
+
+def test_unknown_word_is_the_clis_message_with_the_vocabulary_a_click_away(client):
+    code, _, err = cli("inspect", "a fluffy zorble creature", "--model", "toy", "--device", "cpu")
+    assert code == 2
+    r = client.get("/api/head", params={"sentence": "a fluffy zorble creature"})
+    assert r.status_code == 400
+    body = r.json()["error"]
+    assert f"error: {body['message']}" in err
+    assert "zorble" in body["message"] and body["unknown_words"] == ["zorble"]
+    assert "Traceback" not in r.text
+    vocab = client.get("/api/vocab", params={"model": "toy"}).json()
+    words = {w for ws in vocab["groups"].values() for w in ws}
+    assert {"fluffy", "creature", "forest"} <= words and "zorble" not in words
+
+
+@pytest.mark.parametrize("params, cli_args", [
+    ({"layer": 3, "head": 0}, ("--layer", "3")),
+    ({"layer": 0, "head": 9}, ("--head", "9")),
+])
+def test_out_of_range_head_is_the_clis_message(client, params, cli_args):
+    code, _, err = cli("inspect", SENTENCE, "--model", "toy", "--device", "cpu", *cli_args)
+    assert code == 2
+    r = client.get("/api/head", params={"sentence": SENTENCE, **params})
+    assert r.status_code == 400
+    assert f"error: {r.json()['error']['message']}" in err
+
+
+@pytest.mark.parametrize("params, status, words", [
+    ({"sentence": SENTENCE, "model": "../../etc/passwd"}, 400, "unknown model"),
+    ({"sentence": SENTENCE, "model": "/tmp"}, 400, "unknown model"),
+    ({"sentence": "a " * 200}, 400, "at most 300"),
+    ({"sentence": "   "}, 400, "no words"),
+    ({"sentence": SENTENCE, "layer": "x"}, 422, "bad value for layer"),
+    ({"sentence": SENTENCE, "lang": "xx"}, 400, "unknown language"),
+])
+def test_bad_input_is_a_4xx_with_a_message(client, params, status, words):
+    r = client.get("/api/head", params=params)
+    assert r.status_code == status, r.text
+    assert words in r.json()["error"]["message"]
+    assert "Traceback" not in r.text
+
+
+def test_the_page_and_its_files_are_served_locally(client):
+    page = client.get("/")
+    assert page.status_code == 200
+    srcs = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert srcs and all(s.startswith("/static/") or s.startswith("data:") for s in srcs), srcs
+    for s in srcs:
+        if s.startswith("/static/"):
+            assert client.get(s).status_code == 200
+    js = client.get("/static/app.js").text
+    assert "http://" not in js.replace("http://www.w3.org/2000/svg", "") and "https://" not in js
+
+
+def test_page_words_come_from_the_catalog_in_each_language(client):
+    from scenes.i18n import load_catalog
+
+    en = client.get("/api/strings", params={"lang": "en"}).json()
+    ko = client.get("/api/strings", params={"lang": "ko"}).json()
+    pt = client.get("/api/strings", params={"lang": "pt"}).json()
+    assert set(en) == set(ko) == set(pt) and len(en) > 40
+    assert en["title"] == load_catalog("en")["explorer.title"]
+    assert ko["render_button"] != en["render_button"] and pt["render_button"] != en["render_button"]
+    # every data-i18n key of the page exists
+    page = client.get("/").text
+    for key in re.findall(r'data-i18n="([^"]+)"', page):
+        assert key in en, key
+
+
+def test_scenes_that_fit_the_sentence(client):
+    r = client.get("/api/scenes", params={"sentence": SENTENCE, "model": "toy"}).json()
+    fits = {s["name"]: s["fits"] for s in r["scenes"]}
+    assert fits["attention_pattern"] and fits["softmax"]
+    assert not fits["mole"]  # its plan needs the word "mole"
+    r = client.get("/api/scenes", params={"sentence": "one mole of carbon dioxide", "model": "toy"}).json()
+    assert {s["name"]: s["fits"] for s in r["scenes"]}["mole"]
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"scene": "nope", "sentence": SENTENCE}, "unknown scene 'nope'"),
+    ({"scene": "attention_pattern", "sentence": SENTENCE, "quality": "k"}, "unknown quality"),
+    ({"scene": "attention_pattern", "sentence": SENTENCE, "format": "exe"}, "unknown format"),
+    ({"scene": "attention_pattern", "sentence": "a fluffy zorble"}, "does not know the word 'zorble'"),
+    ({"scene": "attention_pattern", "sentence": SENTENCE, "model": "../x"}, "unknown model"),
+])
+def test_bad_render_requests_are_refused_before_queueing(client, body, words):
+    r = client.post("/api/render", json=body)
+    assert r.status_code == 400 and words in r.json()["error"]["message"]
+
+
+@pytest.mark.render
+def test_a_render_runs_in_the_background_and_its_files_are_served(client):
+    r = client.post("/api/render", json={"scene": "attention_pattern", "sentence": "a fluffy blue creature",
+                                         "model": "toy", "quality": "l", "lang": "pt"})
+    assert r.status_code == 200, r.text
+    job = r.json()
+    assert job["state"] in ("queued", "planning", "rendering")
+    deadline = time.time() + 240
+    while job["state"] not in ("done", "error") and time.time() < deadline:
+        time.sleep(0.3)
+        job = client.get(f"/api/render/{job['id']}").json()
+    assert job["state"] == "done", job
+    kinds = {f["kind"]: f for f in job["files"]}
+    assert {"clip", "srt", "chapter", "index", "presenter"} <= set(kinds)
+    clip = client.get(kinds["clip"]["url"])
+    assert clip.status_code == 200 and clip.content[4:8] == b"ftyp"  # an mp4
+    assert kinds["clip"]["name"].endswith("attention_pattern.pt.mp4")
+    index = client.get(kinds["index"]["url"]).json()
+    assert index["lang"] == "pt" and index["chapters"][0]["key"] == "pattern"
+    assert "Traceback" not in client.get(kinds["srt"]["url"]).text
+    page = client.get(kinds["presenter"]["url"])
+    assert page.status_code == 200 and "01_pattern.mp4" in page.text
+    q = client.get("/api/queue").json()
+    assert q["current"] is None and q["waiting"] == [] and q["done"][0]["id"] == job["id"]
+    assert client.get("/api/render/nope").status_code == 400
+
+
+def test_notebook_pattern_view_carries_the_traces_weights(toy_model):
+    from attention_manim import explore
+
+    view = explore(SENTENCE, layer=0, head=2)
+    page = view._repr_html_()
+    ht = toy_model.trace(SENTENCE).head(0, 2)
+    n = len(view.tokens)
+    cells = re.findall(r'<g class="cell"[^>]*data-q="(\d+)" data-k="(\d+)" data-weight="([^"]+)"', page)
+    assert len(cells) == n * n
+    for q, k, w in cells:
+        want = 0.0 if ht.mask[int(q), int(k)] else float(ht.pattern[int(q), int(k)])
+        assert float(w) == pytest.approx(want, abs=1e-12)
+    assert f"{ht.pattern[3, 2]:.4f}" in page  # in the aria-label of that cell
+    assert "<script" not in page and "http" not in page.replace("http://www.w3.org/2000/svg", "")
+    from model.errors import UserError
+
+    with pytest.raises(UserError, match="unknown model"):
+        explore(SENTENCE, model="no-such-model")
+
+
+def test_explore_command_binds_localhost_and_prints_the_address(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "render.py", "explore", "--port", str(port), "--renders",
+                             str(tmp_path / "r")], cwd=root, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline()
+        assert f"http://127.0.0.1:{port}/" in line, line
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=10) as r:
+            assert json.load(r)["models"] == ["toy", "smollm2"]
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    bad = subprocess.run([sys.executable, "render.py", "explore", "--model", str(tmp_path / "nowhere")], cwd=root,
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "no model folder" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.render
+def test_notebook_render_clip_displays_as_a_video(tmp_path):
+    import base64
+
+    from attention_manim import render_clip
+
+    clip = render_clip("attention_pattern", "a fluffy blue creature", quality="l", out=tmp_path,
+                       extra_config={"pixel_width": 192, "pixel_height": 108, "frame_rate": 5})
+    assert clip.path == tmp_path / "480p15" / "attention_pattern.mp4" and clip.duration > 1
+    page = clip._repr_html_()
+    m = re.search(r'<video controls[^>]* src="data:video/mp4;base64,([^"]+)"', page)
+    assert m and base64.b64decode(m.group(1)) == clip.path.read_bytes()
+    clip.inline_limit = 0  # a clip too big to inline is shown from its file
+    assert f'src="{clip.path}"' in clip._repr_html_()

@@ -1,0 +1,101 @@
+"""Flash attention's tiled online softmax (model/flash.py) against ordinary attention computed here,
+its intermediates, its memory counts, the plan on a real head of the toy, and a tiny render."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from model.flash import flash_attention, peak_floats
+
+
+def softmax_attention(q, k, v, causal):
+    """Ordinary attention, written out here: the whole score matrix, softmax per row, times v."""
+    s = (q.astype(np.float64) @ k.T.astype(np.float64)) / np.sqrt(q.shape[1])
+    if causal:
+        s[np.triu_indices(len(q), 1)] = -np.inf
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("n", [1, 5, 7, 8, 13])
+@pytest.mark.parametrize("blocks", [(1, 1), (2, 3), (3, 2), (4, 4), (5, 7), (16, 16)])
+def test_tiled_equals_ordinary(n, blocks, causal):
+    rng = np.random.default_rng(n * 100 + blocks[0] * 10 + blocks[1])
+    q, k, v = (rng.normal(scale=2.0, size=(n, 6)).astype(np.float32) for _ in range(3))
+    res = flash_attention(q, k, v, *blocks, causal=causal)
+    want = softmax_attention(q, k, v, causal)
+    assert np.abs(res.output - want).max() < 1e-6
+    assert res.max_diff < 1e-6
+    # every (query block, key block) pair once; the causal ones wholly in the future skipped
+    bq, bk = blocks
+    nq, nk = -(-n // bq), -(-n // bk)
+    assert len(res.steps) == nq * nk
+    future = sum(1 for a in range(nq) for b in range(nk) if b * bk > min((a + 1) * bq, n) - 1)
+    assert sum(s.skipped for s in res.steps) == (future if causal else 0)
+
+
+def test_intermediates_are_the_running_max_sum_and_output():
+    rng = np.random.default_rng(7)
+    n, d = 7, 4
+    q, k, v = (rng.normal(size=(n, d)) for _ in range(3))
+    res = flash_attention(q, k, v, 3, 2, causal=True)
+    s = q @ k.T / np.sqrt(d)
+    s[np.triu_indices(n, 1)] = -np.inf
+    for st in res.steps:
+        if st.skipped:
+            continue
+        (r0, r1), (c0, c1) = st.rows, st.cols
+        np.testing.assert_array_equal(np.isinf(st.scores), np.isinf(s[r0:r1, c0:c1]))
+        seen = s[r0:r1, :c1]
+        m = seen.max(axis=1)
+        np.testing.assert_allclose(st.m, m, atol=1e-12)
+        l = np.exp(seen - m[:, None]).sum(axis=1)
+        np.testing.assert_allclose(st.l, l, rtol=1e-12)
+        np.testing.assert_allclose(st.O, np.exp(seen - m[:, None]) @ v[:c1], rtol=1e-10, atol=1e-12)
+        fin = np.isfinite(st.m_before)
+        np.testing.assert_allclose(st.rescale[fin], np.exp(st.m_before[fin] - st.m[fin]), rtol=1e-12)
+    # the last step of each query block, divided by l, is the output
+    for qb in range(3):
+        last = [st for st in res.steps_of(qb) if not st.skipped][-1]
+        np.testing.assert_allclose(last.O / last.l[:, None], res.output[slice(*last.rows)], atol=1e-12)
+
+
+def test_peak_memory_counts():
+    assert peak_floats(8, 8, 16, 2, 3) == (64, 2 * 3 + 2 * 2 + 2 * 16)
+    assert peak_floats(4096, 4096, 64, 64, 64) == (4096 ** 2, 64 * 64 + 128 + 64 * 64)
+    res = flash_attention(np.ones((5, 3)), np.ones((5, 3)), np.ones((5, 3)), 2, 4)
+    assert (res.peak_ordinary, res.peak_tiled) == (25, 2 * 4 + 4 + 2 * 3)
+    with pytest.raises(ValueError):
+        flash_attention(np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 3)), 0, 1)
+
+
+def test_plan_on_a_real_toy_head(make_inputs):
+    from scenes.plans.flash import plan_flash
+    from scenes.registry import load_all
+
+    setting = load_all()["flash_attention"].lesson.setting(make_inputs())
+    plan = plan_flash(setting)
+    ht = setting.head_trace()
+    # the model's own head output z (ordinary attention in torch) equals the tiled result
+    assert np.abs(plan.result.output - ht.z).max() < 1e-6
+    assert plan.max_diff_trace == pytest.approx(np.abs(plan.result.output - ht.z.astype(np.float64)).max())
+    assert plan.result.causal and plan.result.n_q == setting.trace.n_tokens
+    assert plan.q_block == setting.focus_index() // plan.result.block_q
+    assert plan.decimals >= 5
+    n = setting.trace.n_tokens
+    assert plan.result.peak_ordinary == n * n
+    assert plan.ctx_ordinary == setting.model.n_ctx ** 2
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_flash_renders(lang, make_inputs, render_scene):
+    from scenes.registry import load_all
+
+    scene, frame = render_scene(load_all()["flash_attention"], make_inputs(lang=lang))
+    drawn = scene.stage.drawn["flash"]
+    plan = scene.plans[0]
+    assert [t[:2] for t in drawn["tiles"]] == [(s.rows, s.cols) for s in plan.steps]
+    assert frame[..., :3].max() > 100 and len(scene.caption_log) >= 6

@@ -1,0 +1,108 @@
+"""Generation with a key/value cache (model/kv_cache.py): token for token equal to full recomputation
+(computed here with the model's ordinary forward pass), the cached keys equal the trace's, the
+multiply-add counts follow the formula from the shapes; on the toy and on SmolLM2 (skipped when it
+is not installed); the plan and a tiny render."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from model.kv_cache import generate, step_macs
+
+
+def check_generation(model, gen, prompt, new, rel=1e-5):
+    cfg = model.cfg
+    assert len(gen.steps) == len(prompt) + new and gen.prompt_len == len(prompt)
+    ids = list(prompt)
+    for s in gen.steps:
+        assert s.token_id == ids[s.position]
+        with torch.no_grad():
+            full = model.forward(torch.tensor([ids[:s.position + 1]]))[0, -1].float().numpy()
+        scale = max(1.0, float(np.abs(full).max()))
+        assert np.abs(s.logits - full).max() <= rel * scale, (s.position, np.abs(s.logits - full).max())
+        assert s.next_id == int(np.argmax(full)) == s.next_id_full
+        assert s.generated == (s.position >= len(prompt))
+        if s.position + 1 == len(ids):
+            ids.append(s.next_id)
+        assert s.weights.shape == (s.position + 1,) and abs(float(s.weights.sum()) - 1) < 1e-5
+        assert s.cache_len == s.position + 1
+        assert s.cache_floats == 2 * cfg.n_layers * cfg.n_kv_heads * cfg.d_head * (s.position + 1)
+    assert gen.same_tokens
+    # the cached keys and values are the trace's (after rotation on a rotary model)
+    tr = model.trace_ids(ids[:len(gen.steps)])
+    ht = tr.head(gen.layer, gen.head)
+    np.testing.assert_allclose(gen.keys, ht.k, atol=1e-4 * max(1.0, float(np.abs(ht.k).max())))
+    np.testing.assert_allclose(gen.values, ht.v, atol=1e-4 * max(1.0, float(np.abs(ht.v).max())))
+    np.testing.assert_allclose(gen.steps[-1].q, ht.q[-1], atol=1e-4 * max(1.0, float(np.abs(ht.q).max())))
+    np.testing.assert_allclose(gen.steps[-1].weights, ht.pattern[-1], atol=1e-5)
+    return ids
+
+
+def macs_by_hand(cfg, L):
+    """Multiply-adds counted here from the shapes (the module's documented formula)."""
+    D, d, H, G, V, F = cfg.d_model, cfg.d_head, cfg.n_heads, cfg.n_kv_heads, cfg.vocab_size, cfg.d_mlp
+    mlp_mats = {"swiglu": 3}.get(cfg.mlp, 2) if F else 0
+    one_token = D * d * H + 2 * D * d * G + H * d * D + mlp_mats * D * F  # projections, W_O, MLP
+    cached = cfg.n_layers * (one_token + H * L * d + H * L * d) + D * V
+    full = cfg.n_layers * (L * one_token + H * L * L * d + H * L * L * d) + D * V
+    return cached, full
+
+
+def test_toy_cached_generation_equals_recomputation(toy_model):
+    prompt = toy_model.tokenizer.encode(toy_model.cfg.examples["robot"])[1]
+    gen = generate(toy_model, prompt, 3, 0, 2)
+    check_generation(toy_model, gen, prompt, 3)
+    cfg = toy_model.cfg
+    for s in gen.steps:
+        assert (s.macs_cached, s.macs_full) == macs_by_hand(cfg, s.position + 1) == step_macs(cfg, s.position + 1)
+    assert gen.total_full > gen.total_cached
+    assert gen.steps[0].macs_cached == gen.steps[0].macs_full  # one token: nothing to save yet
+
+
+def test_bad_requests_are_user_errors(toy_model):
+    from model.errors import UserError
+
+    with pytest.raises(UserError):
+        generate(toy_model, [], 2)
+    with pytest.raises(UserError):
+        generate(toy_model, [1, 2], toy_model.cfg.n_ctx)
+    with pytest.raises(UserError):
+        generate(toy_model, [1, 2], 1, layer=5)
+
+
+def test_plan_and_render(make_inputs, render_scene):
+    from scenes.registry import load_all
+
+    cls = load_all()["kv_cache"]
+    scene, frame = render_scene(cls, make_inputs(lang="en"))
+    plan = scene.plans[0]
+    gen = scene.setting.options["kv_cache_generation"]
+    assert plan.total_cached == sum(s.macs_cached for s in gen.steps) and plan.total_full == gen.total_full
+    assert plan.max_diff == gen.max_diff < 1e-4 and plan.same_tokens
+    assert [s.token for s in plan.steps[:plan.prompt_len]] == list(scene.setting.trace.tokens)
+    drawn = scene.stage.drawn["kv_cache"]
+    assert len(drawn["k_columns"]) == len(drawn["v_columns"]) == len(plan.steps)  # a column per step
+    for col, s in zip(drawn["k_columns"], plan.steps):
+        np.testing.assert_array_equal(col.values, s.k)
+    assert frame[..., :3].max() > 100
+
+
+@pytest.fixture(scope="module")
+def smol():
+    from model import load_model
+    from model.errors import UserError
+
+    try:
+        return load_model("smollm2", device="cpu")
+    except UserError as e:
+        pytest.skip(f"SmolLM2 is not installed: {e}")
+
+
+def test_smollm2_cached_generation_equals_recomputation(smol):
+    prompt = smol.tokenizer.encode("A robot must")[1]
+    gen = generate(smol, prompt, 2, 5, 4)
+    assert gen.kv_head == 4 // 3  # grouped-query attention: 9 query heads read 3 key/value heads
+    check_generation(smol, gen, prompt, 2)
+    assert step_macs(smol.cfg, 4) == macs_by_hand(smol.cfg, 4)

@@ -1,0 +1,182 @@
+"""`head_split_merge` and `mlp`: the split-then-merge equals the trace's attention output, the MLP's
+activations equal a numpy recomputation from the weights; GPT-2 small's shapes from its config; the
+toy refuses the MLP lesson clearly; tiny renders (SmolLM2 ones skipped when it is not installed)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+import numpy as np
+import pytest
+
+from model.params import GPT2, tally
+from scenes.plans.head_split import plan_head_split
+from scenes.registry import load_all
+
+
+def setting_of(inputs, name):
+    return load_all()[name].lesson.setting(inputs)
+
+
+def check_split(plan, trace, layer):
+    lt = trace.layers[layer]
+    f = plan.focus
+    heads = lt.heads
+    a = lt.attn_in[f].astype(np.float64)
+    H, d = len(heads), heads[0].W_Q.shape[1]
+    # the long query: every head's W_Q side by side, then cut into pieces of d_head: each head's own query
+    long_q = a @ np.hstack([h.W_Q for h in heads]).astype(np.float64) + np.concatenate([h.b_Q for h in heads])
+    np.testing.assert_allclose(plan.q_long, long_q, atol=1e-9)
+    for h in heads:
+        piece = long_q[h.head * d:(h.head + 1) * d]
+        np.testing.assert_allclose(piece, h.q_unrotated[f], atol=1e-4 * max(1.0, float(np.abs(piece).max())))
+    kv = sorted({h.kv_head for h in heads})
+    assert plan.k_long.shape == plan.v_long.shape == (len(kv) * d,)
+    # merged: the outputs concatenated times the stacked W_O (+ the output bias) = the layer's attention output
+    z = np.concatenate([h.z[f] for h in heads]).astype(np.float64)
+    merged = z @ np.vstack([h.W_O for h in heads]).astype(np.float64)
+    out = lt.delta_e[f].astype(np.float64)
+    bias = out - sum(h.delta_e[f].astype(np.float64) for h in heads)
+    np.testing.assert_allclose(plan.merged, merged + bias, atol=1e-9)
+    assert np.abs(merged + bias - out).max() < 1e-5 * max(1.0, float(np.abs(out).max()))
+    assert plan.max_diff == pytest.approx(float(np.abs(merged + bias - out).max()), abs=1e-12)
+    for i in plan.shown:
+        if i is not None:
+            assert f"{plan.merged[i]:.{plan.decimals}f}" == f"{out[i]:.{plan.decimals}f}"
+    assert plan.decimals >= 4 and (plan.n_heads, plan.d_head) == (H, d)
+
+
+def test_head_split_on_the_toy(make_inputs):
+    s = setting_of(make_inputs(), "head_split_merge")
+    plan = plan_head_split(s)
+    check_split(plan, s.trace, s.head.layer)
+    assert plan.n_kv_heads == plan.n_heads and plan.d_model == plan.n_heads * plan.d_head
+    s = setting_of(make_inputs(focus="car", sentences=["they crashed the car"]), "head_split_merge")
+    check_split(plan_head_split(s), s.trace, 0)
+
+
+def test_gpt2_small_config():
+    assert (GPT2.d_model, GPT2.n_heads, GPT2.d_head, GPT2.d_mlp) == (768, 12, 64, 3072)
+    assert GPT2.n_heads * GPT2.d_head == GPT2.d_model and GPT2.d_mlp == 4 * GPT2.d_model
+    # the published size: 124,439,808 weights with biases and norms; matrices only (tied) as counted here
+    t = tally(GPT2)
+    assert t.embedding == 50_257 * 768 and t.mlp_per_layer == 2 * 768 * 3072 and t.unembedding == 0
+    positions = 1_024 * 768
+    per_layer_small = 2 * 768 + 3 * 768 + 768 + 2 * 768 + 3_072 + 768  # two LayerNorms, biases of q k v o, MLP biases
+    assert t.total + positions + 12 * per_layer_small + 2 * 768 == 124_439_808  # GPT-2 small's published count
+
+
+def numpy_mlp(block, x, kind):
+    """The MLP recomputed here from the weights, in numpy float64."""
+    W = {n: getattr(block, n).detach().double().numpy() for n in ("W_in", "b_in", "W_out", "b_out")}
+    norm = block.ln2
+    if hasattr(norm, "b"):  # LayerNorm
+        mu, var = x.mean(), x.var()
+        m = (x - mu) / np.sqrt(var + norm.eps) * norm.w.detach().double().numpy() + norm.b.detach().double().numpy()
+    else:  # RMSNorm
+        m = x / np.sqrt((x ** 2).mean() + norm.eps) * norm.w.detach().double().numpy()
+    up = m @ W["W_in"] + W["b_in"]
+    if kind == "swiglu":
+        g = m @ block.W_gate.detach().double().numpy()
+        h = g / (1 + np.exp(-g)) * up
+    elif kind == "gelu_tanh":
+        h = 0.5 * up * (1 + np.tanh(math.sqrt(2 / math.pi) * (up + 0.044715 * up ** 3)))
+    else:
+        h = 0.5 * up * (1 + np.vectorize(math.erf)(up / math.sqrt(2)))
+    return m, up, h, h @ W["W_out"] + W["b_out"]
+
+
+def check_mlp(model, trace, layer, pos, rtol=1e-4):
+    from model.mlp_probe import mlp_activations
+
+    act = mlp_activations(model, trace, layer, pos)
+    x = trace.layers[layer].resid_mid[pos].astype(np.float64)
+    m, up, h, out = numpy_mlp(model.blocks[layer], x, model.cfg.mlp)
+    for got, want in ((act.m, m), (act.up, up), (act.hidden, h), (act.out, out)):
+        np.testing.assert_allclose(got, want, atol=rtol * max(1.0, float(np.abs(want).max())))
+    np.testing.assert_allclose(out, trace.layers[layer].mlp_out[pos], atol=rtol * max(1.0, float(np.abs(out).max())))
+    assert act.max_diff < rtol * max(1.0, float(np.abs(out).max()))
+    return act
+
+
+def test_mlp_activations_of_a_plain_gelu_block(toy_model):
+    from model.transformer import random_model
+
+    for kind in ("gelu_tanh", "gelu"):
+        cfg = dataclasses.replace(toy_model.cfg, d_mlp=4 * toy_model.cfg.d_model, mlp=kind, norm="layernorm",
+                                  bias=True, n_layers=2)
+        model = random_model(cfg, seed=3).eval()
+        tr = model.trace("a fluffy blue creature")
+        act = check_mlp(model, tr, 1, 3)
+        assert act.gate is None and act.d_mlp == 256
+
+
+def test_mlp_lesson_refuses_the_toy(make_inputs):
+    from model.errors import UserError
+
+    with pytest.raises(UserError) as e:
+        setting_of(make_inputs(), "mlp")
+    assert "no MLP" in str(e.value) and "smollm2" in (e.value.hint or "")
+
+
+@pytest.mark.render
+def test_head_split_renders_on_the_toy(make_inputs, render_scene):
+    scene, frame = render_scene(load_all()["head_split_merge"], make_inputs(lang="ko"))
+    drawn = scene.stage.drawn["head_split"]
+    plan = scene.plans[0]
+    assert len(drawn["q_bar"].boxes) == plan.n_heads and len(drawn["k_bar"].boxes) == plan.n_kv_heads
+    assert len(drawn["grids"]) == plan.n_heads
+    assert frame[..., :3].max() > 100
+
+
+@pytest.fixture(scope="module")
+def smol():
+    from model import load_model
+    from model.errors import UserError
+
+    try:
+        model = load_model("smollm2", device="cpu")
+    except UserError as e:
+        pytest.skip(f"SmolLM2 is not installed: {e}")
+    return model, functools.lru_cache(maxsize=None)(model.trace)
+
+
+def test_smollm2_split_and_mlp(smol):
+    from scenes.plans.mlp import plan_mlp
+    from scenes.setting import SceneInputs
+
+    model, tracer = smol
+    inputs = SceneInputs(tracer=tracer, model=model.info, sentences=["The Eiffel tower is in"], layer=5, head=4)
+    s = setting_of(inputs, "head_split_merge")
+    plan = plan_head_split(s)
+    check_split(plan, s.trace, 5)
+    assert (plan.d_model, plan.n_heads, plan.n_kv_heads, plan.d_head) == (576, 9, 3, 64)
+    s = setting_of(inputs, "mlp")
+    mp = plan_mlp(s)
+    act = check_mlp(model, s.trace, 5, s.trace.n_tokens - 1)
+    assert (mp.d_model, mp.d_mlp, mp.kind) == (576, 1536, "swiglu") and act.gate is not None
+    # the neurons shown are the most active ones, with their real numbers
+    top = set(np.argsort(-np.abs(act.hidden))[:len(mp.neurons)].tolist())
+    assert set(mp.neurons) == top
+    for n, h, g, u in zip(mp.neurons, mp.hidden, mp.gate, mp.up):
+        assert (h, g, u) == (pytest.approx(float(act.hidden[n])), pytest.approx(float(act.gate[n])),
+                             pytest.approx(float(act.up[n])))
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("lang", ["ko", "pt"])
+def test_mlp_renders_on_smollm2_without_english(lang, smol, tmp_path, monkeypatch):
+    from scenes.setting import SceneInputs
+
+    from .test_languages import allowed_tokens, foreign, recorded_render
+
+    model, tracer = smol
+    inputs = SceneInputs(tracer=tracer, model=model.info, sentences=["The Eiffel tower is in"], lang=lang)
+    scene, seen, frame = recorded_render(load_all()["mlp"], inputs, tmp_path, monkeypatch)
+    assert scene.plans[0].layer == model.cfg.n_layers // 2  # no layer asked for: the middle one
+    tokens = allowed_tokens(scene)
+    captions = [c for c, _ in scene.caption_log]
+    assert not foreign(seen, tokens, lang) and not foreign(captions, tokens, lang)
+    assert frame[..., :3].max() > 100

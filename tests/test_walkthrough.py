@@ -1,0 +1,250 @@
+"""The GPT-2 walkthrough, part A: self_attention_steps, masked_self_attention, attention_as_lookup.
+
+Plans are checked against numbers recomputed here from the head's weights with numpy (and torch for
+the mask), never against the code under test: the three steps for one token equal the matrix form
+equal the trace; masked rows sum to 1 with exact zeros; −1e9 and −∞ give identical float32 weights;
+the read-out percentages are the trace's; the hard lookup returns exactly one value row and the soft
+one is pattern·V. Tiny renders check that what is drawn is the trace's; one plan on SmolLM2."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.conftest import ROOT, numbers_in
+
+from scenes.i18n import Say
+from scenes.lessons import ATTENTION_AS_LOOKUP, MASKED_SELF_ATTENTION, SELF_ATTENTION_STEPS
+from scenes.plans.walkthrough import plan_lookup, plan_masked, plan_steps
+
+SEED_SENTENCE = "a robot must obey the orders given it"
+
+
+def setting_of(lesson_cls, make_inputs, **kw):
+    return lesson_cls.lesson.setting(make_inputs(**kw))
+
+
+def independent_head(trace, layer, head):
+    """q, k, v, pattern and z of a (non-rotary) head, recomputed from its weights and its input."""
+    ht = trace.head(layer, head)
+    X = np.asarray(trace.layers[layer].attn_in, np.float64)
+    q = X @ ht.W_Q + ht.b_Q
+    k = X @ ht.W_K + ht.b_K
+    v = X @ ht.W_V + ht.b_V
+    n, d = q.shape
+    s = q @ k.T / np.sqrt(d)
+    s[np.triu(np.ones((n, n), bool), 1)] = -np.inf
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    return q, k, v, p, p @ v
+
+
+# --- self_attention_steps ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("sentence", [None, SEED_SENTENCE])
+def test_three_steps_equal_the_matrices_equal_the_trace(make_inputs, sentence):
+    setting = setting_of(SELF_ATTENTION_STEPS, make_inputs, sentences=[sentence] if sentence else None)
+    plan = plan_steps(setting)
+    tr, i = setting.trace, plan.focus
+    q, k, v, p, z = independent_head(tr, plan.head.layer, plan.head.head)
+    if sentence is None:
+        assert tr.tokens[i] == "creature" and plan.role == "adjective_noun"
+    np.testing.assert_allclose(plan.q, q[i], atol=1e-4)
+    np.testing.assert_allclose(plan.k, k[i], atol=1e-4)
+    np.testing.assert_allclose(plan.v, v[i], atol=1e-4)
+    np.testing.assert_allclose(plan.weights, p[i], atol=1e-5)
+    # step 3 (Σ w_j v_j for the focus) = row i of Z = P·V = the trace's z = the recomputation
+    np.testing.assert_allclose(plan.z, plan.Z[i], atol=1e-9)
+    np.testing.assert_allclose(plan.z, tr.head(plan.head.layer, plan.head.head).z[i], atol=1e-4)
+    np.testing.assert_allclose(plan.Z, z, atol=1e-4)
+    np.testing.assert_allclose(plan.trace_z, z[i], atol=1e-4)
+    # the shapes the scene prints
+    n = len(tr.tokens)
+    assert plan.X.shape == (n, 64) and plan.Q.shape == plan.K.shape == plan.V.shape == (n, 16)
+    assert plan.S.shape == plan.P.shape == (n, n) and plan.Z.shape == (n, 16)
+    assert np.isneginf(plan.S_masked[np.triu_indices(n, 1)]).all()
+    # the masked keys of the focus are the ones after it, and their weight is exactly 0
+    assert list(np.flatnonzero(plan.blocked)) == list(range(i + 1, n))
+    assert (plan.weights[i + 1:] == 0).all()
+    # the rows drawn: the focus and its strongest keys always among them
+    assert i in plan.slots and int(np.argmax(p[i])) in plan.slots
+
+
+def test_the_given_word_is_in_the_toy_vocabulary(toy_model):
+    from model import toy_world as tw
+
+    assert "given" in tw.VOCAB and tw.pos_of("given") == "verb"
+    assert toy_model.trace(SEED_SENTENCE).tokens == tuple(SEED_SENTENCE.split())
+
+
+# --- masked_self_attention ---------------------------------------------------------------------
+
+def test_masked_rows_sum_to_one_with_exact_zeros(make_inputs, toy_model):
+    setting = setting_of(MASKED_SELF_ATTENTION, make_inputs)
+    plan = plan_masked(setting)
+    assert plan.tokens == ("robot", "must", "obey", "orders")
+    n = len(plan.tokens)
+    future = np.triu(np.ones((n, n), bool), 1)
+    np.testing.assert_array_equal(plan.mask, future)
+    assert (plan.weights[future] == 0.0).all()  # exact zeros, not small numbers
+    np.testing.assert_allclose(plan.weights.sum(axis=1), 1.0, atol=1e-6)
+    np.testing.assert_allclose(plan.row_sums, 1.0, atol=1e-6)
+    # the pattern is the softmax of the real scores (recomputed from the weights)
+    _, _, _, p, _ = independent_head(setting.trace, plan.head.layer, plan.head.head)
+    np.testing.assert_allclose(plan.weights, p, atol=1e-5)
+
+
+def test_minus_a_billion_and_minus_infinity_give_identical_weights(make_inputs):
+    import torch
+
+    plan = plan_masked(setting_of(MASKED_SELF_ATTENTION, make_inputs))
+    assert plan.mask_value == float("-inf") and plan.gpt2_value == -1e9
+    s = torch.tensor(plan.scores, dtype=torch.float32)
+    m = torch.tensor(plan.mask)
+    inf = torch.softmax(s.masked_fill(m, float("-inf")), dim=-1).numpy()
+    big = torch.softmax(s.masked_fill(m, -1e9), dim=-1).numpy()
+    assert np.array_equal(inf, big) and plan.same_bits
+    np.testing.assert_allclose(plan.weights_ours, inf, atol=1e-6)
+    np.testing.assert_allclose(plan.weights_gpt2, big, atol=1e-6)
+    assert plan.exp_gpt2 == 0.0 == float(np.exp(np.float32(-1e9) - np.float32(plan.row_max)))
+    assert plan.tiny == pytest.approx(1.4e-45, rel=0.01)
+
+
+def test_our_model_really_masks_with_minus_infinity():
+    src = (ROOT / "model" / "transformer.py").read_text()
+    assert 'masked_fill(mask, float("-inf"))' in src
+
+
+def test_row_readings_are_the_traces_percentages(make_inputs):
+    from scenes.chapters.masked_rows import reading_text
+
+    setting = setting_of(MASKED_SELF_ATTENTION, make_inputs)
+    plan = plan_masked(setting)
+    pattern = setting.head_trace().pattern
+    say = Say("en")
+    for r in plan.readings:
+        keys = [j for j in range(r.query + 1) if pattern[r.query, j] >= 0.005]
+        assert list(r.keys) == keys
+        np.testing.assert_array_equal(r.weights, [pattern[r.query, j] for j in keys])
+        assert r.rest == pytest.approx(1.0 - sum(r.weights), abs=1e-5)
+        text = reading_text(say, plan, r)
+        assert text.startswith(f"While processing “{plan.tokens[r.query]}”")
+        for j, w in zip(keys, r.weights):
+            pct = 100 * w
+            shown = f"{pct:.0f}%" if 1 <= pct <= 99 or pct == 100 else f"{pct:.1f}%"
+            assert f"{shown} on “{plan.tokens[j]}”" in text
+    # the seed's own row: "must" looks only at "robot" and itself
+    assert plan.readings[1].keys[-1] == 1 and set(plan.readings[1].keys) <= {0, 1}
+
+
+def test_a_long_sentence_is_refused_with_a_hint(make_inputs):
+    from model.errors import UserError
+
+    long = " ".join(["the fluffy creature"] * 4)
+    with pytest.raises(UserError) as e:
+        plan_masked(setting_of(MASKED_SELF_ATTENTION, make_inputs, sentences=[long]))
+    assert "12×12" in str(e.value) and "shorter" in e.value.hint
+
+
+# --- attention_as_lookup -----------------------------------------------------------------------
+
+def test_hard_lookup_is_one_value_row_and_soft_is_pattern_times_values(make_inputs):
+    setting = setting_of(ATTENTION_AS_LOOKUP, make_inputs)
+    plan = plan_lookup(setting)
+    tr, i = setting.trace, plan.focus
+    q, k, v, p, z = independent_head(tr, plan.head.layer, plan.head.head)
+    assert tr.tokens[i] == "creature"
+    scores = k[: i + 1] @ q[i] / np.sqrt(q.shape[1])
+    best = int(np.argmax(scores))
+    assert plan.best == best and tr.tokens[best] in ("fluffy", "blue")
+    assert np.count_nonzero(plan.hard) == 1 and plan.hard[best] == 1.0
+    np.testing.assert_array_equal(plan.hard_result, plan.values[best])  # exactly its value
+    np.testing.assert_allclose(plan.hard_result, v[best], atol=1e-4)
+    np.testing.assert_allclose(plan.soft, p[i], atol=1e-5)
+    np.testing.assert_allclose(plan.soft_result, p[i] @ v, atol=1e-4)
+    np.testing.assert_allclose(plan.soft_result, tr.head(0, plan.head.head).z[i], atol=1e-4)
+    assert plan.distance == pytest.approx(float(np.linalg.norm(p[i] @ v - v[best])), abs=1e-4)
+    assert plan.distance > 0.5  # "creature" splits its weight between two adjectives: far from a hard lookup
+    assert all(j is None or j <= i for j in plan.slots)  # only the keys it may see are entries
+
+
+# --- renders -----------------------------------------------------------------------------------
+
+@pytest.mark.render
+def test_masked_render_draws_the_traces_weights(make_inputs, render_scene):
+    scene, frame = render_scene(MASKED_SELF_ATTENTION, make_inputs(lang="ko"))
+    drawn = scene.stage.drawn["masked_rows"]
+    table = drawn["table"]
+    pattern = scene.setting.head_trace().pattern
+    n = len(pattern)
+    for (i, j), cell in table.cells.items():
+        assert cell.value == pytest.approx(float(pattern[i, j]), abs=1e-6)
+        # a masked weight is drawn as an exact "0", every other one to two decimals
+        assert cell.shown == ("0" if j > i else f"{pattern[i, j]:.2f}")
+    assert [m.value for m in drawn["sums"]] == pytest.approx([1.0] * n, abs=1e-5)
+    assert drawn["mask_value"].shown == "−∞"
+    assert frame[..., :3].any()
+    assert len(scene.caption_log) == 5 + n
+
+
+@pytest.mark.render
+def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
+    scene, frame = render_scene(SELF_ATTENTION_STEPS, make_inputs(lang="pt"))
+    plan = scene.plans[0]
+    one = scene.stage.drawn["steps_one"]
+    for name in ("q", "k", "v"):
+        for m in one["qkv"][name].entries:
+            assert m.value == pytest.approx(float(getattr(plan, name)[m.index]))
+    for m in one["z"].entries:
+        assert m.value == pytest.approx(float(plan.trace_z[m.index]), abs=1e-4)
+    z_table = scene.stage.drawn["steps_all"]["tables"][-1]
+    row = [(j, cell) for (i, j), cell in z_table.cells.items() if i == plan.focus]
+    assert len(row) == 5  # four columns and the last, of 16
+    for j, cell in row:
+        assert cell.value == pytest.approx(float(plan.trace_z[j]), abs=1e-4)
+    assert scene.chapters_played == ["steps_one", "steps_all"]
+
+
+@pytest.mark.render
+def test_lookup_render_draws_both_results(make_inputs, render_scene):
+    scene, frame = render_scene(ATTENTION_AS_LOOKUP, make_inputs())
+    plan = scene.plans[0]
+    drawn = scene.stage.drawn["lookup"]
+    for m in numbers_in(drawn["hard"]):
+        assert m.value == plan.values[plan.best][m.index]
+    for m in numbers_in(drawn["soft"]):
+        assert m.value == pytest.approx(float(plan.soft_result[m.index]))
+    assert drawn["distance"].shown == f"{plan.distance:.2f}"
+    assert any("“blue”" in c or "“fluffy”" in c for c, _ in scene.caption_log)
+
+
+# --- SmolLM2 -----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def smol():
+    from model import load_model
+
+    try:
+        return load_model("smollm2", device="cpu")
+    except Exception as e:  # not installed here
+        pytest.skip(f"SmolLM2 is not available: {e}")
+
+
+def test_smollm2_steps_and_mask_plans_are_its_trace(smol):
+    from scenes.setting import SceneInputs
+
+    inputs = SceneInputs(tracer=smol.trace, model=smol.info, layer=3, head=4)
+    setting = SELF_ATTENTION_STEPS.lesson.setting(inputs)
+    plan = plan_steps(setting)
+    ht = setting.head_trace()
+    assert plan.rotary and plan.d_model == 576 and plan.d_head == 64
+    # before rotation, q is the head's input times W_Q; the scores use the rotated q and k
+    X = np.asarray(setting.trace.layers[3].attn_in, np.float64)
+    np.testing.assert_allclose(plan.q, X[plan.focus] @ ht.W_Q + ht.b_Q, atol=1e-3)
+    np.testing.assert_allclose(plan.S, ht.scores, atol=1e-3)
+    np.testing.assert_allclose(plan.Z, ht.z, atol=1e-4)
+    np.testing.assert_allclose(plan.z, ht.z[plan.focus], atol=1e-4)
+    masked = plan_masked(MASKED_SELF_ATTENTION.lesson.setting(inputs))
+    assert len(masked.tokens) >= 4 and "obey" in "".join(masked.tokens)
+    assert (masked.weights[masked.mask] == 0).all() and masked.same_bits
+    np.testing.assert_allclose(masked.weights.sum(axis=1), 1.0, atol=1e-5)
