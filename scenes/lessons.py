@@ -9,19 +9,29 @@ from __future__ import annotations
 
 from .chapters.context_size import ContextSize, ContextSizeLesson
 from .chapters.context_space import ContextSpace, SameLookup
+from .chapters.cross_attention import CrossAttention, CrossLesson
 from .chapters.dot_products import DotProducts
+from .chapters.flash import Flash
 from .chapters.formula import Formula
-from .chapters.going_deeper import GoingDeeper
 from .chapters.framing import Intro, Outro
 from .chapters.gallery import GALLERY
+from .chapters.going_deeper import GoingDeeper
+from .chapters.head_split import HeadSplit
 from .chapters.key import Key
+from .chapters.kv_cache import KvCache, KvCacheLesson
 from .chapters.last_token import EveryHeadLesson, LastToken
+from .chapters.lookup import Lookup
+from .chapters.low_rank import LowRank
+from .chapters.masked_rows import MaskedRows
 from .chapters.masking import Masking
+from .chapters.mlp import Mlp, MlpLesson
 from .chapters.multi_head import MultiHead
 from .chapters.next_token import NextToken, NextTokenLesson
+from .chapters.output_matrix import OutputMatrix
 from .chapters.params import ParameterCount
 from .chapters.pattern import Pattern
 from .chapters.query import Query
+from .chapters.self_attention_steps import AllTokens, OneToken
 from .chapters.softmax import Softmax
 from .chapters.tokens_to_vectors import TokensToVectors
 from .chapters.values import Values
@@ -63,8 +73,6 @@ FLUFFY_BLUE_CREATURE = register_lesson(Lesson(
     cards=True, intro=Intro("fluffy_blue_creature"), outro=Outro("fluffy_blue_creature")))
 
 # issue 11, P2: a head's value map is low rank; the heads' value-up maps are one output matrix
-from .chapters.low_rank import LowRank  # noqa: E402
-from .chapters.output_matrix import OutputMatrix  # noqa: E402
 
 LOW_RANK = register_lesson(Lesson("low_rank", (LowRank(),)))
 OUTPUT_MATRIX = register_lesson(Lesson("output_matrix", (OutputMatrix(),)))
@@ -75,10 +83,6 @@ MULTI_HEAD = register_lesson(Lesson("multi_head", (MultiHead(),), examples=("cra
 
 # issue 12, part B (the GPT-2 walkthrough, inside the block): heads split and merged, the key/value
 # cache, the MLP (SmolLM2 by default: the toy has none), flash attention's tiled online softmax
-from .chapters.flash import Flash  # noqa: E402
-from .chapters.head_split import HeadSplit  # noqa: E402
-from .chapters.kv_cache import KvCache, KvCacheLesson  # noqa: E402
-from .chapters.mlp import Mlp, MlpLesson  # noqa: E402
 
 HEAD_SPLIT_MERGE = register_lesson(Lesson("head_split_merge", (HeadSplit(),)))
 KV_CACHE = register_lesson(KvCacheLesson("kv_cache", (KvCache(),), examples=("robot",), role="previous_token"))
@@ -86,15 +90,11 @@ MLP = register_lesson(MlpLesson("mlp", (Mlp(),), examples=("eiffel_tower",), rol
 FLASH_ATTENTION = register_lesson(Lesson("flash_attention", (Flash(),)))
 
 # section 3: cross-attention, English queries reading French keys and values (model/cross_attention.py)
-from .chapters.cross_attention import CrossAttention, CrossLesson  # noqa: E402
 
 CROSS_ATTENTION = register_lesson(CrossLesson("cross_attention", (CrossAttention(),), examples=("pet_it", "pet_it_french"),
                                               role=None, max_sentences=2))
 
 # issue 12, part A: the Illustrated GPT-2's self-attention, step by step; masked rows; attention as a lookup
-from .chapters.lookup import Lookup  # noqa: E402
-from .chapters.masked_rows import MaskedRows  # noqa: E402
-from .chapters.self_attention_steps import AllTokens, OneToken  # noqa: E402
 
 SELF_ATTENTION_STEPS = register_lesson(Lesson("self_attention_steps", (OneToken(), AllTokens())))
 # SmolLM2 by default: its rows spread their weight as the seed's do; the toy's heads are one-hot here
