@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, PI, RIGHT, UP, FadeIn, FadeOut, Rectangle, Square, Transform, VGroup
 
+from ..components.number_table import aligned_rows
 from ..components.text import label
 from ..components.vectors import math
 from ..lesson import Chapter
@@ -143,17 +144,7 @@ class Flash(Chapter):
             rows.append([label(plan.tokens[i], 18, th.query), label(score_text(float(s.m[a])), 20, th.text),
                          label(fixed(float(s.l[a]), 2), 20, th.text)] +
                         [label(fixed(float(s.O[a, j]), 2), 20, th.text) for j in range(O_SHOWN)])
-        widths = [max(r[c].width for r in rows) for c in range(len(head))]
-        out = VGroup()
-        y = 0.0
-        for r in rows:
-            x = 0.0
-            for c, m in enumerate(r):
-                m.move_to([x + widths[c] / 2, y, 0])
-                x += widths[c] + 0.3
-            y -= 0.5
-            out.add(VGroup(*r))
-        return out
+        return aligned_rows(rows, col_gap=0.3, row_step=0.5)
 
     def finish(self, stage: Stage, plan: FlashPlan, drawn: dict, grid: VGroup) -> None:
         th, say = stage.theme, stage.say

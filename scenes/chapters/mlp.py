@@ -9,6 +9,7 @@ from typing import ClassVar
 
 from manim import DOWN, RIGHT, UP, Arrow, FadeIn, FadeOut, Rectangle, VGroup
 
+from ..components.number_table import aligned_rows
 from ..components.text import label
 from ..components.vectors import VectorColumn, math
 from ..components.word_boxes import WordBoxes
@@ -156,16 +157,7 @@ class Mlp(Chapter):
         for r, n in enumerate(plan.neurons):
             rows.append([label(f"#{n}", 18, th.dim)] + [label(fixed(c[r], 2), 20, th.text) for c in cols])
         rows.append([label("⋮", 20, th.dim)] + [label("⋮", 20, th.dim) for _ in cols])
-        widths = [max(r[c].width for r in rows) for c in range(len(head))]
-        grid = VGroup()
-        y = 0.0
-        for r in rows:
-            xpos = 0.0
-            for c, m in enumerate(r):
-                m.move_to([xpos + widths[c] / 2, y, 0])
-                xpos += widths[c] + 0.35
-            y -= 0.42
-            grid.add(VGroup(*r))
+        grid = aligned_rows(rows, col_gap=0.35, row_step=0.42)
         note = braced(grid, say(f"{T}.brace", shown=len(plan.neurons), d_mlp=plan.d_mlp), th, RIGHT, 18)
         note[1].next_to(note[0], RIGHT, buff=0.1)
         table = VGroup(grid, note)

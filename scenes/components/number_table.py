@@ -145,3 +145,17 @@ class NumberTable(VGroup):
 
     def right_of_rows(self, gap: float = 0.3) -> float:
         return self.grid.get_right()[0] + gap
+
+
+def aligned_rows(rows: Sequence[Sequence[VMobject]], col_gap: float = 0.3, row_step: float = 0.5) -> VGroup:
+    """Mobjects laid out as a table: row r at y = −r·row_step, each column as wide as its widest
+    entry, entries centred in their column. Returns a VGroup of one VGroup per row."""
+    widths = [max(r[c].width for r in rows if c < len(r)) for c in range(max(map(len, rows)))]
+    out = VGroup()
+    for k, r in enumerate(rows):
+        x = 0.0
+        for c, m in enumerate(r):
+            m.move_to([x + widths[c] / 2, -k * row_step, 0])
+            x += widths[c] + col_gap
+        out.add(VGroup(*r))
+    return out
