@@ -174,3 +174,20 @@ def test_glyph_cache_gives_the_same_outlines_and_is_reused(tmp_path, monkeypatch
     GlyphCachedText(text, font_size=24, font="CMU Serif")
     GlyphCachedText(text + "!", **kw)
     assert len(list(glyph_cache_dir().rglob("*.pkl.z"))) == 3
+
+
+def test_glyph_cache_is_trimmed_oldest_first(tmp_path):
+    import os
+
+    from scenes.components.text import trim_glyph_cache
+
+    sub = tmp_path / "ab"
+    sub.mkdir()
+    for k in range(10):  # 10 entries of 100 kB, the oldest first
+        f = sub / f"{k:02d}.pkl.z"
+        f.write_bytes(b"x" * 100_000)
+        os.utime(f, (1000 + k, 1000 + k))
+    removed = trim_glyph_cache(tmp_path, max_mb=0.5)  # 0.5 MiB: keep at most 0.4 MiB
+    left = sorted(p.name for p in sub.iterdir())
+    assert removed == 6 and left == ["06.pkl.z", "07.pkl.z", "08.pkl.z", "09.pkl.z"]
+    assert trim_glyph_cache(tmp_path, max_mb=10) == 0

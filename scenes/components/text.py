@@ -60,6 +60,30 @@ def glyph_cache_dir() -> Path:
     return base / "glyphs"
 
 
+GLYPH_CACHE_MB = 1024  # the cache is trimmed to 80% of this (oldest entries first) once per process
+_trimmed = False
+
+
+def trim_glyph_cache(folder: Path | None = None, max_mb: float | None = None) -> int:
+    """Keep the glyph cache under $ATTN_MANIM_GLYPHS_MAX_MB (default GLYPH_CACHE_MB): when it is
+    larger, delete the entries used longest ago until it is at 80% of that. Returns how many went."""
+    folder = folder or glyph_cache_dir()
+    limit = float(max_mb if max_mb is not None else os.environ.get("ATTN_MANIM_GLYPHS_MAX_MB", GLYPH_CACHE_MB)) * 2**20
+    try:
+        entries = [(st.st_mtime, st.st_size, f) for f in folder.glob("*/*.pkl.z") for st in (f.stat(),)]
+    except OSError:
+        return 0
+    total = sum(size for _, size, _ in entries)
+    removed = 0
+    for _, size, f in sorted(entries, key=lambda e: e[0]):
+        if total <= 0.8 * limit:
+            break
+        f.unlink(missing_ok=True)
+        total -= size
+        removed += 1
+    return removed
+
+
 class GlyphCachedText(Text):
     """A manim `Text` that keeps its parsed glyph outlines on disk.
 
@@ -92,7 +116,15 @@ class GlyphCachedText(Text):
         if ok:
             self.add(*submobjects)
             self.id_to_vgroup_dict = id_map
+            try:
+                os.utime(entry)  # "used recently": the trim keeps it
+            except OSError:
+                pass
             return self
+        global _trimmed
+        if not _trimmed:  # once per process, before it adds entries of its own
+            _trimmed = True
+            trim_glyph_cache()
         super().generate_mobject()
         drop_svg_paths(self)
         tmp = None
