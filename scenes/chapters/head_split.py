@@ -9,6 +9,7 @@ from math import floor, log10
 from manim import DOWN, LEFT, RIGHT, UP, Brace, FadeIn, FadeOut, Rectangle, ReplacementTransform, VGroup
 
 from ..components.attention_grid import AttentionGrid
+from ..components.number_table import aligned_rows
 from ..components.text import label
 from ..components.vectors import VectorColumn, math
 from ..components.word_boxes import WordBoxes
@@ -180,15 +181,7 @@ class HeadSplit(Chapter):
             for i in plan.shown:
                 cells.append(label("…" if i is None else fixed(vec[i], plan.decimals), 20, th.text))
             rows.append(cells)
-        widths = [max(r[c].width for r in rows) for c in range(len(rows[0]))]
-        lines = VGroup()
-        for r in rows:
-            x = 0.0
-            for c, m in enumerate(r):
-                m.move_to([x + widths[c] / 2, 0, 0])
-                x += widths[c] + 0.3
-            lines.add(VGroup(*r))
-        lines.arrange(DOWN, buff=0.15)
+        lines = aligned_rows(rows, col_gap=0.3, row_step=0.45)  # the two rows' entries in the same columns
         size = VGroup(math("W_O", 24, th.output),
                       label(say(f"{T}.wo_size", rows=plan.n_heads * plan.d_head, cols=plan.d_model), 20, th.dim))
         size.arrange(RIGHT, buff=0.15)
