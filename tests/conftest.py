@@ -19,6 +19,18 @@ def toy_model():
 
 
 @pytest.fixture(scope="session")
+def smollm2_model():
+    """SmolLM2, loaded once per test process (skipped where the packaged GGUF is missing)."""
+    pytest.importorskip("gguf")
+    from model import load_model
+
+    try:
+        return load_model("smollm2", device="cpu")
+    except Exception as e:  # not installed here
+        pytest.skip(f"SmolLM2 is not available: {e}")
+
+
+@pytest.fixture(scope="session")
 def tracer(toy_model):
     return functools.lru_cache(maxsize=None)(toy_model.trace)
 

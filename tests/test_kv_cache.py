@@ -90,14 +90,8 @@ def test_plan_and_render(make_inputs, render_scene):
 
 
 @pytest.fixture(scope="module")
-def smol():
-    from model import load_model
-    from model.errors import UserError
-
-    try:
-        return load_model("smollm2", device="cpu")
-    except UserError as e:
-        pytest.skip(f"SmolLM2 is not installed: {e}")
+def smol(smollm2_model):
+    return smollm2_model
 
 
 def test_smollm2_cached_generation_equals_recomputation(smol):

@@ -86,14 +86,8 @@ def test_output_matrix_plan_toy(make_inputs):
 
 
 @pytest.fixture(scope="module")
-def smol():
-    from model import load_model
-    from model.errors import UserError
-
-    try:
-        model = load_model("smollm2", device="cpu")
-    except UserError as e:
-        pytest.skip(f"SmolLM2 is not installed: {e}")
+def smol(smollm2_model):
+    model = smollm2_model
     import render
 
     return render.scene_model_info(model), functools.lru_cache(maxsize=None)(model.trace)

@@ -132,14 +132,8 @@ def test_head_split_renders_on_the_toy(make_inputs, render_scene):
 
 
 @pytest.fixture(scope="module")
-def smol():
-    from model import load_model
-    from model.errors import UserError
-
-    try:
-        model = load_model("smollm2", device="cpu")
-    except UserError as e:
-        pytest.skip(f"SmolLM2 is not installed: {e}")
+def smol(smollm2_model):
+    model = smollm2_model
     return model, functools.lru_cache(maxsize=None)(model.trace)
 
 

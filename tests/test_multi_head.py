@@ -119,13 +119,8 @@ def test_renders_with_the_trace_numbers(render_scene, make_inputs, lang):
 # --- SmolLM2 ----------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def smol():
-    from model import load_model
-
-    try:
-        model = load_model("smollm2", device="cpu")
-    except Exception as e:  # not installed here
-        pytest.skip(f"SmolLM2 is not available: {e}")
+def smol(smollm2_model):
+    model = smollm2_model
     model.measured_roles()
     return model
 

@@ -16,14 +16,8 @@ EIFFEL = "The Eiffel tower is in the city of"
 
 
 @pytest.fixture(scope="module")
-def smol():
-    pytest.importorskip("gguf")
-    from model import load_model
-
-    try:
-        return load_model("smollm2", device="cpu")
-    except Exception as e:  # not installed here
-        pytest.skip(f"SmolLM2 is not available: {e}")
+def smol(smollm2_model):
+    return smollm2_model
 
 
 @pytest.fixture(scope="module")

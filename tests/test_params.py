@@ -54,14 +54,8 @@ def test_toy_tally_from_its_weights_file(toy_model):
 
 
 @pytest.fixture(scope="module")
-def smollm2():
-    pytest.importorskip("gguf")
-    from model import load_model
-
-    try:
-        return load_model("smollm2", device="cpu")
-    except Exception as e:  # not installed
-        pytest.skip(f"SmolLM2 is not available: {e}")
+def smollm2(smollm2_model):
+    return smollm2_model
 
 
 def test_smollm2_grouped_query_tally_and_weights(smollm2):

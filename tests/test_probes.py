@@ -283,17 +283,10 @@ def test_pattern_shows_the_note_on_screen(unnamed_inputs, render_scene, lang):
 # --- SmolLM2: probes on a real model, and lessons that say what its heads really do ---------------
 
 @pytest.fixture(scope="session")
-def smol():
+def smol(smollm2_model):
     """SmolLM2 loaded once, with its measured roles and a cached tracer (the user's cache folder,
     as the command line uses it: later sessions read the dequantized weights and the measurements)."""
-    pytest.importorskip("gguf")
-    from model import load_model
-    from model.errors import UserError
-
-    try:
-        model = load_model("smollm2", device="cpu")
-    except UserError as e:
-        pytest.skip(f"SmolLM2 is not installed: {e}")
+    model = smollm2_model
     import render
 
     info = render.scene_model_info(model)

@@ -221,13 +221,8 @@ def test_lookup_render_draws_both_results(make_inputs, render_scene):
 # --- SmolLM2 -----------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def smol():
-    from model import load_model
-
-    try:
-        return load_model("smollm2", device="cpu")
-    except Exception as e:  # not installed here
-        pytest.skip(f"SmolLM2 is not available: {e}")
+def smol(smollm2_model):
+    return smollm2_model
 
 
 def test_smollm2_steps_and_mask_plans_are_its_trace(smol):
