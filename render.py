@@ -216,7 +216,7 @@ def render(names, quality, fmt, transparent, sentences, focus, layer, head, layo
     wanted = sorted(scenes) if "all" in names else list(dict.fromkeys(names))
     for name in wanted:
         if name not in scenes:
-            raise unknown_scene_error(name, sorted(scenes) + ["all", "list", "inspect", "heads", "params", "vocab", "train"])
+            raise unknown_scene_error(name, sorted(scenes) + ["all", "list", "inspect", "heads", "params", "vocab", "train", "storyboard", "lint"])
     options = options_tuple(dict(sentences=split_sentences(sentences), focus=focus, layer=layer, head=head,
                                  theme=theme, layout=layout, axes=parse_list(axes)))
     jobs = []
@@ -262,6 +262,106 @@ def render(names, quality, fmt, transparent, sentences, focus, layer, head, layo
         for line in summary_table(outcomes):
             click.echo(line, err=True)
     if not all(o.ok for o in outcomes):
+        sys.exit(1)
+
+
+# --- storyboard / lint: look at a lesson without encoding it (scenes/review.py) -------------------
+
+def review_options(f):
+    opts = [
+        click.option("--lang", default="en", show_default=True, help="en, ko or pt; several: --lang en,ko,pt"),
+        click.option("--model", "model_name", default=None,
+                     help="built-in model name or a folder [default: the scene's own model, else toy]"),
+        click.option("-s", "--sentence", "sentences", multiple=True, help="the sentence to use (as for render)"),
+        click.option("--focus", help="the word the scene follows"),
+        click.option("--layer", type=int, default=None, help="default: the layer of the scene's own head"),
+        click.option("--head", type=int, default=None, help="default: the scene's own head"),
+        click.option("--layout", type=click.Choice(["video", "paper"]), default="video", show_default=True),
+        click.option("--axes", help="three named directions for 3-D scenes"),
+        model_options[1],
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+def review_request(names, lang, model_name, sentences, focus, layer, head, layout, axes):
+    """The scenes, languages and options a storyboard or lint asks for, checked like a render's."""
+    from scenes.batch import check_model_name, options_tuple
+    from scenes.i18n import LANGUAGES
+    from scenes.registry import load_all
+
+    langs = [checked_lang(x) for x in comma_choices(lang, tuple(LANGUAGES), "language", "--lang")]
+    scenes = load_all()
+    for name in names:
+        if name != "all" and name not in scenes:
+            raise unknown_scene_error(name, sorted(scenes) + ["all"])
+    wanted = sorted(scenes) if "all" in names else list(dict.fromkeys(names))
+    if model_name is not None:
+        check_model_name(model_name)
+    options = options_tuple(dict(sentences=split_sentences(sentences), focus=focus, layer=layer, head=head,
+                                 layout=layout, axes=parse_list(axes)))
+    return wanted, langs, options
+
+
+@cli.command("storyboard")
+@click.argument("names", nargs=-1, required=True)
+@review_options
+@click.option("-q", "--quality", type=click.Choice(["l", "m", "h", "p", "k"]), default="m", show_default=True,
+              help="the frames' size: l 480p, m 720p, h 1080p, p 1440p, k 2160p")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("renders"), show_default=True,
+              help="frames land in OUT/storyboard/<scene>[.<lang>]/")
+def storyboard_cmd(names, lang, model_name, sentences, focus, layer, head, layout, axes, device, quality, out):
+    """Key frames of SCENE... ('all': every scene) as PNG, without encoding a video: every caption
+    block's last frame and every chapter's, and a labelled contact.png per lesson."""
+    from scenes.review import review
+    from scenes.runner import check_output_dir
+
+    wanted, langs, options = review_request(names, lang, model_name, sentences, focus, layer, head, layout, axes)
+    check_output_dir(out)
+
+    def done(res):
+        click.echo(f"{res.scene} {res.lang} {res.model}: {len(res.files) - 1} frames in {res.seconds:.1f} s", err=True)
+        for f in res.files:
+            click.echo(str(f))
+
+    review("storyboard", wanted, langs, model=model_name, options=options, out=out, quality=quality,
+           load=load_for_scenes, on_result=done)
+
+
+@cli.command("lint")
+@click.argument("names", nargs=-1, required=True)
+@review_options
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object: violations, exceptions, lessons")
+def lint_cmd(names, lang, model_name, sentences, focus, layer, head, layout, axes, device, as_json):
+    """Play SCENE... ('all': every scene) without drawing and check the rules of a readable frame after
+    every animation (sizes, overlaps, the frame, numbers in captions, titles). Exit 1 on any violation;
+    declared exceptions are listed too."""
+    from scenes.review import RULES, review
+
+    wanted, langs, options = review_request(names, lang, model_name, sentences, focus, layer, head, layout, axes)
+    found = []
+
+    def done(res):
+        found.extend(res.violations)
+        if not as_json:
+            for v in res.violations:
+                click.echo(v.line())
+
+    results = review("lint", wanted, langs, model=model_name, options=options, out=Path("."), load=load_for_scenes,
+                     on_result=done)
+    bad = [v for v in found if not v.exception]
+    if as_json:
+        click.echo(json.dumps({"rules": RULES, "violations": [v.to_dict() for v in bad],
+                               "exceptions": [v.to_dict() for v in found if v.exception],
+                               "lessons": [{"scene": r.scene, "lang": r.lang, "model": r.model,
+                                            "violations": sum(not v.exception for v in r.violations),
+                                            "seconds": round(r.seconds, 2)} for r in results]},
+                              ensure_ascii=False))
+    else:
+        click.echo(f"{len(results)} lesson(s) checked: {len(bad)} violation(s), "
+                   f"{len(found) - len(bad)} declared exception(s)", err=True)
+    if bad:
         sys.exit(1)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import string
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -107,6 +107,9 @@ class Say:
     """The catalog of one language, as a callable: say(key, **params) -> the sentence."""
 
     lang: str = DEFAULT_LANGUAGE
+    # (role, layer, head) of every role named on screen since the lesson's last chapter: the lint
+    # checks that each head was measured to play the role it is called by (scenes/review.py)
+    roles_named: list = field(default_factory=list, compare=False, hash=False, repr=False)
 
     def __post_init__(self):
         check_language(self.lang)
@@ -156,7 +159,10 @@ class Say:
     def role(self, role: str, layer: int, head: int) -> str:
         """A head's role in words ("adjectives → nouns"), or "L0H3" when the model names none."""
         key = f"common.roles.{role}"
-        return self(key) if role and self.has(key) else f"L{layer}H{head}"
+        if role and self.has(key):
+            self.roles_named.append((role, int(layer), int(head)))
+            return self(key)
+        return f"L{layer}H{head}"
 
     @property
     def chars_per_second(self) -> float:

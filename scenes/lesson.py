@@ -73,6 +73,7 @@ class LessonSceneBase:
 
     lesson: ClassVar[Lesson]
     description: ClassVar[str] = ""
+    observer = None  # scenes/review.py: a storyboard or the lint, watching the lesson play
 
     def __init__(self, inputs: SceneInputs, **kwargs):
         self.inputs = inputs
@@ -103,13 +104,30 @@ class LessonSceneBase:
         self.stage.captions = self.caption_log
         main = set(map(id, self.lesson.chapters))
         number = 0
-        for chapter, plan in zip(self.chapter_list, self.plans):
+        watch = self.observer
+        if watch is not None:
+            watch.start(self)
+        for index, (chapter, plan) in enumerate(zip(self.chapter_list, self.plans), start=1):
             self.mark_chapter(chapter.key)  # its title card, if any, belongs to it
+            if watch is not None:
+                watch.chapter_started(self, chapter.key, index)
             if self.lesson.cards and id(chapter) in main:
                 number += 1
                 self.chapter_card(chapter, number)
             chapter.play(self.stage, plan)
             self.chapters_played.append(chapter.key)
+            if watch is not None:
+                watch.chapter_done(self, chapter.key, index)
+                if hasattr(watch, "roles_named"):
+                    watch.roles_named(self, self.say.roles_named)
+                self.say.roles_named.clear()
+        if watch is not None:
+            watch.finish(self)
+
+    def play(self, *args, **kwargs):
+        super().play(*args, **kwargs)
+        if self.observer is not None:
+            self.observer.played(self, self.animations)
 
     def mark_chapter(self, key: str) -> None:
         """Where a chapter starts (render.py --chapters cuts the clip here): a manim section, the

@@ -166,6 +166,8 @@ class Stage:
         duration = scene.renderer.time - start
         scene.add_subcaption(text, duration=duration, offset=start - scene.renderer.time)
         self.captions.append((text, duration))
+        if getattr(scene, "observer", None) is not None:
+            scene.observer.caption_done(scene, text, start, scene.renderer.time)
 
     def clear(self, run_time: float = 0.5, keep: tuple = ()) -> None:
         """Fade out everything except `keep` (hand-on names or mobjects); forget what went."""

@@ -1,0 +1,666 @@
+"""Watching a lesson play: storyboards (key frames as PNG) and lint (the rules of a readable frame).
+
+Both play a lesson with manim's animations skipped: each `play` jumps to its end state, nothing is
+encoded, and a frame is rasterized only when a storyboard asks for one. An `Observer` attached to the
+lesson's scene (`LessonSceneBase.observer`) hears three things: an animation finished, a caption block
+ended, a chapter ended.
+
+- `Storyboard` saves the frame at the end of every caption block and every chapter's last frame as
+  `OUT/storyboard/<scene>[.<lang>]/NN_<chapter>_KK.png`, and a labelled `contact.png` of them all.
+- `Linter` measures, after every animation, what a student at the back of the room would see: text and
+  number sizes in pixels at 720p, texts that collide, mobjects outside the frame once the camera
+  settles, a chapter's last frame left half empty, a caption's number missing from the screen, two
+  decimal conventions in one panel, a title naming a role the head was not measured to play. The rules
+  and thresholds are `../shared/design/lecture-quality.md`'s; `RULES` names them.
+
+A mobject may carry a declared exception, `mob.lint_exempt = {"rule": "why"}` (see `exempt`): the
+violation is then listed as an exception, not hidden and not counted.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+PX_PER_UNIT_720 = 90.0  # manim's frame is 8 units tall; 720 px / 8
+RULES = {
+    "number_size": "a digit in a grid, matrix, vector, bar label or table is at least 14 px tall at 720p",
+    "text_size": "any other glyph is at least 11 px tall (cap height) at 720p",
+    "overlap": "no two texts' glyphs intersect",
+    "off_frame": "every mobject is inside the frame (0.1-unit margin) once the camera settles",
+    "frame_used": "a chapter's last frame spans at least 55% of the frame's width and 50% of its height",
+    "caption_number": "a number in a caption is on screen, rounded the same way",
+    "decimal_convention": "one decimal convention (point or comma) per panel",
+    "honest_title": "a title names a head's role only if the head was measured to play it",
+}
+MIN_NUMBER_PX = 14.0
+MIN_TEXT_PX = 11.0
+FRAME_MARGIN = 0.1
+MIN_SPAN = (0.55, 0.50)
+VISIBLE = 0.08  # fill or stroke opacity below this does not count as seen
+
+
+def exempt(mob, rule: str, why: str):
+    """Declare that `mob` (and its family) breaks `rule` on purpose, for the reason `why`."""
+    rules = dict(getattr(mob, "lint_exempt", None) or {})
+    rules[rule] = why
+    mob.lint_exempt = rules
+    return mob
+
+
+# --- what is on screen ---------------------------------------------------------------------------
+
+def _opacity(m) -> float:
+    try:
+        return max(float(m.get_fill_opacity()), float(m.get_stroke_opacity()) if m.get_stroke_width() > 0 else 0.0)
+    except Exception:
+        return 1.0
+
+
+def _box(m) -> tuple[float, float, float, float]:
+    pts = m.points
+    return float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())
+
+
+@dataclass
+class TextOnScreen:
+    mob: object
+    text: str
+    glyphs: list  # (box, char) of each visible glyph
+    box: tuple[float, float, float, float]
+    owner: object  # the top-level scene mobject it belongs to (its "panel")
+    exempt: dict
+
+
+def _text_class():
+    from manim import Text
+
+    return Text
+
+
+def _is_text(m) -> bool:
+    from manim import Text
+
+    return isinstance(m, Text)
+
+
+def _is_formula(m) -> bool:
+    return type(m).__name__ in ("MathTypst", "Typst", "TypstMobject")
+
+
+def visible_texts(scene, camera_mobs=None) -> list[TextOnScreen]:
+    """Every Text on screen with its visible glyphs (spaces have none), in scene order."""
+    out = []
+    mobs = camera_mobs if camera_mobs is not None else scene.mobjects
+    for top in mobs:
+        _collect(top, top, {}, out)
+    return out
+
+
+def _collect(m, owner, inherited: dict, out: list) -> None:
+    ex = {**inherited, **(getattr(m, "lint_exempt", None) or {})}
+    if _is_text(m) or _is_formula(m):
+        glyph_mobs = [g for g in m.family_members_with_points() if _opacity(g) >= VISIBLE]
+        if not glyph_mobs:
+            return
+        chars = [c for c in getattr(m, "text", "") if not c.isspace()] if _is_text(m) else []
+        leaves = m.submobjects if _is_text(m) else glyph_mobs
+        glyphs = []
+        for k, g in enumerate(leaves):
+            if not g.has_points() or _opacity(g) < VISIBLE:
+                continue
+            glyphs.append((_box(g), chars[k] if len(chars) == len(leaves) else ""))
+        if not glyphs:
+            return
+        xs0, ys0, xs1, ys1 = zip(*(b for b, _ in glyphs))
+        text = getattr(m, "text", "") if _is_text(m) else ""
+        out.append(TextOnScreen(m, text, glyphs, (min(xs0), min(ys0), max(xs1), max(ys1)), owner, ex))
+        return
+    for sub in m.submobjects:
+        _collect(sub, owner, ex, out)
+
+
+def visible_leaves(scene, mobs=None):
+    """Every visible mobject with points, with its declared exceptions: (mobject, exceptions)."""
+    out = []
+
+    def walk(m, inherited):
+        ex = {**inherited, **(getattr(m, "lint_exempt", None) or {})}
+        if m.has_points() and _opacity(m) >= VISIBLE:
+            out.append((m, ex))
+        for sub in m.submobjects:
+            walk(sub, ex)
+
+    for top in (mobs if mobs is not None else scene.mobjects):
+        walk(top, {})
+    return out
+
+
+# --- numbers in words -----------------------------------------------------------------------------
+
+NUMBER_IN_TEXT = re.compile(r"[−\-+]?\d[\d.,]*(?:\s?×\s?10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?%?")
+DECIMAL_COMMA = re.compile(r"(?<![\d,.])\d+,\d{1,2}(?![\d])")
+DECIMAL_POINT = re.compile(r"(?<![\d,.])\d+\.\d{1,2}(?![\d])")
+
+
+def _normalized(token: str, lang: str) -> str | None:
+    """A number as written in `lang` ("0,48", "1.572.864", "−0.3") -> one spelling ("0.48", "1572864",
+    "-0.3"); None when it is not a decimal number worth comparing (a plain count, a year, a layer)."""
+    t = token.replace("−", "-").replace(" ", "").rstrip(".,")
+    mant, sep, exp = t.partition("×10")
+    if lang == "pt":
+        mant = mant.replace(".", "").replace(",", ".")
+    else:
+        mant = mant.replace(",", "")
+    if "." not in mant and not mant.endswith("%") and not sep:
+        return None  # integers name counts, layers and heads: they need not be on screen
+    return mant + (sep + exp if sep else "")
+
+
+def caption_numbers(text: str, lang: str) -> list[tuple[str, str]]:
+    """The decimal numbers (and percentages, and ×10ⁿ values) a caption states: (as written, normalized)."""
+    out = []
+    for m in NUMBER_IN_TEXT.finditer(text):
+        n = _normalized(m.group(0), lang)
+        if n is not None:
+            out.append((m.group(0), n))
+    return out
+
+
+def screen_numbers(texts: list[TextOnScreen]) -> set[str]:
+    """Every number spelled on screen, normalized both ways (a screen figure keeps a point in every
+    language, a sentence on screen may use the language's comma)."""
+    seen = set()
+    for t in texts:
+        s = t.text
+        for m in NUMBER_IN_TEXT.finditer(s):
+            for lang in ("en", "pt"):
+                n = _normalized(m.group(0), lang)
+                if n is not None:
+                    seen.add(n.lstrip("+"))
+                    seen.add(n.lstrip("+-"))
+    return seen
+
+
+# --- violations ------------------------------------------------------------------------------------
+
+@dataclass
+class Violation:
+    scene: str
+    lang: str
+    model: str
+    chapter: str
+    time: float
+    rule: str
+    what: str
+    where: str = ""
+    exception: str | None = None  # the declared reason, when the lesson says it breaks the rule on purpose
+
+    def line(self) -> str:
+        head = f"{self.scene} {self.lang} {self.model} {self.chapter} t={self.time:.1f}s {self.rule}: {self.what}"
+        if self.where:
+            head += f" [{self.where}]"
+        if self.exception:
+            head += f" (declared exception: {self.exception})"
+        return head
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _where(box) -> str:
+    x0, y0, x1, y1 = box
+    return f"x {x0:+.2f}..{x1:+.2f}, y {y0:+.2f}..{y1:+.2f}"
+
+
+def _short(text: str, n: int = 40) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= n else text[: n - 1] + "…")
+
+
+class Observer:
+    """Hears a lesson play. Subclasses override what they need."""
+
+    def start(self, scene) -> None:
+        self.scene = scene
+        self.chapter = ""
+        self.chapter_number = 0
+
+    def chapter_started(self, scene, key: str, number: int) -> None:
+        self.chapter, self.chapter_number = key, number
+
+    def played(self, scene, animations) -> None:
+        pass
+
+    def caption_done(self, scene, text: str, start: float, end: float) -> None:
+        pass
+
+    def chapter_done(self, scene, key: str, number: int) -> None:
+        pass
+
+    def finish(self, scene) -> None:
+        pass
+
+
+def _frame_box(scene) -> tuple[float, float, float, float]:
+    frame = getattr(scene.camera, "frame", None)
+    if frame is not None:
+        c = frame.get_center()
+        w, h = frame.width, frame.height
+    else:
+        from manim import config
+
+        c, w, h = np.zeros(3), config.frame_width, config.frame_height
+    return c[0] - w / 2, c[1] - h / 2, c[0] + w / 2, c[1] + h / 2
+
+
+def _camera_state(scene) -> tuple:
+    return tuple(round(v, 4) for v in _frame_box(scene))
+
+
+def _flat_mobjects(scene) -> list:
+    """What is drawn flat on the frame: everything in a 2-D scene; in a 3-D scene only what is fixed
+    in the frame (the rest is projected, and its size on screen is the camera's to decide)."""
+    fixed = getattr(scene.camera, "fixed_in_frame_mobjects", None)
+    if fixed is None or not hasattr(scene.camera, "phi"):
+        return list(scene.mobjects)
+    fixed_ids = {id(m) for m in fixed}
+    return [m for m in scene.mobjects if id(m) in fixed_ids]
+
+
+class Linter(Observer):
+    """Checks the rules after every animation; collects `Violation`s (each one once per chapter)."""
+
+    def __init__(self, scene_name: str, lang: str, model: str):
+        self.scene_name, self.lang, self.model = scene_name, lang, model
+        self.violations: list[Violation] = []
+        self._seen: set[tuple] = set()
+        self._last_camera = None
+        self._block_numbers: set[str] = set()
+        self.checks = 0
+
+    def start(self, scene) -> None:
+        super().start(scene)
+        self.cap_per_point = _cap_heights()
+
+    def add(self, scene, rule: str, what: str, where: str = "", exception: str | None = None,
+            key: tuple = ()) -> None:
+        dedupe = (self.chapter, rule, exception is not None) + (key or (what,))
+        if dedupe in self._seen:
+            return
+        self._seen.add(dedupe)
+        self.violations.append(Violation(self.scene_name, self.lang, self.model, self.chapter,
+                                         round(float(scene.renderer.time), 2), rule, what, where, exception))
+
+    # --- after every animation --------------------------------------------------------------
+    def played(self, scene, animations) -> None:
+        from manim import Wait
+
+        if animations and all(isinstance(a, Wait) for a in animations):
+            return  # nothing moved
+        self.checks += 1
+        camera = _camera_state(scene)
+        settled = camera == self._last_camera
+        self._last_camera = camera
+        mobs = _flat_mobjects(scene)
+        texts = visible_texts(scene, mobs)
+        self._block_numbers |= screen_numbers(texts)
+        scale = 720.0 / (camera[3] - camera[1])  # px at 720p per unit, with the camera's zoom
+        self.check_sizes(scene, texts, scale)
+        self.check_overlaps(scene, texts)
+        self.check_decimals(scene, texts)
+        if settled or not hasattr(scene.camera, "frame"):
+            self.check_frame(scene, mobs, camera)
+
+    def check_sizes(self, scene, texts, scale: float) -> None:
+        small = {"number_size": [], "text_size": []}
+        for t in texts:
+            if _is_formula(t.mob):
+                continue
+            digits = [b for b, c in t.glyphs if c.isdigit()]
+            if digits and _is_number_text(t.text):
+                rule, limit = "number_size", MIN_NUMBER_PX
+                px = float(np.median([b[3] - b[1] for b in digits])) * scale
+            else:
+                rule, limit = "text_size", MIN_TEXT_PX
+                font = getattr(t.mob, "font", "") or ""
+                per_point = self.cap_per_point.get("ko" if "Nanum" in font else "latin", 0.0101)
+                px = float(getattr(t.mob, "font_size", 0.0)) * per_point * scale
+            if 0 < px < limit - 0.05:
+                small[rule].append((px, t))
+        for rule, found in small.items():  # one line per rule and animation: the smallest, and how many
+            for exempted in (False, True):
+                group = sorted(((px, t) for px, t in found if bool(t.exempt.get(rule)) == exempted),
+                               key=lambda e: e[0])
+                if not group:
+                    continue
+                px, t = group[0]
+                limit = MIN_NUMBER_PX if rule == "number_size" else MIN_TEXT_PX
+                more = f" (and {len(group) - 1} more under {limit:.0f} px)" if len(group) > 1 else ""
+                self.add(scene, rule, f"{_short(t.text)} {px:.1f} px < {limit:.0f} px{more}", _where(t.box),
+                         t.exempt.get(rule), key=(round(px),))
+
+    def check_overlaps(self, scene, texts) -> None:
+        if len(texts) < 2:
+            return
+        boxes = np.array([t.box for t in texts])
+        order = np.argsort(boxes[:, 0], kind="stable")
+        shrink = 0.01  # touching glyphs are not a collision
+        for a_pos, i in enumerate(order):
+            x1 = boxes[i, 2]
+            for j in order[a_pos + 1:]:
+                if boxes[j, 0] >= x1 - shrink:
+                    break
+                if boxes[j, 1] >= boxes[i, 3] - shrink or boxes[i, 1] >= boxes[j, 3] - shrink:
+                    continue
+                a, b = texts[i], texts[j]
+                if a.mob is b.mob or _related(a.mob, b.mob):
+                    continue
+                if a.text == b.text and np.allclose(boxes[i], boxes[j], atol=0.02):
+                    continue  # the same label stacked on itself (a copy under its original) reads as one
+                hit = _glyphs_intersect(a.glyphs, b.glyphs, shrink)
+                if hit is not None:
+                    reason = a.exempt.get("overlap") or b.exempt.get("overlap")
+                    self.add(scene, "overlap", f"{_short(a.text, 24)} overlaps {_short(b.text, 24)}", _where(hit),
+                             reason, key=tuple(sorted((a.text, b.text))))
+
+    def check_decimals(self, scene, texts) -> None:
+        by_owner: dict[int, list[TextOnScreen]] = {}
+        for t in texts:
+            by_owner.setdefault(id(t.owner), []).append(t)
+        for group in by_owner.values():
+            commas = [t for t in group if DECIMAL_COMMA.search(t.text)]
+            points = [t for t in group if DECIMAL_POINT.search(t.text)]
+            if commas and points:
+                reason = commas[0].exempt.get("decimal_convention") or points[0].exempt.get("decimal_convention")
+                self.add(scene, "decimal_convention",
+                         f"{_short(commas[0].text, 24)} (comma) beside {_short(points[0].text, 24)} (point)",
+                         _where(points[0].box), reason)
+
+    def check_frame(self, scene, mobs, camera) -> None:
+        """What is partly in the frame must be wholly in it (a mobject wholly outside is not seen)."""
+        fx0, fy0, fx1, fy1 = camera
+        m = FRAME_MARGIN * (fy1 - fy0) / 8.0
+        for top in mobs:
+            cut = []
+            for mob, ex in visible_leaves(scene, [top]):
+                x0, y0, x1, y1 = _box(mob)
+                if x1 <= fx0 or x0 >= fx1 or y1 <= fy0 or y0 >= fy1:
+                    continue  # out of sight
+                if x0 < fx0 + m - 1e-3 or x1 > fx1 - m + 1e-3 or y0 < fy0 + m - 1e-3 or y1 > fy1 - m + 1e-3:
+                    cut.append((mob, ex, (x0, y0, x1, y1)))
+            if not cut:
+                continue
+            mob, ex, box = cut[0]
+            texts = [str(getattr(c[0], "text", "")) for c in cut if getattr(c[0], "text", "")]
+            name = texts[0] if texts else (getattr(top, "text", None) or type(top).__name__)
+            more = f" (and {len(cut) - 1} more pieces)" if len(cut) > 1 else ""
+            self.add(scene, "off_frame", f"{_short(str(name), 30)} cut by the frame's edge{more}", _where(box),
+                     ex.get("off_frame"), key=(id(top),))
+
+    # --- captions and chapters -------------------------------------------------------------
+    def caption_done(self, scene, text: str, start: float, end: float) -> None:
+        shown = self._block_numbers | screen_numbers(visible_texts(scene, _flat_mobjects(scene)))
+        for written, n in caption_numbers(text, self.lang):
+            if n.lstrip("+") not in shown and n.lstrip("+-") not in shown:
+                self.add(scene, "caption_number", f"the caption says {written} but the screen does not "
+                                                  f"({_short(text, 50)})", key=(written,))
+        self._block_numbers = set()
+
+    def chapter_done(self, scene, key: str, number: int) -> None:
+        if key in ("outro",):
+            return
+        mobs = _flat_mobjects(scene)
+        boxes = [(_box(m), ex) for m, ex in visible_leaves(scene, mobs)]
+        if not boxes:
+            return
+        if any("frame_used" in ex for _, ex in boxes):
+            reason = next(ex["frame_used"] for _, ex in boxes if "frame_used" in ex)
+        else:
+            reason = None
+        fx0, fy0, fx1, fy1 = _camera_state(scene)
+        xs0, ys0, xs1, ys1 = zip(*(b for b, _ in boxes))
+        wide = (min(max(xs1), fx1) - max(min(xs0), fx0)) / (fx1 - fx0)
+        tall = (min(max(ys1), fy1) - max(min(ys0), fy0)) / (fy1 - fy0)
+        if wide < MIN_SPAN[0] or tall < MIN_SPAN[1]:
+            self.add(scene, "frame_used", f"the chapter ends on {wide:.0%} of the width and {tall:.0%} of the "
+                                          f"height (at least {MIN_SPAN[0]:.0%} × {MIN_SPAN[1]:.0%})",
+                     _where((min(xs0), min(ys0), max(xs1), max(ys1))), reason)
+
+    def roles_named(self, scene, named: list[tuple[str, int, int]]) -> None:
+        traces = getattr(getattr(scene, "setting", None), "traces", ())
+        for role, layer, head in named:
+            if not role or not traces:
+                continue
+            measured = traces[0].head(layer, head).role if layer < traces[0].model.n_layers else ""
+            if measured != role:
+                self.add(scene, "honest_title", f"L{layer}H{head} is called {role!r} but was measured as "
+                                                f"{measured or 'nothing in particular'!r}", key=(role, layer, head))
+
+
+def _is_number_text(text: str) -> bool:
+    """A figure (a cell, an entry, a count), not a sentence with a number in it."""
+    s = text.strip()
+    letters = sum(ch.isalpha() for ch in s if ch not in "eE×")
+    return letters == 0 or (letters <= 2 and sum(ch.isdigit() for ch in s) >= 2)
+
+
+def _related(a, b) -> bool:
+    return a in b.get_family() or b in a.get_family()
+
+
+def _glyphs_intersect(ga, gb, shrink: float):
+    for (a0, a1, a2, a3), _ in ga:
+        for (b0, b1, b2, b3), _ in gb:
+            if a0 < b2 - shrink and b0 < a2 - shrink and a1 < b3 - shrink and b1 < a3 - shrink:
+                return (max(a0, b0), max(a1, b1), min(a2, b2), min(a3, b3))
+    return None
+
+
+_CAPS: dict | None = None
+
+
+def _cap_heights() -> dict:
+    """Cap height per font point of the suite's Latin and Korean faces, measured once (units)."""
+    global _CAPS
+    if _CAPS is None:
+        from .components.text import label
+        from .style import FONT, KOREAN_FONT
+
+        _CAPS = {"latin": label("H", 100, font=FONT)[0].height / 100,
+                 "ko": label("H", 100, font=KOREAN_FONT)[0].height / 100}
+    return _CAPS
+
+
+# --- storyboards -------------------------------------------------------------------------------------
+
+class Storyboard(Observer):
+    """Saves the frame at each caption block's end and each chapter's last frame."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.frames: list[dict] = []
+        self._plays_since = 0
+        self._k = 0
+
+    def chapter_started(self, scene, key: str, number: int) -> None:
+        super().chapter_started(scene, key, number)
+        self._k = 0
+
+    def played(self, scene, animations) -> None:
+        self._plays_since += 1
+
+    def caption_done(self, scene, text: str, start: float, end: float) -> None:
+        self.capture(scene, text)
+
+    def chapter_done(self, scene, key: str, number: int) -> None:
+        if self._plays_since:
+            self.capture(scene, "")
+
+    def capture(self, scene, caption: str) -> None:
+        from PIL import Image
+
+        self._k += 1
+        self._plays_since = 0
+        renderer = scene.renderer
+        renderer.static_image = None
+        type(renderer).update_frame(renderer, scene, ignore_skipping=True)
+        pixels = renderer.get_frame()
+        path = self.folder / f"{self.chapter_number:02d}_{self.chapter}_{self._k:02d}.png"
+        Image.fromarray(pixels).convert("RGB").save(path)
+        self.frames.append({"file": path.name, "chapter": self.chapter, "time": round(float(renderer.time), 2),
+                            "caption": caption})
+
+
+def contact_sheet(frames: list[dict], folder: Path, title: str, columns: int = 4, width: int = 480) -> Path:
+    """The storyboard's frames in a labelled grid (file name, time, the caption under each)."""
+    from PIL import Image, ImageDraw
+
+    font, small = _sheet_fonts()
+    thumbs = [Image.open(folder / f["file"]).convert("RGB") for f in frames]
+    if not thumbs:
+        thumbs, frames = [Image.new("RGB", (width, width * 9 // 16))], [{"file": "(no frames)", "time": 0, "caption": ""}]
+    h = round(width * thumbs[0].height / thumbs[0].width)
+    pad, text_h = 12, 64
+    rows = math.ceil(len(thumbs) / columns)
+    sheet = Image.new("RGB", (pad + columns * (width + pad), 48 + rows * (h + text_h + pad)), (24, 24, 24))
+    draw = ImageDraw.Draw(sheet)
+    draw.text((pad, 12), title, fill=(235, 235, 235), font=font)
+    for k, (img, f) in enumerate(zip(thumbs, frames)):
+        r, c = divmod(k, columns)
+        x, y = pad + c * (width + pad), 48 + r * (h + text_h + pad)
+        sheet.paste(img.resize((width, h)), (x, y))
+        draw.text((x, y + h + 4), f"{f['file']}  {f['time']:.1f} s", fill=(255, 220, 90), font=small)
+        for n, line in enumerate(_wrap(f.get("caption", ""), draw, small, width)[:2]):
+            draw.text((x, y + h + 24 + 18 * n), line, fill=(210, 210, 210), font=small)
+    path = folder / "contact.png"
+    sheet.save(path)
+    return path
+
+
+def _sheet_fonts():
+    from PIL import ImageFont
+
+    for name in ("/usr/share/fonts/truetype/nanum/NanumGothic.ttf", "/usr/share/fonts/truetype/nanum/NanumMyeongjo.ttf"):
+        if os.path.exists(name):
+            return ImageFont.truetype(name, 22), ImageFont.truetype(name, 15)
+    return ImageFont.load_default(), ImageFont.load_default()
+
+
+def _wrap(text: str, draw, font, width: int) -> list[str]:
+    lines, line = [], ""
+    for word in text.split():
+        trial = f"{line} {word}".strip()
+        if draw.textlength(trial, font=font) <= width or not line:
+            line = trial
+        else:
+            lines.append(line)
+            line = word
+    return lines + ([line] if line else [])
+
+
+# --- playing a lesson with an observer ---------------------------------------------------------------
+
+QUALITY_PIXELS = {"l": (854, 480), "m": (1280, 720), "h": (1920, 1080), "p": (2560, 1440), "k": (3840, 2160)}
+
+
+def play_watched(scene_cls, inputs, observer: Observer, *, pixels: tuple[int, int] = (192, 108)) -> object:
+    """Play a lesson with every animation skipped to its end and `observer` listening; nothing is
+    written but what the observer writes. Returns the scene."""
+    from manim import tempconfig
+
+    work = tempfile.mkdtemp(prefix=".attention-manim-review-")
+    try:
+        opts = {"media_dir": work, "disable_caching": True, "write_to_movie": False, "save_last_frame": False,
+                "verbosity": "ERROR", "progress_bar": "none",
+                "pixel_width": pixels[0], "pixel_height": pixels[1], "frame_rate": 15}
+        with tempconfig(opts):
+            scene = scene_cls(inputs, skip_animations=True)  # each play jumps to its end; time still runs
+            scene.observer = observer
+            renderer = scene.renderer
+            # with animations skipped manim still rasterizes each play's end state (and its static
+            # part): nothing here needs those frames, a storyboard rasterizes its own
+            renderer.update_frame = lambda *a, **k: None
+            renderer.save_static_frame_data = lambda *a, **k: None
+            renderer.scene_finished = lambda *a, **k: None  # no movie to combine, no frame to save
+            scene.render()
+        return scene
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@dataclass
+class ReviewResult:
+    scene: str
+    lang: str
+    model: str
+    seconds: float
+    video_seconds: float
+    violations: list[Violation] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+
+def lint_scene(scene_cls, inputs, *, name: str, model: str) -> ReviewResult:
+    start = time.perf_counter()
+    linter = Linter(name, inputs.lang, model)
+    scene = play_watched(scene_cls, inputs, linter)
+    return ReviewResult(name, inputs.lang, model, time.perf_counter() - start, float(scene.renderer.time),
+                        linter.violations)
+
+
+def storyboard_scene(scene_cls, inputs, *, name: str, model: str, out: Path, quality: str = "l") -> ReviewResult:
+    """Key frames of a lesson in OUT/storyboard/<scene>[.<lang>]/, written whole or not at all."""
+    from .runner import check_output_dir, clip_stem
+
+    start = time.perf_counter()
+    base = check_output_dir(Path(out) / "storyboard")
+    final = base / clip_stem(name, inputs.lang)
+    work = Path(tempfile.mkdtemp(dir=base, prefix=f".{final.name}-storyboard-{os.getpid()}-"))
+    try:
+        board = Storyboard(work)
+        scene = play_watched(scene_cls, inputs, board, pixels=QUALITY_PIXELS[quality])
+        contact_sheet(board.frames, work, f"{name} · {inputs.lang} · {model}")
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(work, final)
+        files = [final / f["file"] for f in board.frames] + [final / "contact.png"]
+        return ReviewResult(name, inputs.lang, model, time.perf_counter() - start, float(scene.renderer.time),
+                            files=files)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# --- many lessons, many languages -----------------------------------------------------------------
+
+def review(kind: str, names: list[str], langs: list[str], *, model: str | None, options: tuple, out: Path,
+           quality: str = "l", load=None, on_result=None) -> list[ReviewResult]:
+    """Lint or storyboard each lesson in each language; each lesson on its own model unless `model`
+    names one. Models load once. `on_result(result)` hears each as it finishes."""
+    from .batch import Job, Worker
+    from .registry import load_all
+
+    scenes = load_all()
+    worker = Worker(load)
+    results = []
+    for name in names:
+        cls = scenes[name]
+        lesson_model = str(model or getattr(getattr(cls, "lesson", None), "model", None) or "toy")
+        for lang in langs:
+            inputs = worker.inputs(Job(scene=name, lang=lang, model=lesson_model, options=options))
+            label = "smollm2" if lesson_model == "smollm2" else Path(lesson_model).name
+            if kind == "lint":
+                res = lint_scene(cls, inputs, name=name, model=label)
+            else:
+                res = storyboard_scene(cls, inputs, name=name, model=label, out=out, quality=quality)
+            results.append(res)
+            if on_result:
+                on_result(res)
+    return results
