@@ -125,7 +125,8 @@ class LessonSceneBase:
             watch.finish(self)
 
     def play(self, *args, **kwargs):
-        super().play(*args, **kwargs)
+        if self.observer is None or not self.observer.skip(self, args, kwargs):
+            super().play(*args, **kwargs)
         if self.observer is not None:
             self.observer.played(self, self.animations)
 

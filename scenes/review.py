@@ -226,6 +226,81 @@ def _short(text: str, n: int = 40) -> str:
     return repr(text if len(text) <= n else text[: n - 1] + "…")
 
 
+# --- jumping an animation to its end without playing it ------------------------------------------
+
+def _kinds():
+    import manim as M
+    from manim.animation.transform import _MethodAnimation
+
+    intro = {M.FadeIn, M.Write, M.Create, M.DrawBorderThenFill, M.GrowFromCenter, M.GrowArrow, M.GrowFromPoint,
+             M.GrowFromEdge, M.SpinInFromNothing, M.AddTextLetterByLetter}
+    out = {M.FadeOut, M.Uncreate, M.Unwrite, M.ShrinkToCenter}
+    transforms = {M.Transform, M.ReplacementTransform, M.TransformFromCopy, M.ClockwiseTransform,
+                  M.CounterclockwiseTransform, M.MoveToTarget, M.ApplyMethod, M.Indicate, M.FadeToColor,
+                  M.ScaleInPlace, _MethodAnimation}
+    groups = {M.AnimationGroup, M.LaggedStart, M.Succession}
+    return intro, out, transforms, groups, M.Wait, _MethodAnimation
+
+
+_KINDS = None
+
+
+def _known(anim) -> bool:
+    intro, out, transforms, groups, wait, _ = _KINDS
+    kind = type(anim)
+    if kind in groups:
+        return all(_known(a) for a in anim.animations)
+    return kind in intro or kind in out or kind in transforms or kind is wait
+
+
+def _finish(scene, anim) -> None:
+    """Leave the scene as `anim` would at its end, without its start copies and frames."""
+    intro, out, transforms, groups, wait, method_animation = _KINDS
+    kind = type(anim)
+    if kind in groups:
+        for a in anim.animations:
+            _finish(scene, a)
+    elif kind is wait:
+        pass
+    elif kind in intro:
+        scene.add(anim.mobject)
+    elif kind in out:
+        scene.remove(anim.mobject)
+    elif kind is method_animation:
+        for item in anim.methods:
+            item.method.__func__(anim.mobject, *item.args, **item.kwargs)
+    elif anim.rate_func(1.0) < 0.5:
+        pass  # there and back (Indicate): it ends where it began
+    else:
+        target = anim.target_mobject if anim.target_mobject is not None else anim.create_target()
+        if anim.replace_mobject_with_target_in_scene:
+            scene.replace(anim.mobject, target)
+        else:
+            anim.mobject.become(target)
+
+
+def fast_forward(scene, args, kwargs) -> bool:
+    """Jump `scene.play(*args, **kwargs)` to its end state when every animation in it is of a kind
+    whose end is known (fades, writes, transforms, `.animate`, groups of them, waits): a skipped
+    manim play still builds each animation's start copies, which is most of a lesson's cost. Returns
+    False (and does nothing) for anything else; the caller plays it the usual way."""
+    global _KINDS
+    if _KINDS is None:
+        _KINDS = _kinds()
+    if not args or kwargs.get("subcaption"):
+        return False
+    anims = scene.compile_animations(*args, **kwargs)
+    if not all(_known(a) for a in anims):
+        return False
+    scene.animations = anims
+    scene.add_mobjects_from_animations(anims)
+    for a in anims:
+        _finish(scene, a)
+    scene.renderer.time += scene.get_run_time(anims)
+    scene.renderer.num_plays += 1
+    return True
+
+
 class Observer:
     """Hears a lesson play. Subclasses override what they need."""
 
@@ -236,6 +311,11 @@ class Observer:
 
     def chapter_started(self, scene, key: str, number: int) -> None:
         self.chapter, self.chapter_number = key, number
+
+    fast = True  # jump known animations to their end (fast_forward) instead of playing them skipped
+
+    def skip(self, scene, args, kwargs) -> bool:
+        return self.fast and fast_forward(scene, args, kwargs)
 
     def played(self, scene, animations) -> None:
         pass
