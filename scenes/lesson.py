@@ -211,15 +211,17 @@ def place_clear_of(card, pictures, area) -> None:
     card.move_to(area.center).shift(UP * (area.height - card.height) / 2 + RIGHT * (area.width - card.width) / 2)
 
 
-def register_lesson(lesson: Lesson) -> type:
-    """Make `lesson` renderable as `python render.py NAME`; returns its scene class."""
+def lesson_scene(lesson: Lesson, description: str = "") -> type:
+    """The manim scene class that plays `lesson` (not registered: tests build lessons of their own)."""
     base = ThreeDScene if lesson.three_d else MovingCameraScene
     cls_name = "".join(p.title() for p in lesson.name.split("_")) + "Lesson"
-    cls = type(cls_name, (LessonSceneBase, base), {
-        "lesson": lesson,
-        "description": Say("en")(f"lessons.{lesson.name}.description"),
-        "__module__": __name__,
-    })
+    return type(cls_name, (LessonSceneBase, base), {"lesson": lesson, "description": description,
+                                                      "__module__": __name__})
+
+
+def register_lesson(lesson: Lesson) -> type:
+    """Make `lesson` renderable as `python render.py NAME`; returns its scene class."""
+    cls = lesson_scene(lesson, Say("en")(f"lessons.{lesson.name}.description"))
     return register(lesson.name)(cls)
 
 

@@ -70,6 +70,14 @@ def _box(m) -> tuple[float, float, float, float]:
     return float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())
 
 
+class VGroupOf:
+    """The visible glyphs of a text, as one piece with points and the text's words."""
+
+    def __init__(self, glyphs, text: str = ""):
+        self.points = np.concatenate([g.points for g in glyphs])
+        self.text = text
+
+
 @dataclass
 class TextOnScreen:
     mob: object
@@ -121,19 +129,26 @@ def _collect(m, owner, inherited: dict, out: list) -> None:
         if not glyphs:
             return
         xs0, ys0, xs1, ys1 = zip(*(b for b, _ in glyphs))
-        text = getattr(m, "text", "") if _is_text(m) else ""
+        text = (getattr(m, "original_text", None) or getattr(m, "text", "")) if _is_text(m) else ""
         out.append(TextOnScreen(m, text, glyphs, (min(xs0), min(ys0), max(xs1), max(ys1)), owner, ex))
         return
     for sub in m.submobjects:
         _collect(sub, owner, ex, out)
 
 
-def visible_leaves(scene, mobs=None):
-    """Every visible mobject with points, with its declared exceptions: (mobject, exceptions)."""
+def visible_leaves(scene, mobs=None, whole_texts: bool = False):
+    """Every visible mobject with points, with its declared exceptions: (mobject, exceptions). With
+    `whole_texts`, a text or formula is one piece (a label with its last letters past the edge is cut,
+    though each letter is either in or out)."""
     out = []
 
     def walk(m, inherited):
         ex = {**inherited, **(getattr(m, "lint_exempt", None) or {})}
+        if whole_texts and (_is_text(m) or _is_formula(m)):
+            seen = [g for g in m.family_members_with_points() if _opacity(g) >= VISIBLE]
+            if seen:
+                out.append((VGroupOf(seen, getattr(m, "original_text", "") or ""), ex))
+            return
         if m.has_points() and _opacity(m) >= VISIBLE:
             out.append((m, ex))
         for sub in m.submobjects:
@@ -370,6 +385,7 @@ class Linter(Observer):
     def start(self, scene) -> None:
         super().start(scene)
         self.cap_per_point = _cap_heights()
+        self._last_camera = _camera_state(scene)  # the camera starts settled
 
     def add(self, scene, rule: str, what: str, where: str = "", exception: str | None = None,
             key: tuple = ()) -> None:
@@ -471,7 +487,7 @@ class Linter(Observer):
         m = FRAME_MARGIN * (fy1 - fy0) / 8.0
         for top in mobs:
             cut = []
-            for mob, ex in visible_leaves(scene, [top]):
+            for mob, ex in visible_leaves(scene, [top], whole_texts=True):
                 x0, y0, x1, y1 = _box(mob)
                 if x1 <= fx0 or x0 >= fx1 or y1 <= fy0 or y0 >= fy1:
                     continue  # out of sight
@@ -499,6 +515,7 @@ class Linter(Observer):
         if key in ("outro",):
             return
         mobs = _flat_mobjects(scene)
+        self.check_frame(scene, mobs, _camera_state(scene))  # however it got there, the last frame counts
         boxes = [(_box(m), ex) for m, ex in visible_leaves(scene, mobs)]
         if not boxes:
             return

@@ -1,0 +1,194 @@
+"""render.py storyboard and lint: a lesson with planted defects is caught rule by rule, a declared
+exception is listed (not counted), the fast end-state jump agrees with manim's own skipped play, and
+storyboards write the frames and contact sheet they promise."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from manim import DOWN, LEFT, RIGHT, UP, Dot, FadeIn, FadeOut, Transform, VGroup
+from PIL import Image
+
+from scenes import review
+from scenes.components.text import label, number
+from scenes.lesson import Chapter, Lesson, lesson_scene
+
+from .conftest import ROOT
+
+
+class Planted(Chapter):
+    """Every defect the lint looks for, once (test fixture: its strings are not lesson words)."""
+
+    key = "planted"
+
+    def plan(self, setting):
+        return setting.head
+
+    def play(self, stage, plan):
+        small = number(0.48, "weight", font_size=10).move_to([-5, 3, 0])  # digits ~9 px at 720p
+        tiny = label("tiny words", 8).move_to([-5, 2, 0])  # cap height ~7 px
+        a = label("alpha", 30).move_to([2, 2, 0])
+        b = label("beta", 30).move_to([2.1, 2, 0])  # collides with alpha
+        cut = label("cut off", 30).move_to([7.0, 0, 0])  # half past the right edge
+        c = review.exempt(label("plate", 30).move_to([-3, -2, 0]), "overlap", "a label on its plate, on purpose")
+        d = label("plated", 30).move_to([-3.05, -2, 0])
+        panel = VGroup(label("0,25", 30), label("0.50", 30)).arrange(RIGHT, buff=0.5).move_to([2, -2, 0])
+        big = label("1.25", 40).move_to([-4, 0, 0])
+        title = label(stage.say.role("previous_token", plan.layer, plan.head), 30).move_to([0, 3.4, 0])
+        with stage.narrating("the weights are 1.25 and 0.77 here"):  # 0.77 is on no screen
+            stage.play(*(FadeIn(m) for m in (small, tiny, a, b, cut, c, d, panel, big, title)), run_time=0.5)
+        stage.play(Transform(a, label("alpha", 30).move_to([2, 1, 0])), run_time=0.5)  # moves clear of beta
+
+
+class Small(Chapter):
+    """A chapter that ends on a dot in the middle of an empty frame."""
+
+    key = "small"
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        stage.clear()
+        stage.play(FadeIn(Dot()), FadeIn(label("just this", 30).next_to(ORIGIN_DOT, DOWN)), run_time=0.5)
+
+
+ORIGIN_DOT = Dot()
+PLANTED = lesson_scene(Lesson("planted_lesson", (Planted(), Small())))
+
+
+@pytest.fixture(scope="module")
+def planted(make_inputs):
+    # the toy's L0H0 is its adjectives → nouns head: calling it "previous token" is dishonest
+    linter = review.Linter("planted_lesson", "en", "toy")
+    review.play_watched(PLANTED, make_inputs(layer=0, head=0), linter)
+    return linter.violations
+
+
+def test_each_planted_defect_is_found_once(planted):
+    rules = sorted(v.rule for v in planted if not v.exception)
+    assert rules == sorted(["number_size", "text_size", "overlap", "off_frame", "decimal_convention",
+                            "caption_number", "honest_title", "frame_used"]), [v.line() for v in planted]
+    by_rule = {v.rule: v for v in planted if not v.exception}
+    assert "'0.48'" in by_rule["number_size"].what and "px < 14 px" in by_rule["number_size"].what
+    px = float(by_rule["number_size"].what.split()[1])
+    assert 6 < px < 12  # 10-point digits are about 9 px tall at 720p
+    assert "'tiny words'" in by_rule["text_size"].what
+    assert {"'alpha'", "'beta'"} <= set(by_rule["overlap"].what.replace(" overlaps ", " ").split())
+    assert "'cut off'" in by_rule["off_frame"].what
+    assert by_rule["caption_number"].what.startswith("the caption says 0.77 but")
+    assert sum(v.rule == "caption_number" for v in planted) == 1  # 1.25 is on screen
+    assert "L0H0" in by_rule["honest_title"].what and "adjective_noun" in by_rule["honest_title"].what
+    assert by_rule["frame_used"].chapter == "small"
+    assert all(v.chapter == "planted" for r, v in by_rule.items() if r != "frame_used")
+
+
+def test_a_declared_exception_is_listed_with_its_reason(planted):
+    exceptions = [v for v in planted if v.exception]
+    assert [v.rule for v in exceptions] == ["overlap"]
+    assert exceptions[0].exception == "a label on its plate, on purpose"
+    assert "declared exception: a label on its plate, on purpose" in exceptions[0].line()
+
+
+def test_time_runs_while_nothing_is_drawn(make_inputs):
+    linter = review.Linter("planted_lesson", "en", "toy")
+    scene = review.play_watched(PLANTED, make_inputs(layer=0, head=0), linter)
+    # three plays of 0.5 s, the caption held until it is read (34 characters at 17 per second)
+    assert scene.renderer.time == pytest.approx(0.5 + len("the weights are 1.25 and 0.77 here") / 17 - 0.5 + 0.5 + 0.5 + 0.5,
+                                                abs=0.05)
+    assert scene.renderer.num_plays >= 4
+
+
+@pytest.mark.parametrize("name", ["dot_products", "values"])
+def test_the_fast_jump_leaves_what_a_skipped_play_leaves(name, make_inputs):
+    """Jumping fades and transforms to their end must leave the same mobjects where manim's own
+    (slower) skipped play leaves them: the same violations and the same boxes of every text."""
+    from scenes.registry import load_all
+
+    cls = load_all()[name]
+
+    class Boxes(review.Linter):
+        def finish(self, scene):
+            self.final = sorted((t.text, tuple(np.round(t.box, 3))) for t in review.visible_texts(scene))
+            self.leaves = sorted(tuple(np.round(review._box(m), 3)) for m, _ in review.visible_leaves(scene))
+
+    seen = {}
+    for fast in (True, False):
+        watcher = Boxes(name, "en", "toy")
+        watcher.fast = fast
+        review.play_watched(cls, make_inputs(), watcher)
+        seen[fast] = ([v.line() for v in watcher.violations], watcher.final, watcher.leaves)
+    assert seen[True][1] == seen[False][1]
+    assert seen[True][2] == seen[False][2]
+    assert seen[True][0] == seen[False][0]
+    assert len(seen[True][1]) >= 3 and len(seen[True][2]) > 50
+
+
+def test_numbers_in_captions_are_read_the_language_s_way():
+    assert review.caption_numbers("keeps 0.96 of it, 3 heads, 1,572,864 numbers", "en") == [("0.96", "0.96")]
+    assert review.caption_numbers("guarda 0,96 dele; 1.572.864 números", "pt") == [("0,96", "0.96")]
+    assert review.caption_numbers("2.5×10⁻⁷ apart, 48%", "en") == [("2.5×10⁻⁷", "2.5×10⁻⁷"), ("48%", "48%")]
+    assert review.caption_numbers("layer 12, head 3", "en") == []
+
+
+def test_storyboard_writes_key_frames_and_a_contact_sheet(make_inputs, tmp_path):
+    res = review.storyboard_scene(PLANTED, make_inputs(layer=0, head=0, lang="pt"), name="planted_lesson",
+                                  model="toy", out=tmp_path, quality="l")
+    folder = tmp_path / "storyboard" / "planted_lesson.pt"
+    names = sorted(p.name for p in folder.iterdir())
+    # the caption block's end, the first chapter's last frame (a play came after the caption), the second's
+    assert names == ["01_planted_01.png", "01_planted_02.png", "02_small_01.png", "contact.png"]
+    assert [p.name for p in res.files] == names[:3] + ["contact.png"]
+    frame = np.array(Image.open(folder / "01_planted_01.png"))
+    assert frame.shape == (480, 854, 3)
+    # "alpha" before it moved: bright pixels around (2, 2) in scene units -> (x 555, y 120) at 854×480
+    assert frame[105:135, 520:600].max() > 200
+    moved = np.array(Image.open(folder / "01_planted_02.png"))
+    # then it moved down a unit, to y 1 (pixel row 180): dark there before, bright after
+    assert frame[165:195, 520:575].max() < 60 and moved[165:195, 520:575].max() > 200
+    sheet = Image.open(folder / "contact.png")
+    assert sheet.width > 1000 and sheet.height > 200
+    assert not list((tmp_path / "storyboard").glob(".*"))  # no temp folder left
+
+
+def run_cli(*args, timeout=600):
+    return subprocess.run([sys.executable, str(ROOT / "render.py"), *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+
+
+def test_cli_lint_unknown_scene_is_a_clear_error():
+    r = run_cli("lint", "atention_pattern")
+    assert r.returncode == 2
+    assert "unknown scene 'atention_pattern'" in r.stderr and "attention_pattern" in r.stderr.split("hint:")[1]
+    assert "Traceback" not in r.stderr
+
+
+def test_cli_lint_json_and_exit_code():
+    r = run_cli("lint", "attention_pattern", "--lang", "en,ko", "--json")
+    data = json.loads(r.stdout)
+    assert set(data) == {"rules", "violations", "exceptions", "lessons"}
+    assert [(x["scene"], x["lang"], x["model"]) for x in data["lessons"]] == [("attention_pattern", "en", "toy"),
+                                                                                ("attention_pattern", "ko", "toy")]
+    assert r.returncode == (1 if data["violations"] else 0)
+    assert set(data["rules"]) == set(review.RULES)
+
+
+def test_cli_storyboard_prints_its_files(tmp_path):
+    r = run_cli("storyboard", "softmax", "--lang", "ko", "-q", "l", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    files = r.stdout.split()
+    assert files and all(tmp_path.joinpath(f).exists() or (tmp_path / f).exists() or __import__("os").path.exists(f)
+                         for f in files)
+    assert files[-1].endswith("storyboard/softmax.ko/contact.png")
+    assert any(f.endswith("01_softmax_01.png") for f in files)
+
+
+def test_cli_storyboard_unwritable_out(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    r = run_cli("storyboard", "softmax", "--out", str(blocker / "sub"))
+    assert r.returncode == 2 and "cannot write" in r.stderr and "--out" in r.stderr
