@@ -200,7 +200,7 @@ class AllTokens(Chapter):
         for formula, shp, _, _, _ in steps:
             lines.add(VGroup(math(formula, 34, th.text), label(shp, 22, th.dim)).arrange(RIGHT, buff=0.3))
         lines.arrange(DOWN, buff=0.4, aligned_edge=LEFT)
-        left_w = full.width * 0.42
+        left_w = full.width * 0.34
         fit_into(lines, left_w, top - full.bottom - 0.4)
         lines.move_to([full.left + lines.width / 2, top - lines.height / 2, 0])
         right = (full.left + left_w + 0.4, full.right)
