@@ -97,7 +97,8 @@ CROSS_ATTENTION = register_lesson(CrossLesson("cross_attention", (CrossAttention
 # issue 12, part A: the Illustrated GPT-2's self-attention, step by step; masked rows; attention as a lookup
 
 SELF_ATTENTION_STEPS = register_lesson(Lesson("self_attention_steps", (OneToken(), AllTokens())))
-# SmolLM2 by default: its rows spread their weight as the seed's do; the toy's heads are one-hot here
+# SmolLM2 by default, on the head the probes measured as its previous-token head (the title names a
+# role only when the head's trace was measured to play it; the line under it says how it was chosen)
 MASKED_SELF_ATTENTION = register_lesson(Lesson("masked_self_attention", (MaskedRows(),), examples=("robot",),
-                                               model="smollm2"))
+                                               role="previous_token", model="smollm2"))
 ATTENTION_AS_LOOKUP = register_lesson(Lesson("attention_as_lookup", (Lookup(),)))

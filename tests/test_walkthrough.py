@@ -131,10 +131,13 @@ def test_row_readings_are_the_traces_percentages(make_inputs):
         assert text.startswith(f"While processing “{plan.tokens[r.query]}”")
         for j, w in zip(keys, r.weights):
             pct = 100 * w
-            shown = f"{pct:.0f}%" if 1 <= pct <= 99 or pct == 100 else f"{pct:.1f}%"
+            # whole percents (no decimal mark beside the grid's figures); the ends said in words
+            shown = "under 1%" if pct < 0.5 else "over 99%" if 99.5 <= pct < 100 else f"{pct:.0f}%"
             assert f"{shown} on “{plan.tokens[j]}”" in text
-    # the seed's own row: "must" looks only at "robot" and itself
-    assert plan.readings[1].keys[-1] == 1 and set(plan.readings[1].keys) <= {0, 1}
+    # the lesson's head is the toy's previous-token head: every row's largest weight is on the token before it
+    assert plan.role == "previous_token"
+    for r in plan.readings[1:]:
+        assert max(zip(r.weights, r.keys))[1] == r.query - 1
 
 
 def test_a_long_sentence_is_refused_with_a_hint(make_inputs):
@@ -166,6 +169,14 @@ def test_hard_lookup_is_one_value_row_and_soft_is_pattern_times_values(make_inpu
     assert plan.distance == pytest.approx(float(np.linalg.norm(p[i] @ v - v[best])), abs=1e-4)
     assert plan.distance > 0.5  # "creature" splits its weight between two adjectives: far from a hard lookup
     assert all(j is None or j <= i for j in plan.slots)  # only the keys it may see are entries
+    # the scores as printed show which key wins (two decimals where one would tie "+5.3" with "+5.3")
+    from scenes.components.text import FORMATTERS, parse_shown
+
+    shown = {j: parse_shown(FORMATTERS[plan.score_kind](plan.scores[j])) for j in range(i + 1)}
+    assert plan.tie or all(shown[best] > v for j, v in shown.items() if j != best)
+    one = {j: round(float(plan.scores[j]), 1) for j in range(i + 1)}
+    if any(one[best] == v for j, v in one.items() if j != best):
+        assert plan.score_kind == "signed2"
 
 
 # --- renders -----------------------------------------------------------------------------------
@@ -174,13 +185,24 @@ def test_hard_lookup_is_one_value_row_and_soft_is_pattern_times_values(make_inpu
 def test_masked_render_draws_the_traces_weights(make_inputs, render_scene):
     scene, frame = render_scene(MASKED_SELF_ATTENTION, make_inputs(lang="ko"))
     drawn = scene.stage.drawn["masked_rows"]
-    table = drawn["table"]
-    pattern = scene.setting.head_trace().pattern
+    grid = drawn["grid"]
+    ht = scene.setting.head_trace()
+    pattern, scores = ht.pattern, ht.scores
     n = len(pattern)
-    for (i, j), cell in table.cells.items():
-        assert cell.value == pytest.approx(float(pattern[i, j]), abs=1e-6)
-        # a masked weight is drawn as an exact "0", every other one to two decimals
-        assert cell.shown == ("0" if j > i else f"{pattern[i, j]:.2f}")
+    assert grid.layout == "paper" and np.array_equal(grid.pattern, pattern)  # queries as rows
+    # the scores as drawn, every cell; the blocked ones then −∞
+    assert set(drawn["scores"]) == {(i, j) for i in range(n) for j in range(n)}
+    for (i, j), m in drawn["scores"].items():
+        assert m.value == pytest.approx(float(scores[i, j]), abs=1e-6)
+    assert set(drawn["minus_inf"]) == {(i, j) for i in range(n) for j in range(n) if j > i}
+    # the weights: every visible cell to two decimals, every masked one an exact "0"
+    assert set(drawn["weights"]) == {(i, j) for i in range(n) for j in range(n) if j <= i}
+    for (i, j), m in drawn["weights"].items():
+        assert m.value == pytest.approx(float(pattern[i, j]), abs=1e-6)
+        assert m.shown == f"{pattern[i, j]:.2f}"
+    assert sorted(z.index for z in drawn["zeros"]) == [(i, j) for i in range(n) for j in range(n) if j > i]
+    assert all(z.shown == "0" and pattern[z.index] == 0 for z in drawn["zeros"])
+    assert grid.content_kind == "dots"  # the lesson ends on the grid of dots
     assert [m.value for m in drawn["sums"]] == pytest.approx([1.0] * n, abs=1e-5)
     assert drawn["mask_value"].shown == "−∞"
     assert frame[..., :3].any()
@@ -202,6 +224,14 @@ def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
     assert len(row) == 5  # four columns and the last, of 16
     for j, cell in row:
         assert cell.value == pytest.approx(float(plan.trace_z[j]), abs=1e-4)
+    # P: every column of every row drawn (8 tokens): the row's weights, as drawn, add up to 1
+    p_table = scene.stage.drawn["steps_all"]["tables"][6]
+    n = len(plan.tokens)
+    assert {j for (_, j) in p_table.cells} == set(range(n))
+    for r in range(n):
+        cells = [c for (i, j), c in p_table.cells.items() if i == r]
+        assert sum(c.value for c in cells) == pytest.approx(1.0, abs=1e-5)
+        assert all(c.shown == "0" for c in cells if c.index[1] > r)  # masked: an exact 0
     assert scene.chapters_played == ["steps_one", "steps_all"]
 
 

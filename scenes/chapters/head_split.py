@@ -44,7 +44,7 @@ def model_name(say, name: str) -> str:
 
 
 def segmented_bar(pieces: int, width: float, height: float, color: str, theme, names: bool = True,
-                  font_size: float = 16) -> VGroup:
+                  font_size: float = 22) -> VGroup:
     """A long vector drawn as `pieces` equal boxes side by side, each numbered from 1 under it."""
     w = width / pieces
     boxes = VGroup(*(Rectangle(width=w, height=height, stroke_color=theme.background, stroke_width=2)
@@ -86,12 +86,12 @@ class HeadSplit(Chapter):
         top = words.get_bottom()[1] - 0.35
 
         # 1. one long query vector, cut into H pieces of d
-        qbar = segmented_bar(H, BAR_W, 0.45, th.query, th)
-        qbar.move_to([0, top - 1.1, 0])
-        qvals = VectorColumn(plan.q_long, head=SHOWN_HEAD, tail=SHOWN_TAIL, font_size=18, theme=th, horizontal=True)
-        fit_into(qvals, BAR_W, 0.5).next_to(qbar.boxes, UP, buff=0.15)
+        qbar = segmented_bar(H, BAR_W, 0.6, th.query, th)
+        qbar.move_to([0, top - 1.2, 0])
+        qvals = VectorColumn(plan.q_long, head=SHOWN_HEAD, tail=SHOWN_TAIL, font_size=26, theme=th, horizontal=True)
+        fit_into(qvals, BAR_W, 0.7).next_to(qbar.boxes, UP, buff=0.18)
         qname = math("q", 28, th.query).next_to(qbar.boxes, LEFT, buff=0.15)
-        qbrace = braced(qbar.boxes, say(f"{T}.split", total=H * d, heads=H, d_head=d), th, DOWN)
+        qbrace = braced(qbar.boxes, say(f"{T}.split", total=H * d, heads=H, d_head=d), th, DOWN, font_size=26)
         qbrace.shift(DOWN * 0.25)
         with stage.narrating(say(f"{T}.caption_long", word=word, total=H * d, model=model_name(say, plan.model_name))):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(words, lag_ratio=0.08), run_time=0.9)
@@ -103,13 +103,13 @@ class HeadSplit(Chapter):
 
         # keys and values: as many pieces as key/value heads
         kw = BAR_W * G / H
-        kbar = segmented_bar(G, kw, 0.3, th.key, th, names=False)
-        vbar = segmented_bar(G, kw, 0.3, th.value, th, names=False)
-        kv = VGroup(kbar, vbar).arrange(DOWN, buff=0.15)
-        kv.next_to(qbrace, DOWN, buff=0.3).align_to(qbar.boxes, LEFT)
-        kname = math("k", 26, th.key).next_to(kbar, LEFT, buff=0.15)
-        vname = math("v", 26, th.value).next_to(vbar, LEFT, buff=0.15)
-        kvnote = braced(kv, say(f"{T}.kv_size", total=G * d, heads=G, d_head=d), th, DOWN)
+        kbar = segmented_bar(G, kw, 0.5, th.key, th, names=False)
+        vbar = segmented_bar(G, kw, 0.5, th.value, th, names=False)
+        kv = VGroup(kbar, vbar).arrange(DOWN, buff=0.2)
+        kv.next_to(qbrace, DOWN, buff=0.45).align_to(qbar.boxes, LEFT)
+        kname = math("k", 30, th.key).next_to(kbar, LEFT, buff=0.15)
+        vname = math("v", 30, th.value).next_to(vbar, LEFT, buff=0.15)
+        kvnote = braced(kv, say(f"{T}.kv_size", total=G * d, heads=G, d_head=d), th, DOWN, font_size=26)
         key = f"{T}.caption_kv_shared" if G < H else f"{T}.caption_kv"
         with stage.narrating(say(key, count=G, group=H // G, total=G * d)):
             stage.play(FadeIn(kv), FadeIn(kname), FadeIn(vname), FadeIn(kvnote), run_time=1.0)
@@ -117,7 +117,8 @@ class HeadSplit(Chapter):
         drawn.update(q_bar=qbar, q_values=qvals, k_bar=kbar, v_bar=vbar)
 
         # 2. each head attends on its own
-        cell_w = min(full.width / H, 2.2)
+        room_h = qbar.get_bottom()[1] - 0.9 - full.bottom
+        cell_w = min((full.width - 0.2 * H) / H, room_h)
         grids = VGroup()
         for p, mk in zip(plan.patterns, plan.masks):
             g = AttentionGrid((None, p, mk), None, theme=th, max_width=cell_w - 0.15, max_height=cell_w - 0.15,
@@ -126,31 +127,34 @@ class HeadSplit(Chapter):
             g.set_content("dots")
             grids.add(g)
         grids.arrange(RIGHT, buff=0.15)
-        fit_into(grids, full.width, 2.4)
-        grids.move_to([0, qbar.get_bottom()[1] - 0.6 - grids.height / 2, 0])
-        names = VGroup(*(label(str(i + 1), 16, th.dim).next_to(g, UP, buff=0.16) for i, g in enumerate(grids)))
+        fit_into(grids, full.width, room_h)
+        grids.move_to([0, qbar.get_bottom()[1] - 0.75 - grids.height / 2, 0])
+        names = VGroup(*(label(str(i + 1), 22, th.dim).next_to(g, UP, buff=0.12) for i, g in enumerate(grids)))
+        # each piece of q becomes the outline of its head's grid (rectangle to rectangle: no smear)
+        frames = VGroup(*(Rectangle(width=g.width + 0.1, height=g.height + 0.1, stroke_color=th.query, stroke_width=2.5)
+                          .set_fill(th.query, opacity=0).move_to(g) for g in grids))
         with stage.narrating(say(f"{T}.caption_heads", count=H)):
             stage.play(FadeOut(VGroup(qvals, qbrace, kv, kname, vname, kvnote, qbar.names)), run_time=0.5)
-            stage.play(*(ReplacementTransform(b.copy(), g) for b, g in zip(qbar.boxes, grids)),
-                       FadeIn(names), run_time=1.4)
+            stage.play(*(ReplacementTransform(b.copy(), f) for b, f in zip(qbar.boxes, frames)),
+                       FadeIn(names), run_time=1.0)
+            stage.play(FadeIn(grids), run_time=0.8)
             stage.play(*(g.highlight_column(plan.focus, color=th.query) for g in grids), run_time=0.8)
             stage.wait(0.5)
         drawn["grids"] = grids
 
         # 3. the outputs side by side, times W_O, equal the trace's attention output
-        zbar = segmented_bar(H, BAR_W, 0.45, th.value, th)
+        zbar = segmented_bar(H, BAR_W, 0.6, th.value, th)
         zbar.move_to(qbar.get_center())
         zname = math("z", 28, th.value).next_to(zbar.boxes, LEFT, buff=0.15)
-        zvals = VectorColumn(plan.z_concat, head=SHOWN_HEAD, tail=SHOWN_TAIL, font_size=18, theme=th, horizontal=True)
-        fit_into(zvals, BAR_W, 0.5).next_to(zbar.boxes, UP, buff=0.15)
+        zvals = VectorColumn(plan.z_concat, head=SHOWN_HEAD, tail=SHOWN_TAIL, font_size=26, theme=th, horizontal=True)
+        fit_into(zvals, BAR_W, 0.7).next_to(zbar.boxes, UP, buff=0.18)
         with stage.narrating(say(f"{T}.caption_concat", count=H, total=H * d)):
             stage.play(FadeOut(qbar), FadeOut(qname), run_time=0.4)
-            stage.play(*(ReplacementTransform(g.copy(), b) for g, b in zip(grids, zbar.boxes)), FadeIn(zbar.names),
-                       FadeIn(zname), FadeIn(zvals), run_time=1.2)
+            stage.play(*(ReplacementTransform(f, b) for f, b in zip(frames, zbar.boxes)), FadeIn(zbar.names),
+                       FadeIn(zname), FadeIn(zvals), grids.animate.set_opacity(0.25), run_time=1.2)
         eq = self.equality(stage, plan)
-        eq.next_to(zbar, DOWN, buff=0.3)
-        fit_into(eq, full.width, max(0.5, zbar.get_bottom()[1] - 0.3 - full.bottom))
-        eq.next_to(zbar, DOWN, buff=0.3)
+        fit_into(eq, full.width, max(0.5, zbar.get_bottom()[1] - 0.5 - full.bottom))
+        eq.move_to([0, (zbar.get_bottom()[1] - 0.3 + full.bottom) / 2, 0])
         with stage.narrating(say(f"{T}.caption_merge", word=word, d_model=plan.d_model, total=H * d,
                                  decimals=plan.decimals, diff=tiny(say, plan.max_diff))):
             stage.play(FadeOut(grids), FadeOut(names), run_time=0.4)
@@ -160,10 +164,10 @@ class HeadSplit(Chapter):
 
         # 4. GPT-2 small, from its config
         gd, gh, gdh = plan.gpt2
-        gbar = segmented_bar(gh, BAR_W, 0.35, th.query, th, font_size=14)
-        gnote = label(say(f"{T}.gpt2", total=gd, heads=gh, d_head=gdh), 22, th.text)
-        gpt = VGroup(gnote, gbar).arrange(DOWN, buff=0.15)
-        fit_into(gpt, full.width, 1.2).move_to([0, full.bottom + 0.2 + gpt.height / 2, 0])
+        gbar = segmented_bar(gh, BAR_W, 0.6, th.query, th, font_size=22)
+        gnote = label(say(f"{T}.gpt2", total=gd, heads=gh, d_head=gdh), 30, th.text)
+        gpt = VGroup(gnote, gbar).arrange(DOWN, buff=0.25)
+        fit_into(gpt, full.width, 2.0).move_to([0, (zbar.get_bottom()[1] - 0.3 + full.bottom) / 2, 0])
         with stage.narrating(say(f"{T}.caption_gpt2", total=gd, heads=gh, d_head=gdh)):
             stage.play(FadeOut(eq), FadeIn(gpt), run_time=0.8)
             stage.wait(0.8)
@@ -174,16 +178,16 @@ class HeadSplit(Chapter):
         """z · W_O (+ b_O) beside the trace's attention output: the shown entries and the largest difference."""
         th, say = stage.theme, stage.say
         rows = []
-        for name, vec, color in ((math("z dot W_O" + (" + b_O" if plan.has_bias else ""), 28, th.output),
+        for name, vec, color in ((math("z dot W_O" + (" + b_O" if plan.has_bias else ""), 36, th.output),
                                   plan.merged, th.output),
-                                 (label(say(f"{T}.trace_out"), 20, th.delta_multi), plan.trace_out, th.delta_multi)):
+                                 (label(say(f"{T}.trace_out"), 28, th.delta_multi), plan.trace_out, th.delta_multi)):
             cells = [name]
             for i in plan.shown:
-                cells.append(label("…" if i is None else fixed(vec[i], plan.decimals), 20, th.text))
+                cells.append(label("…" if i is None else fixed(vec[i], plan.decimals), 28, th.text))
             rows.append(cells)
-        lines = aligned_rows(rows, col_gap=0.3, row_step=0.45)  # the two rows' entries in the same columns
-        size = VGroup(math("W_O", 24, th.output),
-                      label(say(f"{T}.wo_size", rows=plan.n_heads * plan.d_head, cols=plan.d_model), 20, th.dim))
+        lines = aligned_rows(rows, col_gap=0.4, row_step=0.65)  # the two rows' entries in the same columns
+        size = VGroup(math("W_O", 32, th.output),
+                      label(say(f"{T}.wo_size", rows=plan.n_heads * plan.d_head, cols=plan.d_model), 28, th.dim))
         size.arrange(RIGHT, buff=0.15)
-        diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff)), 20, th.highlight)
-        return VGroup(size, lines, diff).arrange(DOWN, buff=0.2)
+        diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff)), 28, th.highlight)
+        return VGroup(size, lines, diff).arrange(DOWN, buff=0.35)

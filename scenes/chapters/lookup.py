@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, SurroundingRectangle, VGroup
 
-from ..components.text import label, number
+from ..components.text import FORMATTERS, label, number
 from ..components.vectors import VectorColumn, ellipsis_dots, math
 from ..lesson import Chapter
 from ..plans.walkthrough import LookupPlan, plan_lookup
@@ -70,7 +70,7 @@ class Lookup(Chapter):
                 rows.append([ellipsis_dots(DOWN, color=th.dim)] + [VGroup() for _ in range(5)])
                 continue
             cells = [label(toks[j], 22, th.query if j == plan.focus else th.text), hvec(plan.keys[j], th, th.key, fs, kind=digits(plan.keys)),
-                     number(plan.scores[j], "score", fs, th.text), number(plan.hard[j], "weight", fs, th.text),
+                     number(plan.scores[j], plan.score_kind, fs, th.text), number(plan.hard[j], "weight", fs, th.text),
                      number(plan.soft[j], "weight", fs, th.text), hvec(plan.values[j], th, th.value, fs, kind=digits(plan.values))]
             rows.append(cells)
             by_token[j] = cells
@@ -82,50 +82,50 @@ class Lookup(Chapter):
         body = VGroup(qline, grid).arrange(DOWN, buff=0.35, aligned_edge=LEFT)
         literal.next_to(grid, UP, buff=0.35).align_to(grid, RIGHT)
         body.add(literal)
-        top = title.get_bottom()[1] - 0.3
-        body.scale(min(full.width / body.width, (top - full.bottom - 2.2) / body.height, 1.3))
+        # what the colours and the fading mean, under the table
+        legend = VGroup(*(label(say(f"{T}.legend_{k}"), 20, c) for k, c in
+                          (("query", th.query), ("key", th.key), ("value", th.value))),
+                        label(say(f"{T}.legend_faint"), 20, th.dim)).arrange(RIGHT, buff=0.45)
+        out, res, dist, hard, soft, names = self.results(stage, plan)
+        top = title.get_bottom()[1] - 0.25
+        room = top - full.bottom - 0.1
+        s = min(full.width / body.width, (room - 0.35 - legend.height - 0.45 - out.height) / body.height, 1.9)
+        body.scale(s)
         body.move_to([0, top - body.height / 2, 0])
+        fit_into(legend, full.width, 0.5)
+        legend.next_to(body, DOWN, buff=0.3)
+        fit_into(out, full.width, legend.get_bottom()[1] - full.bottom - 0.3)
+        out.move_to([0, (legend.get_bottom()[1] + full.bottom) / 2, 0])
+        drawn["legend"] = legend
         drawn.update(title=title, rows=by_token, query=qvec)
         col = lambda c: VGroup(*(r[c] for r in rows[1:]), rows[0][c])  # noqa: E731
         with stage.narrating(say(f"{T}.caption_dict", count=len(by_token))):
             stage.play(FadeIn(title), run_time=0.5)
-            stage.play(FadeIn(literal), FadeIn(col(0)), FadeIn(col(1)), FadeIn(col(5)), run_time=1.2)
+            stage.play(FadeIn(literal), FadeIn(col(0)), FadeIn(col(1)), FadeIn(col(5)), FadeIn(legend[1:3]),
+                       run_time=1.2)
             stage.wait(0.8)
         with stage.narrating(say(f"{T}.caption_query", word=word)):
-            stage.play(FadeIn(qline, shift=DOWN * 0.1), run_time=0.8)
+            stage.play(FadeIn(qline, shift=DOWN * 0.1), FadeIn(legend[0]), run_time=0.8)
             stage.play(FadeIn(col(2)), run_time=0.8)
             stage.wait(0.5)
 
         best = by_token[plan.best]
         frame = SurroundingRectangle(VGroup(*best), buff=0.08, color=th.highlight, stroke_width=2)
         with stage.narrating(say(f"{T}.caption_hard", best=say.quote(toks[plan.best]))):
-            stage.play(FadeIn(col(3)), FadeIn(frame), run_time=1.0)
+            tie = []
+            if plan.tie:  # equal scores as printed: the first of them is taken, and the frame says so
+                tie = [label(say(f"{T}.tie"), 20, th.highlight).next_to(frame, DOWN, buff=0.08).align_to(frame, RIGHT)]
+            stage.play(FadeIn(col(3)), FadeIn(frame), *(FadeIn(m) for m in tie), run_time=1.0)
             stage.play(*(a for j, cells in by_token.items() if j != plan.best for a in dim(shown(cells), 0.3)),
                        run_time=0.8)
             stage.wait(0.6)
         with stage.narrating(say(f"{T}.caption_soft", word=word)):
-            stage.play(FadeOut(frame), *(a for j, cells in by_token.items() if j != plan.best
+            stage.play(FadeOut(frame), *(FadeOut(m) for m in tie), *(a for j, cells in by_token.items() if j != plan.best
                                          for a in dim(shown(cells), 1.0)), run_time=0.6)
             stage.play(FadeIn(col(4)), *(cells[5].animate.fade_to(max(0.12, float(plan.soft[j])))
-                                         for j, cells in by_token.items()), run_time=1.2)
+                                         for j, cells in by_token.items()), FadeIn(legend[3]), run_time=1.2)
             stage.wait(0.6)
 
-        # the two results, and how far apart they are
-        fr = 22
-        kind = digits(plan.values)
-        hard = VectorColumn(plan.hard_result, head=RESULT[0], tail=RESULT[1], font_size=fr, theme=th, horizontal=True, kind=kind,
-                            bracket_color=th.value)
-        soft = VectorColumn(plan.soft_result, head=RESULT[0], tail=RESULT[1], font_size=fr, theme=th, kind=kind,
-                            horizontal=True, bracket_color=th.value)
-        names = [label(say(f"{T}.result_hard", best=say.quote(toks[plan.best])), fr, th.text),
-                 label(say(f"{T}.result_soft"), fr, th.text)]
-        res = table([[names[0], hard], [names[1], soft]], gap=0.35, row_gap=0.15, first_left=True)
-        dist = VGroup(label(say(f"{T}.distance"), fr, th.highlight), number(plan.distance, "weight", fr, th.highlight),
-                      label(say(f"{T}.norm", norm=say.number(plan.hard_norm, ".2f")), fr, th.dim)
-                      ).arrange(RIGHT, buff=0.2)
-        out = VGroup(res, dist).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-        fit_into(out, full.width, body.get_bottom()[1] - full.bottom - 0.2)
-        out.move_to([0, body.get_bottom()[1] - 0.6 - out.height / 2, 0])
         drawn.update(hard=hard, soft=soft, distance=dist[1])
         key = f"{T}.caption_results_close" if plan.best_weight >= 0.9 else f"{T}.caption_results"
         with stage.narrating(say(key, distance=say.number(plan.distance, ".2f"), weight=plan.best_weight,
@@ -133,3 +133,22 @@ class Lookup(Chapter):
             stage.play(FadeIn(res, shift=UP * 0.1), run_time=1.0)
             stage.play(FadeIn(dist), run_time=0.6)
             stage.wait(1.2)
+
+    @staticmethod
+    def results(stage: Stage, plan: LookupPlan):
+        """The hard and the soft result side by side with their names, and the distance between them."""
+        th, say, toks = stage.theme, stage.say, plan.tokens
+        fr = 24
+        kind = digits(plan.values)
+        hard = VectorColumn(plan.hard_result, head=RESULT[0], tail=RESULT[1], font_size=fr, theme=th, horizontal=True,
+                            kind=kind, bracket_color=th.value)
+        soft = VectorColumn(plan.soft_result, head=RESULT[0], tail=RESULT[1], font_size=fr, theme=th, kind=kind,
+                            horizontal=True, bracket_color=th.value)
+        names = [label(say(f"{T}.result_hard", best=say.quote(toks[plan.best])), fr, th.text),
+                 label(say(f"{T}.result_soft"), fr, th.text)]
+        res = table([[names[0], hard], [names[1], soft]], gap=0.35, row_gap=0.18, first_left=True)
+        dist = VGroup(label(say(f"{T}.distance"), fr, th.highlight), number(plan.distance, "weight", fr, th.highlight),
+                      label(say(f"{T}.norm", norm=FORMATTERS["weight"](plan.hard_norm)), fr, th.dim)  # a figure: a point, as the distance
+                      ).arrange(RIGHT, buff=0.2)
+        out = VGroup(res, dist).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+        return out, res, dist, hard, soft, names

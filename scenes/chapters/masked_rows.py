@@ -6,15 +6,16 @@ row read out in words with the model's real percentages."""
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, SurroundingRectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Rectangle, VGroup
 
-from ..components.number_table import NumberTable
+from ..components.attention_grid import AttentionGrid
 from ..components.text import label, number
 from ..components.vectors import math
 from ..lesson import Chapter
 from ..plans.walkthrough import MaskedPlan, plan_masked
-from ..stage import Stage
+from ..stage import Region, Stage
 from .embedding_parts import fit_into
+from .grid_parts import axis_titles, query_sums
 from .honest import wrapped
 
 T = "walkthrough.masked"
@@ -29,9 +30,14 @@ def scientific(say, x: float, font_size: float, color: str):
 
 
 def percent(say, w: float) -> str:
-    """48%; one decimal where whole percents would hide something (99.9%, 0.4%)."""
+    """48%: whole percents (a sentence on screen beside the grid's figures has no decimal mark);
+    "under 1%" / "over 99%" where whole percents would round a weight to 0% or 100%."""
     p = 100 * w
-    return say(f"{T}.percent", weight=say.number(p, ".0f" if 1 <= p <= 99 or p == 100 else ".1f"))
+    if 0 < p < 0.5:
+        return say(f"{T}.percent_under")
+    if 99.5 <= p < 100:
+        return say(f"{T}.percent_over")
+    return say(f"{T}.percent", weight=say.number(p, ".0f"))
 
 
 def reading_text(say, plan: MaskedPlan, r) -> str:
@@ -39,7 +45,7 @@ def reading_text(say, plan: MaskedPlan, r) -> str:
     tokens = plan.tokens
     parts = [say(f"{T}.share", weight=percent(say, w), word=say.quote(tokens[j])) for j, w in zip(r.keys, r.weights)]
     if r.rest >= 0.0005:
-        parts.append(say(f"{T}.share_rest", weight=say.number(100 * r.rest, ".1f")))
+        parts.append(say(f"{T}.share_rest", weight=percent(say, r.rest)))
     return say(f"{T}.reading", word=say.quote(tokens[r.query]), shares=say.words(parts))
 
 
@@ -58,46 +64,42 @@ class MaskedRows(Chapter):
         head = say.role(plan.role, plan.head.layer, plan.head.head)
         title = label(say(f"{T}.title", head=head), 30, th.text)
         stage.region("title").fit(title)
-        orient = label(say(f"{T}.orientation"), 20, th.dim)
-        fit_into(orient, full.width, 0.4)
-        orient.next_to(title, DOWN, buff=0.12)
-
-        def score_color(i, j, v):
-            return th.dim if plan.mask[i, j] else th.text
-
-        table = NumberTable(plan.scores, kind="score", color=score_color, row_labels=plan.tokens,
-                            col_labels=plan.tokens, font_size=30, theme=th, row_label_color=th.query,
-                            col_label_color=th.key, row_height=0.85 if n <= 6 else 0.6)
-        left_w = full.width * (0.55 if n <= 5 else 0.64)
-        top = orient.get_bottom()[1] - 0.35
-        # room for the Σ column at its right; centred in the height left under the title
-        table.scale(min((left_w - 2.0) / table.width, (top - full.bottom - 1.6) / table.height, 1.6))
-        table.move_to([full.left + 0.3 + table.width / 2, (top - 0.2 + full.bottom + 0.6) / 2, 0])
-        q_note = label(say(f"{T}.rows_are"), 18, th.query)
-        k_note = label(say(f"{T}.cols_are"), 18, th.key)
-        k_note.next_to(table.header_row(), UP, buff=0.12)
-        q_note.next_to(table, DOWN, buff=0.15).align_to(table, LEFT)
-        drawn.update(title=title, table=table)
+        notes = [say(f"{T}.orientation")]
+        if plan.chosen:
+            notes.append(say(f"{T}.chosen", head=f"L{plan.head.layer}H{plan.head.head}",
+                             role=say(f"common.roles.{plan.chosen}"), share=percent(say, plan.previous_share)))
+        # the grid of the head, queries as rows (the paper's layout), on the left two thirds; how it
+        # is oriented and how the head was chosen in the panel beside it until the mask comes
+        panel = stage.region("panel")
+        sub = VGroup(*(wrapped(t, panel.width, 24, th.dim if k == 0 else th.text, 6) for k, t in enumerate(notes)))
+        sub.arrange(DOWN, buff=0.35, aligned_edge=LEFT)
+        fit_into(sub, panel.width, title.get_bottom()[1] - full.bottom - 0.6)
+        sub.move_to([panel.left + sub.width / 2, title.get_bottom()[1] - 0.5 - sub.height / 2, 0])
+        area = Region("masked", full.left, panel.left - 0.35, full.bottom + 0.1, title.get_bottom()[1] - 0.15)
+        grid, titles = self.grid(stage, plan, area)
+        drawn.update(title=title, grid=grid)
         with stage.narrating(say(f"{T}.caption_scores", count=n)):
-            stage.play(FadeIn(title), FadeIn(orient), run_time=0.6)
-            stage.play(FadeIn(table), FadeIn(q_note), FadeIn(k_note), run_time=1.2)
+            stage.play(FadeIn(title), FadeIn(sub), run_time=0.6)
+            stage.play(FadeIn(grid), FadeIn(titles), run_time=0.8)
+            stage.play(grid.show_scores(run_time=1.2))
             stage.wait(0.8)
+        drawn["scores"] = dict(grid.number_mobs)
 
         # the mask: the future cells get the value our model writes
-        panel_left = full.left + left_w + 0.2
-        pw = full.right - panel_left
-        blocked = [(i, j) for i in range(n) for j in range(n) if plan.mask[i, j]]
-        ours = VGroup(label(say(f"{T}.ours"), 22, th.text), number(plan.mask_value, "score", 26, th.mask)
+        pw = panel.width
+        ours = VGroup(label(say(f"{T}.ours"), 24, th.text), number(plan.mask_value, "score", 28, th.mask)
                       ).arrange(RIGHT, buff=0.2)
-        theirs = VGroup(label(say(f"{T}.gpt2"), 22, th.text), math("-10^9", 26, th.mask)).arrange(RIGHT, buff=0.2)
-        values = VGroup(ours, theirs).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+        theirs = VGroup(label(say(f"{T}.gpt2"), 24, th.text), math("-10^9", 28, th.mask)).arrange(RIGHT, buff=0.2)
+        values = VGroup(ours, theirs).arrange(DOWN, buff=0.22, aligned_edge=LEFT)
         fit_into(values, pw, 1.2)
-        values.move_to([panel_left + values.width / 2, table.get_top()[1] - values.height / 2, 0])
+        top = grid.lines.get_top()[1]
+        values.move_to([panel.left + values.width / 2, top - values.height / 2, 0])
         drawn["mask_value"] = ours[1]
         with stage.narrating(say(f"{T}.caption_mask")):
-            stage.play(*(table.swap(i, j, plan.mask_value, "score", th.mask) for i, j in blocked), run_time=1.2)
+            stage.play(grid.reveal_mask(run_time=1.6), FadeOut(sub))
             stage.play(FadeIn(values, shift=LEFT * 0.2), run_time=0.8)
             stage.wait(0.6)
+        drawn["minus_inf"] = dict(grid.mask_number_mobs)
 
         # why −1e9 and −∞ give the same weights
         r = plan.exp_row
@@ -107,47 +109,49 @@ class MaskedRows(Chapter):
                      result=say.number(plan.exp_gpt2, ".1f")),
                  say(f"{T}.tiny"),
                  say(f"{T}.same") if plan.same_bits else say(f"{T}.differ")]
-        why = VGroup(*(wrapped(t, pw, 20, th.text if k < 3 else th.highlight, 3) for k, t in enumerate(lines)))
+        why = VGroup(*(wrapped(t, pw, 22, th.text if k < 3 else th.highlight, 4) for k, t in enumerate(lines)))
         diff = float(np.abs(plan.weights_ours - plan.weights_gpt2).max())
         why[2].add(scientific(say, plan.tiny, 30, th.text).next_to(why[2], DOWN, buff=0.12).align_to(why[2], LEFT))
         if not plan.same_bits:
             why[3].add(scientific(say, diff, 30, th.highlight).next_to(why[3], DOWN, buff=0.12).align_to(why[3], LEFT))
-        why.arrange(DOWN, buff=0.18, aligned_edge=LEFT)
-        fit_into(why, pw, values.get_bottom()[1] - full.bottom - 1.2)
-        why.next_to(values, DOWN, buff=0.3).align_to(values, LEFT)
+        why.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+        fit_into(why, pw, values.get_bottom()[1] - full.bottom - 0.4)
+        why.next_to(values, DOWN, buff=0.4).align_to(values, LEFT)
         drawn["why"] = why
         with stage.narrating(say(f"{T}.caption_same")):
             for part in why:
                 stage.play(FadeIn(part, shift=UP * 0.1), run_time=0.6)
             stage.wait(1.0)
 
-        # softmax of every row: the weights, the masked cells exactly 0, each row summing to 1
+        # softmax of every row: the weights (two decimals), the masked cells exactly 0, Σ of each row 1
+        fs = grid.number_font or 24
+        zeros = VGroup()
+        for c in grid.masked_cells:
+            z = label("0", fs, th.mask).move_to(grid.cell_center(*c))
+            z.value, z.shown, z.index = 0.0, "0", tuple(c)
+            zeros.add(z)
+        sums = query_sums(stage, grid)
         with stage.narrating(say(f"{T}.caption_softmax")):
             stage.play(FadeOut(why), run_time=0.4)
-            stage.play(*(table.swap(i, j, plan.weights[i, j], "zero" if plan.mask[i, j] else "weight",
-                                    th.mask if plan.mask[i, j] else th.text)
-                         for i in range(n) for j in range(n)), run_time=1.5)
-            sums = VGroup(*(table.number_like(s, "weight", th.highlight) for s in plan.row_sums))
-            for i, s in enumerate(sums):
-                s.move_to([table.right_of_rows(0.55) + s.width / 2, table.row_labels[i].get_y(), 0])
-            sigma = math("sum", 22, th.highlight)
-            sigma.scale_to_fit_height(sums[0].height * 1.8).next_to(sums, UP, buff=0.2)
-            sigma.match_y(table.header_row())
-            stage.play(FadeIn(sums), FadeIn(sigma), run_time=0.8)
+            stage.play(grid.show_weights(run_time=1.4), grid.clear_mask(run_time=1.4), FadeIn(zeros))
+            stage.play(FadeIn(sums), run_time=0.8)
             stage.wait(0.6)
-        drawn["sums"] = sums
+        drawn.update(weights=dict(grid.number_mobs), zeros=list(zeros), sums=sums.numbers, sums_group=sums)
 
         # every row read out
         box = None
         readings = VGroup()
-        room_top = values.get_bottom()[1] - 0.3
+        room_top = values.get_bottom()[1] - 0.45
         for reading in plan.readings:
             i = reading.query
-            row = VGroup(table.row_labels[i], table.row(i), sums[i])
-            frame = SurroundingRectangle(row, buff=0.08, color=th.highlight, stroke_width=2)
+            ll, ur = grid.column_region(i)  # the query's row in the paper layout
+            frame = Rectangle(width=ur[0] - ll[0] + sums.numbers[i].width + 0.3, height=ur[1] - ll[1],
+                              color=th.highlight, stroke_width=3)
+            frame.move_to([(ll[0] + sums.numbers[i].get_right()[0] + 0.1) / 2, (ll[1] + ur[1]) / 2, 0])
             text = reading_text(say, plan, reading)
-            line = wrapped(text, pw, 24, th.text, 4)
-            line.move_to([panel_left + line.width / 2, room_top - line.height / 2, 0])
+            line = wrapped(text, pw, 26, th.text, 5)
+            fit_into(line, pw, room_top - full.bottom - 0.2)
+            line.move_to([panel.left + line.width / 2, room_top - line.height / 2, 0])
             readings.add(line)
             with stage.narrating(text):
                 anims = [FadeIn(line, shift=UP * 0.1)]
@@ -158,9 +162,32 @@ class MaskedRows(Chapter):
                 box = box or frame
                 stage.wait(0.8)
         drawn["readings"] = readings
+
+        # the end: the weights as the grid of dots, the blocked cells outlined and empty, every Σ 1
         with stage.narrating(say(f"{T}.caption_end")):
             stage.play(FadeOut(box), FadeOut(readings[-1]), run_time=0.5)
-            if blocked:
-                stage.play(*(Indicate(table.cell(i, j), color=th.mask, scale_factor=1.3) for i, j in blocked),
-                           Indicate(sums, color=th.highlight, scale_factor=1.15), run_time=1.0)
+            grid.set_mask("outlined")
+            stage.play(grid.show_dots(run_time=1.4), FadeOut(zeros), run_time=1.4)
+            stage.play(Indicate(sums, color=th.highlight, scale_factor=1.1), run_time=0.8)
             stage.wait(0.8)
+
+    @staticmethod
+    def grid(stage: Stage, plan: MaskedPlan, area: Region):
+        """The head's grid (scores, mask, weights of the trace) filling `area` with its axis titles."""
+        w, h = area.width - 1.0, area.height - 0.5  # room for the Σ column and the axis titles
+        for _ in range(3):
+            grid = AttentionGrid((plan.scores, plan.weights, plan.mask), plan.tokens, layout="paper",
+                                 theme=stage.theme, max_width=w, max_height=h, max_cell=1.3)
+            grid.use_common_number_font()
+            titles = axis_titles(grid, stage)
+            both = VGroup(grid, titles)
+            over_w, over_h = both.width + 0.9 - area.width, both.height - area.height
+            if over_w <= 1e-3 and over_h <= 1e-3:
+                break
+            w -= max(over_w, 0.0) + 0.02
+            h -= max(over_h, 0.0) + 0.02
+        both = VGroup(grid, titles)
+        shift = area.center - both.get_center() + LEFT * 0.45
+        grid.shift(shift)
+        titles.shift(shift)
+        return grid, titles

@@ -18,6 +18,7 @@ from ..components.vectors import VectorColumn, ellipsis_dots, math, symbol_sourc
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
 from ..plans.walkthrough import StepsPlan, plan_steps
+from ..plans.windows import token_window
 from ..stage import Stage
 from .embedding_parts import fit_into
 from .lookup import digits, hvec
@@ -27,6 +28,7 @@ from .multi_head import table
 T = "walkthrough.steps"
 COLUMN = (5, 1)  # entries of a column vector shown: the first five and the last
 WINDOW = (4, 1)  # columns of a wide matrix shown
+SQUARE_MAX = 10  # an n×n matrix (scores, weights) shows all its columns up to this many tokens
 
 
 def exact_zero(font_size: float, color: str):
@@ -47,6 +49,17 @@ def head_title(stage: Stage, plan: StepsPlan, key: str):
     th, say = stage.theme, stage.say
     title = label(say(key, head=say.role(plan.role, plan.head.layer, plan.head.head)), 30, th.text)
     return stage.region("title").fit(title)
+
+
+def square_columns(plan: StepsPlan) -> list[int | None]:
+    """The key columns of an n×n matrix (S, S′, P) drawn: all of them up to `SQUARE_MAX`; beyond, a
+    window that keeps every key the focus's row puts weight on, with an ellipsis where keys are left
+    out (never the column a row's weight sits on for the row discussed)."""
+    n = len(plan.tokens)
+    if n <= SQUARE_MAX:
+        return list(range(n))
+    order = [int(j) for j in np.argsort(-plan.P[plan.focus], kind="stable")[:3]]
+    return list(token_window(n, [plan.focus] + order, SQUARE_MAX))
 
 
 class OneToken(Chapter):
@@ -187,7 +200,7 @@ class AllTokens(Chapter):
         for formula, shp, _, _, _ in steps:
             lines.add(VGroup(math(formula, 34, th.text), label(shp, 22, th.dim)).arrange(RIGHT, buff=0.3))
         lines.arrange(DOWN, buff=0.4, aligned_edge=LEFT)
-        left_w = full.width * 0.42
+        left_w = full.width * 0.34
         fit_into(lines, left_w, top - full.bottom - 0.4)
         lines.move_to([full.left + lines.width / 2, top - lines.height / 2, 0])
         right = (full.left + left_w + 0.4, full.right)
@@ -196,16 +209,22 @@ class AllTokens(Chapter):
         with stage.narrating(say(f"{T}.caption_matrix_intro", count=n)):
             stage.play(FadeIn(title), run_time=0.6)
         for k, (line, (_, _, M, kind, cap)) in enumerate(zip(lines, steps)):
-            cols = list(range(M.shape[1])) if M.shape[1] <= sum(WINDOW) + 1 else \
-                list(range(WINDOW[0])) + [None] + list(range(M.shape[1] - WINDOW[1], M.shape[1]))
             square = M.shape[1] == n
-            t = NumberTable(M, kind=digits(M) if kind == "vec" else kind, rows=None, cols=cols, row_labels=toks,
+            cols = square_columns(plan) if square else (
+                list(range(M.shape[1])) if M.shape[1] <= sum(WINDOW) + 1 else
+                list(range(WINDOW[0])) + [None] + list(range(M.shape[1] - WINDOW[1], M.shape[1])))
+            blocked = np.isinf(plan.S_masked)
+            cell_kind = (lambda a, b: "zero" if blocked[a, b] else "weight") if kind == "weight" else \
+                (digits(M) if kind == "vec" else kind)
+            t = NumberTable(M, kind=cell_kind, rows=None, cols=cols, row_labels=toks,
                             col_labels=toks if square else None, font_size=26, theme=th,
                             color=(lambda a, b, v: th.mask if np.isinf(v) or (kind == "weight" and plan.P.shape == M.shape
                                                                                 and b > a) else th.text),
                             row_label_color=th.query, col_label_color=th.key, brackets=True)
-            fit_into(t, right[1] - right[0], top - full.bottom - 0.9)
-            t.move_to([(right[0] + right[1]) / 2, top - 0.1 - t.height / 2, 0])
+            # as large as the room beside the formulas allows (room kept under it for the check)
+            room_w, room_h = right[1] - right[0], top - full.bottom - 0.9
+            t.scale(min(room_w / t.width, room_h / t.height, 1.6))
+            t.move_to([(right[0] + right[1]) / 2, (top + full.bottom + 0.7) / 2, 0])
             tables.append(t)
             with stage.narrating(say(f"{T}.{cap}", d_model=dm, d_head=dh, count=n, word=say.quote(toks[i]))):
                 anims = [FadeIn(line, shift=RIGHT * 0.2)]

@@ -56,13 +56,21 @@ def check_length(setting: Setting) -> None:
                         f"give a shorter --sentence (at most {MAX_TOKENS} tokens)")
 
 
+MASKED_ROLE = "previous_token"  # the role masked_self_attention picks its head by (scenes/lessons.py)
+
+
 def head_role(setting: Setting) -> str:
-    ht = setting.head_trace()
-    if ht.role:
-        return ht.role
-    for role, lh in (setting.model.roles or {}).items():
-        if tuple(int(x) for x in lh) == (setting.head.layer, setting.head.head):
-            return role
+    """The role the head's trace says it was measured to play ("" when none): what a title may name.
+    A real model's traces name no roles; `chosen_role` says what its head was picked for."""
+    return setting.head_trace().role or ""
+
+
+def chosen_role(setting: Setting, role: str) -> str:
+    """`role` when the model's measured roles (model/probes.py, on the command line) picked this very
+    head for it, else "": the line under a title that says how the head was chosen."""
+    lh = (setting.model.roles or {}).get(role) if setting.model is not None else None
+    if lh is not None and tuple(int(x) for x in lh) == (setting.head.layer, setting.head.head):
+        return role
     return ""
 
 
@@ -159,6 +167,8 @@ class MaskedPlan:
     tiny: float  # the smallest positive float32 (below it exp gives 0)
     row_sums: tuple[float, ...]
     readings: tuple[RowReading, ...]
+    chosen: str = ""  # the role the probes picked this head for ("" when it was not picked so)
+    previous_share: float = 0.0  # mean weight a row puts on the token just before it (rows 1..n−1)
 
 
 def plan_masked(setting: Setting) -> MaskedPlan:
@@ -180,7 +190,11 @@ def plan_masked(setting: Setting) -> MaskedPlan:
         keys = tuple(j for j in seen if pattern[r, j] >= READ_MIN)
         rest = float(sum(pattern[r, j] for j in seen if j not in keys))
         readings.append(RowReading(query=r, keys=keys, weights=tuple(float(pattern[r, j]) for j in keys), rest=rest))
-    return MaskedPlan(head=setting.head, role=head_role(setting), tokens=setting.trace.tokens, scores=scores,
+    ht_role = head_role(setting)
+    prev = float(np.mean([pattern[r, r - 1] for r in range(1, n)])) if n > 1 else 0.0
+    return MaskedPlan(head=setting.head, role=ht_role if ht_role == MASKED_ROLE else "",
+                      chosen=chosen_role(setting, MASKED_ROLE) if ht_role != MASKED_ROLE else "",
+                      previous_share=prev, tokens=setting.trace.tokens, scores=scores,
                       mask=mask, mask_value=MODEL_MASK, gpt2_value=GPT2_MASK, weights=pattern, weights_ours=ours,
                       weights_gpt2=gpt2, same_bits=bool(np.array_equal(ours, gpt2)), exp_gpt2=exp_gpt2,
                       exp_row=row, row_max=row_max, tiny=float(np.finfo(np.float32).smallest_subnormal),
@@ -210,6 +224,8 @@ class LookupPlan:
     distance: float  # |soft − hard|
     hard_norm: float  # |hard result|, for scale
     best_weight: float  # the soft weight on `best`
+    score_kind: str = "score"  # how the scores are printed: one decimal, or two ("signed2") where one would tie the best
+    tie: bool = False  # the best score still ties another at two decimals: the first of them is taken, and said so
 
 
 def plan_lookup(setting: Setting) -> LookupPlan:
@@ -228,7 +244,13 @@ def plan_lookup(setting: Setting) -> LookupPlan:
     visible = [j for j in range(n) if not blocked[j]]
     order = [int(j) for j in np.argsort(-soft, kind="stable")[:3]]
     slots = token_window(len(visible), [visible.index(j) for j in [i, best] + order if j in visible], MAX_ROWS)
-    return LookupPlan(head=setting.head, role=head_role(setting), tokens=setting.trace.tokens, focus=i,
+    others = [float(scores[j]) for j in visible if j != best]
+    score_kind, tie = "score", False
+    if any(f"{scores[best]:.1f}" == f"{o:.1f}" for o in others):
+        score_kind = "signed2"  # "+5.3" twice would hide which key wins: two decimals show it
+        tie = any(f"{scores[best]:.2f}" == f"{o:.2f}" for o in others)
+    return LookupPlan(score_kind=score_kind, tie=tie,
+                      head=setting.head, role=head_role(setting), tokens=setting.trace.tokens, focus=i,
                       d_head=q.shape[0], slots=tuple(visible[s] if s is not None else None for s in slots),
                       query=q, keys=K, values=V, scores=scores, best=best, hard=hard, soft=soft,
                       hard_result=hard_result, soft_result=soft_result,
