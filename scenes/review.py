@@ -533,14 +533,20 @@ class Linter(Observer):
                      _where((min(xs0), min(ys0), max(xs1), max(ys1))), reason)
 
     def roles_named(self, scene, named: list[tuple[str, int, int]]) -> None:
+        """A head is called by a role only where the model names it so (the toy's trained heads) or
+        the probes measured it (a real model's roles, model/probes.py, in the lesson's model info)."""
         traces = getattr(getattr(scene, "setting", None), "traces", ())
+        info = getattr(getattr(scene, "inputs", None), "model", None)
         for role, layer, head in named:
             if not role or not traces:
                 continue
-            measured = traces[0].head(layer, head).role if layer < traces[0].model.n_layers else ""
-            if measured != role:
-                self.add(scene, "honest_title", f"L{layer}H{head} is called {role!r} but was measured as "
-                                                f"{measured or 'nothing in particular'!r}", key=(role, layer, head))
+            trace = traces[0]
+            in_trace = trace.head(layer, head).role if layer < trace.model.n_layers else ""
+            measured = info.head_for_role(role) if info is not None else None
+            if in_trace == role or measured == (layer, head):
+                continue
+            self.add(scene, "honest_title", f"L{layer}H{head} is called {role!r} but was measured as "
+                                            f"{in_trace or 'nothing in particular'!r}", key=(role, layer, head))
 
 
 def _is_number_text(text: str) -> bool:
