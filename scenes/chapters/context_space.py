@@ -18,7 +18,8 @@ from ..plans.context_space import ContextPlan, ContextVariant, LookupPlan, Phras
 from ..plans.honesty import note_text
 from ..stage import Region, Stage
 from .embedding_parts import (
-    arc_angle, attention_caption, causal_lines, delta_caption, direction_name, fit_into, framed, mixed_label,
+    arc_angle, attention_caption, causal_lines, delta_caption, direction_name, fit_into, framed, label_boxes_turned,
+    mixed_label,
     placed_space, room_left_of, self_weight, tag_text, weight_labels,
 )
 
@@ -286,8 +287,14 @@ class ContextSpace(Chapter):
                              for n, c in zip(names, s.compare.change)], buff=0.4)
         cmp = VGroup(vs, nums).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
         # clear of the space and its axis names (they swing round when the space turns)
-        room = room_left_of(stage.drawn[ContextSpace.key]["space"], turns=(-TURN,)) - table.get_left()[0]
+        space = stage.drawn[ContextSpace.key]["space"]
+        room = room_left_of(space) - table.get_left()[0]
         fit_into(cmp, min(5.6, room), 1.0).next_to(table, DOWN, buff=0.45).align_to(table, LEFT)
+        # an axis name that swings over it when the space turns at the end: go below that name
+        x0, x1 = cmp.get_left()[0] - 0.1, cmp.get_right()[0] + 0.1
+        for bx0, by0, bx1, by1 in label_boxes_turned(space, (-TURN,)):
+            if bx0 < x1 and bx1 > x0 and by0 < cmp.get_top()[1] + 0.1 and by1 > cmp.get_bottom()[1] - 0.1:
+                cmp.shift(DOWN * (cmp.get_top()[1] - by0 + 0.15))
         table.add(cmp)
         stage.drawn[ContextSpace.key].setdefault("comparisons", []).append(cmp)
         with stage.narrating(delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, axes,

@@ -111,23 +111,26 @@ def placed_space(trace, say: Say, theme, axes: Sequence[str], fit: np.ndarray, v
     return space
 
 
-def room_left_of(space: EmbeddingSpace, margin: float = 0.3, turns: Sequence[float] = ()) -> float:
-    """The x left of which nothing of the space (axes, their names, arrow labels) is drawn, now
-    and at each of `turns` (angles as given to `space.rotation`: the space is turned there, measured
-    and turned back)."""
-    def left() -> float:
-        return VGroup(space.axis_lines, space.labels).get_left()[0]
+def room_left_of(space: EmbeddingSpace, margin: float = 0.3) -> float:
+    """The x left of which nothing of the space (axes, their names, arrow labels) is drawn."""
+    return VGroup(space.axis_lines, space.labels).get_left()[0] - margin
 
-    xs = [left()]
+
+def label_boxes_turned(space: EmbeddingSpace, turns: Sequence[float]) -> list[tuple[float, float, float, float]]:
+    """The boxes (x0, y0, x1, y1) of the space's labels at each of `turns` (angles as given to
+    `space.rotation`): the space is turned there, measured and turned back."""
+    out = []
     for angle in turns:
         o, M = space._frame()
         axis = M[:, 2] / np.linalg.norm(M[:, 2])
         space.rotate(-angle, axis=axis, about_point=o)  # as `space.rotation(angle)` turns it
         space._place_labels()
-        xs.append(left())
+        for lab in space.labels:
+            lo, hi = lab.get_corner(DOWN + LEFT), lab.get_corner(UP + RIGHT)
+            out.append((float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])))
         space.rotate(angle, axis=axis, about_point=o)
         space._place_labels()
-    return min(xs) - margin
+    return out
 
 
 # --- the words of the context chapters: catalog sentences chosen by the plan's data ----------------
