@@ -483,11 +483,17 @@ class Linter(Observer):
 
     def check_frame(self, scene, mobs, camera) -> None:
         """What is partly in the frame must be wholly in it (a mobject wholly outside is not seen)."""
+        from manim import config
+
         fx0, fy0, fx1, fy1 = camera
         m = FRAME_MARGIN * (fy1 - fy0) / 8.0
+        # a close-up crops the shapes it zooms into (that is what a close-up is); a cut word still reads as a bug
+        close_up = (fx1 - fx0) < 0.98 * config.frame_width
         for top in mobs:
             cut = []
             for mob, ex in visible_leaves(scene, [top], whole_texts=True):
+                if close_up and not isinstance(mob, VGroupOf):
+                    continue
                 x0, y0, x1, y1 = _box(mob)
                 if x1 <= fx0 or x0 >= fx1 or y1 <= fy0 or y0 >= fy1:
                     continue  # out of sight
@@ -642,7 +648,8 @@ def contact_sheet(frames: list[dict], folder: Path, title: str, columns: int = 4
         x, y = pad + c * (width + pad), 48 + r * (h + text_h + pad)
         sheet.paste(img.resize((width, h)), (x, y))
         draw.text((x, y + h + 4), f"{f['file']}  {f['time']:.1f} s", fill=(255, 220, 90), font=small)
-        for n, line in enumerate(_wrap(f.get("caption", ""), draw, small, width)[:2]):
+        caption = f.get("caption", "").replace("−", "-")  # the sheet's face has no minus sign
+        for n, line in enumerate(_wrap(caption, draw, small, width)[:2]):
             draw.text((x, y + h + 24 + 18 * n), line, fill=(210, 210, 210), font=small)
     path = folder / "contact.png"
     sheet.save(path)

@@ -65,6 +65,34 @@ def test_no_catalog_entry_is_left_in_english():
                 assert e != p, (key, p)
 
 
+# A Korean particle that follows a parameter cannot follow its sound: the value (a number, a Latin
+# token, the user's word) is not known when the template is written ("1.00를", "pet가"). So no
+# particle may come right after a `}` or after a closing quote or bracket around one. 이 followed by
+# Hangul is the copula (이고, 이며), and 가 followed by Hangul a counter (가지): those read alike
+# after any sound. 으로/로 and 와/과 are flagged whatever follows (로서, 로부터, 과의).
+PARTICLE_AFTER_PARAMETER = re.compile(
+    r"\}[”\"’)]?(?:(?:을|를|은|는|이|가)(?![\uac00-\ud7a3])|(?:으로|로|와|과))")
+
+
+def test_the_particle_check_finds_particles_after_parameters():
+    bad = ["{weight:.2f}를 둡니다", "{token}가 옵니다", "“{word}”을 봅니다", "({diff})를 빼면",
+           "{word}이(가) 계산합니다", "{d_head}로 나눈", "{a}와 {b}", "{word}은(는)", "{x}’는"]
+    good = ["{token} 단어를 봅니다", "{count}개를", "{p:.2f}이고", "{count}가지", "{word}의 쿼리",
+            "{word} 토큰이", "{w:.2f}만큼", "{layer}층에서"]
+    assert all(PARTICLE_AFTER_PARAMETER.search(s) for s in bad), [s for s in bad if not PARTICLE_AFTER_PARAMETER.search(s)]
+    assert not any(PARTICLE_AFTER_PARAMETER.search(s) for s in good), [s for s in good if PARTICLE_AFTER_PARAMETER.search(s)]
+
+
+def test_no_korean_particle_follows_a_parameter():
+    ko = load_catalog("ko")
+    found = []
+    for key, template in ko.items():
+        for t in (template.values() if isinstance(template, dict) else [template]):
+            for m in PARTICLE_AFTER_PARAMETER.finditer(t):
+                found.append(f"{key}: …{t[max(0, m.start() - 20):m.end() + 5]}…")
+    assert not found, "a particle follows a parameter (rephrase: put it after a noun):\n" + "\n".join(found)
+
+
 def test_numbers_in_prose_follow_the_language():
     assert Say("pt").number(0.48) == "0,48"
     assert Say("en").number(0.48) == "0.48"

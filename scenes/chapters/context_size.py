@@ -16,6 +16,7 @@ from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Restore, VGroup
 from ..components.attention_grid import AttentionGrid
 from ..components.text import label, rich_line
 from ..lesson import Chapter, Lesson
+from ..review import exempt
 from ..plans.context_size import ContextSizePlan, plan_context_size, with_context_traces
 from ..stage import Stage
 from .grid_parts import NOTE_FS, ensure_grid, grid_key, titles_of
@@ -144,6 +145,11 @@ class ContextSize(Chapter):
             corner = look + np.array([zoom_w / 2 - 0.3 * zs, zoom_w * fh / fw / 2 - 0.3 * zs, 0])
             note.move_to(corner + (note.get_center() - note.get_corner(UP + RIGHT)))
         stage.drawn[self.key].update(close_note=note, close_numbers=note.numbers)
+        # a close-up crops the grid by design (the camera zooms into a detail); the exception holds
+        # only while the camera is close (the note must still fit, and the grid once it is back)
+        before = getattr(big, "lint_exempt", None)
+        exempt(big, "off_frame", "the camera zooms into a detail of the long grid: the rest of it lies beyond the "
+                                 "frame on purpose while the close-up lasts")
         with stage.narrating(say("grid.context_size.close", query=say.quote(tokens[q]),
                                  keys=say.quoted_words([tokens[j] for j in ks]))):
             stage.play(frame.animate.set(width=zoom_w).move_to(look), run_time=2.0)
@@ -151,4 +157,5 @@ class ContextSize(Chapter):
             stage.wait(1.5)
             stage.play(frame.animate.set(width=frame_w).move_to(center), big.unhighlight(), FadeOut(note),
                        run_time=2.0)
+        big.lint_exempt = before
 

@@ -18,13 +18,15 @@ from ..plans.context_space import ContextPlan, ContextVariant, LookupPlan, Phras
 from ..plans.honesty import note_text
 from ..stage import Region, Stage
 from .embedding_parts import (
-    arc_angle, attention_caption, causal_lines, delta_caption, direction_name, fit_into, framed, mixed_label,
+    arc_angle, attention_caption, causal_lines, delta_caption, direction_name, fit_into, framed, label_boxes_turned,
+    mixed_label,
     placed_space, room_left_of, self_weight, tag_text, weight_labels,
 )
 
 T = "embeddings.context"
 # a small picture beside a lesson's phrases: the chapter that shows it, and the drawing
 PICTURES = {"mole": ("same_lookup", mole_animal), "tower": ("context_space", tower)}
+TURN = 35 * DEGREES  # the closing turn of the space: there and back
 
 
 def place_picture(stage: Stage, key: str, focus: str, height: float, anchor: VGroup | None = None):
@@ -103,7 +105,7 @@ class SameLookup(Chapter):
             stage.play(FadeIn(eqs), Write(note), run_time=0.8)
             stage.play(FadeIn(pos_note), run_time=0.5)
             stage.wait(1.6)
-        stage.play(FadeOut(VGroup(rows, cols, eqs, note, pos_note, *pics)), run_time=0.6)
+        # the next chapter's stage.clear() fades all this out: the chapter ends on its full frame
 
 
 class ContextSpace(Chapter):
@@ -180,10 +182,17 @@ class ContextSpace(Chapter):
             # arcs into the focus word from the words before it (the mask hides the rest)
             srcs = [row.box(j) for j in range(s.focus + 1)]
             tgt = row.box(s.focus)
-            ang = arc_angle([b.get_top() for b in srcs], tgt.get_top(), max_rise=0.62)
-            arcs = ContextArcs(srcs, tgt, s.weights[: s.focus + 1], theme=th, angle=ang, max_stroke=12)
+            # the arcs rise as far as the highest weight label stays inside the frame (0.1 margin)
+            rise = 0.62
+            while True:
+                ang = arc_angle([b.get_top() for b in srcs], tgt.get_top(), max_rise=rise)
+                arcs = ContextArcs(srcs, tgt, s.weights[: s.focus + 1], theme=th, angle=ang, max_stroke=12)
+                wl = weight_labels(arcs, th)
+                over = VGroup(arcs, wl).get_top()[1] - (full.top + 0.15 - 0.05)
+                if over <= 0 or rise <= 0.25:
+                    break
+                rise = max(0.25, rise - over - 0.02)
             drawn["arcs"].append(arcs)
-            wl = weight_labels(arcs, th)
             own = VGroup()
             if s.weights[s.focus] >= 0.05:
                 own = self_weight(say, th, s.weights[s.focus], tgt)
@@ -223,8 +232,8 @@ class ContextSpace(Chapter):
         with stage.narrating(say(closing, word=word)):
             stage.play(*(a.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2"),
                        *(FadeOut(a.label) for a in prev if a.kind == "dE" and a.label is not None), run_time=0.5)
-            stage.play(space.rotation(-35 * DEGREES, run_time=2.5))
-            stage.play(space.rotation(35 * DEGREES, run_time=2.5))
+            stage.play(space.rotation(-TURN, run_time=2.5))
+            stage.play(space.rotation(TURN, run_time=2.5))
             stage.wait(0.5)
 
     # --- pieces ---------------------------------------------------------------------------------
@@ -278,8 +287,14 @@ class ContextSpace(Chapter):
                              for n, c in zip(names, s.compare.change)], buff=0.4)
         cmp = VGroup(vs, nums).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
         # clear of the space and its axis names (they swing round when the space turns)
-        room = room_left_of(stage.drawn[ContextSpace.key]["space"]) - table.get_left()[0]
+        space = stage.drawn[ContextSpace.key]["space"]
+        room = room_left_of(space) - table.get_left()[0]
         fit_into(cmp, min(5.6, room), 1.0).next_to(table, DOWN, buff=0.45).align_to(table, LEFT)
+        # an axis name that swings over it when the space turns at the end: go below that name
+        x0, x1 = cmp.get_left()[0] - 0.1, cmp.get_right()[0] + 0.1
+        for bx0, by0, bx1, by1 in label_boxes_turned(space, (-TURN,)):
+            if bx0 < x1 and bx1 > x0 and by0 < cmp.get_top()[1] + 0.1 and by1 > cmp.get_bottom()[1] - 0.1:
+                cmp.shift(DOWN * (cmp.get_top()[1] - by0 + 0.15))
         table.add(cmp)
         stage.drawn[ContextSpace.key].setdefault("comparisons", []).append(cmp)
         with stage.narrating(delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, axes,

@@ -116,6 +116,23 @@ def room_left_of(space: EmbeddingSpace, margin: float = 0.3) -> float:
     return VGroup(space.axis_lines, space.labels).get_left()[0] - margin
 
 
+def label_boxes_turned(space: EmbeddingSpace, turns: Sequence[float]) -> list[tuple[float, float, float, float]]:
+    """The boxes (x0, y0, x1, y1) of the space's labels at each of `turns` (angles as given to
+    `space.rotation`): the space is turned there, measured and turned back."""
+    out = []
+    for angle in turns:
+        o, M = space._frame()
+        axis = M[:, 2] / np.linalg.norm(M[:, 2])
+        space.rotate(-angle, axis=axis, about_point=o)  # as `space.rotation(angle)` turns it
+        space._place_labels()
+        for lab in space.labels:
+            lo, hi = lab.get_corner(DOWN + LEFT), lab.get_corner(UP + RIGHT)
+            out.append((float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])))
+        space.rotate(angle, axis=axis, about_point=o)
+        space._place_labels()
+    return out
+
+
 # --- the words of the context chapters: catalog sentences chosen by the plan's data ----------------
 
 CONTEXT = "embeddings.context"

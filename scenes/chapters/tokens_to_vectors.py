@@ -91,6 +91,8 @@ class TokensToVectors(Chapter):
                   max_tip_length_to_length_ratio=0.25, color=th.dim)
             for k, i in enumerate(shown)))
         stage.drawn[self.key] = {"boxes": boxes, "lookups": cols, "positions": pos_cols, "sums": sums}
+        # where the position row stands (the E symbols take it at the end)
+        below = [c.get_center() for c in pos_cols] + [e.get_center() for e in pos_ellipses]
 
         # 1. words
         with stage.narrating(say("real.tokens.caption_pieces" if plan.pieces else "embeddings.tokens.caption_words")):
@@ -122,7 +124,8 @@ class TokensToVectors(Chapter):
         if plan.rotary:  # no position is added here: the model rotates queries and keys by position
             with stage.narrating(say("real.tokens.caption_rotary")):
                 stage.wait(1.0)
-            self.symbols(stage, plan, cols, brace, arrows)
+            stage.play(VGroup(boxes, arrows, cols, ellipses, brace, row_lookup).animate.shift(UP * drop), run_time=0.6)
+            self.symbols(stage, plan, cols, below)
             return
         # 4. position
         with stage.narrating(say("embeddings.tokens.caption_position")):
@@ -141,7 +144,6 @@ class TokensToVectors(Chapter):
                        *(ReplacementTransform(morphing[k], sums[k]) for k in range(len(shown))),
                        ReplacementTransform(row_lookup, row_sum), run_time=1.5)
             stage.remove(pos_cols)
-            stage.play(VGroup(boxes, arrows, sums, ellipses, brace, row_sum).animate.shift(DOWN * drop), run_time=0.6)
         if plan.marked:
             sum_at = {i: sums[k] for k, i in enumerate(shown)}
             marks, notes = self.mark_groups(stage, plan, sum_at, th.positive, "note_differ")
@@ -151,17 +153,22 @@ class TokensToVectors(Chapter):
                 stage.wait(1.2)
             stage.play(FadeOut(marks), FadeOut(notes), run_time=0.4)
 
-        self.symbols(stage, plan, sums, brace, arrows)
+        self.symbols(stage, plan, sums, below)
 
     @staticmethod
-    def symbols(stage: Stage, plan: TokensPlan, sums, brace, arrows) -> None:
-        """5. each column becomes one vector, E with its position."""
+    def symbols(stage: Stage, plan: TokensPlan, sums, below) -> None:
+        """5. each column is one vector: E with its position, written under it (in the row the
+        position columns used), an arrow from the column to its name; the columns stay."""
         th, say = stage.theme, stage.say
-        syms = VGroup(*(symbol("E", i + 1, font_size=34, color=th.embedding).move_to(sums[k])
-                        for k, i in enumerate(plan.shown)))
+        syms = VGroup(*(symbol("E", i + 1, font_size=44, color=th.embedding).move_to(
+            [sums[k].brackets.get_x(), below[k][1], 0]) for k, i in enumerate(plan.shown)))
+        dots = VGroup(*(label("…", font_size=FONT, color=th.dim).move_to(e) for e in below[len(plan.shown):]))
+        downs = VGroup(*(Arrow(sums[k].get_bottom(), syms[k].get_top(), buff=0.15, stroke_width=2.5,
+                               max_tip_length_to_length_ratio=0.1, color=th.dim)
+                         for k in range(len(plan.shown))))
         with stage.narrating(say("embeddings.tokens.caption_symbols")):
-            stage.play(*(FadeOut(sums[k], scale=0.3) for k in range(len(plan.shown))),
-                       *(FadeIn(s, scale=2) for s in syms), FadeOut(brace), FadeOut(arrows), run_time=1.2)
+            stage.play(*(Create(a) for a in downs), run_time=0.6)
+            stage.play(*(FadeIn(s, shift=DOWN * 0.2) for s in syms), FadeIn(dots), run_time=1.0)
             stage.wait(1.2)
         stage.drawn[TokensToVectors.key]["symbols"] = syms
 
