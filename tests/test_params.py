@@ -161,7 +161,7 @@ def test_lessons_render_with_the_configs_numbers(name, lang, make_inputs, render
         assert math.isclose(m[k].width, max(c.d_head * u, 0.012), rel_tol=1e-6)
     assert math.isclose(m["value_up"].width, c.d_model * u, rel_tol=1e-6)
     assert math.isclose(m["full_value"].width, c.d_model * drawn["unit_full"], rel_tol=1e-6)
-    assert m["full_value"].width > 3.0  # the full value map is large, not a thumbnail
+    assert m["full_value"].width > 2.2, m["full_value"].width  # the full value map is large (40% of the panel), not a thumbnail
     captions = " ".join(c for c, _ in scene.caption_log)
     assert localize_number(f"{t.total:,}", lang) in captions
     if name.endswith("gpt3"):
