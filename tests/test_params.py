@@ -154,6 +154,14 @@ def test_lessons_render_with_the_configs_numbers(name, lang, make_inputs, render
     assert sum(s.count for s in drawn["bar"]) == t.total
     att = next(s for s in drawn["bar"] if s.part == "attention")
     assert math.isclose(att.height / sum(s.height for s in drawn["bar"]), t.attention_share, rel_tol=0.02)
+    # the matrices drawn to scale: one unit per number within each picture
+    c, m, u = plan.config, drawn["matrices"], drawn["unit"]
+    for k in ("w_q", "w_k", "value_down"):
+        assert math.isclose(m[k].height, c.d_model * u, rel_tol=1e-6)
+        assert math.isclose(m[k].width, max(c.d_head * u, 0.012), rel_tol=1e-6)
+    assert math.isclose(m["value_up"].width, c.d_model * u, rel_tol=1e-6)
+    assert math.isclose(m["full_value"].width, c.d_model * drawn["unit_full"], rel_tol=1e-6)
+    assert m["full_value"].width > 2.2, m["full_value"].width  # the full value map is large (40% of the panel), not a thumbnail
     captions = " ".join(c for c, _ in scene.caption_log)
     assert localize_number(f"{t.total:,}", lang) in captions
     if name.endswith("gpt3"):

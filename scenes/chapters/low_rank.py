@@ -5,10 +5,10 @@ d_head of them are non-zero."""
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, DashedLine, FadeIn, GrowFromEdge, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, DashedLine, FadeIn, FadeOut, GrowFromEdge, Line, Rectangle, VGroup
 
 from ..components.matrices import signed_color
-from ..components.text import label
+from ..components.text import label, number
 from ..components.vectors import math
 from ..lesson import Chapter
 from ..plans.low_rank import LowRankPlan, plan_low_rank
@@ -64,52 +64,66 @@ class LowRank(Chapter):
         stage.play(FadeIn(title), run_time=0.5)
 
         # 1. down and up: three columns whose heights are the dimensions
-        unit = 2.0 / plan.d_model
-        big = Rectangle(width=0.35, height=2.0, color=th.embedding, stroke_width=2)
-        small = Rectangle(width=0.35, height=max(plan.d_head * unit, 0.12), color=th.value, stroke_width=2)
-        out = Rectangle(width=0.35, height=2.0, color=th.delta, stroke_width=2)
-        cols = VGroup(big, small, out).arrange(RIGHT, buff=2.3).move_to([0, 1.35, 0])
+        unit = 4.4 / plan.d_model
+        big = Rectangle(width=0.6, height=4.4, color=th.embedding, stroke_width=2)
+        small = Rectangle(width=0.6, height=max(plan.d_head * unit, 0.12), color=th.value, stroke_width=2)
+        out = Rectangle(width=0.6, height=4.4, color=th.delta, stroke_width=2)
+        cols = VGroup(big, small, out).arrange(RIGHT, buff=3.6).move_to([0, 0, 0])
         down = Arrow(big.get_right(), small.get_left(), buff=0.12, color=th.value, stroke_width=3)
         up = Arrow(small.get_right(), out.get_left(), buff=0.12, color=th.output, stroke_width=3)
-        wv = math("W_V", 28, th.value).next_to(down, UP, buff=0.08)
-        wo = math("W_O", 28, th.output).next_to(up, UP, buff=0.08)
-        dims = VGroup(*(label(str(d), 22, th.dim).next_to(c, DOWN, buff=0.1)
+        wv = math("W_V", 44, th.value).next_to(down, UP, buff=0.08)
+        wo = math("W_O", 44, th.output).next_to(up, UP, buff=0.08)
+        dims = VGroup(*(label(str(d), 30, th.text).next_to(c, DOWN, buff=0.12)
                         for d, c in zip((plan.d_model, plan.d_head, plan.d_model), cols)))
-        names = VGroup(label(say(f"{T}.value_down"), 20, th.value).next_to(down, DOWN, buff=0.1),
-                       label(say(f"{T}.value_up"), 20, th.output).next_to(up, DOWN, buff=0.1))
+        names = VGroup(label(say(f"{T}.value_down"), 30, th.value).next_to(down, DOWN, buff=0.1),
+                       label(say(f"{T}.value_up"), 30, th.output).next_to(up, DOWN, buff=0.1))
         diagram = VGroup(cols, down, up, wv, wo, dims, names)
-        top = stage.region("full").top - 1.0
-        if diagram.height > 2.6:
-            diagram.scale_to_fit_height(2.6)
-        diagram.move_to([0, top - diagram.height / 2, 0])
+        top = stage.region("full").top - 0.9
+        if diagram.height > top - stage.region("full").bottom - 0.3:
+            diagram.scale_to_fit_height(top - stage.region("full").bottom - 0.3)
+        diagram.move_to([0, (top + stage.region("full").bottom) / 2, 0])
         drawn["diagram"] = diagram
         with stage.narrating(say(f"{T}.caption_down_up", d_model=plan.d_model, d_head=plan.d_head)):
             stage.play(FadeIn(big), FadeIn(dims[0]), run_time=0.5)
             stage.play(FadeIn(down), FadeIn(wv), FadeIn(names[0]), FadeIn(small), FadeIn(dims[1]), run_time=0.8)
             stage.play(FadeIn(up), FadeIn(wo), FadeIn(names[1]), FadeIn(out), FadeIn(dims[2]), run_time=0.8)
-        stage.play(diagram.animate.scale(0.6).to_edge(UP, buff=0.95), run_time=0.6)
+        stage.play(FadeOut(diagram), run_time=0.5)
 
         # 2. the product, a d_model × d_model heat map (evenly spread rows and columns when large)
-        lower_top = diagram.get_bottom()[1] - 0.3
-        bottom = stage.region("caption").top + 0.1
-        box_h = lower_top - bottom - 0.9
-        grid = heat_map(plan.cells, plan.scale, th, min(box_h, 4.6))
-        grid.move_to([-3.6, (lower_top + bottom) / 2 - 0.15, 0])
-        name = math("W_V W_O", 28, th.output).next_to(grid, UP, buff=0.15)
-        size = label(say(f"{T}.size", rows=plan.d_model, cols=plan.d_model), 20, th.dim).next_to(grid, DOWN, buff=0.12)
+        lower_top = stage.region("title").bottom - 0.15
+        bottom = stage.region("full").bottom
+        box_h = lower_top - bottom - 2.4
+        grid = heat_map(plan.cells, plan.scale, th, min(box_h, 5.2))
+        grid.move_to([stage.region("full").left + 0.2 + grid.width / 2, (lower_top + bottom) / 2 + 0.2, 0])
+        name = math("W_V W_O", 36, th.output).next_to(grid, UP, buff=0.15)
+        size = label(say(f"{T}.size", rows=plan.d_model, cols=plan.d_model), 24, th.text)
         parts = [size]
         if len(plan.rows) < plan.d_model:
-            parts.append(label(say(f"{T}.spread", shown=len(plan.rows), total=plan.d_model), 18, th.dim))
-        notes = VGroup(*parts).arrange(DOWN, buff=0.08).next_to(grid, DOWN, buff=0.12)
-        drawn.update(heat=grid, heat_name=name, heat_notes=notes)
+            parts.append(label(say(f"{T}.spread", shown=len(plan.rows), total=plan.d_model), 20, th.text))
+        # the colour scale: the most negative and most positive entry shown, and zero
+        legend = VGroup()
+        for v in (-plan.scale, 0.0, plan.scale):
+            sw = Rectangle(width=0.45, height=0.3, stroke_width=1, stroke_color=th.dim)
+            sw.set_fill(signed_color(v, plan.scale, th), opacity=1.0)
+            legend.add(VGroup(sw, number(v, "signed2", 22, th.text).next_to(sw, RIGHT, buff=0.1)))
+        legend.arrange(RIGHT, buff=0.35)
+        parts.append(legend)
+        notes = VGroup(*parts).arrange(DOWN, buff=0.12).next_to(grid, DOWN, buff=0.15)
+        if notes.width > grid.width:  # wider than the map: start where it starts
+            notes.align_to(grid, LEFT)
+        whole = VGroup(name, grid, notes)
+        whole.shift(UP * ((lower_top + bottom) / 2 - whole.get_center()[1]))
+        drawn.update(heat=grid, heat_name=name, heat_notes=notes, legend=legend)
         with stage.narrating(say(f"{T}.caption_product", d_model=plan.d_model, full=plan.full_count,
                                  factors=plan.factor_count)):
             stage.play(FadeIn(name), FadeIn(grid, lag_ratio=0.002), run_time=1.2)
             stage.play(FadeIn(notes), run_time=0.5)
 
         # 3. its singular values: at most d_head non-zero
-        bars = self.bars(stage, plan, width=5.6, height=min(box_h, 3.4))
-        bars.move_to([3.4, grid.get_center()[1], 0])
+        right = stage.region("full").right
+        room = right - grid.get_right()[0] - 1.2
+        bars = self.bars(stage, plan, width=room - 1.2, height=min(box_h, 4.2))
+        bars.move_to([(grid.get_right()[0] + 0.9 + right) / 2, grid.get_center()[1], 0])
         drawn["bars"] = bars
         stage.play(FadeIn(bars.axis), FadeIn(bars.axis_name), run_time=0.4)
         with stage.narrating(say(f"{T}.caption_singular", rank=plan.rank, d_head=plan.d_head,
@@ -138,17 +152,21 @@ class LowRank(Chapter):
         axis = DashedLine([-step, 0, 0], [len(s) * step, 0, 0], color=th.dim, stroke_width=1.5)
         split = plan.d_head * step - step / 2
         divider = DashedLine([split, -0.15, 0], [split, height + 0.1, 0], color=th.text, stroke_width=2)
-        left = label(say(f"{T}.nonzero", count=plan.rank), 20, th.output)
-        right = VGroup(label(say(f"{T}.zero", count=plan.d_model - plan.rank), 20, th.dim),
-                       label("≤ " + scientific(say, plan.largest_zero), 20, th.dim)
+        left = label(say(f"{T}.nonzero", count=plan.rank), 26, th.output)
+        right = VGroup(label(say(f"{T}.zero", count=plan.d_model - plan.rank), 26, th.text),
+                       label("≤ " + scientific(say, plan.largest_zero), 26, th.text)
                        ).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
         left.next_to([split / 2, height, 0], UP, buff=0.2)
         right.next_to([split, height * 0.3, 0], RIGHT, buff=0.2)
         notes = VGroup(left, right)
         if len(s) < plan.d_model:
-            more = label(say(f"{T}.first_bars", shown=len(s), total=plan.d_model), 18, th.dim)
+            more = label(say(f"{T}.first_bars", shown=len(s), total=plan.d_model), 22, th.text)
             notes.add(more.next_to(axis, DOWN, buff=0.4))
-        axis_name = math("sigma_i", 26, th.text).next_to(bars[0], DOWN, buff=0.1)
+        axis_name = math("sigma_i", 34, th.text).next_to(bars[0], DOWN, buff=0.1)
+        # the scale: a tick at the largest singular value, its value beside it
+        tick = Line([-step * 0.9, height, 0], [-step * 0.5, height, 0], color=th.text, stroke_width=2)
+        top_value = label(f"{top:.2f}", 24, th.text).next_to(tick, LEFT, buff=0.08)
+        axis = VGroup(axis, tick, top_value)
         chart = VGroup(bars, axis, divider, notes, axis_name)
         chart.bars, chart.axis, chart.divider, chart.notes, chart.axis_name = bars, axis, divider, notes, axis_name
         if chart.width > width + 1.2:

@@ -25,9 +25,9 @@ def shown_number(x: float, decimals: int, font_size: float, color: str):
 
 def entry_column(values, shown, decimals: int, theme, color: str) -> VGroup:
     """The shown entries one under another, ⋮ before the last one, in brackets."""
-    rows = [shown_number(values[i], decimals, 22, color) for i in shown[:-1]]
+    rows = [shown_number(values[i], decimals, 28, color) for i in shown[:-1]]
     rows.append(ellipsis_dots(DOWN, color=theme.dim))
-    rows.append(shown_number(values[shown[-1]], decimals, 22, color))
+    rows.append(shown_number(values[shown[-1]], decimals, 28, color))
     col = VGroup(*rows).arrange(DOWN, buff=0.14, aligned_edge=RIGHT)
     col.entries = [r for r in rows if hasattr(r, "value")]
     return VGroup(col, bracket_pair(col, color=theme.text))
@@ -53,14 +53,16 @@ class OutputMatrix(Chapter):
         for h in range(plan.n_heads):
             block = plan.stacked[h * plan.d_head:(h + 1) * plan.d_head]
             cells = block[list(plan.cols)][:, list(plan.rows)].T
-            maps.add(heat_map(cells, plan.scale, th, 2.2))
+            maps.add(heat_map(cells, plan.scale, th, 4.2))
         maps.arrange(RIGHT, buff=0.35)
-        names = VGroup(*(math(f"W_O^(({h}))", 20, th.output).next_to(m, UP, buff=0.1) for h, m in enumerate(maps)))
+        names = VGroup(*(math(f"W_O^(({h}))", 30, th.output).next_to(m, UP, buff=0.1) for h, m in enumerate(maps)))
         group = VGroup(maps, names)
         if group.width > full.width - 0.4:
             group.scale_to_fit_width(full.width - 0.4)
+        if group.height > full.top - 1.0 - full.bottom - 1.4:
+            group.scale_to_fit_height(full.top - 1.0 - full.bottom - 1.4)
         group.move_to([0, title.get_bottom()[1] - 0.3 - group.height / 2, 0])
-        each = label(say(f"{T}.each", rows=plan.d_model, cols=plan.d_head), 20, th.dim).next_to(group, DOWN, buff=0.15)
+        each = label(say(f"{T}.each", rows=plan.d_model, cols=plan.d_head), 24, th.text).next_to(group, DOWN, buff=0.15)
         drawn.update(maps=maps, names=names)
         with stage.narrating(say(f"{T}.caption_each", count=plan.n_heads, d_model=plan.d_model, d_head=plan.d_head)):
             stage.play(FadeIn(names), FadeIn(maps, lag_ratio=0.02), FadeIn(each), run_time=1.2)
@@ -68,8 +70,8 @@ class OutputMatrix(Chapter):
         # 2. side by side, without gaps: one matrix
         joined = maps.copy().arrange(RIGHT, buff=0).move_to(maps)
         brace = Brace(joined, DOWN, color=th.output, buff=0.08)
-        one = VGroup(math("W_O", 26, th.output),
-                     label(say(f"{T}.size", rows=plan.d_model, cols=plan.n_heads * plan.d_head), 20, th.dim)
+        one = VGroup(math("W_O", 34, th.output),
+                     label(say(f"{T}.size", rows=plan.d_model, cols=plan.n_heads * plan.d_head), 24, th.text)
                      ).arrange(RIGHT, buff=0.25).next_to(brace, DOWN, buff=0.08)
         drawn.update(joined=joined, one=one)
         with stage.narrating(say(f"{T}.caption_join", count=plan.n_heads, cols=plan.n_heads * plan.d_head)):
@@ -84,25 +86,34 @@ class OutputMatrix(Chapter):
         word = plan.tokens[plan.focus]
         left = entry_column(plan.product[plan.focus], plan.shown, plan.decimals, th, th.output)
         right = entry_column(plan.head_sum[plan.focus], plan.shown, plan.decimals, th, th.delta_multi)
-        lhs = math("W_O dot mat(delim: \"[\", z^((0)); dots.v; z^((" + str(plan.n_heads - 1) + ")))", 22, th.output)
-        rhs = math("sum_h Delta E^((h))", 24, th.delta_multi)
+        lhs = math("W_O dot mat(delim: \"[\", z^((0)); dots.v; z^((" + str(plan.n_heads - 1) + ")))", 32, th.output)
+        rhs = math("sum_h Delta E^((h))", 34, th.delta_multi)
         eq = VGroup(VGroup(lhs, left).arrange(RIGHT, buff=0.2), math("=", 30, th.text),
                     VGroup(right, rhs).arrange(RIGHT, buff=0.2)).arrange(RIGHT, buff=0.35)
-        diff = baseline_row([label(say(f"{T}.max_diff"), 20, th.text),
-                             label(scientific(say, plan.max_diff_focus), 20, th.text)], buff=0.12)
-        of = label(say(f"{T}.for_word", word=say.quote(word)), 20, th.dim)
-        bottom = VGroup(of, eq, diff).arrange(DOWN, buff=0.18)
-        room_top = one.get_bottom()[1] - 0.15
-        room_bottom = stage.region("caption").bottom + 0.1
-        if bottom.height > room_top - room_bottom:
-            bottom.scale_to_fit_height(room_top - room_bottom)
-        bottom.move_to([0, (room_top + room_bottom) / 2, 0])
+        largest = scientific(say, plan.max_diff_focus)  # one value for the screen and the caption
+        diff = baseline_row([label(say(f"{T}.max_diff"), 26, th.text), label(largest, 26, th.text)], buff=0.14)
+        of = label(say(f"{T}.for_word", word=say.quote(word)), 26, th.text)
+        bottom = VGroup(of, eq, diff).arrange(DOWN, buff=0.3)
+        # the joined matrix steps to the left; the equation takes the right
+        matrix = VGroup(maps, seams, brace)  # its name and size keep their type size
+        target = matrix.copy()
+        target.scale_to_fit_height(min(full.height - 1.2 - one.height, target.height))
+        if target.width > 5.4:
+            target.scale_to_fit_width(5.4)
+        mid = (title.get_bottom()[1] - 0.2 + full.bottom) / 2
+        target.move_to([full.left + max(target.width, one.width) / 2, mid + (one.height + 0.08) / 2, 0])
+        one_at = one.copy().next_to(target, DOWN, buff=0.08)
+        room_left, room_right = max(target.get_right()[0], one_at.get_right()[0]) + 0.5, full.right
+        if bottom.width > room_right - room_left:
+            bottom.scale_to_fit_width(room_right - room_left)
+        bottom.move_to([(room_left + room_right) / 2, mid, 0])
+        k, where = target.height / matrix.height, target.get_center()
+        stage.play(matrix.animate.scale(k).move_to(where), one.animate.move_to(one_at), run_time=0.8)
         drawn.update(left=left, right=right, diff=diff, word=of)
         with stage.narrating(say(f"{T}.caption_concat", word=say.quote(word), count=plan.n_heads,
                                  d_head=plan.d_head, total=plan.n_heads * plan.d_head)):
             stage.play(FadeIn(of), FadeIn(lhs), FadeIn(left), run_time=0.8)
-        with stage.narrating(say(f"{T}.caption_equal", decimals=plan.decimals,
-                                 value=scientific(say, plan.max_diff))):
+        with stage.narrating(say(f"{T}.caption_equal", decimals=plan.decimals, value=largest)):
             stage.play(FadeIn(eq[1]), FadeIn(right), FadeIn(rhs), run_time=0.8)
             stage.play(FadeIn(diff, shift=UP * 0.1), run_time=0.5)
             stage.wait(1.0)

@@ -1,23 +1,35 @@
 """The parameter-count chapter: how many numbers attention holds, tallied on screen as the video does.
 
-A table grows row by row on the left (W_Q, W_K, the too-big value map, value-down + value-up, one
-head, one layer, all attention, then the rest of the model); on the right the matrices themselves,
-drawn to the model's proportions (d_model tall, d_head wide), the full value map crossed out, and at
-the end the whole model as one bar with attention's share. Every number from the config (plans/params.py).
+On the left the table, every row named from the start (dimmed) and lit with its count when the
+caption reaches it: W_Q, W_K, the too-big value map, value-down + value-up, one head, one layer, all
+attention, then the rest of the model. On the right the matrices themselves, all drawn to one scale
+(d_model tall, d_head wide): GPT-3's 12,288 × 128 W_Q is a hairline beside its 12,288 × 12,288
+value map. Then one head framed, times the heads, times the layers; at the end the whole model as
+one bar, built part by part as the rows are counted, attention's share above it. Every number from
+the config (plans/params.py); math is typeset (components/rich_text.py).
 """
 
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Line, Rectangle, SurroundingRectangle,
-                   VGroup, Write)
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Line, Rectangle, ReplacementTransform,
+                   SurroundingRectangle, VGroup, Write)
 
+from ..components.rich_text import rich
 from ..components.text import label
+from ..lesson import Chapter
 from ..plans.params import ParamsPlan, Row, plan_params
 from ..stage import Stage
-from ..lesson import Chapter
 
-ROW_FS = 22
-MAT_H = 3.0  # the height of a d_model-tall matrix in the panel
+S = "params.screen"
+ROW_FS = 24
+NAME_FS = 24
+DIMS_FS = 22
+TIMES_FS = 28
+GAP = 0.2  # between tall bars
+BASE1 = 0.6  # under W_Q and W_K: their size
+HEAD_ROOM = 3.55  # the head's frame, its names, "one head" above, the two × lines below
+TABLE = (-6.85, 0.75, 3.05, -3.7)  # left, right, top, bottom of the table
+PANEL = (1.25, 6.85, 3.05, -3.75)  # left, right, top, bottom of the drawing
 
 
 class ParameterCount(Chapter):
@@ -34,134 +46,203 @@ class ParameterCount(Chapter):
         return stage.say(plan.name_key) if plan.name_key else plan.name
 
     def table_row(self, stage: Stage, row: Row, width: float) -> VGroup:
+        """The row's words (typeset math in them) on the left, its count right-aligned; the words
+        start dimmed (named, not yet counted) and the count is added when the row is lit."""
         say, th = stage.say, stage.theme
-        what = label(say(f"params.row.{row.what}", **row.what_params), ROW_FS, th.text)
+        what = rich(say(f"{S}.{row.what}", **row.what_params), ROW_FS, th.dim)
         shown = say("params.scene.number", n=row.value) if row.value else "—"
-        num = label(shown, ROW_FS, th.query if row.part in ("per_head", "per_layer", "attention") else th.text)
+        lit = th.query if row.part in ("per_head", "per_layer", "attention") else th.text
+        num = label(shown, ROW_FS, lit)
         num.value, num.shown = row.value, shown
-        room = width - num.width - 0.3
+        room = width - num.width - 0.35
         if what.width > room:
             what.scale_to_fit_width(room)
-        what.move_to([-width / 2 + what.width / 2, 0, 0])
+        what.shift(RIGHT * (-width / 2 - what.get_left()[0]))
         num.move_to([width / 2 - num.width / 2, 0, 0])
         out = VGroup(what, num)
-        out.what, out.number, out.part = what, num, row.part
+        out.what, out.number, out.part, out.lit = what, num, row.part, lit
         return out
 
-    def matrix(self, stage: Stage, plan: ParamsPlan, rows: int, cols: int, name: str, color: str) -> VGroup:
-        """A rectangle of rows × cols numbers, to scale (a thin one kept visible), its name and size."""
+    def matrix(self, stage: Stage, rows: int, cols: int, unit: float, color: str) -> Rectangle:
+        """rows × cols numbers as a filled rectangle, to scale (`unit` per number; a hairline stays visible)."""
+        box = Rectangle(width=max(cols * unit, 0.012), height=max(rows * unit, 0.012), color=color, stroke_width=1.5)
+        box.set_fill(color, opacity=0.45)
+        box.rows, box.cols = rows, cols
+        return box
+
+    def dims(self, stage: Stage, a: int, b: int, key: str = "params.scene.times") -> VGroup:
+        mob = label(stage.say(key, a=a, b=b), DIMS_FS, stage.theme.text)
+        return mob
+
+    # --- layouts (all in one unit per number, so the sizes compare) -----------------------------
+    def bars(self, stage: Stage, plan: ParamsPlan, unit: float, names: list, colors: list, left: float,
+             bottom: float) -> VGroup:
+        """Tall d_model × d_head matrices side by side, bottoms on `bottom`, each named above."""
         c = plan.config
-        unit = MAT_H / c.d_model
-        w, h = max(rows * unit, 0.1), max(cols * unit, 0.1)
-        box = Rectangle(width=h, height=w, color=color, stroke_width=2).set_fill(color, opacity=0.35)
-        tag = label(name, 18, color)
-        dims = label(stage.say("params.scene.times", a=rows, b=cols), 14, stage.theme.dim)
-        tag.next_to(box, UP, buff=0.1)
-        dims.next_to(box, DOWN, buff=0.1)
-        return VGroup(box, tag, dims)
+        out = VGroup()
+        x = left
+        for name, color in zip(names, colors):
+            box = self.matrix(stage, c.d_model, c.d_head, unit, color)
+            tag = rich(name, NAME_FS, color)
+            col = max(box.width, tag.width)
+            box.move_to([x + col / 2, bottom + box.height / 2, 0])
+            tag.next_to(box, UP, buff=0.12)
+            item = VGroup(box, tag)
+            item.box, item.tag = box, tag
+            out.add(item)
+            x += col + GAP
+        return out
+
+    def sizes(self, stage: Stage, plan: ParamsPlan) -> tuple[float, float]:
+        """The two scales (units per number), each as large as the panel allows: one for W_Q and W_K
+        beside the full value map, one for the head's four matrices (three tall, value-up flat)."""
+        c, say = plan.config, stage.say
+        left, right, top, bottom = PANEL
+        w, h = right - left, top - bottom
+        names = [rich(say(f"{S}.{k}"), NAME_FS) for k in ("w_q_name", "w_k_name", "value_down_name")]
+        thin = c.d_head / c.d_model
+
+        def cols(k: int, side: float) -> float:  # the width of k tall bars side by side, gaps between
+            return sum(max(side * thin, n.width) for n in names[:k]) + GAP * (k - 1)
+
+        s1 = h - 1.35 - BASE1  # the square's name and size above it ("drawn to scale" over them), the bars' size under them
+        s2 = h - HEAD_ROOM - (0.55 if plan.shared_kv else 0.0)
+        for _ in range(4):  # the widths depend on the side: a few rounds settle it
+            s1 = min(s1, w - cols(2, s1) - 0.5)
+            s2 = min(s2, w - 0.3 - cols(3, s2) - 0.3)
+        return s1 / c.d_model, s2 / c.d_model
 
     # --- the play ----------------------------------------------------------------------------
     def play(self, stage: Stage, plan: ParamsPlan) -> None:
         say, th = stage.say, stage.theme
         c = plan.config
         name = self.name(stage, plan)
-        hkey = "params.scene.heading_shared" if plan.shared_kv else "params.scene.heading"
-        heading = label(say(hkey, name=name, d_model=c.d_model, d_head=c.d_head, heads=c.n_heads, kv=c.kv_heads,
-                            layers=c.n_layers, count=c.n_layers), 26, th.text)
+        hkey = f"{S}.heading_shared" if plan.shared_kv else f"{S}.heading"
+        heading = rich(say(hkey, name=name, d_model=c.d_model, d_head=c.d_head, heads=c.n_heads, kv=c.kv_heads,
+                           layers=c.n_layers, count=c.n_layers), 30, th.text)
         stage.region("title").fit(heading)
-        area = stage.region("grid")
-        table_top = stage.region("sentence").top - 0.1
-        rows = [self.table_row(stage, r, area.width) for r in plan.rows]
-        VGroup(*rows).arrange(DOWN, buff=0.16)
+
+        t_left, t_right, t_top, t_bottom = TABLE
+        width = t_right - t_left
+        rows = [self.table_row(stage, r, width) for r in plan.rows]
+        step = min((t_top - t_bottom) / len(rows), 0.62)
+        for i, r in enumerate(rows):
+            r.shift([t_left + width / 2, t_top - step * (i + 0.5), 0])
         table = VGroup(*rows)
-        if table.height > table_top - area.bottom - 0.4:
-            table.scale_to_fit_height(table_top - area.bottom - 0.4)
-        table.move_to([area.center[0], table_top - table.height / 2, 0])
         drawn = stage.drawn[self.key] = {"heading": heading, "rows": rows, "plan": plan}
         by = {r.part: (r, m) for r, m in zip(plan.rows, rows)}
 
         def show(part: str, *extra, wait: float = 0.8):
             row, mob = by[part]
             with stage.narrating(say(f"params.scene.{row.caption}", name=name, **row.caption_params)):
-                stage.play(FadeIn(mob, shift=RIGHT * 0.2), *extra, run_time=0.8)
+                stage.play(mob.what.animate.set_color(th.text), FadeIn(mob.number, shift=LEFT * 0.2), *extra,
+                           run_time=0.8)
                 stage.wait(wait)
 
         with stage.narrating(say("params.scene.intro", name=name)):
-            stage.play(Write(heading), run_time=1.0)
+            stage.play(Write(heading), FadeIn(VGroup(*(r.what for r in rows)), lag_ratio=0.05), run_time=1.2)
             stage.wait(0.5)
 
-        panel = stage.region("panel")
-        wq = self.matrix(stage, plan, c.d_model, c.d_head, "W_Q", th.query)
-        wk = self.matrix(stage, plan, c.d_model, c.d_head, "W_K", th.key)
-        VGroup(wq, wk).arrange(RIGHT, buff=0.5).move_to(panel.center + UP * 0.4)
-        show("w_q", FadeIn(wq))
-        show("w_k", FadeIn(wk))
-        full = self.matrix(stage, plan, c.d_model, c.d_model, "W_V", th.value)
-        full.move_to(panel.center + UP * 0.4)
-        if full.width > panel.width:
-            full.scale_to_fit_width(panel.width)
-        box = full[0]
-        cross = VGroup(Line(box.get_corner(UP + LEFT), box.get_corner(DOWN + RIGHT), color=th.text, stroke_width=5),
-                       Line(box.get_corner(UP + RIGHT), box.get_corner(DOWN + LEFT), color=th.text, stroke_width=5))
-        show("full_value", FadeOut(VGroup(wq, wk)), FadeIn(full), Create(cross, run_time=1.2), wait=0.3)
-        down = self.matrix(stage, plan, c.d_model, c.d_head, "V↓", th.value)
-        up = self.matrix(stage, plan, c.d_head, c.d_model, "V↑", th.value)
-        if up.width > panel.width * 0.55:
-            up.scale_to_fit_width(panel.width * 0.55)
-        VGroup(down, up).arrange(RIGHT, buff=0.4).move_to(panel.center + UP * 0.4)
-        show("value_down_up", FadeOut(full), FadeOut(cross), FadeIn(down), FadeIn(up))
+        p_left, p_right, p_top, p_bottom = PANEL
+        u1, u2 = self.sizes(stage, plan)
+        # 1. W_Q and W_K, then the full value map beside them, all at one scale
+        base1 = p_bottom + BASE1
+        qk = self.bars(stage, plan, u1, [say(f"{S}.w_q_name"), say(f"{S}.w_k_name")], [th.query, th.key],
+                       p_left, base1)
+        qk_dims = self.dims(stage, c.d_model, c.d_head, f"{S}.same_size")
+        qk_dims.next_to(VGroup(*(b.box for b in qk)), DOWN, buff=0.15).align_to(qk, LEFT)
+        note = label(say(f"{S}.to_scale"), DIMS_FS, th.dim)
+        note.move_to([p_right - note.width / 2, p_top - note.height / 2, 0])
+        drawn["to_scale"] = note
+        show("w_q", FadeIn(qk[0]), FadeIn(qk_dims), FadeIn(note))
+        show("w_k", FadeIn(qk[1]))
+        square = self.matrix(stage, c.d_model, c.d_model, u1, th.value)
+        square.move_to([qk.get_right()[0] + 0.5 + square.width / 2, base1 + square.height / 2, 0])
+        if square.get_right()[0] > p_right:
+            square.shift(LEFT * (square.get_right()[0] - p_right))
+        sq_name = VGroup(label(say(f"{S}.full_name"), NAME_FS, th.value),
+                         self.dims(stage, c.d_model, c.d_model)).arrange(DOWN, buff=0.1)
+        sq_name.next_to(square, UP, buff=0.12)
+        cross = VGroup(Line(square.get_corner(UP + LEFT), square.get_corner(DOWN + RIGHT), color=th.text, stroke_width=5),
+                       Line(square.get_corner(UP + RIGHT), square.get_corner(DOWN + LEFT), color=th.text, stroke_width=5))
+        full = VGroup(square, sq_name)
+        show("full_value", FadeIn(square), FadeIn(sq_name), Create(cross, run_time=1.2), wait=0.3)
 
-        head = VGroup(wq, wk, down, up)
-        head.arrange(RIGHT, buff=0.3)
-        if head.width > panel.width - 0.4:  # room for the frame around it
-            head.scale_to_fit_width(panel.width - 0.4)
-        head.move_to(panel.center + UP * 0.4)
+        # 2. value-down and value-up instead: the head's four matrices, at the head's scale
+        top2 = p_top - 0.5 - 0.15  # under "one head"
+        name_h = max(b.tag.height for b in qk) + 0.12
+        base2 = top2 - name_h - c.d_model * u2
+        tall = self.bars(stage, plan, u2, [say(f"{S}.w_q_name"), say(f"{S}.w_k_name"), say(f"{S}.value_down_name")],
+                         [th.query, th.key, th.value], p_left + 0.15, base2)
+        up_box = self.matrix(stage, c.d_head, c.d_model, u2, th.output)
+        up_box.move_to([tall.get_right()[0] + 0.3 + up_box.width / 2, base2 + c.d_model * u2 - up_box.height / 2, 0])
+        up_tag = rich(say(f"{S}.value_up_name"), NAME_FS, th.output).next_to(up_box, UP, buff=0.12)
+        up_tag.align_to(up_box, LEFT)
+        up_dims = self.dims(stage, c.d_head, c.d_model).next_to(up_box, DOWN, buff=0.15).align_to(up_box, LEFT)
+        up = VGroup(up_box, up_tag)
+        tall_dims = self.dims(stage, c.d_model, c.d_head, f"{S}.same_size")
+        tall_dims.next_to(VGroup(*(b.box for b in tall)), DOWN, buff=0.15).align_to(tall, LEFT)
+        show("value_down_up", FadeOut(full), FadeOut(cross), ReplacementTransform(qk, VGroup(tall[0], tall[1])),
+             ReplacementTransform(qk_dims, tall_dims), FadeIn(tall[2]), FadeIn(up), FadeIn(up_dims))
+
+        head = VGroup(tall, up, up_dims, tall_dims)
         frame = SurroundingRectangle(head, buff=0.15, color=th.dim, corner_radius=0.08)
-        show("per_head", FadeIn(wq), FadeIn(wk), FadeIn(frame))
-        drawn.update(matrices={"w_q": wq, "w_k": wk, "full_value": full, "value_down": down, "value_up": up})
+        one = label(say(f"{S}.one_head"), NAME_FS, th.text).next_to(frame, UP, buff=0.1).align_to(frame, LEFT)
+        show("per_head", FadeIn(frame), FadeIn(one))
+        drawn.update(matrices={"w_q": tall[0].box, "w_k": tall[1].box, "full_value": square,
+                               "value_down": tall[2].box, "value_up": up_box}, unit=u2, unit_full=u1)
         if plan.shared_kv:  # query heads and key/value heads counted apart
-            times = f"{c.n_heads} × (W_Q + V↑) + {c.kv_heads} × (W_K + V↓)"
+            heads_x = VGroup(rich(say(f"{S}.times_query_heads", count=c.n_heads), TIMES_FS, th.query),
+                             rich(say(f"{S}.times_kv_heads", count=c.kv_heads), TIMES_FS, th.query)
+                             ).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
         else:
-            times = f"× {c.n_heads}"
-        heads_x = label(times, 24, th.query)
-        heads_x.next_to(frame, DOWN, buff=0.25)
-        if heads_x.width > panel.width:
-            heads_x.scale_to_fit_width(panel.width)
-        layers_x = label(f"× {c.n_layers}", 24, th.query).next_to(heads_x, DOWN, buff=0.2)
+            heads_x = rich(say(f"{S}.times_heads", count=c.n_heads), TIMES_FS, th.query)
+        heads_x.next_to(frame, DOWN, buff=0.3).align_to(frame, LEFT)
+        if heads_x.get_right()[0] > p_right:
+            heads_x.scale_to_fit_width(p_right - frame.get_left()[0]).align_to(frame, LEFT)
+        layers_x = rich(say(f"{S}.times_layers", count=c.n_layers), TIMES_FS, th.query)
+        layers_x.next_to(heads_x, DOWN, buff=0.2).align_to(frame, LEFT)
         drawn.update(heads_times=heads_x, layers_times=layers_x)
         show("per_layer", FadeIn(heads_x, shift=UP * 0.1))
         show("attention", FadeIn(layers_x, shift=UP * 0.1))
-        stage.play(FadeOut(VGroup(head, frame, heads_x, layers_x)), run_time=0.5)
-        for part in ("embedding", "mlp", "unembedding", "total"):
-            show(part, wait=0.5)
-        self.share_bar(stage, plan, panel)
 
-    def share_bar(self, stage: Stage, plan: ParamsPlan, panel) -> None:
-        """The whole model's matrices as one upright bar, attention's part lit, its share beside it."""
-        say, th = stage.say, stage.theme
-        t = plan.tally
-        H, W = panel.height - 1.6, 0.9
-        colors = {"embedding": th.embedding, "attention": th.query, "mlp": th.positive, "unembedding": th.dim}
-        parts = VGroup()
-        names = VGroup()
-        for part, n in plan.bar:
-            h = max(H * n / t.total, 0.02)
-            seg = Rectangle(width=W, height=h, stroke_width=1, color=th.background)
-            seg.set_fill(colors[part], opacity=1.0 if part == "attention" else 0.45)
-            seg.part, seg.count = part, n
-            parts.add(seg)
-        parts.arrange(DOWN, buff=0).move_to([panel.left + 0.3 + W / 2, panel.center[1], 0])
-        for seg in parts:
-            if seg.height > 0.3:
-                tag = label(say(f"params.bar.{seg.part}"), 16, colors[seg.part] if seg.part != "attention" else th.text)
-                tag.next_to(seg, RIGHT, buff=0.15)
-                names.add(tag)
-        share = label(say("params.scene.share", share=t.attention_share), 24, th.query)
-        share.next_to(parts, UP, buff=0.2).align_to(parts, LEFT)
-        if share.width > panel.width:
-            share.scale_to_fit_width(panel.width)
-        stage.drawn[self.key].update(bar=list(parts), share=share, bar_names=names)
-        with stage.narrating(say("params.scene.share_line", share=t.attention_share)):
-            stage.play(FadeIn(parts, lag_ratio=0.2), FadeIn(names), run_time=1.0)
+        # 3. the whole model as one bar, part by part
+        segs, tags, share = self.share_bar(stage, plan)
+        att = next(i for i, s in enumerate(segs) if s.part == "attention")
+        stage.play(FadeOut(VGroup(head, frame, one, heads_x, layers_x, note)), FadeIn(segs[att]), FadeIn(tags[att]),
+                   run_time=0.8)
+        for part in ("embedding", "mlp", "unembedding"):
+            extra = [a for i, s in enumerate(segs) if s.part == part for a in (FadeIn(segs[i]), FadeIn(tags[i]))]
+            show(part, *extra, wait=0.5)
+        outline = SurroundingRectangle(segs, buff=0.0, color=th.text, stroke_width=2)
+        show("total", Create(outline), wait=0.5)
+        with stage.narrating(say("params.scene.share_line", share=plan.tally.attention_share)):
             stage.play(FadeIn(share, shift=UP * 0.1), run_time=0.6)
             stage.wait(1.5)
+
+    def share_bar(self, stage: Stage, plan: ParamsPlan):
+        """The whole model's matrices as one upright bar (model order, to scale), attention's part lit."""
+        say, th = stage.say, stage.theme
+        t = plan.tally
+        p_left, p_right, p_top, p_bottom = PANEL
+        share = label(say("params.scene.share", share=t.attention_share), 30, th.query)
+        H, W = p_top - p_bottom - share.height - 0.3, 1.3
+        colors = {"embedding": th.embedding, "attention": th.query, "mlp": th.positive, "unembedding": th.dim}
+        segs = VGroup()
+        for part, n in plan.bar:
+            h = max(H * n / t.total, 0.012)
+            seg = Rectangle(width=W, height=h, stroke_width=0)
+            seg.set_fill(colors[part], opacity=1.0 if part == "attention" else 0.5)
+            seg.part, seg.count = part, n
+            segs.add(seg)
+        segs.arrange(DOWN, buff=0).move_to([p_left + 0.6 + W / 2, p_bottom + H / 2, 0])
+        tags = VGroup()
+        for seg in segs:
+            tag = label(say(f"params.bar.{seg.part}"), 26, colors[seg.part] if seg.part != "attention" else th.text)
+            tag.next_to(seg, RIGHT, buff=0.25)
+            if seg.height < tag.height:  # a sliver: its name would crowd the next one; it stays unnamed
+                tag.set_opacity(0.0)
+            tags.add(tag)
+        share.next_to(segs, UP, buff=0.25).align_to(segs, LEFT)
+        stage.drawn[self.key].update(bar=list(segs), share=share, bar_names=tags)
+        return segs, tags, share
