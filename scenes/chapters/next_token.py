@@ -117,12 +117,14 @@ class NextToken(Chapter):
         with stage.narrating(say(f"{T}.caption_intro", word=say.quote(plan.steps[0].tokens[-1]))):
             stage.play(FadeIn(shown, lag_ratio=0.05), run_time=1.2)
             stage.wait(0.6)
+        old = None  # the last pass's chart: it stays (dimmed) until the next one replaces it
         for s, step in enumerate(plan.steps):
             chart = self.chart(stage, step, plan.vocab_size)
             drawn["charts"].append(chart)
             with stage.narrating(say(f"{T}.caption_probs", count=plan.vocab_size, top=len(step.top_tokens),
                                      rest=step.rest)):
-                stage.play(*(FadeIn(VGroup(r.name, r.track)) for r in chart.rows),
+                gone = [FadeOut(old)] if old is not None else []
+                stage.play(*gone, *(FadeIn(VGroup(r.name, r.track)) for r in chart.rows),
                            *(GrowFromEdge(r.bar, LEFT) for r in chart.rows), run_time=1.0)
                 stage.play(*(FadeIn(r.val) for r in chart.rows), FadeIn(chart.rest), run_time=0.5)
                 stage.wait(0.8)
@@ -142,7 +144,8 @@ class NextToken(Chapter):
                     stage.play(FadeIn(moving), run_time=0.4)
                 self.unmark(words, i - 1, n0)
                 stage.play(moving.animate.move_to(words[i]), FadeIn(cards[s], shift=DOWN * 0.2),
-                           FadeOut(chart), FadeOut(ring), run_time=1.0)
+                           chart.animate.fade(0.65), FadeOut(ring), run_time=1.0)
+                old = chart
                 stage.remove(moving)
                 stage.add(words[i])
                 shown = VGroup(*words[:i + 1])
@@ -157,9 +160,9 @@ class NextToken(Chapter):
         fit_into(note, stage.region("full").width - 0.4, 0.7)
         # the closing frame: the text, the note, and the picks brought up large into the middle
         picks = VGroup(*cards[:len(plan.steps)])
-        target = picks.copy().scale(1.5).move_to([0, -0.9, 0])
+        target = picks.copy().scale(1.6).move_to([0, -0.9, 0])
         note.move_to([0, 1.1, 0])
         drawn["note"] = note
         with stage.narrating(say(f"{T}.caption_closing", count=added)):
-            stage.play(FadeIn(note), picks.animate.scale(1.5).move_to(target), run_time=0.8)
+            stage.play(FadeOut(old), FadeIn(note), picks.animate.scale(1.6).move_to(target), run_time=0.8)
             stage.wait(2.0)
