@@ -71,10 +71,20 @@ class NextToken(Chapter):
             row = VGroup(name, track, bar, val)
             row.name, row.track, row.bar, row.val = name, track, bar, val
             rows.add(row)
-        rest = label(say(f"{T}.rest", count=vocab_size - len(step.top_tokens), p=step.rest), font_size=28,
-                     color=th.dim)
-        fit_into(rest, BAR_MAX + 1.2, 0.5)
-        rest.move_to([NAME_X + 0.25, TOP_Y - len(step.top_tokens) * ROW + 0.05, 0], aligned_edge=LEFT)
+        # every other token of the vocabulary, summed: one more bar, in the same track, grey
+        y = TOP_Y - len(step.top_tokens) * ROW
+        words = VGroup(label(say(f"{T}.rest", count=vocab_size - len(step.top_tokens)), font_size=26, color=th.dim),
+                       label(say(f"{T}.rest_all"), font_size=26, color=th.dim)).arrange(DOWN, buff=0.08,
+                                                                                        aligned_edge=RIGHT)
+        fit_into(words, NAME_X - stage.region("full").left - 0.1, 0.75)
+        words.move_to([NAME_X, y, 0], aligned_edge=RIGHT)
+        track = Rectangle(width=BAR_MAX, height=0.52, stroke_width=1.2, stroke_color=th.dim)
+        track.move_to([NAME_X + 0.25, y, 0], aligned_edge=LEFT)
+        bar = Rectangle(width=max(BAR_MAX * step.rest, 0.02), height=0.52, stroke_width=0)
+        bar.set_fill(th.dim, opacity=0.6).move_to([NAME_X + 0.25, y, 0], aligned_edge=LEFT)
+        val = number(step.rest, "weight", font_size=30, color=th.dim).move_to([VAL_X, y, 0], aligned_edge=LEFT)
+        rest = VGroup(words, track, bar, val)
+        rest.name, rest.track, rest.bar, rest.val = words, track, bar, val
         chart = VGroup(rows, rest)
         chart.rows, chart.rest = rows, rest
         return chart
@@ -126,7 +136,8 @@ class NextToken(Chapter):
                 gone = [FadeOut(old)] if old is not None else []
                 stage.play(*gone, *(FadeIn(VGroup(r.name, r.track)) for r in chart.rows),
                            *(GrowFromEdge(r.bar, LEFT) for r in chart.rows), run_time=1.0)
-                stage.play(*(FadeIn(r.val) for r in chart.rows), FadeIn(chart.rest), run_time=0.5)
+                stage.play(*(FadeIn(r.val) for r in chart.rows), FadeIn(VGroup(chart.rest.name, chart.rest.track)),
+                           GrowFromEdge(chart.rest.bar, LEFT), FadeIn(chart.rest.val), run_time=0.5)
                 stage.wait(0.8)
             how = "caption_greedy" if plan.temperature is None else "caption_sampled"
             i = n0 + s  # the box the picked token takes
