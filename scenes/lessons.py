@@ -63,7 +63,8 @@ PARAMETER_COUNT = register_lesson(Lesson("parameter_count", (ParameterCount(),),
 PARAMETER_COUNT_GPT3 = register_lesson(Lesson("parameter_count_gpt3", (ParameterCount("gpt3"),), role=None))
 
 # section 4: the next token, and deeper models (going_deeper needs a model with depth: SmolLM2 by default)
-NEXT_TOKEN = register_lesson(NextTokenLesson("next_token", (NextToken(),), examples=("eiffel_tower",), role=None))
+NEXT_TOKEN = register_lesson(NextTokenLesson("next_token", (NextToken(),), examples=("eiffel_tower",), role=None,
+                                             model="smollm2"))
 GOING_DEEPER = register_lesson(Lesson("going_deeper", (GoingDeeper(),), examples=("eiffel_tower",), role=None,
                                       model="smollm2"))
 
@@ -85,7 +86,8 @@ MULTI_HEAD = register_lesson(Lesson("multi_head", (MultiHead(),), examples=("cra
 # cache, the MLP (SmolLM2 by default: the toy has none), flash attention's tiled online softmax
 
 HEAD_SPLIT_MERGE = register_lesson(Lesson("head_split_merge", (HeadSplit(),)))
-KV_CACHE = register_lesson(KvCacheLesson("kv_cache", (KvCache(),), examples=("robot",), role="previous_token"))
+KV_CACHE = register_lesson(KvCacheLesson("kv_cache", (KvCache(),), examples=("robot",), role="previous_token",
+                                         model="smollm2"))
 MLP = register_lesson(MlpLesson("mlp", (Mlp(),), examples=("eiffel_tower",), role=None, model="smollm2"))
 FLASH_ATTENTION = register_lesson(Lesson("flash_attention", (Flash(),)))
 

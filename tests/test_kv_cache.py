@@ -84,8 +84,15 @@ def test_plan_and_render(make_inputs, render_scene):
     assert [s.token for s in plan.steps[:plan.prompt_len]] == list(scene.setting.trace.tokens)
     drawn = scene.stage.drawn["kv_cache"]
     assert len(drawn["k_columns"]) == len(drawn["v_columns"]) == len(plan.steps)  # a column per step
-    for col, s in zip(drawn["k_columns"], plan.steps):
+    for i, (col, s) in enumerate(zip(drawn["k_columns"], plan.steps)):
         np.testing.assert_array_equal(col.values, s.k)
+        # each word stands over its own cached key and value
+        x = col.get_center()[0]
+        assert drawn["words"][i].get_center()[0] == pytest.approx(x, abs=1e-6)
+        assert drawn["v_columns"][i].get_center()[0] == pytest.approx(x, abs=1e-6)
+    for j, w in enumerate(drawn["weights"][-1]):  # the last step's weights, under their columns
+        assert w.value == pytest.approx(float(plan.steps[-1].weights[j]))
+        assert w.get_center()[0] == pytest.approx(drawn["k_columns"][j].get_center()[0], abs=1e-6)
     assert frame[..., :3].max() > 100
 
 

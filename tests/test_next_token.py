@@ -169,7 +169,8 @@ def test_going_deeper_loads_its_own_model_unless_one_is_named(monkeypatch, tmp_p
     monkeypatch.setattr(render, "_load", fake_load)
     monkeypatch.setattr(render, "scene_model_info", lambda m: None)
     monkeypatch.setattr("scenes.runner.render_scene", lambda *a, **k: Result())
-    assert lesson("going_deeper").model == "smollm2" and lesson("next_token").model is None
+    # the generation lessons default to a model that can generate (the toy's continuations are nonsense)
+    assert lesson("going_deeper").model == "smollm2" and lesson("next_token").model == "smollm2"
     r = CliRunner().invoke(render.cli, ["render", "going_deeper", "attention_pattern", "next_token",
                                         "--out", str(tmp_path)])
     assert r.exit_code == 0, r.output
@@ -191,17 +192,34 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
     drawn = scene.stage.drawn[name]
     if name == "next_token":
         assert len(drawn["charts"]) == 4
+        plan = scene.plans[0]
         shown = [float(n.value) for r in drawn["charts"][0].rows for n in [r.val]]
-        assert shown == list(scene.plans[0].steps[0].top_probs)
+        assert shown == list(plan.steps[0].top_probs)
+        # each bar's length is its probability, to one scale (a track of length 1 behind it)
+        for r, p in zip(drawn["charts"][0].rows, plan.steps[0].top_probs):
+            assert r.bar.width == pytest.approx(max(r.track.width * p, 0.02))
+        # one card per pass: the picked token and its real probability
+        assert [c.p.value for c in drawn["cards"]] == [st.picked_prob for st in plan.steps]
+        # the text grows in place: each longer text is the shorter one plus a box to its right
+        for short, long in zip(drawn["sentences"], drawn["sentences"][1:]):
+            assert len(long) == len(short) + 1 and long[-1].get_left()[0] > short[-1].get_right()[0]
+            assert long[0].get_center()[0] == pytest.approx(short[0].get_center()[0])
     else:
         assert len(drawn["columns"]) == 1 and len(drawn["note"]) == 3  # the honest note and the hint
 
 
 @pytest.mark.render
 def test_going_deeper_on_smollm2_rings_the_measured_layer(smol_inputs, render_scene):
+    from manim import VGroup
+
     scene, frame = render_scene(load_all()["going_deeper"], smol_inputs(lang="ko"), size=(128, 72))
     drawn = scene.stage.drawn["going_deeper"]
     plan = scene.plans[0]
     assert len(drawn["columns"]) == 30 and len(drawn["note"]) == 1
     col = drawn["columns"][plan.emergence]
-    assert drawn["ring"].get_center()[0] == pytest.approx(col.num.get_center()[0], abs=1e-6)
+    # the ring is around the lens card of the measured layer, and around that layer's bars
+    np.testing.assert_allclose(drawn["ring"][0].get_center(), col.guess.get_center(), atol=1e-6)
+    assert drawn["ring"][1].get_center()[0] == pytest.approx(VGroup(col.attn, col.mlp).get_center()[0], abs=1e-6)
+    # the readout is horizontal text, the answer in the query colour where it leads
+    for c, g in zip(drawn["columns"], plan.guesses):
+        assert c.word.width >= c.word.height * 0.2 and c.right == (g == plan.answer)

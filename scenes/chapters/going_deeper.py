@@ -6,7 +6,7 @@ On the toy (one layer, no MLP) the chapter says so and names a real model to try
 
 from __future__ import annotations
 
-from manim import DOWN, PI, RIGHT, UP, FadeIn, GrowFromEdge, LaggedStart, Rectangle, SurroundingRectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, LaggedStart, Rectangle, SurroundingRectangle, VGroup
 
 from ..components.text import label
 from ..components.word_boxes import WordBoxes
@@ -16,8 +16,13 @@ from ..stage import Stage
 from .embedding_parts import fit_into
 
 T = "deeper.going_deeper"
-BASE_Y = -0.2  # the bars stand on this line; the guesses hang below it
-BAR_H = 2.0  # the height of the largest bar
+BASE_Y = 0.75  # the bars stand on this line
+BAR_H = 1.55  # the height of the largest bar
+BARS_LEFT = -5.0  # the bars start here; the axis titles sit left of them
+TICK_Y = 0.48  # the layer numbers under the bars
+LENS_TOP = 0.05  # the logit lens's title; its cards below
+PER_ROW = 10  # lens cards per row
+CARD_W, CARD_H, CARD_GAP = 1.28, 0.82, 0.1
 
 
 class GoingDeeper(Chapter):
@@ -27,74 +32,101 @@ class GoingDeeper(Chapter):
         return plan_going_deeper(setting)
 
     def columns(self, stage: Stage, plan: GoingDeeperPlan) -> VGroup:
-        """Per layer: the attention bar and the MLP bar side by side, the layer's number, the guess."""
+        """Per layer: the attention bar and the MLP bar side by side (their real lengths, to one
+        scale), and the logit lens's card: the layer's number over the model's top guess after it."""
         th = stage.theme
         full = stage.region("full")
         n = plan.n_layers
-        width = min((full.width - 1.0) / n, 1.6)
-        x0 = -width * (n - 1) / 2
+        width = min((full.right - BARS_LEFT) / n, 1.6)
+        x0 = BARS_LEFT + width / 2 if n > 1 else (BARS_LEFT + full.right) / 2
         top = max(max(plan.attn_norms), max(plan.mlp_norms), 1e-9)
+        per_row = min(PER_ROW, n)
         cols = VGroup()
         for l in range(n):
             x = x0 + l * width
-            bw = width * 0.36
+            bw = width * 0.4
             attn = Rectangle(width=bw, height=max(BAR_H * plan.attn_norms[l] / top, 0.01), stroke_width=0)
             attn.set_fill(th.key, opacity=0.9).move_to([x - bw / 2, BASE_Y, 0], aligned_edge=DOWN)
             mlp = Rectangle(width=bw, height=max(BAR_H * plan.mlp_norms[l] / top, 0.01), stroke_width=0)
             mlp.set_fill(th.value, opacity=0.9 if plan.has_mlp else 0.0).move_to([x + bw / 2, BASE_Y, 0],
                                                                                 aligned_edge=DOWN)
-            num = label(str(l + 1), font_size=16 if n > 12 else 22, color=th.dim)
-            fit_into(num, width * 0.95, 0.3).move_to([x, BASE_Y - 0.2, 0])
             right = plan.guesses[l] == plan.answer
-            word = label(plan.guesses[l].strip() or "␣", font_size=18 if n > 12 else 26,
-                         color=th.query if right else th.text)
-            # a thin box, so that a guess of one punctuation mark ("," or ".") still reads as a token
-            guess = VGroup(SurroundingRectangle(word, buff=0.05, corner_radius=0.04, stroke_width=1,
-                                                color=th.query if right else th.dim), word)
-            if n > 6:
-                guess.rotate(PI / 2)
-            fit_into(guess, width * 0.95, 1.6).move_to([x, BASE_Y - 0.45, 0], aligned_edge=UP)
+            r, c = divmod(l, per_row)
+            cx = (c - (per_row - 1) / 2) * (CARD_W + CARD_GAP)
+            cy = LENS_TOP - 0.45 - CARD_H / 2 - r * (CARD_H + CARD_GAP)
+            box = Rectangle(width=CARD_W, height=CARD_H, stroke_width=2.5 if right else 1,
+                            stroke_color=th.query if right else th.dim)
+            box.set_fill(th.query if right else th.box_fill, opacity=0.18 if right else 0.0).move_to([cx, cy, 0])
+            num = label(str(l + 1), font_size=20, color=th.dim)
+            num.move_to([cx - CARD_W / 2 + 0.08, cy + CARD_H / 2 - 0.06, 0], aligned_edge=UP + LEFT)
+            word = label(plan.guesses[l].strip() or "␣", font_size=30, color=th.query if right else th.text)
+            fit_into(word, CARD_W - 0.14, CARD_H - 0.32).move_to([cx, cy - 0.1, 0])
+            guess = VGroup(box, word)
             col = VGroup(attn, mlp, num, guess)
-            col.attn, col.mlp, col.num, col.guess = attn, mlp, num, guess
+            col.attn, col.mlp, col.num, col.guess, col.word, col.right = attn, mlp, num, guess, word, right
             cols.add(col)
         return cols
+
+    @staticmethod
+    def ticks(stage: Stage, plan: GoingDeeperPlan, cols: VGroup) -> VGroup:
+        """Layer numbers under the bars: the first, every fifth and the last (all of them up to 12)."""
+        th = stage.theme
+        n = plan.n_layers
+        shown = range(n) if n <= 12 else sorted({0, n - 1, *range(4, n - 2, 5)})
+        return VGroup(*(label(str(l + 1), font_size=22, color=th.dim).move_to(
+            [VGroup(cols[l].attn, cols[l].mlp).get_center()[0], TICK_Y, 0]) for l in shown))
 
     def play(self, stage: Stage, plan: GoingDeeperPlan) -> None:
         th, say = stage.theme, stage.say
         stage.clear()
         full = stage.region("full")
-        words = WordBoxes(plan.tokens, theme=th, font_size=30)
-        fit_into(words, full.width - 0.4, 0.7).move_to([0, full.top - 0.4, 0])
+        words = WordBoxes(plan.tokens, theme=th, font_size=32)
+        fit_into(words, full.width - 0.2, 0.7)
+        words.move_to([0, full.top - words.height / 2, 0])
         words.highlight(len(plan.tokens) - 1, th.query)
-        legend = VGroup(*(VGroup(Rectangle(width=0.3, height=0.2, stroke_width=0).set_fill(c, opacity=0.9),
-                                 label(say(f"{T}.{k}"), font_size=22, color=th.text)).arrange(RIGHT, buff=0.12)
-                          for c, k in ((th.key, "attention"), (th.value, "mlp"))[:2 if plan.has_mlp else 1]))
-        legend.arrange(RIGHT, buff=0.5)
-        fit_into(legend, full.width - 0.4, 0.35).next_to(words, DOWN, buff=0.25)
+        # the bars' axis titles: what their height is (with the legend), and the layer under them
+        y_title = label(say(f"{T}.axis_size"), font_size=24, color=th.dim)
+        keys = VGroup(*(VGroup(Rectangle(width=0.3, height=0.22, stroke_width=0).set_fill(c, opacity=0.9),
+                               label(say(f"{T}.{k}"), font_size=24, color=th.text)).arrange(RIGHT, buff=0.12)
+                        for c, k in ((th.key, "attention"), (th.value, "mlp"))[:2 if plan.has_mlp else 1]))
+        legend = VGroup(y_title, *keys).arrange(RIGHT, buff=0.45)
+        fit_into(legend, full.width - 0.2, 0.4)
+        legend.move_to([full.left + legend.width / 2, BASE_Y + BAR_H + 0.35, 0])
         cols = self.columns(stage, plan)
-        drawn = stage.drawn[self.key] = {"words": words, "columns": cols, "legend": legend}
+        ticks = self.ticks(stage, plan, cols)
+        x_title = label(say(f"{T}.axis_layer"), font_size=24, color=th.dim)
+        fit_into(x_title, BARS_LEFT - full.left - 0.2, 0.4).move_to([BARS_LEFT - 0.2, TICK_Y, 0], aligned_edge=RIGHT)
+        lens_title = label(say(f"{T}.lens_title"), font_size=28, color=th.text)
+        fit_into(lens_title, full.width - 0.2, 0.45).move_to([0, LENS_TOP - lens_title.height / 2, 0])
+        drawn = stage.drawn[self.key] = {"words": words, "columns": cols, "legend": legend, "ticks": ticks,
+                                         "axis_titles": VGroup(y_title, x_title), "lens_title": lens_title}
         intro = "caption_intro" if plan.deep else "caption_toy"
         with stage.narrating(say(f"{T}.{intro}", count=plan.n_layers, word=say.quote(plan.tokens[-1]))):
-            stage.play(FadeIn(words, lag_ratio=0.05), FadeIn(legend), run_time=1.0)
-            stage.play(LaggedStart(*(FadeIn(c.num) for c in cols), lag_ratio=0.05), run_time=1.0)
+            stage.play(FadeIn(words, lag_ratio=0.05), FadeIn(legend), FadeIn(x_title), run_time=1.0)
+            stage.play(LaggedStart(*(FadeIn(t) for t in ticks), lag_ratio=0.05), run_time=1.0)
         with stage.narrating(say(f"{T}.caption_blocks")):
             stage.play(LaggedStart(*(GrowFromEdge(VGroup(c.attn, c.mlp), DOWN) for c in cols), lag_ratio=0.3),
                        run_time=min(1.0 + 0.15 * plan.n_layers, 5.0))
         with stage.narrating(say(f"{T}.caption_lens")):
-            stage.play(LaggedStart(*(FadeIn(c.guess, shift=DOWN * 0.1) for c in cols), lag_ratio=0.3),
+            stage.play(FadeIn(lens_title), run_time=0.5)
+            stage.play(LaggedStart(*(FadeIn(VGroup(c.num, c.guess), shift=DOWN * 0.1) for c in cols), lag_ratio=0.3),
                        run_time=min(1.0 + 0.15 * plan.n_layers, 5.0))
             stage.wait(0.6)
         if plan.emergence is not None:
             col = cols[plan.emergence]
-            ring = SurroundingRectangle(VGroup(col.num, col.guess), color=th.query, buff=0.06)
+            # the card where the answer first leads, and that layer's bars above
+            ring = VGroup(SurroundingRectangle(col.guess, color=th.query, buff=0.06, stroke_width=5),
+                          SurroundingRectangle(VGroup(col.attn, col.mlp), color=th.query, buff=0.05))
             text = say(f"{T}.emerges", word=say.quote(plan.answer), layer=plan.emergence + 1,
                        count=plan.n_layers, p=plan.answer_probs[plan.emergence], final=plan.answer_probs[-1])
         else:
             ring = VGroup()
             text = say(f"{T}.never", word=say.quote(plan.answer), count=plan.n_layers)
         lines = [text] if plan.deep else [text, say(f"{T}.toy_note"), say(f"{T}.toy_try")]
-        note = VGroup(*(label(t, font_size=24, color=th.text) for t in lines)).arrange(DOWN, buff=0.12)
-        fit_into(note, full.width - 0.4, 1.0).move_to([0, full.bottom + 0.55, 0])
+        note = VGroup(*(label(t, font_size=28, color=th.text) for t in lines)).arrange(DOWN, buff=0.14)
+        cards_bottom = min(c.guess.get_bottom()[1] for c in cols)
+        fit_into(note, full.width - 0.2, cards_bottom - 0.2 - full.bottom)
+        note.move_to([0, cards_bottom - 0.2 - note.height / 2, 0])
         drawn.update(note=note, ring=ring)
         with stage.narrating(say(f"{T}.caption_emerges" if plan.emergence is not None else f"{T}.caption_never",
                                  word=say.quote(plan.answer), layer=(plan.emergence or 0) + 1,

@@ -6,7 +6,7 @@ recomputing everything (the real largest difference of the logits printed)."""
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, UP, FadeIn, FadeOut, SurroundingRectangle, Transform, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Rectangle, SurroundingRectangle, Transform, VGroup
 
 from ..components.text import label, number
 from ..components.vectors import VectorColumn, math
@@ -18,7 +18,14 @@ from .embedding_parts import fit_into
 from .head_split import model_name, tiny
 
 T = "blocks.kv_cache"
-COL_W = 0.78  # width of one cached column
+COL_W = 1.25  # the widest a cached column gets
+COLS_LEFT, COLS_RIGHT = -5.35, 3.95  # the cache's columns live between these; the right panel after
+NAME_X = -6.15  # the rows' names (K cache, weights, V cache)
+PANEL_X = 4.2
+Y_WORDS, Y_K, Y_W, Y_V = 2.6, 1.45, 0.22, -1.0  # the rows, top to bottom
+Y_MACS = -2.35  # the multiply-add bars: their header, then one bar with the cache and one without
+BAR_W = 7.0  # the longest bar (recomputing all, at the last step)
+FONT = 22  # the vectors' and weights' numbers (≥ 14 px at 720p)
 
 
 class KvCacheLesson(Lesson):
@@ -34,6 +41,37 @@ class KvCache(Chapter):
     def plan(self, setting) -> KvCachePlan:
         return plan_kv_cache(setting)
 
+    @staticmethod
+    def column_words(stage: Stage, plan: KvCachePlan, xs: list[float], col_w: float) -> WordBoxes:
+        """One word box per column, centred over its own cached key and value."""
+        th = stage.theme
+        words = WordBoxes([s.token for s in plan.steps], theme=th, font_size=26, pad_x=0.06)
+        for i, s in enumerate(plan.steps):
+            if s.generated:
+                words.recolor(i, th.value, word=True)
+        widest = max(w.width for w in words)
+        if widest > col_w - 0.06:
+            words.scale((col_w - 0.06) / widest)
+        for w, x in zip(words, xs):
+            w.move_to([x, Y_WORDS, 0])
+        return words
+
+    def macs(self, stage: Stage, plan: KvCachePlan, s: KvStep) -> VGroup:
+        """This step's multiply-adds as two bars to one scale: with the cache, and recomputing all."""
+        th, say = stage.theme, stage.say
+        full = stage.region("full")
+        top = max(st.macs_full for st in plan.steps) or 1
+        rows = VGroup()
+        for k, (count, key, color) in enumerate(((s.macs_cached, "with_cache", th.key),
+                                                 (s.macs_full, "without_cache", th.value))):
+            y = Y_MACS - 0.55 - k * 0.55
+            bar = Rectangle(width=max(BAR_W * count / top, 0.02), height=0.36, stroke_width=0)
+            bar.set_fill(color, opacity=0.85).move_to([full.left + 0.05, y, 0], aligned_edge=LEFT)
+            text = label(say(f"{T}.{key}", count=count), 24, color)
+            text.next_to(bar, RIGHT, buff=0.2)
+            rows.add(VGroup(bar, text))
+        return rows
+
     def play(self, stage: Stage, plan: KvCachePlan) -> None:
         th, say = stage.theme, stage.say
         stage.clear()
@@ -42,78 +80,73 @@ class KvCache(Chapter):
         stage.drawn[self.key] = drawn
         title = label(say(f"{T}.title", layer=plan.layer, head=plan.head), 30, th.text)
         stage.region("title").fit(title)
-        tokens = [s.token for s in plan.steps]
-        words = WordBoxes(tokens, theme=th, font_size=24, max_width=full.width)
-        for i, s in enumerate(plan.steps):
-            if s.generated:
-                words.recolor(i, th.value, word=True)
-        words.move_to([0, title.get_bottom()[1] - 0.2 - words.height / 2, 0])
         n = len(plan.steps)
-        left = full.left + 0.9
-        cache_w = min(COL_W * n, 8.6)
-        col_w = cache_w / n
-        y_k = words.get_bottom()[1] - 1.25
-        kname = VGroup(math("K", 28, th.key), label(say(f"{T}.cache"), 18, th.dim)).arrange(DOWN, buff=0.06)
-        kname.move_to([left - 0.45, y_k, 0])
-        y_w = y_k - 1.0
-        y_v = y_w - 1.1
-        vname = VGroup(math("V", 28, th.value), label(say(f"{T}.cache"), 18, th.dim)).arrange(DOWN, buff=0.06)
-        vname.move_to([left - 0.45, y_v, 0])
-        y_q = y_v - 1.2
-        qname = VGroup(math("q", 28, th.query), label(say(f"{T}.new_query"), 16, th.dim)).arrange(DOWN, buff=0.06)
-        qname.move_to([left - 0.45, y_q, 0])
-        fit_into(qname, 1.0, 0.8)
-        wname = label(say(f"{T}.weights"), 16, th.dim).move_to([left - 0.45, y_w, 0])
-        fit_into(wname, 1.0, 0.4)
-        panel_x = left + cache_w + 0.4
-        panel_w = full.right - panel_x
+        col_w = min(COL_W, (COLS_RIGHT - COLS_LEFT) / n)
+        xs = [COLS_LEFT + col_w * (i + 0.5) for i in range(n)]
+        words = self.column_words(stage, plan, xs, col_w)
+        drawn["words"] = words
+        ghosts = VGroup(*(words[i].copy().set_opacity(0.3) for i in range(plan.prompt_len)))
+
+        def name(sym, color, text):
+            g = VGroup(math(sym, 34, color), label(say(f"{T}.{text}"), 22, th.dim)).arrange(DOWN, buff=0.08)
+            return fit_into(g, 1.3, 1.2)
+
+        kname = name("K", th.key, "cache").move_to([NAME_X, Y_K, 0])
+        vname = name("V", th.value, "cache").move_to([NAME_X, Y_V, 0])
+        wname = fit_into(label(say(f"{T}.weights"), 22, th.dim), 1.3, 0.4).move_to([NAME_X, Y_W, 0])
+        # the cache's room: an empty slot for every column it will hold
+        probe = VectorColumn(plan.steps[0].k, head=SHOWN_DIMS, tail=1, font_size=FONT, theme=th)
+        slot_h = probe.height
+        slots = VGroup(*(Rectangle(width=col_w - 0.14, height=slot_h, stroke_width=1, stroke_color=th.dim,
+                                   stroke_opacity=0.5).move_to([x, y, 0]) for x in xs for y in (Y_K, Y_V)))
+        header = label(say(f"{T}.total"), 24, th.dim)
+        header.move_to([full.left + 0.05, Y_MACS, 0], aligned_edge=LEFT)
+        qname = VGroup(math("q", 34, th.query), label(say(f"{T}.new_query"), 22, th.dim)).arrange(DOWN, buff=0.08)
+        fit_into(qname, 1.1, 1.2).move_to([PANEL_X + 0.55, Y_K, 0])
+        drawn.update(slots=slots, header=header)
         with stage.narrating(say(f"{T}.caption_intro", model=model_name(say, plan.model_name), count=plan.prompt_len)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(kname), FadeIn(vname), FadeIn(wname),
-                       FadeIn(qname), run_time=1.0)
-        panel = None
+                       FadeIn(ghosts, lag_ratio=0.1), FadeIn(slots, lag_ratio=0.02), FadeIn(header),
+                       run_time=1.2)
+        panel = macs = query = new_mark = None
         weights = VGroup()
-        new_mark = None
-        query = None
         for i, s in enumerate(plan.steps):
-            x = left + col_w * (i + 0.5)
-            kcol = VectorColumn(s.k, head=SHOWN_DIMS, tail=1, font_size=15, theme=th, bracket_color=th.key)
-            vcol = VectorColumn(s.v, head=SHOWN_DIMS, tail=1, font_size=15, theme=th, bracket_color=th.value)
-            for c, y in ((kcol, y_k), (vcol, y_v)):
-                fit_into(c, col_w - 0.06, 1.0).move_to([x, y, 0])
-            new_w = VGroup(*(number(w, "weight", 15, th.text) for w in s.weights))
+            x = xs[i]
+            kcol = VectorColumn(s.k, head=SHOWN_DIMS, tail=1, font_size=FONT, theme=th, bracket_color=th.key)
+            vcol = VectorColumn(s.v, head=SHOWN_DIMS, tail=1, font_size=FONT, theme=th, bracket_color=th.value)
+            for c, y in ((kcol, Y_K), (vcol, Y_V)):
+                fit_into(c, col_w - 0.16, 2.0).move_to([x, y, 0])
+            new_w = VGroup(*(number(w, "weight", FONT, th.text) for w in s.weights))
             for j, w in enumerate(new_w):
-                fit_into(w, col_w - 0.1, 0.3).move_to([left + col_w * (j + 0.5), y_w, 0])
+                fit_into(w, col_w - 0.1, 0.4).move_to([xs[j], Y_W, 0])
                 w.set_opacity(0.35 + 0.65 * min(1.0, float(s.weights[j]) * 2))
-            new_panel = self.panel(stage, plan, s, i, panel_w)
-            fit_into(new_panel, panel_w, 4.0)
-            new_panel.move_to([panel_x + new_panel.width / 2, y_w, 0])
-            qcol = VectorColumn(s.q, head=SHOWN_DIMS, tail=1, font_size=15, theme=th, bracket_color=th.query)
-            fit_into(qcol, col_w - 0.06, 1.0).move_to([x, y_q, 0])
-            mark = SurroundingRectangle(VGroup(kcol, vcol), buff=0.05, color=th.highlight, stroke_width=2)
+            new_panel = self.panel(stage, plan, s, i)
+            new_macs = self.macs(stage, plan, s)
+            qcol = VectorColumn(s.q, head=SHOWN_DIMS, tail=1, font_size=FONT, theme=th, bracket_color=th.query)
+            qcol.next_to(qname, RIGHT, buff=0.3)
+            mark = SurroundingRectangle(VGroup(words[i], kcol, vcol), buff=0.04, color=th.highlight, stroke_width=2)
             with stage.narrating(self.caption(stage, plan, s, i)):
-                anims = [FadeIn(words[i]), FadeIn(kcol, shift=LEFT * 0.2), FadeIn(vcol, shift=LEFT * 0.2),
-                         FadeIn(qcol) if query is None else Transform(query, qcol),
-                         FadeIn(new_w), FadeIn(new_panel) if panel is None else Transform(panel, new_panel)]
+                anims = [FadeIn(words[i]), FadeIn(kcol, shift=DOWN * 0.2), FadeIn(vcol, shift=DOWN * 0.2),
+                         FadeIn(VGroup(qname, qcol)) if query is None else Transform(query, qcol),
+                         FadeIn(new_w), FadeIn(new_panel) if panel is None else Transform(panel, new_panel),
+                         FadeIn(new_macs) if macs is None else Transform(macs, new_macs)]
+                if i < len(ghosts):
+                    anims.append(FadeOut(ghosts[i]))
                 if len(weights):
                     anims.append(FadeOut(weights))
-                if new_mark is not None:
-                    anims.append(Transform(new_mark, mark))
-                else:
-                    anims.append(FadeIn(mark))
+                anims.append(FadeIn(mark) if new_mark is None else Transform(new_mark, mark))
                 stage.play(*anims, run_time=0.9 if i else 1.2)
                 stage.wait(0.3)
-            if panel is None:
-                panel = new_panel
-            if query is None:
-                query = qcol
-            if new_mark is None:
-                new_mark = mark
+            panel = panel or new_panel
+            query = query or qcol
+            macs = macs or new_macs
+            new_mark = new_mark or mark
             weights = new_w
             drawn["k_columns"].append(kcol)
             drawn["v_columns"].append(vcol)
             drawn["weights"].append(new_w)
         drawn["panel"] = panel
-        stage.play(FadeOut(VGroup(query, qname)), run_time=0.4)
+        stage.play(FadeOut(VGroup(query, qname, panel, macs, header)), run_time=0.4)
         self.check(stage, plan, drawn)
 
     @staticmethod
@@ -127,30 +160,27 @@ class KvCache(Chapter):
         return say(f"{T}.caption_prompt", word=word, count=i)
 
     @staticmethod
-    def panel(stage: Stage, plan: KvCachePlan, s: KvStep, i: int, width: float) -> VGroup:
+    def panel(stage: Stage, plan: KvCachePlan, s: KvStep, i: int) -> VGroup:
+        """The step (how many tokens the cache holds now) and what the model predicts after it."""
         th, say = stage.theme, stage.say
-        lines = [
-            label(say(f"{T}.step", step=i + 1, count=s.position + 1), 20, th.text),
-            label(say(f"{T}.total"), 18, th.dim),
-            label(say(f"{T}.with_cache", count=s.macs_cached), 18, th.key),
-            label(say(f"{T}.without_cache", count=s.macs_full), 18, th.value),
-            label(say(f"{T}.next", word=say.quote(s.next_token)), 18, th.dim),
-        ]
-        group = VGroup(*lines).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
-        group[4].shift(DOWN * 0.12)
-        return fit_into(group, width, 4.0)
+        full = stage.region("full")
+        step = label(say(f"{T}.step", step=i + 1, count=s.position + 1), 28, th.text)
+        fit_into(step, full.right - PANEL_X, 0.5).move_to([PANEL_X, Y_WORDS, 0], aligned_edge=LEFT)
+        nxt = label(say(f"{T}.next", word=say.quote(s.next_token)), 26, th.text)
+        fit_into(nxt, full.right - PANEL_X, 0.5).move_to([PANEL_X, Y_V, 0], aligned_edge=LEFT)
+        return VGroup(step, nxt)
 
     def check(self, stage: Stage, plan: KvCachePlan, drawn: dict) -> None:
         th, say = stage.theme, stage.say
         full = stage.region("full")
         key = f"{T}.check_same" if plan.same_tokens else f"{T}.check_differ"
         text = say(key, diff=tiny(say, plan.max_diff), count=len(plan.steps))
-        line = label(text, 22, th.highlight)
-        saving = label(say(f"{T}.saving", cached=plan.total_cached, full=plan.total_full, ratio=plan.saving), 20, th.text)
-        memory = label(say(f"{T}.memory", floats=plan.cache_floats, count=plan.n_layers), 18, th.dim)
-        box = VGroup(line, saving, memory).arrange(DOWN, buff=0.14)
-        fit_into(box, full.width - 0.4, 1.2)
-        box.move_to([0, full.bottom + 0.15 + box.height / 2, 0])
+        line = label(text, 28, th.highlight)
+        saving = label(say(f"{T}.saving", cached=plan.total_cached, full=plan.total_full, ratio=plan.saving), 26, th.text)
+        memory = label(say(f"{T}.memory", floats=plan.cache_floats, count=plan.n_layers), 24, th.dim)
+        box = VGroup(line, saving, memory).arrange(DOWN, buff=0.16)
+        fit_into(box, full.width - 0.2, Y_MACS + 0.2 - full.bottom)
+        box.move_to([0, full.bottom + box.height / 2, 0])
         with stage.narrating(say(f"{T}.caption_check", diff=tiny(say, plan.max_diff), ratio=plan.saving)):
             stage.play(FadeIn(box, shift=UP * 0.2), run_time=1.0)
             stage.wait(1.2)

@@ -17,8 +17,12 @@ from ..stage import Stage
 from .embedding_parts import fit_into
 
 T = "deeper.next_token"
-BAR_MAX = 6.0  # the length of a bar of probability 1
-ROW = 0.62
+BAR_MAX = 8.2  # the length of a bar of probability 1 (its track is drawn: the bars are to scale)
+ROW = 0.82
+TOP_Y = 1.9  # the first bar's centre
+NAME_X = -3.55  # the token names end here; the tracks start just right of it
+VAL_X = NAME_X + 0.25 + BAR_MAX + 0.2  # the probabilities, in one column right of the tracks
+CARD_Y = -3.25  # the picked tokens, one card per pass, along the bottom
 
 
 @dataclass(frozen=True)
@@ -35,88 +39,141 @@ class NextToken(Chapter):
     def plan(self, setting) -> NextTokenPlan:
         return plan_next_token(setting)
 
-    def sentence(self, stage: Stage, tokens, new: int) -> WordBoxes:
-        """The text so far; the tokens the model added are drawn in the value colour."""
+    def sentence(self, stage: Stage, plan: NextTokenPlan) -> WordBoxes:
+        """The whole final text, laid out once (each pass shows one more box of it: the text grows to
+        the right and never moves); the tokens the model added are drawn in the value colour."""
         th = stage.theme
         full = stage.region("full")
-        boxes = WordBoxes(tokens, theme=th, font_size=32)
-        for i in range(len(tokens) - new, len(tokens)):
+        tokens = plan.final_tokens
+        boxes = WordBoxes(tokens, theme=th, font_size=36)
+        for i in range(len(plan.steps[0].tokens), len(tokens)):
             boxes.recolor(i, th.value, word=True)
-        fit_into(boxes, full.width - 0.4, 0.8)
-        boxes.move_to([0, full.top - 0.9, 0])
+        fit_into(boxes, full.width - 0.2, 0.8)
+        boxes.move_to([0, full.top - 0.1 - boxes.height / 2, 0])
         return boxes
 
     def chart(self, stage: Stage, step: NextStep, vocab_size: int) -> VGroup:
-        """One bar per likely token (its length is its probability), its number, and the rest summed."""
+        """One bar per likely token in a track of length 1 (its length is its probability), its
+        number, and the rest of the vocabulary summed."""
         th, say = stage.theme, stage.say
         rows = VGroup()
         for r, (tok, p) in enumerate(zip(step.top_tokens, step.top_probs)):
-            y = 1.2 - r * ROW
-            name = label(tok, font_size=28, color=th.text)
-            fit_into(name, 2.6, 0.5)
-            name.move_to([-3.0, y, 0], aligned_edge=RIGHT)
-            bar = Rectangle(width=max(BAR_MAX * p, 0.02), height=0.38, stroke_width=0)
+            y = TOP_Y - r * ROW
+            name = label(tok, font_size=34, color=th.text)
+            fit_into(name, NAME_X - stage.region("full").left - 0.1, 0.55)
+            name.move_to([NAME_X, y, 0], aligned_edge=RIGHT)
+            track = Rectangle(width=BAR_MAX, height=0.52, stroke_width=1.2, stroke_color=th.dim)
+            track.move_to([NAME_X + 0.25, y, 0], aligned_edge=LEFT)
+            bar = Rectangle(width=max(BAR_MAX * p, 0.02), height=0.52, stroke_width=0)
             bar.set_fill(th.query if r == step.picked_rank else th.key, opacity=0.85)
-            bar.move_to([-2.8, y, 0], aligned_edge=LEFT)
-            val = number(p, "weight", font_size=24, color=th.text).next_to(bar, RIGHT, buff=0.15)
-            row = VGroup(name, bar, val)
-            row.name, row.bar, row.val = name, bar, val
+            bar.move_to([NAME_X + 0.25, y, 0], aligned_edge=LEFT)
+            val = number(p, "weight", font_size=30, color=th.text).move_to([VAL_X, y, 0], aligned_edge=LEFT)
+            row = VGroup(name, track, bar, val)
+            row.name, row.track, row.bar, row.val = name, track, bar, val
             rows.add(row)
-        rest = label(say(f"{T}.rest", count=vocab_size - len(step.top_tokens), p=step.rest), font_size=24,
-                     color=th.dim)
-        fit_into(rest, 9.0, 0.5)
-        rest.move_to([-3.0, 1.2 - len(step.top_tokens) * ROW - 0.1, 0], aligned_edge=LEFT)
+        # every other token of the vocabulary, summed: one more bar, in the same track, grey
+        y = TOP_Y - len(step.top_tokens) * ROW
+        words = VGroup(label(say(f"{T}.rest", count=vocab_size - len(step.top_tokens)), font_size=26, color=th.dim),
+                       label(say(f"{T}.rest_all"), font_size=26, color=th.dim)).arrange(DOWN, buff=0.08,
+                                                                                        aligned_edge=RIGHT)
+        fit_into(words, NAME_X - stage.region("full").left - 0.1, 0.75)
+        words.move_to([NAME_X, y, 0], aligned_edge=RIGHT)
+        track = Rectangle(width=BAR_MAX, height=0.52, stroke_width=1.2, stroke_color=th.dim)
+        track.move_to([NAME_X + 0.25, y, 0], aligned_edge=LEFT)
+        bar = Rectangle(width=max(BAR_MAX * step.rest, 0.02), height=0.52, stroke_width=0)
+        bar.set_fill(th.dim, opacity=0.6).move_to([NAME_X + 0.25, y, 0], aligned_edge=LEFT)
+        val = number(step.rest, "weight", font_size=30, color=th.dim).move_to([VAL_X, y, 0], aligned_edge=LEFT)
+        rest = VGroup(words, track, bar, val)
+        rest.name, rest.track, rest.bar, rest.val = words, track, bar, val
         chart = VGroup(rows, rest)
         chart.rows, chart.rest = rows, rest
         return chart
 
+    @staticmethod
+    def unmark(words: WordBoxes, i: int, n0: int) -> None:
+        """Box i back to its plain look (a token the model added keeps the value colour)."""
+        words.reset(i)
+        if i >= n0:
+            words.recolor(i, words.theme.value, word=True)
+
+    @staticmethod
+    def card(stage: Stage, step: NextStep) -> VGroup:
+        """The token one pass picked, over its probability."""
+        th = stage.theme
+        word = label(step.picked_token, font_size=30, color=th.value)
+        fit_into(word, 2.4, 0.5)
+        p = number(step.picked_prob, "weight", font_size=24, color=th.text)
+        body = VGroup(word, p).arrange(DOWN, buff=0.1)
+        frame = SurroundingRectangle(body, buff=0.12, corner_radius=0.08, stroke_width=1.5, color=th.value)
+        card = VGroup(frame, body)
+        card.word, card.p = word, p
+        return card
+
     def play(self, stage: Stage, plan: NextTokenPlan) -> None:
         th, say = stage.theme, stage.say
         stage.clear()
-        drawn = stage.drawn[self.key] = {"charts": [], "sentences": []}
+        drawn = stage.drawn[self.key] = {"charts": [], "sentences": [], "cards": []}
         n0 = len(plan.steps[0].tokens)
-        words = self.sentence(stage, plan.steps[0].tokens, 0)
-        words.highlight(len(plan.steps[0].tokens) - 1, th.query)
-        drawn["sentences"].append(words)
+        words = self.sentence(stage, plan)
+        drawn["words"] = words
+        shown = VGroup(*words[:n0])
+        words.highlight(n0 - 1, th.query)
+        drawn["sentences"].append(shown)
+        # the cards' places, decided once: one per pass, centred along the bottom
+        cards = [self.card(stage, step) for step in plan.steps]
+        row = VGroup(*(c.copy() for c in cards)).arrange(RIGHT, buff=0.5).move_to([0, CARD_Y, 0])
+        for c, place in zip(cards, row):
+            c.move_to(place)
         with stage.narrating(say(f"{T}.caption_intro", word=say.quote(plan.steps[0].tokens[-1]))):
-            stage.play(FadeIn(words, lag_ratio=0.05), run_time=1.2)
+            stage.play(FadeIn(shown, lag_ratio=0.05), run_time=1.2)
             stage.wait(0.6)
+        old = None  # the last pass's chart: it stays (dimmed) until the next one replaces it
         for s, step in enumerate(plan.steps):
             chart = self.chart(stage, step, plan.vocab_size)
             drawn["charts"].append(chart)
             with stage.narrating(say(f"{T}.caption_probs", count=plan.vocab_size, top=len(step.top_tokens),
                                      rest=step.rest)):
-                stage.play(*(FadeIn(r.name) for r in chart.rows),
+                gone = [FadeOut(old)] if old is not None else []
+                stage.play(*gone, *(FadeIn(VGroup(r.name, r.track)) for r in chart.rows),
                            *(GrowFromEdge(r.bar, LEFT) for r in chart.rows), run_time=1.0)
-                stage.play(*(FadeIn(r.val) for r in chart.rows), FadeIn(chart.rest), run_time=0.5)
+                stage.play(*(FadeIn(r.val) for r in chart.rows), FadeIn(VGroup(chart.rest.name, chart.rest.track)),
+                           GrowFromEdge(chart.rest.bar, LEFT), FadeIn(chart.rest.val), run_time=0.5)
                 stage.wait(0.8)
             how = "caption_greedy" if plan.temperature is None else "caption_sampled"
+            i = n0 + s  # the box the picked token takes
             with stage.narrating(say(f"{T}.{how}", word=say.quote(step.picked_token), p=step.picked_prob,
                                      temperature=plan.temperature or 1.0)):
-                moving = label(step.picked_token, font_size=28, color=th.value)
+                moving = words[i].copy()
                 if step.picked_rank >= 0:
-                    row = chart.rows[step.picked_rank]
-                    ring = SurroundingRectangle(VGroup(row.name, row.bar, row.val), color=th.value, buff=0.08)
+                    r = chart.rows[step.picked_rank]
+                    ring = SurroundingRectangle(r, color=th.value, buff=0.08)
                     stage.play(FadeIn(ring), run_time=0.5)
-                    moving.move_to(row.name)
+                    moving.move_to(r.name, aligned_edge=RIGHT)
                 else:
                     ring = VGroup()
                     moving.next_to(chart.rest, DOWN, buff=0.2)
                     stage.play(FadeIn(moving), run_time=0.4)
-                longer = self.sentence(stage, step.tokens + (step.picked_token,), s + 1)
-                drawn["sentences"].append(longer)
-                stage.play(moving.animate.move_to(longer.word(len(longer.tokens) - 1)),
-                           FadeOut(chart), FadeOut(ring), run_time=1.0)
-                stage.play(FadeOut(words), FadeOut(moving), FadeIn(longer), run_time=0.5)
-                words = longer
+                self.unmark(words, i - 1, n0)
+                stage.play(moving.animate.move_to(words[i]), FadeIn(cards[s], shift=DOWN * 0.2),
+                           chart.animate.fade(0.65), FadeOut(ring), run_time=1.0)
+                old = chart
+                stage.remove(moving)
+                stage.add(words[i])
+                shown = VGroup(*words[:i + 1])
+                drawn["sentences"].append(shown)
+                drawn["cards"].append(cards[s])
             if s + 1 < len(plan.steps):
-                words.highlight(len(words.tokens) - 1, th.query)
-                with stage.narrating(say(f"{T}.caption_again", count=len(words.tokens))):
+                words.highlight(i, th.query)
+                with stage.narrating(say(f"{T}.caption_again", count=i + 1)):
                     stage.wait(0.8)
         added = len(plan.final_tokens) - n0
-        note = label(say(f"{T}.summary", count=added), font_size=26, color=th.text)
-        fit_into(note, stage.region("full").width - 0.4, 0.6).move_to([0, 0.2, 0])
+        note = label(say(f"{T}.summary", count=added), font_size=32, color=th.text)
+        fit_into(note, stage.region("full").width - 0.4, 0.7)
+        # the closing frame: the text, the note, and the picks brought up large into the middle
+        picks = VGroup(*cards[:len(plan.steps)])
+        target = picks.copy().scale(1.6).move_to([0, -0.9, 0])
+        note.move_to([0, 1.1, 0])
         drawn["note"] = note
         with stage.narrating(say(f"{T}.caption_closing", count=added)):
-            stage.play(FadeIn(note), run_time=0.8)
+            stage.play(FadeOut(old), FadeIn(note), picks.animate.scale(1.6).move_to(target), run_time=0.8)
             stage.wait(2.0)

@@ -19,7 +19,7 @@ from ..setting import SceneInputs, Setting
 NEW_TOKENS = 3  # tokens generated after the prompt
 MAX_PROMPT = 8  # prompt tokens fed (a longer sentence is cut: every step is drawn)
 KV_GENERATION = "kv_cache_generation"  # Setting.options key
-SHOWN_DIMS = 3  # entries of each cached key/value shown (then an ellipsis and the last)
+SHOWN_DIMS = 2  # entries of each cached key/value shown (then an ellipsis and the last)
 
 
 def model_behind(inputs: SceneInputs):
