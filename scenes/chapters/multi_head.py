@@ -158,9 +158,12 @@ class MultiHead(Chapter):
             first, second = ident, (head_name(say, plan, h) if h.role else habit_line(say, h))
         else:
             first, second = head_name(say, plan, h), ident
-        top, below = label(first, 22, th.text), label(second, 20, th.dim)
+        top = label(first, 22, th.text)
+        below = label(second, 20, th.dim)
+        if below.width > width:  # a narrow column (many heads): the role on two lines, not shrunk
+            below = wrapped(second, width, 20, th.dim, 2)
         fit_into(top, width, 0.4)
-        fit_into(below, width, 0.3)
+        fit_into(below, width, 0.6)
         return VGroup(top, below).arrange(DOWN, buff=0.06)
 
     # --- the sum ------------------------------------------------------------------------------
