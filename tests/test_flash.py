@@ -87,6 +87,9 @@ def test_plan_on_a_real_toy_head(make_inputs):
     n = setting.trace.n_tokens
     assert plan.result.peak_ordinary == n * n
     assert plan.ctx_ordinary == setting.model.n_ctx ** 2
+    # the tiled count said in words: one tile of scores, the running m and l, the running O
+    assert plan.mem_tile + plan.mem_ml + plan.mem_o == plan.result.peak_tiled
+    assert (plan.mem_tile, plan.mem_ml, plan.mem_o) == (2 * 3, 2 * 2, 2 * plan.result.d)
 
 
 @pytest.mark.render

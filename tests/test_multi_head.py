@@ -172,3 +172,19 @@ def test_smollm2_renders_with_an_honest_note(smol, render_scene):
     assert len(d["grids"]) == 9
     s = plan.sentences[0]
     assert (d["note"] is not None) == (s.mean_first >= 0.5)
+
+
+def test_rows_whose_rounded_terms_miss_e_prime_are_the_ones_marked(make_inputs):
+    """The ≈ marks: exactly the shown entries where the one-decimal terms drawn (E, every ΔE) do
+    not add up to E′ drawn to one decimal; the first story sentence has such rows."""
+    _, plan = toy_plan(make_inputs)
+    for s in plan.sentences:
+        want = []
+        for i in s.shown:
+            if i is None:
+                continue
+            terms = [round(float(s.E[i]), 1)] + [round(float(h.delta[i]), 1) for h in s.heads]
+            if round(sum(terms), 1) != round(float(s.E_prime[i]), 1):
+                want.append(i)
+        assert list(s.rounding_off) == want
+    assert plan.sentences[0].rounding_off  # "car": 1.0 − 0.1 − 0.1 + 0.0 + 1.6 is 2.4, E′ shows 2.3

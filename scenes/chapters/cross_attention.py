@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import DOWN, UP, FadeIn, FadeOut, Line, ReplacementTransform, Square, VGroup
+from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, Line, ReplacementTransform, Square, VGroup
 
 from ..components.text import label, number
 from ..components.weight_grid import WeightGrid
@@ -115,6 +115,15 @@ class CrossAttention(Chapter):
                 text = say(f"{T}.caption_split", en=word, fr1=q_(plan.french[s.keys[0]]),
                            fr2=q_(plan.french[s.keys[1]]), w1=s.weights[0], w2=s.weights[1], total=sum(s.weights))
             tags = VGroup(*(self.weight_tag(stage, lines[(s.query, k)], w, th.query) for k, w in zip(s.keys, s.weights)))
+            if len(s.keys) > 1:  # the total the caption reads, between the two tags
+                total = VGroup(label(say(f"{T}.split_total"), font_size=24, color=th.query),
+                               number(sum(s.weights), "weight", font_size=24, color=th.query)).arrange(RIGHT, buff=0.1)
+                a, b = sorted(tags, key=lambda m: m.get_x())
+                total.move_to([(a.get_right()[0] + b.get_left()[0]) / 2, a.get_y(), 0])
+                if b.get_left()[0] - a.get_right()[0] < total.width + 0.2:  # no room between them: above
+                    total.move_to([(a.get_x() + b.get_x()) / 2, max(a.get_top()[1], b.get_top()[1]) + 0.1 + total.height / 2, 0])
+                total.add_background_rectangle(color=th.background, opacity=0.85, buff=0.05)
+                tags.add(total)
             tags_drawn.append(tags)
             with stage.narrating(text):
                 stage.play(*self.focus_lines(stage, lines, [s.query], th.query),
@@ -133,10 +142,16 @@ class CrossAttention(Chapter):
                 stage.wait(1.0)
         if plan.spread:
             words = say.quoted_words([plan.english[i] for i in plan.spread])
+            # the largest weight the caption reads, on its own line
+            q, k = max(((q, k) for q in plan.spread for k in range(len(plan.french))), key=lambda p: plan.weight(*p))
+            tag = self.weight_tag(stage, lines[(q, k)], plan.weight(q, k), th.query)
+            tags_drawn.append(VGroup(tag))
             with stage.narrating(say(f"{T}.caption_spread", count=len(plan.spread), words=words, weight=plan.spread_max)):
                 stage.play(*self.focus_lines(stage, lines, plan.spread, th.query),
                            en.animate.reset().highlight(list(plan.spread), th.query), fr.animate.reset(), run_time=0.8)
-                stage.wait(1.0)
+                stage.play(FadeIn(tag), run_time=0.4)
+                stage.wait(0.6)
+            stage.play(FadeOut(tag), run_time=0.3)
 
     def grid(self, stage, plan: CrossPlan, en, fr, titles, lines) -> None:
         th, say = stage.theme, stage.say

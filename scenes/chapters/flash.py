@@ -6,6 +6,10 @@ equals the model's own head output to the printed digit, and both ways' peak mem
 
 from __future__ import annotations
 
+from math import floor, log10
+
+import numpy as np
+
 from manim import DOWN, LEFT, PI, RIGHT, UP, FadeIn, FadeOut, Rectangle, Square, Transform, VGroup
 
 from ..components.number_table import aligned_rows
@@ -24,6 +28,11 @@ def score_text(x: float) -> str:
     return "−∞" if x == float("-inf") else fixed(x, 1)
 
 
+def factor_digits(x: float) -> int:
+    """Decimals for a rescaling factor: three, more when it is smaller (two significant digits), at most eight."""
+    return 3 if x <= 0 else min(8, max(3, 1 - floor(log10(x))))
+
+
 class Flash(Chapter):
     key = "flash"
 
@@ -40,33 +49,38 @@ class Flash(Chapter):
         n = len(plan.tokens)
         title = label(say(f"{T}.title", layer=plan.layer, head=plan.head), 30, th.text)
         stage.region("title").fit(title)
-        top = title.get_bottom()[1] - 0.3
-        size = min(0.52, (top - full.bottom - 1.8) / n)  # room on the right for the running numbers
+        top = title.get_bottom()[1] - 0.15
         video = plan.layout == "video"
+        # the longest token, turned, stands above the columns (video) or beside the rows (paper)
+        probe = max((label(t, 20, th.text) for t in plan.tokens), key=lambda m: m.width)
+        lab = min(probe.width, 1.4) + 0.15
+        bottom = full.bottom + 0.55  # room under the grid for the ghost line
+        size = min(0.72, (top - lab - bottom) / n, (full.width * 0.5 - lab) / n)
+        gx = full.left + lab + 0.1
 
         def at(i: int, j: int):
             """Centre of the cell of query i and key j (video: keys as rows, queries as columns)."""
             r, c = (j, i) if video else (i, j)
-            return [full.left + 1.3 + (c + 0.5) * size, top - 1.1 - (r + 0.5) * size, 0]
+            return [gx + (c + 0.5) * size, top - lab - (r + 0.5) * size, 0]
 
         cells = VGroup(*(Square(size, stroke_width=1, color=th.dim, stroke_opacity=0.45)
                          .move_to(at(i, j)) for i in range(n) for j in range(n)))
-        qlab = VGroup(*(label(t, 16, th.query) for t in plan.tokens))
-        klab = VGroup(*(label(t, 16, th.key) for t in plan.tokens))
+        qlab = VGroup(*(label(t, 20, th.query) for t in plan.tokens))
+        klab = VGroup(*(label(t, 20, th.key) for t in plan.tokens))
         for t, m in enumerate(qlab):
-            fit_into(m, 1.1, size * 0.8)
+            fit_into(m, lab - 0.15, size * 0.8)
             if video:  # on top of the columns: turned to read upwards
-                m.rotate(PI / 2).move_to(at(t, 0)).shift(UP * (size / 2 + 0.1 + m.height / 2))
+                m.rotate(PI / 2).move_to(at(t, 0)).shift(UP * (size / 2 + 0.08 + m.height / 2))
             else:
-                m.move_to(at(t, 0)).shift(LEFT * (size / 2 + 0.1 + m.width / 2))
+                m.move_to(at(t, 0)).shift(LEFT * (size / 2 + 0.08 + m.width / 2))
         for t, m in enumerate(klab):
-            fit_into(m, 1.1, size * 0.8)
+            fit_into(m, lab - 0.15, size * 0.8)
             if video:
-                m.move_to(at(0, t)).shift(LEFT * (size / 2 + 0.1 + m.width / 2))
+                m.move_to(at(0, t)).shift(LEFT * (size / 2 + 0.08 + m.width / 2))
             else:
-                m.rotate(PI / 2).move_to(at(0, t)).shift(UP * (size / 2 + 0.1 + m.height / 2))
-        ghost = label(say(f"{T}.ghost", n=n, cells=n * n), 18, th.dim)
-        fit_into(ghost, n * size + 1.0, 0.4).next_to(cells, DOWN, buff=0.2)
+                m.rotate(PI / 2).move_to(at(0, t)).shift(UP * (size / 2 + 0.08 + m.height / 2))
+        ghost = label(say(f"{T}.ghost", n=n, cells=n * n), 20, th.dim)
+        fit_into(ghost, n * size + lab, 0.4).next_to(cells, DOWN, buff=0.15)
         with stage.narrating(say(f"{T}.caption_ghost", n=n, cells=n * n)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(qlab), FadeIn(klab), run_time=0.8)
             stage.play(FadeIn(cells, lag_ratio=0.01), FadeIn(ghost), run_time=1.0)
@@ -74,52 +88,66 @@ class Flash(Chapter):
                                  count=plan.n_key_blocks)):
             stage.wait(0.5)
 
-        # the followed query block, key block after key block
-        panel_left = cells.get_right()[0] + 0.5
-        panel = None
-        tile = None
-        shown_scores: list = []
-        for k, s in enumerate(plan.steps):
+        panel_box = (cells.get_right()[0] + 0.5, full.right, cells.get_center()[1])
+        state = {"tile": None, "panel": None, "scores": []}
+
+        def show(s, k: int, caption: str | None, run_time: float, wait: float) -> None:
+            """One (query block, key block) step: its real scores in its tile (a skipped tile is
+            marked so), and the rows' m, l, O after it in the panel."""
             (r0, r1), (c0, c1) = s.rows, s.cols
             corners = VGroup(*(Square(size).move_to(at(i, j)) for i in range(r0, r1) for j in range(c0, c1)))
             new_tile = Rectangle(width=corners.width, height=corners.height, color=th.highlight,
                                  stroke_width=3).move_to(corners)
             nums = VGroup()
-            if not s.skipped:
+            if s.skipped:
+                new_tile.set_fill(th.mask, opacity=0.18)
+                word = label(say(f"{T}.skipped"), 20, th.mask)
+                nums.add(fit_into(word, corners.width * 0.9, corners.height * 0.9).move_to(corners))
+            else:
                 for a, i in enumerate(range(r0, r1)):
                     for b, j in enumerate(range(c0, c1)):
-                        m = label(score_text(float(s.scores[a, b])), 14, th.text if s.scores[a, b] > -1e300 else th.mask)
-                        nums.add(fit_into(m, size * 0.9, size * 0.5).move_to(at(i, j)))
+                        x = float(s.scores[a, b])
+                        m = label(score_text(x), 18, th.text if x > -1e300 else th.mask)
+                        nums.add(fit_into(m, size * 0.92, size * 0.5).move_to(at(i, j)))
             new_panel = self.panel(stage, plan, s)
-            fit_into(new_panel, full.right - panel_left, 3.6)
-            new_panel.move_to([panel_left + new_panel.width / 2, cells.get_center()[1], 0])
-            with stage.narrating(self.caption(stage, plan, s, k)):
-                anims = [FadeIn(nums)]
-                anims.append(FadeIn(new_tile) if tile is None else Transform(tile, new_tile))
-                anims.append(FadeIn(new_panel) if panel is None else Transform(panel, new_panel))
-                anims += [m.animate.set_opacity(0.25) for m in shown_scores if len(m)]
-                stage.play(*anims, run_time=0.9)
-                stage.wait(0.4)
-            if tile is None:
-                tile = new_tile
-            if panel is None:
-                panel = new_panel
-            shown_scores.append(nums)
+            left, right, y = panel_box
+            fit_into(new_panel, right - left, 4.2)
+            new_panel.move_to([(left + right) / 2, y, 0])
+            anims = [FadeIn(nums)]
+            tile, panel = state["tile"], state["panel"]
+            anims.append(FadeIn(new_tile) if tile is None else Transform(tile, new_tile))
+            anims.append(FadeIn(new_panel))  # a fresh table: the step's own numbers, not morphed glyphs
+            if panel is not None:
+                anims.append(FadeOut(panel))
+            anims += [m.animate.set_opacity(0.25) for m in state["scores"] if len(m)]
+            if caption is None:
+                stage.play(*anims, run_time=run_time)
+                stage.wait(wait)
+            else:
+                with stage.narrating(caption):
+                    stage.play(*anims, run_time=run_time)
+                    stage.wait(wait)
+            state["tile"] = state["tile"] or new_tile
+            state["panel"] = new_panel
+            state["scores"].append(nums)
+
+        # the followed query block, key block after key block
+        for k, s in enumerate(plan.steps):
+            show(s, k, self.caption(stage, plan, s, k), 0.9, 0.4)
             drawn["tiles"].append((s.rows, s.cols, s.skipped))
 
-        # the other query blocks, quickly
-        others = [s for s in res.steps if s.q_block != plan.q_block and not s.skipped]
+        # the other query blocks, each step with its own real scores and running numbers
+        others = [s for s in res.steps if s.q_block != plan.q_block]
         with stage.narrating(say(f"{T}.caption_others", count=plan.n_query_blocks - 1, skipped=plan.skipped)):
-            fades = [FadeOut(m) for m in shown_scores if len(m)]
-            if fades:
-                stage.play(*fades, run_time=0.4)
             for s in others:
-                (r0, r1), (c0, c1) = s.rows, s.cols
-                corners = VGroup(*(Square(size).move_to(at(i, j)) for i in range(r0, r1) for j in range(c0, c1)))
-                stage.play(tile.animate.move_to(corners).stretch_to_fit_width(corners.width)
-                           .stretch_to_fit_height(corners.height), run_time=0.15)
-        drawn["panel"] = panel
-        self.finish(stage, plan, drawn, VGroup(cells, qlab, klab, ghost, tile))
+                if s.k_block == 0:  # a new query block: the previous block's scores go
+                    stage.play(*(FadeOut(m) for m in state["scores"] if len(m)), run_time=0.3)
+                    state["scores"] = []
+                show(s, s.k_block, None, 0.5, 0.2)
+                drawn.setdefault("others", []).append((s.rows, s.cols, s.skipped))
+            stage.play(*(FadeOut(m) for m in state["scores"] if len(m)), run_time=0.3)
+        drawn["panel"] = state["panel"]
+        self.finish(stage, plan, drawn, VGroup(cells, qlab, klab, ghost, state["tile"]))
 
     @staticmethod
     def caption(stage: Stage, plan: FlashPlan, s, k: int) -> str:
@@ -128,23 +156,34 @@ class Flash(Chapter):
             return say(f"{T}.caption_skipped")
         if k == 0:
             return say(f"{T}.caption_first", count=s.rows[1] - s.rows[0])
-        shrink = float(s.rescale.min())
+        fin = np.isfinite(s.m_before)
+        shrink = float(s.rescale[fin].min()) if fin.any() else 1.0
         if shrink < 1.0:
-            return say(f"{T}.caption_next", rescale=shrink)
+            return say(f"{T}.caption_next", rescale=say.number(shrink, f".{factor_digits(shrink)}f"))
         return say(f"{T}.caption_next_same")
 
     @staticmethod
     def panel(stage: Stage, plan: FlashPlan, s) -> VGroup:
-        """The followed block's rows: token, running max m, running sum l, the first entries of O."""
-        th = stage.theme
-        head = [label("", 16, th.text), math("m", 24, th.highlight), math("l", 24, th.highlight)] + \
-            [math(f"O_{j + 1}", 24, th.value) for j in range(O_SHOWN)]
+        """The step's query rows after it: token, running max m, running sum l, the first entries
+        of O (numbers right-aligned in their columns), under a line naming the step's two blocks
+        and, when the maximum rose, the factor exp(old m − new m) the old l and O were multiplied by."""
+        th, say = stage.theme, stage.say
+        res = plan.result
+        head = [label("", 22, th.text), math("m", 30, th.highlight), math("l", 30, th.highlight)] + \
+            [math(f"O_{j + 1}", 30, th.value) for j in range(O_SHOWN)]
         rows = [head]
         for a, i in enumerate(range(*s.rows)):
-            rows.append([label(plan.tokens[i], 18, th.query), label(score_text(float(s.m[a])), 20, th.text),
-                         label(fixed(float(s.l[a]), 2), 20, th.text)] +
-                        [label(fixed(float(s.O[a, j]), 2), 20, th.text) for j in range(O_SHOWN)])
-        return aligned_rows(rows, col_gap=0.3, row_step=0.5)
+            rows.append([label(plan.tokens[i], 24, th.query), label(score_text(float(s.m[a])), 26, th.text),
+                         label(fixed(float(s.l[a]), 2), 26, th.text)] +
+                        [label(fixed(float(s.O[a, j]), 2), 26, th.text) for j in range(O_SHOWN)])
+        table = aligned_rows(rows, col_gap=0.45, row_step=0.6, align=["left"] + ["right"] * (2 + O_SHOWN))
+        where = label(say(f"{T}.step", q=s.q_block + 1, nq=plan.n_query_blocks, k=s.k_block + 1,
+                          nk=plan.n_key_blocks), 22, th.dim)
+        parts = [where, table]
+        fin = np.isfinite(s.m_before)
+        if not s.skipped and fin.any() and float(s.rescale[fin].min()) < 1.0:
+            parts.append(label(say(f"{T}.rescaled", rescale=fixed(f := float(s.rescale[fin].min()), factor_digits(f))), 22, th.highlight))
+        return VGroup(*parts).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
 
     def finish(self, stage: Stage, plan: FlashPlan, drawn: dict, grid: VGroup) -> None:
         th, say = stage.theme, stage.say
@@ -152,21 +191,26 @@ class Flash(Chapter):
         r0 = plan.q_block * plan.result.block_q
         r1 = min(r0 + plan.result.block_q, len(plan.tokens))
         d = plan.decimals
-        rows = VGroup()
+        table = []
         for i in range(r0, r1):
-            tiled = "  ".join(fixed(plan.result.output[i, j], d) for j in range(O_SHOWN))
-            model = "  ".join(fixed(plan.trace_z[i, j], d) for j in range(O_SHOWN))
-            both = VGroup(label(say(f"{T}.tiled_row", values=tiled), 22, th.value),
-                          label(say(f"{T}.model_row", values=model), 22, th.delta_multi)).arrange(
-                DOWN, aligned_edge=LEFT, buff=0.08)
-            rows.add(VGroup(label(plan.tokens[i], 22, th.query), both).arrange(RIGHT, buff=0.3, aligned_edge=UP))
-        rows.arrange(DOWN, aligned_edge=LEFT, buff=0.2)
+            for k, (name, values, color) in enumerate(((f"{T}.tiled_name", plan.result.output, th.value),
+                                                       (f"{T}.model_name", plan.trace_z, th.delta_multi))):
+                table.append([label(plan.tokens[i] if k == 0 else "", 22, th.query), label(say(name), 22, color)] +
+                             [label(fixed(values[i, j], d), 22, color) for j in range(O_SHOWN)])
+        rows = aligned_rows(table, col_gap=0.35, row_step=0.4, align=["left", "left"] + ["right"] * O_SHOWN)
         diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff_trace)), 22, th.highlight)
-        memory = VGroup(label(say(f"{T}.memory_ordinary", n=len(plan.tokens), count=plan.result.peak_ordinary), 22, th.text),
-                        label(say(f"{T}.memory_tiled", bq=plan.result.block_q, bk=plan.result.block_k,
-                                  d=plan.result.d, count=plan.result.peak_tiled), 22, th.text),
-                        label(say(f"{T}.memory_ctx", n=plan.n_ctx, ordinary=plan.ctx_ordinary, tiled=plan.ctx_tiled),
-                              22, th.dim)).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+        r = plan.result
+        memory = VGroup(
+            label(say(f"{T}.memory_ordinary", n=len(plan.tokens), count=r.peak_ordinary), 22, th.text),
+            label(say(f"{T}.memory_tiled", count=r.peak_tiled), 22, th.text),
+            *(label(t, 20, th.text) for t in (
+                say(f"{T}.memory_tile", bq=plan.mem_bq, bk=plan.mem_bk, count=plan.mem_tile),
+                say(f"{T}.memory_ml", bq=plan.mem_bq, count=plan.mem_ml),
+                say(f"{T}.memory_o", bq=plan.mem_bq, d=r.d, count=plan.mem_o))),
+            label(say(f"{T}.memory_ctx", n=plan.n_ctx, ordinary=plan.ctx_ordinary, tiled=plan.ctx_tiled),
+                  22, th.dim)).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+        for m in memory[2:5]:
+            m.shift(RIGHT * 0.4)
         box = VGroup(rows, diff, memory).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
         left = grid.get_right()[0] + 0.4
         fit_into(box, full.right - 0.2 - left, full.top - full.bottom - 1.5)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from manim import DOWN, RIGHT, UP, Arrow, FadeIn, FadeOut, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, Line, Rectangle, VGroup
 
 from ..components.number_table import aligned_rows
 from ..components.text import label
@@ -20,7 +20,6 @@ from .embedding_parts import fit_into
 from .head_split import braced, fixed, tiny
 
 T = "blocks.mlp"
-UNIT = 1.0 / 1000  # scene units of height per dimension in the shape diagrams
 
 
 class MlpLesson(Lesson):
@@ -33,35 +32,53 @@ class MlpLesson(Lesson):
         return with_mlp_probe(super().setting(inputs), inputs)
 
 
-def shape_diagram(stage: Stage, sizes: tuple[int, ...], gated: bool, color_in, color_mid, title: str) -> VGroup:
-    """Columns to scale: d_model, d_mlp (two of them, gate and up, when gated), d_model, with arrows."""
+def shape_diagram(stage: Stage, sizes: tuple[int, ...], gated: bool, color_in, color_mid, title: str,
+                  unit: float) -> VGroup:
+    """Columns to scale (`unit` scene units of height per number): d_model, d_mlp (two of them,
+    gate and up, when gated), d_model, with arrows; each column's size under it."""
     th = stage.theme
+
     def col(n, color):
-        r = Rectangle(width=0.35, height=max(n * UNIT * 1.0, 0.1), stroke_width=1.5, stroke_color=color)
+        r = Rectangle(width=0.8, height=max(n * unit, 0.1), stroke_width=2, stroke_color=color)
         r.set_fill(color, opacity=0.5)
-        return VGroup(r, label(str(n), 18, th.text).next_to(r, DOWN, buff=0.08))
+        return VGroup(r, label(str(n), 24, th.text).next_to(r, DOWN, buff=0.1))
     d_in, d_mid = sizes
     if gated:  # the gate g and the up projection u, each named over its column
         pair = [col(d_mid, color_mid), col(d_mid, color_mid)]
         for c, name in zip(pair, ("g", "u")):
-            c.add(math(name, 22, th.text).next_to(c[0], UP, buff=0.08))
-        mid = VGroup(*pair).arrange(RIGHT, buff=0.12)
-        pair[1].shift(UP * (pair[0][0].get_y() - pair[1][0].get_y()))
+            c.add(math(name, 28, th.text).next_to(c[0], UP, buff=0.1))
+        mid = VGroup(*pair).arrange(RIGHT, buff=0.25, aligned_edge=DOWN)
     else:
         mid = col(d_mid, color_mid)
     parts = [col(d_in, color_in), mid, col(d_in, color_in)]
-    row = VGroup(*parts).arrange(RIGHT, buff=0.7)
+    row = VGroup(*parts).arrange(RIGHT, buff=1.0)
     for p in parts:  # every column's box centred on one line
         box = p[0] if isinstance(p[0], Rectangle) else p[0][0]
         p.shift(DOWN * box.get_center()[1])
-    arrows = VGroup(*(Arrow(a.get_right(), b.get_left(), buff=0.1, stroke_width=2, color=th.dim,
-                            max_tip_length_to_length_ratio=0.2) for a, b in zip(parts, parts[1:])))
-    for a in arrows:
-        a.set_y(0)
-    head = label(title, 20, th.text)
-    group = VGroup(head, VGroup(row, arrows)).arrange(DOWN, buff=0.2)
+    arrows = VGroup(*(Arrow([a.get_right()[0], 0, 0], [b.get_left()[0], 0, 0], buff=0.12, stroke_width=3,
+                            color=th.dim, max_tip_length_to_length_ratio=0.25) for a, b in zip(parts, parts[1:])))
+    head = label(title, 26, th.text)
+    group = VGroup(head, VGroup(row, arrows)).arrange(DOWN, buff=0.3)
     group.columns, group.arrows = parts, arrows
     return group
+
+
+def scale_bar(stage: Stage, count: int, unit: float) -> VGroup:
+    """A bar `count` numbers tall at the diagrams' scale, with its length written beside it."""
+    th = stage.theme
+    bar = Rectangle(width=0.12, height=count * unit, stroke_width=0).set_fill(th.dim, opacity=0.9)
+    ticks = VGroup(*(Line(LEFT * 0.12, RIGHT * 0.12, stroke_width=2, color=th.dim).move_to(bar.get_edge_center(e))
+                     for e in (UP, DOWN)))
+    text = label(stage.say(f"{T}.scale", count=count), 22, th.dim).next_to(bar, UP, buff=0.15)
+    return VGroup(bar, ticks, text)
+
+
+def legend(stage: Stage, entries) -> VGroup:
+    """Colour swatches with their names, in a row."""
+    th = stage.theme
+    items = [VGroup(Rectangle(width=0.35, height=0.25, stroke_width=1.5, stroke_color=c).set_fill(c, opacity=0.5),
+                    label(text, 22, th.text)).arrange(RIGHT, buff=0.15) for text, c in entries]
+    return VGroup(*items).arrange(RIGHT, buff=0.6)
 
 
 class Mlp(Chapter):
@@ -87,52 +104,62 @@ class Mlp(Chapter):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(words, lag_ratio=0.08), run_time=0.9)
             stage.play(words.animate.highlight(plan.focus, th.query), run_time=0.6)
 
-        # the model's shape, to scale
+        # the model's shape and GPT-2 small's, at one scale: the tallest column fills the room
+        gd, gm = plan.gpt2
+        room = top - full.bottom - 2.4  # the titles over, the sizes and the legend under the columns
+        unit = room / max(gm, plan.d_mlp)
         mine = shape_diagram(stage, (plan.d_model, plan.d_mlp), gated, th.embedding, th.value,
                              say(f"{T}.shape_{'gated' if gated else 'plain'}", model=plan.model_name,
-                                 d_model=plan.d_model, d_mlp=plan.d_mlp))
-        fit_into(mine, full.width / 2 - 0.3, top - full.bottom - 0.3)
-        mine.move_to([full.left + full.width / 4, top - 0.2 - mine.height / 2, 0])
+                                 d_model=plan.d_model, d_mlp=plan.d_mlp), unit)
+        gpt = shape_diagram(stage, (gd, gm), False, th.embedding, th.key,
+                            say(f"{T}.shape_gpt2", d_model=gd, d_mlp=gm), unit)
+        bar = scale_bar(stage, 1000, unit)
+        keys = legend(stage, [(say(f"{T}.legend_stream"), th.embedding),
+                              (say(f"{T}.legend_hidden", model=plan.model_name), th.value),
+                              (say(f"{T}.legend_hidden", model="GPT-2"), th.key)])
+        fit_into(keys, full.width - 0.4, 0.5)
+        keys.move_to([0, full.bottom + 0.75, 0])
+        y_mid = top - 0.7 - room / 2  # the columns' middle line, under the titles
+        for d, x in ((mine, full.left + full.width * 0.24), (gpt, full.right - full.width * 0.22)):
+            d[1].shift([x - d[1].get_x(), y_mid - d.columns[0][0].get_y(), 0])
+            fit_into(d[0], full.width * 0.45, 0.5).move_to([x, top - 0.3, 0])
+        gap = (mine[1].get_right()[0] + gpt[1].get_left()[0]) / 2  # the scale bar between the two
+        bar.shift([gap - bar[0].get_x(), y_mid - bar[0].get_y(), 0])
         key = f"{T}.caption_shape_gated" if gated else f"{T}.caption_shape_plain"
         with stage.narrating(say(key, d_model=plan.d_model, d_mlp=plan.d_mlp, ratio=plan.ratio)):
-            stage.play(FadeIn(mine, lag_ratio=0.2), run_time=1.2)
+            stage.play(FadeIn(mine, lag_ratio=0.2), FadeIn(bar), FadeIn(keys[:2]), run_time=1.2)
             stage.wait(0.5)
         drawn["shape"] = mine
 
         # GPT-2 small, from its config, beside it
-        gd, gm = plan.gpt2
-        gpt = shape_diagram(stage, (gd, gm), False, th.embedding, th.key,
-                            say(f"{T}.shape_gpt2", d_model=gd, d_mlp=gm))
-        fit_into(gpt, full.width / 2 - 0.3, top - full.bottom - 0.3)
-        gpt.move_to([full.right - full.width / 4, top - 0.2 - gpt.height / 2, 0])
         with stage.narrating(say(f"{T}.caption_gpt2", d_model=gd, d_mlp=gm, ratio=gm // gd)):
-            stage.play(FadeIn(gpt, lag_ratio=0.2), run_time=1.2)
+            stage.play(FadeIn(gpt, lag_ratio=0.2), FadeIn(keys[2]), run_time=1.2)
             stage.wait(0.5)
         drawn["gpt2"] = gpt
 
         # the focus token's real numbers
-        x = VectorColumn(plan.x, head=3, tail=1, font_size=18, theme=th, bracket_color=th.embedding)
-        xname = math("x", 26, th.embedding).next_to(x, UP, buff=0.12)
-        xg = VGroup(x, xname, label(str(plan.d_model), 16, th.dim).next_to(x, DOWN, buff=0.1))
+        x = VectorColumn(plan.x, head=3, tail=1, font_size=26, theme=th, bracket_color=th.embedding)
+        xname = math("x", 34, th.embedding).next_to(x, UP, buff=0.12)
+        xg = VGroup(x, xname, label(str(plan.d_model), 24, th.dim).next_to(x, DOWN, buff=0.1))
         table = self.neurons(stage, plan)
-        out = VectorColumn(plan.out, head=3, tail=1, font_size=18, theme=th, bracket_color=th.delta_multi)
-        oname = math("y", 26, th.delta_multi).next_to(out, UP, buff=0.12)
-        og = VGroup(out, oname, label(str(plan.d_model), 16, th.dim).next_to(out, DOWN, buff=0.1))
+        out = VectorColumn(plan.out, head=3, tail=1, font_size=26, theme=th, bracket_color=th.delta_multi)
+        oname = math("y", 34, th.delta_multi).next_to(out, UP, buff=0.12)
+        og = VGroup(out, oname, label(str(plan.d_model), 24, th.dim).next_to(out, DOWN, buff=0.1))
         flow = VGroup(xg, table, og).arrange(RIGHT, buff=0.6)
         arrows = VGroup(Arrow(xg.get_right(), table.get_left(), buff=0.1, stroke_width=2, color=th.dim),
                         Arrow(table.get_right(), og.get_left(), buff=0.1, stroke_width=2, color=th.dim))
         body = VGroup(flow, arrows)
-        fit_into(body, full.width, top - full.bottom - 1.2)
-        body.move_to([0, (top + full.bottom + 0.8) / 2, 0])
+        fit_into(body, full.width - 0.2, top - full.bottom - 0.9)
+        body.move_to([0, (top + full.bottom + 0.7) / 2, 0])
         with stage.narrating(say(f"{T}.caption_neurons_gated" if gated else f"{T}.caption_neurons_plain", word=word,
                                  shown=len(plan.neurons), d_mlp=plan.d_mlp)):
-            stage.play(FadeOut(mine), FadeOut(gpt), run_time=0.5)
+            stage.play(FadeOut(mine), FadeOut(gpt), FadeOut(bar), FadeOut(keys), run_time=0.5)
             stage.play(FadeIn(xg), FadeIn(arrows[0]), FadeIn(table, lag_ratio=0.05), run_time=1.4)
             stage.wait(0.8)
         with stage.narrating(say(f"{T}.caption_active", count=plan.active, d_mlp=plan.d_mlp)):
             stage.play(table.brace.animate.set_color(th.highlight), run_time=0.5)
             stage.wait(0.6)
-        check = label(say(f"{T}.check", diff=tiny(say, plan.max_diff)), 20, th.highlight)
+        check = label(say(f"{T}.check", diff=tiny(say, plan.max_diff)), 26, th.highlight)
         fit_into(check, full.width, 0.4).next_to(body, DOWN, buff=0.3)
         with stage.narrating(say(f"{T}.caption_out", d_model=plan.d_model, word=word, diff=tiny(say, plan.max_diff))):
             stage.play(FadeIn(arrows[1]), FadeIn(og), run_time=1.0)
@@ -147,18 +174,18 @@ class Mlp(Chapter):
         th, say = stage.theme, stage.say
         gated = plan.kind == "swiglu"
         if gated:
-            head = [label("", 18, th.text), math("g", 24, th.value), math('"SiLU"(g)', 22, th.value),
-                    math("u", 24, th.key), math('h = "SiLU"(g) dot u', 22, th.text)]
+            head = [label("", 24, th.text), math("g", 32, th.value), math('"SiLU"(g)', 30, th.value),
+                    math("u", 32, th.key), math('h = "SiLU"(g) dot u', 30, th.text)]
             cols = (plan.gate, plan.gate_act, plan.up, plan.hidden)
         else:
-            head = [label("", 18, th.text), math("u", 24, th.key), math('h = "GELU"(u)', 22, th.text)]
+            head = [label("", 24, th.text), math("u", 32, th.key), math('h = "GELU"(u)', 30, th.text)]
             cols = (plan.up, plan.hidden)
         rows = [head]
         for r, n in enumerate(plan.neurons):
-            rows.append([label(f"#{n}", 18, th.dim)] + [label(fixed(c[r], 2), 20, th.text) for c in cols])
-        rows.append([label("⋮", 20, th.dim)] + [label("⋮", 20, th.dim) for _ in cols])
-        grid = aligned_rows(rows, col_gap=0.35, row_step=0.42)
-        note = braced(grid, say(f"{T}.brace", shown=len(plan.neurons), d_mlp=plan.d_mlp), th, RIGHT, 18)
+            rows.append([label(f"#{n}", 24, th.dim)] + [label(fixed(c[r], 2), 28, th.text) for c in cols])
+        rows.append([label("⋮", 28, th.dim)] + [label("⋮", 28, th.dim) for _ in cols])
+        grid = aligned_rows(rows, col_gap=0.5, row_step=0.56, align=["right"] * (len(cols) + 1))
+        note = braced(grid, say(f"{T}.brace", shown=len(plan.neurons), d_mlp=plan.d_mlp), th, RIGHT, 24)
         note[1].next_to(note[0], RIGHT, buff=0.1)
         table = VGroup(grid, note)
         table.brace = note[0]

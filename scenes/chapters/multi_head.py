@@ -122,11 +122,19 @@ class MultiHead(Chapter):
             for h, cell in zip(s.heads, cells):
                 keys = say.quoted_words([s.tokens[j] for j in h.tops])
                 line = f"{T}.caption_head_self" if h.tops == (s.focus,) else f"{T}.caption_head"
+                shown = None
+                if h.tops == (s.focus,):  # the weight the caption reads, under the focus's own cell
+                    g = cell[1]
+                    shown = number(float(h.row[s.focus]), "weight", 22, th.highlight)
+                    shown.next_to(g, DOWN, buff=0.08).set_x(g.cell_center(s.focus, s.focus)[0])
                 with stage.narrating(say(line, role=head_name(say, plan, h), word=word, keys=keys,
                                          weight=float(h.row[s.focus]))):
-                    stage.play(cell[0][0].animate.set_color(th.highlight), run_time=0.4)
+                    stage.play(cell[0][0].animate.set_color(th.highlight),
+                               *([FadeIn(shown)] if shown is not None else []), run_time=0.4)
                     stage.wait(0.6)
                     stage.play(cell[0][0].animate.set_color(th.text), run_time=0.3)
+                if shown is not None:
+                    stage.play(FadeOut(shown), run_time=0.2)
         else:
             with stage.narrating(say(f"{T}.caption_heads_many", count=n, word=word)):
                 stage.wait(1.5)
@@ -150,9 +158,12 @@ class MultiHead(Chapter):
             first, second = ident, (head_name(say, plan, h) if h.role else habit_line(say, h))
         else:
             first, second = head_name(say, plan, h), ident
-        top, below = label(first, 20, th.text), label(second, 16, th.dim)
+        top = label(first, 22, th.text)
+        below = label(second, 20, th.dim)
+        if below.width > width:  # a narrow column (many heads): the role on two lines, not shrunk
+            below = wrapped(second, width, 20, th.dim, 2)
         fit_into(top, width, 0.4)
-        fit_into(below, width, 0.3)
+        fit_into(below, width, 0.6)
         return VGroup(top, below).arrange(DOWN, buff=0.06)
 
     # --- the sum ------------------------------------------------------------------------------
@@ -183,16 +194,28 @@ class MultiHead(Chapter):
             if isinstance(p, VectorColumn):
                 p.shift(UP * (middle - p.brackets.get_y()))
         top = words.get_bottom()[1] - 0.3
-        eq.scale(min(full.width / eq.width, 2.8 / eq.height))
+        eq_scale = min((full.width - 0.4) / eq.width, 2.8 / eq.height)
+        eq.scale(eq_scale)
         eq.move_to([0, top - eq.height / 2, 0])
         eq.columns, eq.E, eq.E_prime, eq.bias = targets, E, Ep, bias
+        note = None
+        if s.rounding_off:  # say so, and mark the rows where the drawn digits do not add up
+            note = wrapped(say(f"{T}.rounding_note"), full.width - 1.0, 22, th.dim, 2)
+            fit_into(note, full.width - 0.4, 0.8).next_to(eq, DOWN, buff=0.2)
+            right = Ep.brackets.get_right()[0] + 0.08
+            marks = VGroup(*(label(say(f"{T}.rounding_mark"), 22, th.dim).scale(eq_scale)
+                             for i in s.rounding_off))
+            for m, i in zip(marks, s.rounding_off):
+                m.move_to([right + m.width / 2, Ep.entry(i).get_y(), 0])
+            note = VGroup(note, marks)
+        eq.note = note
         key = f"{T}.caption_sum_bias" if s.has_bias else f"{T}.caption_sum"
         with stage.narrating(say(key, word=word)):
             stage.play(*(FadeOut(VGroup(c[0], c[1])) for c in cells), run_time=0.6)
             stage.play(*(ReplacementTransform(c, t) for c, t in zip(columns, targets)),
                        FadeIn(E), *(FadeIn(p) for p in pieces if p not in targets and p is not E and p is not Ep),
                        run_time=1.4)
-            stage.play(FadeIn(Ep, shift=LEFT * 0.3), run_time=0.8)
+            stage.play(FadeIn(Ep, shift=LEFT * 0.3), *([FadeIn(note)] if note is not None else []), run_time=0.8)
             stage.wait(1.0)
         stage.remove(*grids)
         return eq
@@ -207,7 +230,8 @@ class MultiHead(Chapter):
         lines = table(rows, gap=0.22, row_gap=0.16, first_left=True)
         head = mixed_label(say(f"{T}.moved_title", word=say.quote(s.tokens[s.focus])), 24, th.dim)
         box = VGroup(head, lines).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-        room = Region("moved", full.left, full.right, full.bottom, eq.get_bottom()[1] - 0.25)
+        above = eq.note if eq.note is not None else eq
+        room = Region("moved", full.left, full.right, full.bottom, above.get_bottom()[1] - 0.25)
         fit_into(box, room.width, room.height).move_to(room.center)
         name, (a, b) = max(zip(plan.directions, s.projections), key=lambda d: d[1][1] - d[1][0])
         with stage.narrating(say(f"{T}.caption_moved", word=say.quote(s.tokens[s.focus]),

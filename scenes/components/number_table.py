@@ -147,15 +147,26 @@ class NumberTable(VGroup):
         return self.grid.get_right()[0] + gap
 
 
-def aligned_rows(rows: Sequence[Sequence[VMobject]], col_gap: float = 0.3, row_step: float = 0.5) -> VGroup:
+def aligned_rows(rows: Sequence[Sequence[VMobject]], col_gap: float = 0.3, row_step: float = 0.5,
+                 align: str | Sequence[str] = "center") -> VGroup:
     """Mobjects laid out as a table: row r at y = −r·row_step, each column as wide as its widest
-    entry, entries centred in their column. Returns a VGroup of one VGroup per row."""
-    widths = [max(r[c].width for r in rows if c < len(r)) for c in range(max(map(len, rows)))]
+    entry, entries centred in their column (`align`: "center", "left" or "right", for all columns
+    or one per column; right-aligned numbers line up their last digits). Returns a VGroup of one
+    VGroup per row."""
+    n = max(map(len, rows))
+    widths = [max(r[c].width for r in rows if c < len(r)) for c in range(n)]
+    aligns = [align] * n if isinstance(align, str) else list(align) + ["center"] * (n - len(align))
     out = VGroup()
     for k, r in enumerate(rows):
         x = 0.0
         for c, m in enumerate(r):
-            m.move_to([x + widths[c] / 2, -k * row_step, 0])
+            y = -k * row_step
+            if aligns[c] == "right":
+                m.move_to([x + widths[c] - m.width / 2, y, 0])
+            elif aligns[c] == "left":
+                m.move_to([x + m.width / 2, y, 0])
+            else:
+                m.move_to([x + widths[c] / 2, y, 0])
             x += widths[c] + col_gap
         out.add(VGroup(*r))
     return out

@@ -38,6 +38,11 @@ class FlashPlan:
     n_ctx: int  # the model's context length, for the memory count at full length
     ctx_ordinary: int  # floats of the score matrix at n_ctx tokens
     ctx_tiled: int  # floats of the tiled way at n_ctx tokens (the same blocks)
+    mem_bq: int = 0  # the tiled count's terms: a block of mem_bq queries against mem_bk keys
+    mem_bk: int = 0
+    mem_tile: int = 0  # the tile of scores: mem_bq · mem_bk
+    mem_ml: int = 0  # the running maximum m and sum l: 2 · mem_bq
+    mem_o: int = 0  # the running output O: mem_bq · d
 
     @property
     def steps(self):
@@ -52,6 +57,7 @@ def plan_flash(setting: Setting, block_q: int = BLOCK_Q, block_k: int = BLOCK_K)
     res = flash_attention(ht.q, ht.k, ht.v, block_q, block_k, causal=causal and tr.n_tokens > 0)
     z = np.asarray(ht.z, np.float64)
     qb = f // block_q
+    bq, bk = min(block_q, tr.n_tokens), min(block_k, tr.n_tokens)  # as peak_floats counts them
     r0, r1 = qb * block_q, min((qb + 1) * block_q, tr.n_tokens)
     decimals = 1
     for dec in range(6, 0, -1):
@@ -64,4 +70,5 @@ def plan_flash(setting: Setting, block_q: int = BLOCK_Q, block_k: int = BLOCK_K)
                      n_query_blocks=-(-tr.n_tokens // block_q), skipped=sum(s.skipped for s in res.steps),
                      layout=setting.layout, n_ctx=tr.model.n_ctx,
                      ctx_ordinary=peak_floats(tr.model.n_ctx, tr.model.n_ctx, res.d, block_q, block_k)[0],
-                     ctx_tiled=peak_floats(tr.model.n_ctx, tr.model.n_ctx, res.d, block_q, block_k)[1])
+                     ctx_tiled=peak_floats(tr.model.n_ctx, tr.model.n_ctx, res.d, block_q, block_k)[1],
+                     mem_bq=bq, mem_bk=bk, mem_tile=bq * bk, mem_ml=2 * bq, mem_o=bq * res.d)

@@ -15,7 +15,7 @@ heads' mean pattern.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -82,6 +82,12 @@ class SentenceSum:
     shown: tuple[int | None, ...]  # the entries shown (None: the ellipsis)
     projections: tuple[tuple[float, float], ...]  # per direction: (E, E′) projected on it
     mean_first: float  # the heads' mean weight of the focus on the first token
+    rounding_off: tuple[int, ...] = ()  # shown entries whose one-decimal terms do not add up to E′'s one decimal
+
+    def rounded_terms(self, i: int) -> list[float]:
+        """Entry i of E, of every head's ΔE (and of the bias when shown), each rounded as drawn."""
+        terms = [self.E[i]] + [h.delta[i] for h in self.heads] + ([self.bias[i]] if self.has_bias else [])
+        return [round(float(t), 1) for t in terms]
 
 
 @dataclass(frozen=True)
@@ -171,6 +177,10 @@ def plan_multi_head(setting: Setting) -> MultiHeadPlan:
             has_bias=bool(np.abs(bias).max() >= BIAS_MIN * max(1.0, float(np.abs(lt.delta_e[f]).max()))), E_prime=E_prime,
             shown=tuple(window_indices(len(E), HEAD_ENTRIES, TAIL_ENTRIES)), projections=proj,
             mean_first=float(np.mean([h.row[0] for h in heads])) if f > 0 else 0.0))
+        s = sentences[-1]
+        off = tuple(i for i in s.shown if i is not None
+                    and round(sum(s.rounded_terms(i)), 1) != round(float(s.E_prime[i]), 1))
+        sentences[-1] = replace(s, rounding_off=off)
     m = setting.model
     return MultiHeadPlan(layer=layer, n_layers=m.n_layers, n_heads=m.n_heads, d_model=m.d_model, real=m.real,
                          sentences=tuple(sentences), directions=directions)
