@@ -19,7 +19,7 @@ from ..components.vectors import math, symbol_source
 from ..lesson import Chapter
 from ..plans.grid import FormulaPlan, plan_formula
 from ..stage import Region, Stage
-from .grid_parts import grid_on_stage, new_grid, panel_row, show_scores, titles_of
+from .grid_parts import close_up, close_up_done, grid_on_stage, new_grid, panel_row, show_scores, titles_of
 
 FS = 40  # the formula's font size
 ROW = 0.6  # the panel's line spacing
@@ -114,14 +114,14 @@ class Formula(Chapter):
             near = grid.cell_center(i, max(0, min(i, n - 1) - 1))
             z = float(np.clip(5.5 * grid.cell_width / frame.width, 0.25, 1.0))  # about 5 cells across
             if z < 0.9:
-                stage.play(frame.animate.scale(z).move_to(near), run_time=1.2)
+                stage.play(frame.animate.scale(z).move_to(near), *close_up(grid, near, z, frame), run_time=1.2)
                 stage.wait(0.8)
         drawn["denominator"] = grid.symbol_denominator
         with stage.narrating(say("grid.formula.scores")):
             stage.play(show_scores(grid, 1.2))
             stage.wait(0.5)
             if z < 0.9:
-                stage.play(Restore(frame), run_time=1.0)
+                stage.play(Restore(frame), *close_up_done(grid), run_time=1.0)
         drawn["scores"] = dict(grid.number_mobs)
         l_m = line(math("\"softmax\"", 30, th.text), say(f"grid.formula.softmax_line_{layout}"), 4)
         with stage.narrating(say(f"grid.formula.softmax_{layout}")):
