@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, PI, RIGHT, UP, FadeIn, FadeOut, Indicate, ReplacementTransform, Restore, Rotate, SurroundingRectangle,
-    VGroup, Write,
+    DOWN, LEFT, PI, RIGHT, UP, FadeIn, FadeOut, Indicate, ReplacementTransform, Restore, Rotate, Succession,
+    SurroundingRectangle, VGroup, Write, smooth,
 )
 
 from ..components.formula import AttentionFormula
@@ -191,9 +191,14 @@ class Formula(Chapter):
         ul = grid.lines.get_corner(UP + LEFT)
         dr = grid.lines.get_corner(DOWN + RIGHT)
         with stage.narrating(say(f"grid.formula.to_{other}")):
-            stage.play(FadeOut(panel), FadeOut(titles), grid.unhighlight(), run_time=0.6)
-            stage.play(Rotate(grid, PI, axis=dr - ul, about_point=(ul + dr) / 2), ReplacementTransform(f, f2),
-                       run_time=2.0)
-            stage.play(FadeOut(grid), FadeIn(g2), FadeIn(t2), run_time=0.6)
+            # the labels go with the titles (flipped, they would read mirrored and leave the frame); the
+            # flipped cells (not square: they turn out of the frame's box) fade into the new grid
+            stage.play(FadeOut(panel), FadeOut(titles), grid.unhighlight(), grid.labels.animate.set_opacity(0.0),
+                       run_time=0.6)
+            late = lambda t: smooth(max(0.0, (t - 0.75) / 0.25))  # noqa: E731
+            stage.play(Succession(Rotate(grid, PI, axis=dr - ul, about_point=(ul + dr) / 2, run_time=2.0),
+                                  FadeOut(grid, run_time=0.6)),
+                       ReplacementTransform(f, f2, run_time=2.0), FadeIn(g2, rate_func=late),
+                       FadeIn(t2, rate_func=late), run_time=2.6)
             stage.wait(1.0)
         stage.hand_on(grid=g2, grid_titles=t2)
