@@ -187,6 +187,10 @@ class Formula(Chapter):
         d2 = grid.lines.get_center() - g2.lines.get_center()  # the flip turns about the cells' centre
         g2.shift(d2)
         t2.shift(d2)
+        full, both = stage.region("full"), VGroup(g2, t2)  # but never past the frame's edge
+        fix = max(0.0, full.left - both.get_left()[0]) - max(0.0, both.get_right()[0] - full.right)
+        both.shift(RIGHT * fix + UP * (max(0.0, full.bottom - both.get_bottom()[1])
+                                       - max(0.0, both.get_top()[1] - full.top)))
         stage.drawn[self.key].update(other_grid=g2, other_formula=f2, other_titles=t2)
         ul = grid.lines.get_corner(UP + LEFT)
         dr = grid.lines.get_corner(DOWN + RIGHT)
