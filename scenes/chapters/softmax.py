@@ -54,7 +54,8 @@ class Softmax(Chapter):
                 if zoom:  # lean in: the column in the grid and its strip, side by side
                     ll, ur = grid.column_region(q)
                     col = VGroup(Rectangle().replace(VGroup(Line(ll, ur)), stretch=True), sm.box)
-                    z = float(np.clip((col.width + 1.5) / stage.region("full").width, 0.6, 1.0))
+                    full = stage.region("full")  # close enough to read, far enough to see all of the strip
+                    z = float(np.clip(max((col.width + 1.5) / full.width, (col.height + 0.6) / full.height), 0.6, 1.0))
                     stage.play(frame.animate.scale(z).move_to(col.get_center()),
                                *close_up(grid, col.get_center(), z, frame), run_time=1.0)
                 stage.play(sm.normalize(run_time=1.6 if first else 1.2))
