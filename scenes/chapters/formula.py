@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, PI, RIGHT, UP, FadeIn, FadeOut, Indicate, ReplacementTransform, Restore, Rotate, SurroundingRectangle,
-    VGroup, Write,
+    DOWN, LEFT, PI, RIGHT, UP, FadeIn, FadeOut, Indicate, ReplacementTransform, Restore, Rotate, Succession,
+    SurroundingRectangle, VGroup, Write, smooth,
 )
 
 from ..components.formula import AttentionFormula
@@ -19,7 +19,7 @@ from ..components.vectors import math, symbol_source
 from ..lesson import Chapter
 from ..plans.grid import FormulaPlan, plan_formula
 from ..stage import Region, Stage
-from .grid_parts import grid_on_stage, new_grid, panel_row, show_scores, titles_of
+from .grid_parts import close_up, close_up_done, grid_on_stage, new_grid, panel_row, show_scores, titles_of
 
 FS = 40  # the formula's font size
 ROW = 0.6  # the panel's line spacing
@@ -114,14 +114,14 @@ class Formula(Chapter):
             near = grid.cell_center(i, max(0, min(i, n - 1) - 1))
             z = float(np.clip(5.5 * grid.cell_width / frame.width, 0.25, 1.0))  # about 5 cells across
             if z < 0.9:
-                stage.play(frame.animate.scale(z).move_to(near), run_time=1.2)
+                stage.play(frame.animate.scale(z).move_to(near), *close_up(grid, near, z, frame), run_time=1.2)
                 stage.wait(0.8)
         drawn["denominator"] = grid.symbol_denominator
         with stage.narrating(say("grid.formula.scores")):
             stage.play(show_scores(grid, 1.2))
             stage.wait(0.5)
             if z < 0.9:
-                stage.play(Restore(frame), run_time=1.0)
+                stage.play(Restore(frame), *close_up_done(grid), run_time=1.0)
         drawn["scores"] = dict(grid.number_mobs)
         l_m = line(math("\"softmax\"", 30, th.text), say(f"grid.formula.softmax_line_{layout}"), 4)
         with stage.narrating(say(f"grid.formula.softmax_{layout}")):
@@ -187,13 +187,22 @@ class Formula(Chapter):
         d2 = grid.lines.get_center() - g2.lines.get_center()  # the flip turns about the cells' centre
         g2.shift(d2)
         t2.shift(d2)
+        full, both = stage.region("full"), VGroup(g2, t2)  # but never past the frame's edge
+        fix = max(0.0, full.left - both.get_left()[0]) - max(0.0, both.get_right()[0] - full.right)
+        both.shift(RIGHT * fix + UP * (max(0.0, full.bottom - both.get_bottom()[1])
+                                       - max(0.0, both.get_top()[1] - full.top)))
         stage.drawn[self.key].update(other_grid=g2, other_formula=f2, other_titles=t2)
         ul = grid.lines.get_corner(UP + LEFT)
         dr = grid.lines.get_corner(DOWN + RIGHT)
         with stage.narrating(say(f"grid.formula.to_{other}")):
-            stage.play(FadeOut(panel), FadeOut(titles), grid.unhighlight(), run_time=0.6)
-            stage.play(Rotate(grid, PI, axis=dr - ul, about_point=(ul + dr) / 2), ReplacementTransform(f, f2),
-                       run_time=2.0)
-            stage.play(FadeOut(grid), FadeIn(g2), FadeIn(t2), run_time=0.6)
+            # the labels go with the titles (flipped, they would read mirrored and leave the frame); the
+            # flipped cells (not square: they turn out of the frame's box) fade into the new grid
+            stage.play(FadeOut(panel), FadeOut(titles), grid.unhighlight(), grid.labels.animate.set_opacity(0.0),
+                       run_time=0.6)
+            late = lambda t: smooth(max(0.0, (t - 0.75) / 0.25))  # noqa: E731
+            stage.play(Succession(Rotate(grid, PI, axis=dr - ul, about_point=(ul + dr) / 2, run_time=2.0),
+                                  FadeOut(grid, run_time=0.6)),
+                       ReplacementTransform(f, f2, run_time=2.0), FadeIn(g2, rate_func=late),
+                       FadeIn(t2, rate_func=late), run_time=2.6)
             stage.wait(1.0)
         stage.hand_on(grid=g2, grid_titles=t2)

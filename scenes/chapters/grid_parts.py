@@ -4,15 +4,18 @@ grid the chapter before left, notes in the side panel, the Σ under every query,
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, PI, UP, Circle, Dot, FadeIn, FadeOut, VGroup
+from manim import DOWN, LEFT, PI, UP, Circle, Dot, FadeIn, FadeOut, Restore, VGroup
 
 from ..components.attention_grid import AttentionGrid
 from ..components.softmax_column import SoftmaxColumn
 from ..components.text import baseline_row, label, number
+from ..review import exempt
 from ..stage import Region, Stage
 from ..style import has_hangul
 
 NOTE_FS = 26  # notes in the side panel
+CLOSE_UP = ("a close-up inside the grid: its lines and cells go on past the frame's edge on purpose; "
+            "the labels the close-up would cut are faded while the camera is close")
 
 
 def axis_titles(grid: AttentionGrid, stage: Stage) -> VGroup:
@@ -198,3 +201,42 @@ def score_legend(stage: Stage, grid: AttentionGrid) -> VGroup:
             [ring, label(say("grid.dot_products.legend_negative"), 24, th.text)],
             [label(say("grid.dot_products.legend_area"), 22, th.dim)]]
     return panel_note(stage, rows, font_size=24)
+
+
+# --- close-ups inside the grid --------------------------------------------------------------------
+
+def close_up(grid: AttentionGrid, center, scale: float, frame) -> list:
+    """What to play with the camera's move into a close-up of `grid` (the frame scaled by `scale`
+    and centred on `center`): each axis of labels that the close-up would cut (a label partly in
+    the frame) fades out, so that no word is cut at the frame's edge. The grid's lines and cells do
+    go on past the edge (a declared exception while the camera is close). Undo with `close_up_done`."""
+    w, h = frame.width * scale, frame.height * scale
+    m = 0.12 * h / 8.0
+    fx0, fx1, fy0, fy1 = center[0] - w / 2, center[0] + w / 2, center[1] - h / 2, center[1] + h / 2
+    faded = []
+    for which, sheet in (("rows", grid.row_labels), ("cols", grid.col_labels)):
+        if not sheet.has_points():
+            continue
+        for x0, y0, x1, y1 in grid.label_boxes(which):
+            seen = x1 > fx0 and x0 < fx1 and y1 > fy0 and y0 < fy1
+            whole = x0 >= fx0 + m and x1 <= fx1 - m and y0 >= fy0 + m and y1 <= fy1 - m
+            if seen and not whole:
+                faded.append(sheet)
+                break
+    if grid.ticks.has_points() and grid.row_labels in faded:
+        faded.append(grid.ticks)
+    for sheet in faded:
+        sheet.save_state()
+    grid.close_up_faded = faded
+    exempt(grid, "off_frame", CLOSE_UP)
+    return [sheet.animate.set_opacity(0.0) for sheet in faded]
+
+
+def close_up_done(grid: AttentionGrid) -> list:
+    """What to play with the camera's move back from a close-up: the faded labels come back."""
+    faded = getattr(grid, "close_up_faded", [])
+    grid.close_up_faded = []
+    rules = dict(getattr(grid, "lint_exempt", None) or {})
+    rules.pop("off_frame", None)
+    grid.lint_exempt = rules
+    return [Restore(sheet) for sheet in faded]

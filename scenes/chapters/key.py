@@ -23,7 +23,7 @@ from .embedding_parts import direction_name
 from .qkv_parts import camera_home, drop_below, settle, short, side_arrow, slot_row, token_group, vector
 
 STRIP_Y = 3.6  # the word row of the query strip
-ROW_TOP, ROW_BOTTOM, ROW_SPACING = 0.75, -3.7, 0.74  # key rows down the left
+ROW_TOP, ROW_BOTTOM, ROW_SPACING = 0.75, -3.52, 0.74  # key rows down the left
 X_WORD_RIGHT, X_E, X_K, LEFT_EDGE = -4.75, -4.05, -2.25, -6.75
 SIDE = DOWN * (config.frame_height + 1.0)  # the side view is drawn below the frame; the camera goes there
 

@@ -8,7 +8,7 @@ back to the same place."""
 from __future__ import annotations
 
 from manim import (
-    LEFT, RIGHT, UP, Arrow, CurvedArrow, FadeIn, FadeOut, Indicate, LaggedStart, Line, Restore,
+    LEFT, RIGHT, UP, Arrow, CurvedArrow, FadeIn, FadeOut, Indicate, LaggedStart, Line, MoveToTarget, Restore,
     SurroundingRectangle, Transform, VGroup,
 )
 
@@ -38,8 +38,11 @@ class Masking(Chapter):
             aside.save_state()
             panel = stage.region("panel")
             room = Region("aside", panel.left, panel.right, panel.top - 3.2, panel.top)
-            stage.play(aside.animate.scale(min(room.width / aside.width, room.height / aside.height))
-                       .move_to(room.center).set_opacity(0.35), run_time=1.0)
+            aside.generate_target()
+            aside.target.scale(min(room.width / aside.width, room.height / aside.height)).move_to(room.center)
+            aside.target.set_opacity(0.35)
+            aside.target[1].set_opacity(0.0)  # its axis titles would be too small to read: they wait
+            stage.play(MoveToTarget(aside), run_time=1.0)
             area = Region("stair", full.left, panel.left - 0.3, full.bottom, full.top)
         else:
             stage.clear()

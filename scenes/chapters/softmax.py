@@ -13,7 +13,7 @@ from ..components.vectors import math
 from ..lesson import Chapter
 from ..plans.grid import SoftmaxPlan, plan_softmax
 from ..stage import Stage
-from .grid_parts import ensure_grid, query_sums, softmax_strip
+from .grid_parts import close_up, close_up_done, ensure_grid, query_sums, softmax_strip
 from .honest import honest_note
 
 
@@ -54,8 +54,13 @@ class Softmax(Chapter):
                 if zoom:  # lean in: the column in the grid and its strip, side by side
                     ll, ur = grid.column_region(q)
                     col = VGroup(Rectangle().replace(VGroup(Line(ll, ur)), stretch=True), sm.box)
-                    z = float(np.clip((col.width + 1.5) / stage.region("full").width, 0.6, 1.0))
-                    stage.play(frame.animate.scale(z).move_to(col.get_center()), run_time=1.0)
+                    full = stage.region("full")  # close enough to read, far enough to see all of the strip
+                    z = float(np.clip(max((col.width + 1.5) / full.width, (col.height + 0.6) / full.height), 0.6, 1.0))
+                    c, fw, fh = col.get_center(), frame.width * z / 2 - 0.15, frame.height * z / 2 - 0.15
+                    formula_cut = (formula.get_left()[0] < c[0] - fw or formula.get_right()[0] > c[0] + fw
+                                   or formula.get_top()[1] > c[1] + fh)  # it waits above, out of the close-up
+                    stage.play(frame.animate.scale(z).move_to(c), *close_up(grid, c, z, frame),
+                               *([formula.animate.set_opacity(0.0)] if formula_cut else []), run_time=1.0)
                 stage.play(sm.normalize(run_time=1.6 if first else 1.2))
                 stage.wait(0.6 if first else 0.3)
             if first:
@@ -63,7 +68,8 @@ class Softmax(Chapter):
                                          weight=plan.first_top_weight, total=plan.first_sum, count=visible)):
                     stage.play(Indicate(sm.sum_row, color=th.query), run_time=1.0)
                     if zoom:
-                        stage.play(Restore(frame), run_time=1.0)
+                        stage.play(Restore(frame), *close_up_done(grid),
+                                   *([formula.animate.set_opacity(1.0)] if formula_cut else []), run_time=1.0)
             stage.play(sm.settle(), *([grid.show_columns({q: "weights"}, run_time=0.8)] if readable else []))
 
         with stage.narrating(say(f"grid.softmax.all_{layout}")):

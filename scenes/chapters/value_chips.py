@@ -15,7 +15,7 @@ from ..stage import Stage
 from .grid_parts import titles_of
 from .qkv_parts import vector
 
-CHIP_FONT = 16
+CHIP_FONT = 17.5  # its digits stay at 14 px or more once the chips are fitted beside the column
 GAP = 0.06  # between stacked chips
 
 
@@ -31,9 +31,9 @@ class ValueChip(VGroup):
         self.weight_part = VGroup(self.weight, times).arrange(RIGHT, buff=0.06)
         self.symbol = math(symbol_source("V", token + 1), font_size=font_size * 1.3, color=theme.value)
         self.vec = vector(values, window, font_size=font_size, theme=theme, bracket_color=theme.value,
-                          horizontal=True, entry_gap=0.12)
-        body = VGroup(self.weight_part, self.symbol, self.vec).arrange(RIGHT, buff=0.1)
-        self.box = RoundedRectangle(width=body.width + 0.2, height=body.height + 0.12, corner_radius=0.06,
+                          horizontal=True, entry_gap=0.09)
+        body = VGroup(self.weight_part, self.symbol, self.vec).arrange(RIGHT, buff=0.08)
+        self.box = RoundedRectangle(width=body.width + 0.16, height=body.height + 0.12, corner_radius=0.06,
                                     stroke_color=theme.value, stroke_width=1.2, stroke_opacity=0.6,
                                     fill_color=theme.background, fill_opacity=1.0).move_to(body)
         self.leader = None

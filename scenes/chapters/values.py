@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from manim import (
     DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, LaggedStart, ReplacementTransform, Transform, VGroup, Write, config,
+    smooth,
 )
 
 from ..components.matrices import MatVecProduct, WeightMatrix
@@ -68,8 +69,10 @@ class Values(Chapter):
         stage.drawn["values"]["z_column"] = z_col
         movers = [c.vec.copy() for c in chips if plan.weights[c.token] >= 0.005]
         with stage.narrating(say("qkv.values.sum")):
-            stage.play(*(Transform(m, z_col.copy().fade_to(0.35)) for m in movers), run_time=1.0)
-            stage.play(*(FadeOut(m) for m in movers), FadeIn(z_col), Write(z_label), run_time=0.7)
+            # the weighted values fly into the sum and become it (none is left stacked on another)
+            stage.play(*(Transform(m, z_col.copy().fade_to(0.35), remover=True) for m in movers),
+                       FadeIn(z_col, rate_func=lambda t: smooth(max(0.0, (t - 0.55) / 0.45))), run_time=1.2)
+            stage.play(Write(z_label), run_time=0.7)
             stage.wait(0.8)
         return z_group
 
@@ -84,10 +87,14 @@ class Values(Chapter):
         prod.scale_to_fit_width(panel.width)
         prod.move_to([panel.center[0], z_group.get_bottom()[1] - 0.3 - prod.height / 2, 0])
         stage.drawn["values"]["product"] = prod
+        # the camera closes in on the product: the grid side (grid, titles, chips) would be cut at the
+        # frame's left edge, so it fades while the camera is close and comes back with it (update)
+        aside = [m for m in stage.mobjects if m is not z_group and m.get_center()[0] < panel.left]
+        stage.drawn["values"]["aside"] = aside
         with stage.narrating(say("qkv.values.lift", d_model=plan.d_model)):
             stage.play(ReplacementTransform(z_group.column, zvec), FadeOut(z_group[0]), FadeIn(Wo, shift=RIGHT * 0.2),
                        FadeIn(prod.equals), FadeIn(prod.result), zoom_on(stage, prod, min_width=5.5, pad=1.15),
-                       run_time=1.2)
+                       *(FadeOut(m) for m in aside), run_time=1.2)
             rows = prod.shown_rows()
             stage.play(prod.sweep(rows=rows[:2], run_time_per_row=0.9, fade_boxes=False))
         with stage.narrating(say("qkv.values.delta", word=say.quote(plan.tokens[i]))):
@@ -130,7 +137,8 @@ class Values(Chapter):
                                      direction_lines=list(lines))
         with stage.narrating(say("qkv.values.update", word=say.quote(plan.tokens[i]))):
             stage.play(camera_home(stage), FadeOut(VGroup(prod.matrix, prod.vector, prod.equals)),
-                       ReplacementTransform(prod.result, d_col), FadeIn(e_col), FadeIn(plus), run_time=1.0)
+                       ReplacementTransform(prod.result, d_col), FadeIn(e_col), FadeIn(plus),
+                       *(FadeIn(m) for m in stage.drawn["values"].get("aside", [])), run_time=1.0)
             stage.play(FadeIn(eq), FadeIn(n_col, shift=RIGHT * 0.2), run_time=0.8)
             stage.wait(0.6)
         if len(lines):
