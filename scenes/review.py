@@ -40,6 +40,7 @@ RULES = {
     "caption_number": "a number in a caption is on screen, rounded the same way",
     "decimal_convention": "one decimal convention (point or comma) per panel",
     "honest_title": "a title names a head's role only if the head was measured to play it",
+    "typeset_math": "no raw underscore on screen: W_Q is W with a subscript Q (typeset math)",
 }
 MIN_NUMBER_PX = 14.0
 MIN_TEXT_PX = 11.0
@@ -292,6 +293,8 @@ def _finish(scene, anim) -> None:
             scene.replace(anim.mobject, target)
         else:
             anim.mobject.become(target)
+    if kind not in intro and anim.is_remover():  # any animation may be told to leave (remover=True)
+        scene.remove(anim.mobject)
 
 
 def fast_forward(scene, args, kwargs) -> bool:
@@ -311,7 +314,9 @@ def fast_forward(scene, args, kwargs) -> bool:
     scene.add_mobjects_from_animations(anims)
     for a in anims:
         _finish(scene, a)
-    scene.renderer.time += scene.get_run_time(anims)
+    run_time = scene.get_run_time(anims)
+    scene.update_mobjects(run_time)  # updaters run once, as in a skipped play (labels that follow a shape)
+    scene.renderer.time += run_time
     scene.renderer.num_plays += 1
     return True
 
@@ -413,6 +418,7 @@ class Linter(Observer):
         self.check_sizes(scene, texts, scale)
         self.check_overlaps(scene, texts)
         self.check_decimals(scene, texts)
+        self.check_underscores(scene, texts)
         if settled or not hasattr(scene.camera, "frame"):
             self.check_frame(scene, mobs, camera)
 
@@ -467,6 +473,12 @@ class Linter(Observer):
                     reason = a.exempt.get("overlap") or b.exempt.get("overlap")
                     self.add(scene, "overlap", f"{_short(a.text, 24)} overlaps {_short(b.text, 24)}", _where(hit),
                              reason, key=tuple(sorted((a.text, b.text))))
+
+    def check_underscores(self, scene, texts) -> None:
+        for t in texts:
+            if "_" in t.text:
+                self.add(scene, "typeset_math", f"{_short(t.text)} is drawn with a raw underscore", _where(t.box),
+                         t.exempt.get("typeset_math"), key=(t.text,))
 
     def check_decimals(self, scene, texts) -> None:
         by_owner: dict[int, list[TextOnScreen]] = {}
