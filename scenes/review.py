@@ -163,8 +163,10 @@ def visible_leaves(scene, mobs=None, whole_texts: bool = False):
 # --- numbers in words -----------------------------------------------------------------------------
 
 NUMBER_IN_TEXT = re.compile(r"[−\-+]?\d[\d.,]*(?:\s?×\s?10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?%?")
-DECIMAL_COMMA = re.compile(r"(?<![\d,.])\d+,\d{1,2}(?![\d])")
-DECIMAL_POINT = re.compile(r"(?<![\d,.])\d+\.\d{1,2}(?![\d])")
+# a decimal comma (0,48, 0,00000027: not three digits after it) or a thousands point (1.572.864) is the
+# Portuguese way; a decimal point (0.48) or a thousands comma (1,572,864) the English one
+DECIMAL_COMMA = re.compile(r"(?<![\d,.])\d+,(?!\d{3}(?!\d))\d+(?![\d])|(?<![\d,.])\d{1,3}(?:\.\d{3})+(?![\d.,])")
+DECIMAL_POINT = re.compile(r"(?<![\d,.])\d+\.(?!\d{3}(?!\d))\d+(?![\d])|(?<![\d,.])\d{1,3}(?:,\d{3})+(?![\d.,])")
 
 
 def _normalized(token: str, lang: str) -> str | None:
@@ -416,6 +418,7 @@ class Linter(Observer):
         self._block_numbers |= screen_numbers(texts)
         scale = 720.0 / (camera[3] - camera[1])  # px at 720p per unit, with the camera's zoom
         self.check_sizes(scene, texts, scale)
+        self.check_merged_labels(scene, mobs, scale)
         self.check_overlaps(scene, texts)
         self.check_decimals(scene, texts)
         self.check_underscores(scene, texts)
@@ -449,6 +452,19 @@ class Linter(Observer):
                 more = f" (and {len(group) - 1} more under {limit:.0f} px)" if len(group) > 1 else ""
                 self.add(scene, rule, f"{_short(t.text)} {px:.1f} px < {limit:.0f} px{more}", _where(t.box),
                          t.exempt.get(rule), key=(round(px),))
+
+    def check_merged_labels(self, scene, mobs, scale: float) -> None:
+        """Labels drawn as one merged outline (a grid's row and column words, for speed) say their font
+        size at build time (`lint_text`); their size now follows how their grid has been scaled."""
+        for mob, ex in visible_leaves(scene, mobs):
+            info = getattr(mob, "lint_text", None)
+            if info is None:
+                continue
+            fs, ref, ref_height = info
+            px = fs * (ref.height / ref_height) * self.cap_per_point["latin"] * scale
+            if px < MIN_TEXT_PX - 0.05:
+                self.add(scene, "text_size", f"a grid's labels {px:.1f} px < {MIN_TEXT_PX:.0f} px", _where(_box(mob)),
+                         ex.get("text_size"), key=("grid labels", round(px)))
 
     def check_overlaps(self, scene, texts) -> None:
         if len(texts) < 2:
@@ -629,6 +645,9 @@ class Storyboard(Observer):
     def capture(self, scene, caption: str) -> None:
         from PIL import Image
 
+        if not visible_leaves(scene):
+            return  # a blank moment between chapters (a card faded out) is not a key frame
+
         self._k += 1
         self._plays_since = 0
         renderer = scene.renderer
@@ -636,7 +655,7 @@ class Storyboard(Observer):
         type(renderer).update_frame(renderer, scene, ignore_skipping=True)
         pixels = renderer.get_frame()
         path = self.folder / f"{self.chapter_number:02d}_{self.chapter}_{self._k:02d}.png"
-        Image.fromarray(pixels).convert("RGB").save(path)
+        Image.fromarray(pixels).convert("RGB").save(path, compress_level=1)  # fast: these are previews
         self.frames.append({"file": path.name, "chapter": self.chapter, "time": round(float(renderer.time), 2),
                             "caption": caption})
 

@@ -233,6 +233,10 @@ class GridGeometry:
                     cl.append(self._word_fn(i).placed(fs, [x, gap + line_h * 0.5, 0], align="center"))
             self.row_labels = points_mobject(rl, self._row_color)
             self.col_labels = points_mobject(cl, self._col_color)
+            # what the lint needs to measure these merged glyph outlines as text: their font size
+            # at the grid's size when built (scenes/review.py scales it by how the lines have scaled since)
+            for labels in (self.row_labels, self.col_labels):
+                labels.lint_text = (fs, self.lines, max(self.lines.height, 1e-9))
             self._label_slices = {"rows": np.cumsum([0] + [len(p) for p in rl]),
                                   "cols": np.cumsum([0] + [len(p) for p in cl])}
             if max(stride_rows, stride_cols) > 1:  # ticks tie every shown label to its row/column
