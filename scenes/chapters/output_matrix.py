@@ -88,8 +88,10 @@ class OutputMatrix(Chapter):
         right = entry_column(plan.head_sum[plan.focus], plan.shown, plan.decimals, th, th.delta_multi)
         lhs = math("W_O dot mat(delim: \"[\", z^((0)); dots.v; z^((" + str(plan.n_heads - 1) + ")))", 32, th.output)
         rhs = math("sum_h Delta E^((h))", 34, th.delta_multi)
-        eq = VGroup(VGroup(lhs, left).arrange(RIGHT, buff=0.2), math("=", 30, th.text),
-                    VGroup(right, rhs).arrange(RIGHT, buff=0.2)).arrange(RIGHT, buff=0.35)
+        # W_O · [z⁽⁰⁾ … z⁽³⁾] = (its product) = (the sum of ΔEs), the sum's name under its vector
+        eq = VGroup(lhs, math("=", 30, th.text), left, math("=", 30, th.text), right).arrange(RIGHT, buff=0.3)
+        rhs.next_to(right, DOWN, buff=0.15)
+        eq.add(rhs)
         largest = scientific(say, plan.max_diff_focus)  # one value for the screen and the caption
         diff = baseline_row([label(say(f"{T}.max_diff"), 26, th.text), label(largest, 26, th.text)], buff=0.14)
         of = label(say(f"{T}.for_word", word=say.quote(word)), 26, th.text)
@@ -112,9 +114,9 @@ class OutputMatrix(Chapter):
         drawn.update(left=left, right=right, diff=diff, word=of)
         with stage.narrating(say(f"{T}.caption_concat", word=say.quote(word), count=plan.n_heads,
                                  d_head=plan.d_head, total=plan.n_heads * plan.d_head)):
-            stage.play(FadeIn(of), FadeIn(lhs), FadeIn(left), run_time=0.8)
+            stage.play(FadeIn(of), FadeIn(lhs), FadeIn(eq[1]), FadeIn(left), run_time=0.8)
         with stage.narrating(say(f"{T}.caption_equal", decimals=plan.decimals, value=largest)):
-            stage.play(FadeIn(eq[1]), FadeIn(right), FadeIn(rhs), run_time=0.8)
+            stage.play(FadeIn(eq[3]), FadeIn(right), FadeIn(rhs), run_time=0.8)
             stage.play(FadeIn(diff, shift=UP * 0.1), run_time=0.5)
             stage.wait(1.0)
         with stage.narrating(say(f"{T}.caption_closing")):
