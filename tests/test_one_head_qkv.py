@@ -200,6 +200,13 @@ def test_values_plan_is_the_trace(make_inputs, tracer, case):
         assert d.after - d.before >= 0.3
     if case == "fluffy":
         assert {d.name for d in plan.directions} == {"fluffy", "blue"}
+    # the rows marked ≈: exactly those whose drawn E + ΔE (one decimal each) miss E′ drawn
+    def drawn_tenths(x):  # the digits drawn, in tenths
+        return int(fmt_vec(x).replace("−", "-").replace("+", "").replace(".", ""))
+
+    want = [k for k in plan.updated.indices if k is not None
+            and drawn_tenths(resid[i][k]) + drawn_tenths(head.delta_e[i][k]) != drawn_tenths((resid[i] + delta)[k])]
+    assert list(plan.rounding_off) == want
     for name, arr in (("E", resid), ("dE", head.delta_e), ("E'", resid + head.delta_e)):
         assert set(plan.bands[name]) == {j for j in plan.band_slots if j is not None}
         for j, s in plan.bands[name].items():
@@ -388,6 +395,16 @@ def test_values_are_weighted_inside_the_focus_column(rendered, tracer):
         assert set(drawn["all_words"][name]) == set(range(tr.n_tokens))
         for j, col in drawn["all_words"][name].items():
             assert_shows(col, arr[j])
+    # ≈ beside exactly the E′ rows whose drawn digits do not add up (E + ΔE as drawn vs E′ as drawn)
+    def tenths(mob):
+        return int(mob.shown.replace("−", "-").replace("+", "").replace(".", ""))
+
+    e, d, n = drawn["e_column"], drawn["delta_column"], drawn["updated_column"]
+    want = [m.index for m in n.entries if tenths(e.entry(m.index)) + tenths(d.entry(m.index)) != tenths(m)]
+    marks = drawn["rounding"]
+    assert len(marks[0] if len(marks) else []) == len(want)
+    for mark, k in zip(marks[0] if len(marks) else [], want):
+        assert abs(mark.get_y() - n.entry(k).get_y()) < 1e-6 and mark.get_left()[0] > n.brackets.get_right()[0]
     # the sum sits in the side panel, the grid stays; the camera is back and nothing is off-frame
     panel = stage.region("panel")
     assert panel.contains(drawn["updated_column"]) and panel.contains(drawn["e_column"])

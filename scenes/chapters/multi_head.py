@@ -17,6 +17,7 @@ from ..plans.multi_head import (HEAD_ENTRIES, TAIL_ENTRIES, HeadProposal, MultiH
 from ..stage import Region, Stage
 from .embedding_parts import direction_name, fit_into, mixed_label
 from .honest import wrapped
+from .rounding_parts import rounding_marks, rounding_note
 
 T = "multi_head"
 PER_HEAD_CAPTIONS = 4  # with more heads than this, one caption for all of them
@@ -200,14 +201,9 @@ class MultiHead(Chapter):
         eq.columns, eq.E, eq.E_prime, eq.bias = targets, E, Ep, bias
         note = None
         if s.rounding_off:  # say so, and mark the rows where the drawn digits do not add up
-            note = wrapped(say(f"{T}.rounding_note"), full.width - 1.0, 22, th.dim, 2)
+            note = rounding_note(stage, full.width - 1.0)
             fit_into(note, full.width - 0.4, 0.8).next_to(eq, DOWN, buff=0.2)
-            right = Ep.brackets.get_right()[0] + 0.08
-            marks = VGroup(*(label(say(f"{T}.rounding_mark"), 22, th.dim).scale(eq_scale)
-                             for i in s.rounding_off))
-            for m, i in zip(marks, s.rounding_off):
-                m.move_to([right + m.width / 2, Ep.entry(i).get_y(), 0])
-            note = VGroup(note, marks)
+            note = VGroup(note, rounding_marks(stage, Ep, s.rounding_off, scale=eq_scale))
         eq.note = note
         key = f"{T}.caption_sum_bias" if s.has_bias else f"{T}.caption_sum"
         with stage.narrating(say(key, word=word)):

@@ -16,9 +16,10 @@ from ..components.vectors import math, symbol_source
 from ..lesson import Chapter
 from ..plans.qkv import ValuesPlan, plan_values
 from ..stage import Stage
-from .embedding_parts import direction_name
+from .embedding_parts import direction_name, fit_into
 from .grid_parts import ensure_grid
 from .honest import honest_note
+from .rounding_parts import rounding_marks, rounding_note
 from .qkv_parts import camera_home, drop_below, dots_column, slot_row, vector, zoom_on
 from .value_chips import fit_grid, value_chips
 
@@ -116,9 +117,17 @@ class Values(Chapter):
         total = VGroup(e_col, plus, d_col, eq, n_col).arrange(RIGHT, buff=0.3)
         plus.match_y(e_col.brackets)
         eq.match_y(e_col.brackets)
-        if total.width > panel.width:
-            total.scale_to_fit_width(panel.width)
-        total.move_to([panel.center[0], panel.top - 0.3 - total.height / 2, 0])
+        # ≈ beside the rows whose drawn digits do not add up (from the plan), and one note saying why
+        marks = rounding_marks(stage, n_col, plan.rounding_off) if plan.rounding_off else VGroup()
+        block = VGroup(total, marks)
+        if block.width > panel.width:
+            block.scale_to_fit_width(panel.width)
+        block.move_to([panel.center[0], panel.top - 0.3 - block.height / 2, 0])
+        rounding = VGroup()
+        if plan.rounding_off:
+            note = rounding_note(stage, panel.width, font_size=20, max_lines=5)
+            fit_into(note, panel.width, 1.8).next_to(block, DOWN, buff=0.25).set_x(panel.center[0])
+            rounding = VGroup(marks, note)
         lines = VGroup()
         for d in plan.directions:
             a = number(d.before, "vec", font_size=24, color=th.embedding)
@@ -132,14 +141,15 @@ class Values(Chapter):
             lines.arrange(DOWN, aligned_edge=LEFT, buff=0.18)
             if lines.width > panel.width:
                 lines.scale_to_fit_width(panel.width)
-            lines.next_to(total, DOWN, buff=0.45).set_x(panel.center[0])
-        stage.drawn["values"].update(e_column=e_col, delta_column=d_col, updated_column=n_col,
+            lines.next_to(VGroup(total, rounding), DOWN, buff=0.45).set_x(panel.center[0])
+        stage.drawn["values"].update(e_column=e_col, delta_column=d_col, updated_column=n_col, rounding=rounding,
                                      direction_lines=list(lines))
         with stage.narrating(say("qkv.values.update", word=say.quote(plan.tokens[i]))):
             stage.play(camera_home(stage), FadeOut(VGroup(prod.matrix, prod.vector, prod.equals)),
                        ReplacementTransform(prod.result, d_col), FadeIn(e_col), FadeIn(plus),
                        *(FadeIn(m) for m in stage.drawn["values"].get("aside", [])), run_time=1.0)
-            stage.play(FadeIn(eq), FadeIn(n_col, shift=RIGHT * 0.2), run_time=0.8)
+            stage.play(FadeIn(eq), FadeIn(n_col, shift=RIGHT * 0.2), *([FadeIn(rounding)] if len(rounding) else []),
+                       run_time=0.8)
             stage.wait(0.6)
         if len(lines):
             names = say.quoted_words([direction_name(say, d.name) for d in plan.directions])

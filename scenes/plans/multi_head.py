@@ -23,6 +23,7 @@ from model.trace import Trace
 
 from ..setting import Setting, focus_tops, gathering_word
 from .honesty import first_token_share
+from .rounding import rounding_off
 from .windows import window_indices
 
 LOOKS_AWAY = 0.5
@@ -84,10 +85,14 @@ class SentenceSum:
     mean_first: float  # the heads' mean weight of the focus on the first token
     rounding_off: tuple[int, ...] = ()  # shown entries whose one-decimal terms do not add up to E′'s one decimal
 
+    def terms(self, i: int) -> list[float]:
+        """Entry i of E, of every head's ΔE (and of the bias when shown): the terms drawn in row i."""
+        return [float(self.E[i])] + [float(h.delta[i]) for h in self.heads] + \
+            ([float(self.bias[i])] if self.has_bias else [])
+
     def rounded_terms(self, i: int) -> list[float]:
         """Entry i of E, of every head's ΔE (and of the bias when shown), each rounded as drawn."""
-        terms = [self.E[i]] + [h.delta[i] for h in self.heads] + ([self.bias[i]] if self.has_bias else [])
-        return [round(float(t), 1) for t in terms]
+        return [round(t, 1) for t in self.terms(i)]
 
 
 @dataclass(frozen=True)
@@ -178,8 +183,7 @@ def plan_multi_head(setting: Setting) -> MultiHeadPlan:
             shown=tuple(window_indices(len(E), HEAD_ENTRIES, TAIL_ENTRIES)), projections=proj,
             mean_first=float(np.mean([h.row[0] for h in heads])) if f > 0 else 0.0))
         s = sentences[-1]
-        off = tuple(i for i in s.shown if i is not None
-                    and round(sum(s.rounded_terms(i)), 1) != round(float(s.E_prime[i]), 1))
+        off = rounding_off((i, s.terms(i), s.E_prime[i]) for i in s.shown if i is not None)
         sentences[-1] = replace(s, rounding_off=off)
     m = setting.model
     return MultiHeadPlan(layer=layer, n_layers=m.n_layers, n_heads=m.n_heads, d_model=m.d_model, real=m.real,

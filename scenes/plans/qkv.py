@@ -18,6 +18,7 @@ from ..setting import HeadRef, Setting, contrast_key, focus_tops, top_keys
 from ..style import fmt_vec, fmt_weight
 from .honesty import SELF_ANSWER, Honesty, answer_key, read_head  # noqa: F401  (SELF_ANSWER: re-exported)
 from .space import choose_axes, pick_axes
+from .rounding import rounding_off
 from .windows import token_window, window_indices
 
 MAX_SLOTS = 9  # token columns side by side (more tokens: ellipses)
@@ -251,6 +252,7 @@ class ValuesPlan:
     residual: np.ndarray  # [n, d_model] E of every word (for drawing)
     updated_all: np.ndarray  # [n, d_model] E′ of every word
     honesty: Honesty  # what a real head does with the focus (a note when not what the story says)
+    rounding_off: tuple[int, ...] = ()  # E′'s shown entries whose drawn E + ΔE miss E′ as drawn (marked ≈)
 
 
 def plan_values(setting: Setting) -> ValuesPlan:
@@ -284,4 +286,6 @@ def plan_values(setting: Setting) -> ValuesPlan:
         z=shown(ht.z[i], MATRIX), w_o=shown_matrix(np.asarray(ht.W_O).T),
         delta=shown(np.asarray(ht.W_O).T @ ht.z[i], MATRIX), embedding=shown(resid[i], SUM),
         updated=shown(updated[i], SUM), directions=tuple(directions), band_slots=tuple(band_slots), bands=bands,
-        residual=resid, updated_all=updated, honesty=read_head(ht, i))
+        residual=resid, updated_all=updated, honesty=read_head(ht, i),
+        rounding_off=rounding_off((k, (resid[i][k], ht.delta_e[i][k]), updated[i][k])
+                                  for k in window_indices(resid.shape[1], *SUM) if k is not None))
