@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Restore, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, VGroup
 
 from ..components.attention_grid import AttentionGrid
 from ..components.text import label, rich_line
@@ -89,11 +89,12 @@ class ContextSize(Chapter):
         grow = "repeated" if plan.repeated else "grow"
         with stage.narrating(say(f"grid.context_size.{grow}", count=N, cells=plan.long_cells)):
             stage.play(FadeOut(cnt), FadeOut(titles_of(stage)), run_time=0.5)
-            big.labels.save_state()
-            big.labels.set_opacity(0.0)  # at F times their final size they would swamp the close view
+            # the long grid's labels stay hidden: at its full size they would be too small to read
+            # (the close-up below names its words large)
+            big.labels.set_opacity(0.0)
             stage.play(frame.animate.scale(F).move_to(center), grid.labels.animate.set_opacity(0.0),
                        grid.lines.animate.set_stroke(opacity=0.0), FadeIn(big), run_time=2.5)
-            stage.play(big.show_dots(run_time=2.5, lag=0.7), Restore(big.labels, run_time=1.5))
+            stage.play(big.show_dots(run_time=2.5, lag=0.7))
             stage.remove(grid)
             stage.play(FadeIn(big_cnt, lag_ratio=0.1), run_time=1.0)
             stage.wait(0.8)
@@ -144,7 +145,26 @@ class ContextSize(Chapter):
         else:  # the paper layout is blocked at the upper right
             corner = look + np.array([zoom_w / 2 - 0.3 * zs, zoom_w * fh / fw / 2 - 0.3 * zs, 0])
             note.move_to(corner + (note.get_center() - note.get_corner(UP + RIGHT)))
-        stage.drawn[self.key].update(close_note=note, close_numbers=note.numbers)
+        # the words of the close-up, large: its keys left of its first column, its queries under
+        # its last row (both sides are masked, so no dot lies under them); the caption's words lit
+        named = {q: th.query, **{j: th.key for j in ks}}
+        gap = 0.12 * zs
+        words = VGroup()
+        def shown(j):  # a token without a letter (a comma) quoted, so it is not a lone speck
+            return tokens[j] if any(c.isalnum() for c in tokens[j]) else say.quote(tokens[j].strip() or tokens[j])
+
+        for j in range(lo, hi + 1):
+            key_word = label(shown(j), 22, named.get(j, th.dim) if j in ks else th.dim).scale(zs)
+            key_word.move_to(big.cell_center(lo, j) + np.array([-big.cell_width / 2 - gap - key_word.width / 2, 0, 0]))
+            query_word = label(shown(j), 22, th.query if j == q else th.dim).scale(zs).rotate(np.pi / 2)
+            query_word.move_to(big.cell_center(j, hi)
+                               + np.array([0, -big.cell_height / 2 - gap - query_word.height / 2, 0]))
+            if big.layout != "video":  # the paper layout: queries on rows, keys on columns
+                key_word.move_to(big.cell_center(j, lo) + np.array([0, big.cell_height / 2 + gap + key_word.height / 2, 0]))
+                query_word.rotate(-np.pi / 2).move_to(
+                    big.cell_center(hi, j) + np.array([big.cell_width / 2 + gap + query_word.width / 2, 0, 0]))
+            words.add(key_word, query_word)
+        stage.drawn[self.key].update(close_note=note, close_numbers=note.numbers, close_words=words)
         # a close-up crops the grid by design (the camera zooms into a detail); the exception holds
         # only while the camera is close (the note must still fit, and the grid once it is back)
         before = getattr(big, "lint_exempt", None)
@@ -153,9 +173,10 @@ class ContextSize(Chapter):
         with stage.narrating(say("grid.context_size.close", query=say.quote(tokens[q]),
                                  keys=say.quoted_words([tokens[j] for j in ks]))):
             stage.play(frame.animate.set(width=zoom_w).move_to(look), run_time=2.0)
-            stage.play(big.highlight_column(q, color=th.query), FadeIn(note), run_time=0.8)
+            stage.play(big.highlight_column(q, color=th.query), FadeIn(words), FadeIn(note), run_time=0.8)
             stage.wait(1.5)
-            stage.play(frame.animate.set(width=frame_w).move_to(center), big.unhighlight(), FadeOut(note),
-                       run_time=2.0)
+        stage.play(FadeOut(words), run_time=0.4)
+        stage.play(frame.animate.set(width=frame_w).move_to(center), big.unhighlight(), FadeOut(note),
+                   run_time=2.0)
         big.lint_exempt = before
 

@@ -68,10 +68,11 @@ def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size:
     return out
 
 
-def self_weight(say: Say, theme, weight: float, target) -> VGroup:
+def self_weight(say: Say, theme, weight: float, target, font_size: float = 18) -> VGroup:
     """The weight a word keeps on itself (it has no arc), above the word: "0.12 self"."""
-    n = number(weight, "weight", font_size=18, color=theme.text).next_to(target, UP, buff=0.08)
-    return VGroup(n, label(say("embeddings.self"), font_size=14, color=theme.dim).next_to(n, RIGHT, buff=0.06))
+    n = number(weight, "weight", font_size=font_size, color=theme.text).next_to(target, UP, buff=0.08)
+    word = label(say("embeddings.self"), font_size=font_size * 14 / 18, color=theme.dim)
+    return VGroup(n, word.next_to(n, RIGHT, buff=0.06 * font_size / 18))
 
 
 def framed(lines: Sequence[str], theme, color: str, font_size: float = 20) -> VGroup:

@@ -22,6 +22,7 @@ from ..lesson import Chapter
 from ..plans.gallery import GalleryPlan, plan_gallery
 from ..stage import Stage
 from .embedding_parts import direction_name, fit_into
+from .grid_parts import axis_titles
 
 
 class Beat(Chapter):
@@ -104,16 +105,20 @@ class GridAndSoftmax(Beat):
 
     def play(self, stage: Stage, plan: GalleryPlan) -> None:
         th = stage.theme
-        grid = AttentionGrid(plan.head_trace, tokens=plan.tokens, layout=plan.layout, theme=th, max_width=8.6,
-                             max_height=6.4)
-        grid.move_to(DOWN * 0.25).to_edge(LEFT, buff=0.6)
-        stage.drawn[self.key] = {"grid": grid}
+        grid = AttentionGrid(plan.head_trace, tokens=plan.tokens, layout=plan.layout, theme=th, max_width=8.2,
+                             max_height=5.9)
+        grid.set_mask("cleared")  # the future cells stay empty throughout: no sudden mask later
+        grid.move_to(DOWN * 0.45).to_edge(LEFT, buff=1.1)
+        titles = axis_titles(grid, stage)
+        stage.drawn[self.key] = {"grid": grid, "titles": titles}
         with stage.narrating(self.say(stage, "caption_scores")):
-            stage.play(FadeIn(self.title(stage)), FadeIn(grid), run_time=0.8)
+            stage.play(FadeIn(self.title(stage)), FadeIn(grid), FadeIn(titles), run_time=0.8)
             stage.play(grid.show_scores(run_time=1.0))
             stage.wait(0.8)
         with stage.narrating(self.say(stage, f"caption_softmax_{grid.layout}")):
             SoftmaxColumn(grid, query=plan.focus).play(stage.scene, pause=0.6)
+            stage.play(grid.show_weights(run_time=1.0))  # every column: the scores become weights
+            stage.wait(0.6)
         with stage.narrating(self.say(stage, "caption_dots")):
             stage.play(grid.show_dots(run_time=1.2))
             stage.play(grid.highlight_column(plan.focus, color=th.query), run_time=0.8)

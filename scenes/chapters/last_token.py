@@ -81,7 +81,7 @@ class LastToken(Chapter):
             drawn["arcs"][h.head], drawn["panels"][h.head] = arcs, panel
             own = VGroup()
             if h.weights[last] >= 0.01:  # the weight a word keeps on itself has no arc: say it in numbers
-                own = self_weight(say, th, h.weights[last], target)
+                own = self_weight(say, th, h.weights[last], target, font_size=28)
             with stage.narrating(self.head_caption(stage, plan, h)):
                 stage.play(FadeIn(panel), arcs.grow(run_time=1.0), FadeIn(own), run_time=1.0)
                 stage.play(arcs.pulse(run_time=1.0))

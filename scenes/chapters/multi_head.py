@@ -84,15 +84,20 @@ class MultiHead(Chapter):
         cell_w = full.width / n
         show_labels = len(s.tokens) <= 8 and n <= 4
         cells, grids, columns = [], [], []
-        for h in s.heads:
-            head_label = self.head_label(stage, plan, h, cell_w - 0.3)
+        head_labels = [self.head_label(stage, plan, h, cell_w - 0.3) for h in s.heads]
+        cols = [VectorColumn(h.delta, head=HEAD_ENTRIES, tail=TAIL_ENTRIES, font_size=18, theme=th,
+                             symbol=symbol_source("E", h.head, delta=True), symbol_color=th.delta_multi,
+                             show_symbol=True, bracket_color=th.delta_multi) for h in s.heads]
+        # the grids take the height the labels over them and the ΔEs under them leave
+        room_h = (top - full.bottom - 0.1 - max(m.height for m in head_labels) - max(c.height for c in cols)
+                  - 2 * 0.18)
+        cell_size = self.tall_cells(s, th, cell_w - 0.25, room_h) if show_labels else None
+        for h, head_label, col in zip(s.heads, head_labels, cols):
             grid = AttentionGrid((None, h.pattern, h.mask), s.tokens if show_labels else None, theme=th,
-                                 max_width=cell_w - 0.25, max_height=2.2, show_labels=show_labels, max_label_font=18)
+                                 max_width=cell_w - 0.25, max_height=2.2, show_labels=show_labels, max_label_font=22,
+                                 cell_size=cell_size)
             grid.set_mask("cleared")
             grid.set_content("dots")
-            col = VectorColumn(h.delta, head=HEAD_ENTRIES, tail=TAIL_ENTRIES, font_size=18, theme=th,
-                               symbol=symbol_source("E", h.head, delta=True), symbol_color=th.delta_multi,
-                               show_symbol=True, bracket_color=th.delta_multi)
             cell = VGroup(head_label, grid, col).arrange(DOWN, buff=0.18)
             cells.append(cell)
             grids.append(grid)
@@ -148,6 +153,27 @@ class MultiHead(Chapter):
         if plan.directions:
             out["moved"] = self.moved(stage, plan, s, out["sum"])
         return out
+
+    @staticmethod
+    def tall_cells(s: SentenceSum, th, width: float, height: float) -> tuple[float, float] | None:
+        """A cell size for narrow grids (several heads side by side): rows as tall as the height
+        allows (so the labels are as large as the rows), columns as wide as the width allows; the
+        grid's own fit when that is no larger."""
+        n = len(s.tokens)
+        probe = (None, s.heads[0].pattern, s.heads[0].mask)
+        best = None
+        ch = min(0.62, height / (n + 1.5))
+        while ch > 0.2:
+            g = AttentionGrid(probe, s.tokens, theme=th, cell_size=(ch, ch), max_label_font=22)
+            left = g.lines.get_left()[0] - g.get_left()[0]
+            cw = min(ch, (width - left - 0.05) / n)
+            if cw > 0:
+                g = AttentionGrid(probe, s.tokens, theme=th, cell_size=(cw, ch), max_label_font=22)
+                if g.width <= width and g.height <= height:
+                    best = (cw, ch)
+                    break
+            ch -= 0.02
+        return best
 
     @staticmethod
     def head_label(stage: Stage, plan: MultiHeadPlan, h: HeadProposal, width: float) -> VGroup:

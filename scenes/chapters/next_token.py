@@ -52,6 +52,17 @@ class NextToken(Chapter):
         boxes.move_to([0, full.top - 0.1 - boxes.height / 2, 0])
         return boxes
 
+    @staticmethod
+    def token_name(stage: Stage, tok: str):
+        """A candidate token as its bar's name; one without a letter or digit (",", ".", ";") quoted
+        in a box at the same size as the others, so it is not a lone speck."""
+        th, say = stage.theme, stage.say
+        if any(c.isalnum() for c in tok):
+            return label(tok, font_size=34, color=th.text)
+        word = label(say.quote(tok.strip() or tok), font_size=34, color=th.text)
+        box = SurroundingRectangle(word, buff=0.08, corner_radius=0.06, stroke_width=1.2, color=th.dim)
+        return VGroup(box, word)
+
     def chart(self, stage: Stage, step: NextStep, vocab_size: int) -> VGroup:
         """One bar per likely token in a track of length 1 (its length is its probability), its
         number, and the rest of the vocabulary summed."""
@@ -59,7 +70,7 @@ class NextToken(Chapter):
         rows = VGroup()
         for r, (tok, p) in enumerate(zip(step.top_tokens, step.top_probs)):
             y = TOP_Y - r * ROW
-            name = label(tok, font_size=34, color=th.text)
+            name = self.token_name(stage, tok)
             fit_into(name, NAME_X - stage.region("full").left - 0.1, 0.55)
             name.move_to([NAME_X, y, 0], aligned_edge=RIGHT)
             track = Rectangle(width=BAR_MAX, height=0.52, stroke_width=1.2, stroke_color=th.dim)
@@ -100,7 +111,8 @@ class NextToken(Chapter):
     def card(stage: Stage, step: NextStep) -> VGroup:
         """The token one pass picked, over its probability."""
         th = stage.theme
-        word = label(step.picked_token, font_size=30, color=th.value)
+        word = label(step.picked_token if any(c.isalnum() for c in step.picked_token)
+                     else stage.say.quote(step.picked_token.strip() or step.picked_token), font_size=30, color=th.value)
         fit_into(word, 2.4, 0.5)
         p = number(step.picked_prob, "weight", font_size=24, color=th.text)
         body = VGroup(word, p).arrange(DOWN, buff=0.1)
