@@ -28,6 +28,12 @@ def fixed(x: float, decimals: int) -> str:
     return s.replace("-", "−") if float(s) != 0 else s.lstrip("-")
 
 
+def grouped(n: int) -> str:
+    """A count drawn as a figure beside other figures: thousands comma in every language (4,096), the
+    figures' convention (a sentence's count goes to the catalog as a number and is localized)."""
+    return f"{int(n):,}"
+
+
 def tiny(say, x: float, figure: bool = False) -> str:
     """A small difference in plain decimals to two significant digits ("0.00000023"): no Latin "e" and
     no superscripts. In prose (a caption) it takes the language's decimal mark; with figure=True (a
