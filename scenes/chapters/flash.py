@@ -19,7 +19,7 @@ from ..lesson import Chapter
 from ..plans.flash import O_SHOWN, FlashPlan, plan_flash
 from ..stage import Stage
 from .embedding_parts import fit_into
-from .head_split import fixed, tiny
+from .head_split import fixed, grouped, tiny
 
 T = "blocks.flash"
 
@@ -198,16 +198,17 @@ class Flash(Chapter):
                 table.append([label(plan.tokens[i] if k == 0 else "", 22, th.query), label(say(name), 22, color)] +
                              [label(fixed(values[i, j], d), 22, color) for j in range(O_SHOWN)])
         rows = aligned_rows(table, col_gap=0.35, row_step=0.4, align=["left", "left"] + ["right"] * O_SHOWN)
-        diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff_trace)), 22, th.highlight)
+        diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff_trace, figure=True)), 22, th.highlight)
         r = plan.result
         memory = VGroup(
-            label(say(f"{T}.memory_ordinary", n=len(plan.tokens), count=r.peak_ordinary), 22, th.text),
-            label(say(f"{T}.memory_tiled", count=r.peak_tiled), 22, th.text),
+            label(say(f"{T}.memory_ordinary", n=len(plan.tokens), count=grouped(r.peak_ordinary)), 22, th.text),
+            label(say(f"{T}.memory_tiled", count=grouped(r.peak_tiled)), 22, th.text),
             *(label(t, 20, th.text) for t in (
                 say(f"{T}.memory_tile", bq=plan.mem_bq, bk=plan.mem_bk, count=plan.mem_tile),
                 say(f"{T}.memory_ml", bq=plan.mem_bq, count=plan.mem_ml),
                 say(f"{T}.memory_o", bq=plan.mem_bq, d=r.d, count=plan.mem_o))),
-            label(say(f"{T}.memory_ctx", n=plan.n_ctx, ordinary=plan.ctx_ordinary, tiled=plan.ctx_tiled),
+            label(say(f"{T}.memory_ctx", n=grouped(plan.n_ctx), ordinary=grouped(plan.ctx_ordinary),
+                      tiled=grouped(plan.ctx_tiled)),
                   22, th.dim)).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
         for m in memory[2:5]:
             m.shift(RIGHT * 0.4)

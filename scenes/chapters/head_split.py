@@ -28,14 +28,21 @@ def fixed(x: float, decimals: int) -> str:
     return s.replace("-", "−") if float(s) != 0 else s.lstrip("-")
 
 
-def tiny(say, x: float) -> str:
-    """A small difference in prose, in plain decimals to two significant digits ("0.00000023"): no
-    Latin "e" and no superscripts, the same in every language but for the decimal mark."""
+def grouped(n: int) -> str:
+    """A count drawn as a figure beside other figures: thousands comma in every language (4,096), the
+    figures' convention (a sentence's count goes to the catalog as a number and is localized)."""
+    return f"{int(n):,}"
+
+
+def tiny(say, x: float, figure: bool = False) -> str:
+    """A small difference in plain decimals to two significant digits ("0.00000023"): no Latin "e" and
+    no superscripts. In prose (a caption) it takes the language's decimal mark; with figure=True (a
+    note drawn in the same panel as figures) it keeps the point in every language, like the figures."""
     x = float(abs(x))
     if x == 0:
         return "0"
     digits = max(1, 1 - floor(log10(x)))
-    return say.number(x, f".{digits}f")
+    return format(x, f".{digits}f") if figure else say.number(x, f".{digits}f")
 
 
 def model_name(say, name: str) -> str:
@@ -189,5 +196,5 @@ class HeadSplit(Chapter):
         size = VGroup(math("W_O", 32, th.output),
                       label(say(f"{T}.wo_size", rows=plan.n_heads * plan.d_head, cols=plan.d_model), 28, th.dim))
         size.arrange(RIGHT, buff=0.15)
-        diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff)), 28, th.highlight)
+        diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff, figure=True)), 28, th.highlight)
         return VGroup(size, lines, diff).arrange(DOWN, buff=0.35)

@@ -112,16 +112,17 @@ class LastToken(Chapter):
 
     @staticmethod
     def head_panel(stage: Stage, plan: LastTokenPlan, h: HeadInto) -> VGroup:
-        """Under the passage: the head's name, its strongest keys and how far back it reaches."""
+        """Under the passage: the head's name, its strongest keys and how far back it reaches. Its weights
+        are figures beside the arcs' figures, so they keep the decimal point in every language."""
         th, say = stage.theme, stage.say
         role = say.role(h.role, plan.layer, h.head)
         title = label(say(f"{T}.head_title", head=h.head, role=role), font_size=26, color=th.text)
         items = {}
         for n, k in enumerate(h.strongest):
             item = f"{T}.item_self" if k == plan.last else f"{T}.item"
-            items[f"i{n}"] = say(item, word=say.quote(plan.tokens[k]), weight=float(h.weights[k]))
+            items[f"i{n}"] = say(item, word=say.quote(plan.tokens[k]), weight=f"{float(h.weights[k]):.2f}")
         detail = label(say(f"{T}.strongest_{len(h.strongest)}", **items), font_size=22, color=th.dim)
-        far = label(say(f"{T}.reach", weight=h.reach), font_size=22, color=th.dim)
+        far = label(say(f"{T}.reach", weight=f"{h.reach:.2f}"), font_size=22, color=th.dim)
         return VGroup(title, detail, far).arrange(DOWN, buff=0.14)
 
     @staticmethod

@@ -21,12 +21,19 @@ from .honest import wrapped
 T = "walkthrough.masked"
 
 
-def scientific(say, x: float, font_size: float, color: str):
-    """1.4 × 10⁻⁴⁵ as math (real superscripts in every language; the language's decimal mark)."""
+def figure(x: float, spec: str) -> str:
+    """A number drawn as a figure: a decimal point and a real minus sign in every language."""
+    return format(x, spec).replace("-", "−")
+
+
+def scientific(say, x: float, font_size: float, color: str, figure_mark: bool = False):
+    """1.4 × 10⁻⁴⁵ as math (real superscripts in every language): the language's decimal mark, or with
+    figure_mark=True (beside a grid's figures) the figures' decimal point in every language."""
     if x == 0:
         return math("0", font_size, color)
     mant, exp = f"{x:.1e}".split("e")
-    return math(f'"{say.number(float(mant), ".1f")}" times 10^({int(exp)})', font_size, color)
+    digits = figure(float(mant), ".1f") if figure_mark else say.number(float(mant), ".1f")
+    return math(f'"{digits}" times 10^({int(exp)})', font_size, color)
 
 
 def percent(say, w: float) -> str:
@@ -101,19 +108,20 @@ class MaskedRows(Chapter):
             stage.wait(0.6)
         drawn["minus_inf"] = dict(grid.mask_number_mobs)
 
-        # why −1e9 and −∞ give the same weights
+        # why −1e9 and −∞ give the same weights: notes beside the grid, so their numbers are figures
+        # (a decimal point in every language, like the grid's scores)
         r = plan.exp_row
         lines = [say(f"{T}.exp_inf"),
-                 say(f"{T}.exp_gpt2", high=say.number(plan.row_max, ".1f"), word=say.quote(plan.tokens[r]),
-                     term=say.number(plan.row_max, "+.1f" if plan.row_max >= 0 else ".1f").join("()" if plan.row_max < 0 else ("", "")).replace("+", ""),
-                     result=say.number(plan.exp_gpt2, ".1f")),
+                 say(f"{T}.exp_gpt2", high=figure(plan.row_max, ".1f"), word=say.quote(plan.tokens[r]),
+                     term=figure(plan.row_max, "+.1f" if plan.row_max >= 0 else ".1f").join("()" if plan.row_max < 0 else ("", "")).replace("+", ""),
+                     result=figure(plan.exp_gpt2, ".1f")),
                  say(f"{T}.tiny"),
                  say(f"{T}.same") if plan.same_bits else say(f"{T}.differ")]
         why = VGroup(*(wrapped(t, pw, 22, th.text if k < 3 else th.highlight, 4) for k, t in enumerate(lines)))
         diff = float(np.abs(plan.weights_ours - plan.weights_gpt2).max())
-        why[2].add(scientific(say, plan.tiny, 30, th.text).next_to(why[2], DOWN, buff=0.12).align_to(why[2], LEFT))
+        why[2].add(scientific(say, plan.tiny, 30, th.text, figure_mark=True).next_to(why[2], DOWN, buff=0.12).align_to(why[2], LEFT))
         if not plan.same_bits:
-            why[3].add(scientific(say, diff, 30, th.highlight).next_to(why[3], DOWN, buff=0.12).align_to(why[3], LEFT))
+            why[3].add(scientific(say, diff, 30, th.highlight, figure_mark=True).next_to(why[3], DOWN, buff=0.12).align_to(why[3], LEFT))
         why.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         fit_into(why, pw, values.get_bottom()[1] - full.bottom - 0.4)
         why.next_to(values, DOWN, buff=0.4).align_to(values, LEFT)

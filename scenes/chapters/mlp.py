@@ -159,7 +159,7 @@ class Mlp(Chapter):
         with stage.narrating(say(f"{T}.caption_active", count=plan.active, d_mlp=plan.d_mlp)):
             stage.play(table.brace.animate.set_color(th.highlight), run_time=0.5)
             stage.wait(0.6)
-        check = label(say(f"{T}.check", diff=tiny(say, plan.max_diff)), 26, th.highlight)
+        check = label(say(f"{T}.check", diff=tiny(say, plan.max_diff, figure=True)), 26, th.highlight)
         fit_into(check, full.width, 0.4).next_to(body, DOWN, buff=0.3)
         with stage.narrating(say(f"{T}.caption_out", d_model=plan.d_model, word=word, diff=tiny(say, plan.max_diff))):
             stage.play(FadeIn(arrows[1]), FadeIn(og), run_time=1.0)

@@ -92,8 +92,11 @@ class OutputMatrix(Chapter):
         eq = VGroup(lhs, math("=", 30, th.text), left, math("=", 30, th.text), right).arrange(RIGHT, buff=0.3)
         rhs.next_to(right, DOWN, buff=0.15)
         eq.add(rhs)
-        largest = scientific(say, plan.max_diff_focus)  # one value for the screen and the caption
-        diff = baseline_row([label(say(f"{T}.max_diff"), 26, th.text), label(largest, 26, th.text)], buff=0.14)
+        # one value for the screen and the caption: a figure beside the vectors (decimal point in every
+        # language), in the caption the language's decimal mark
+        largest = scientific(say, plan.max_diff_focus)
+        diff = baseline_row([label(say(f"{T}.max_diff"), 26, th.text),
+                             label(scientific(say, plan.max_diff_focus, figure=True), 26, th.text)], buff=0.14)
         of = label(say(f"{T}.for_word", word=say.quote(word)), 26, th.text)
         bottom = VGroup(of, eq, diff).arrange(DOWN, buff=0.3)
         # the joined matrix steps to the left; the equation takes the right
