@@ -14,15 +14,42 @@ from scenes.registry import load_all
 LESSONS = sorted(load_all())
 LANGS = ("en", "ko", "pt")
 OWN_SENTENCE = "the tiny red fox saw a huge green tower"
-# (lesson, lang, model) -> the rule it is still known to break (None for every language / model)
-KNOWN: dict[tuple[str, str | None, str | None], str] = {}
+# (lesson, lang, model, on our own sentence) -> the rules it still breaks there (measured; issue 18's
+# closing note lists them). Strict: a case that passes must leave this list.
+KNOWN: dict[tuple[str, str, str, bool], str] = {
+    ('attention_as_lookup', 'en', 'smollm2', False): 'number_size',
+    ('attention_as_lookup', 'ko', 'smollm2', False): 'number_size',
+    ('attention_as_lookup', 'pt', 'smollm2', False): 'number_size',
+    ('eiffel_tower', 'en', 'smollm2', False): 'caption_number, number_size, text_size',
+    ('eiffel_tower', 'ko', 'smollm2', False): 'caption_number, number_size, overlap, text_size',
+    ('eiffel_tower', 'pt', 'smollm2', False): 'caption_number, number_size, text_size',
+    ('flash_attention', 'en', 'smollm2', False): 'decimal_convention',
+    ('flash_attention', 'ko', 'smollm2', False): 'decimal_convention',
+    ('flash_attention', 'pt', 'smollm2', False): 'decimal_convention',
+    ('fluffy_blue_creature', 'en', 'smollm2', False): 'caption_number, overlap, text_size',
+    ('fluffy_blue_creature', 'en', 'toy', False): 'text_size',
+    ('fluffy_blue_creature', 'en', 'toy', True): 'text_size',
+    ('fluffy_blue_creature', 'ko', 'smollm2', False): 'caption_number, overlap, text_size',
+    ('fluffy_blue_creature', 'ko', 'toy', False): 'text_size',
+    ('fluffy_blue_creature', 'pt', 'smollm2', False): 'caption_number, overlap, text_size',
+    ('fluffy_blue_creature', 'pt', 'toy', False): 'text_size',
+    ('key', 'en', 'smollm2', False): 'overlap',
+    ('key', 'ko', 'smollm2', False): 'overlap',
+    ('key', 'pt', 'smollm2', False): 'overlap',
+    ('mole', 'en', 'smollm2', False): 'caption_number, off_frame',
+    ('mole', 'ko', 'smollm2', False): 'caption_number, off_frame, overlap',
+    ('mole', 'pt', 'smollm2', False): 'caption_number, off_frame',
+    ('self_attention_steps', 'en', 'smollm2', False): 'number_size, text_size',
+    ('self_attention_steps', 'ko', 'smollm2', False): 'number_size, text_size',
+    ('self_attention_steps', 'pt', 'smollm2', False): 'number_size, text_size',
+    ('values', 'en', 'smollm2', False): 'caption_number',
+    ('values', 'ko', 'smollm2', False): 'caption_number',
+    ('values', 'pt', 'smollm2', False): 'caption_number',
+}
 
 
-def known(name, lang, model):
-    for (n, l, m), why in KNOWN.items():
-        if n == name and l in (None, lang) and m in (None, model):
-            return why
-    return None
+def known(name, lang, model, own=False):
+    return KNOWN.get((name, lang, model, own))
 
 
 _WORKER = None
@@ -45,9 +72,9 @@ def lint(name, lang, model, sentences=None):
         pytest.skip(f"{name} does not take {model}{' with ' + repr(sentences) if sentences else ''}: {e.message}")
 
 
-def check(res, name, lang, model):
+def check(res, name, lang, model, own=False):
     bad = [v.line() for v in res.violations if not v.exception]
-    why = known(name, lang, model)
+    why = known(name, lang, model, own)
     if why:
         if not bad:
             pytest.fail(f"{name} {lang} {model} passes the lint now: remove it from KNOWN ({why})")
@@ -75,4 +102,4 @@ def test_lesson_on_the_other_model(name, lang, smollm2_model):
 
 @pytest.mark.parametrize("name", LESSONS)
 def test_lesson_on_our_own_sentence(name):
-    check(lint(name, "en", "toy", [OWN_SENTENCE]), name, "en", "toy")
+    check(lint(name, "en", "toy", [OWN_SENTENCE]), name, "en", "toy", own=True)
