@@ -42,6 +42,9 @@ def recorded_render(cls, inputs, tmp_path, monkeypatch):
         scene.render()
         frame = np.array(scene.renderer.get_frame())
     monkeypatch.setattr(text, "_prototype", original)
+    # rich_text measures a baseline beside a capital H ("H" + piece): a measurement, never drawn
+    drawn = set(seen)
+    seen = [s for s in seen if not (s.startswith("H") and s[1:] in drawn)]
     return scene, seen, frame
 
 
@@ -69,7 +72,8 @@ def foreign(strings, tokens, lang) -> list[str]:
             if lw in tokens or lw in MATH_WORDS or lw in MODEL_NAMES or re.fullmatch(r"L\d+H\d+|[A-Za-z]_[A-Za-z]{1,5}", w):
                 continue
             if lang == "ko":
-                if len(w) <= 2 and not w.islower():  # symbols: Q, K, V, E, W, QK
+                # symbols: Q, K, V, E, W, QK, and one-letter names of running values (m, l)
+                if len(w) == 1 or (len(w) <= 2 and not w.islower()):
                     continue
                 bad.append(w)
             elif lw in ENGLISH_WORDS:
