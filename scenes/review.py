@@ -164,9 +164,10 @@ def visible_leaves(scene, mobs=None, whole_texts: bool = False):
 
 NUMBER_IN_TEXT = re.compile(r"[−\-+]?\d[\d.,]*(?:\s?×\s?10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?%?")
 # a decimal comma (0,48, 0,00000027: not three digits after it) or a thousands point (1.572.864) is the
-# Portuguese way; a decimal point (0.48) or a thousands comma (1,572,864) the English one
-DECIMAL_COMMA = re.compile(r"(?<![\d,.])\d+,(?!\d{3}(?!\d))\d+(?![\d])|(?<![\d,.])\d{1,3}(?:\.\d{3})+(?![\d.,])")
-DECIMAL_POINT = re.compile(r"(?<![\d,.])\d+\.(?!\d{3}(?!\d))\d+(?![\d])|(?<![\d,.])\d{1,3}(?:,\d{3})+(?![\d.,])")
+# Portuguese way; a decimal point (0.48) or a thousands comma (1,572,864) the English one. A thousands
+# group never follows a lone 0: "0.121" is a decimal point, "0,121" a decimal comma.
+DECIMAL_COMMA = re.compile(r"(?<![\d,.])(?:0,\d+|[1-9]\d*,(?!\d{3}(?!\d))\d+)(?!\d)|(?<![\d,.])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.,])")
+DECIMAL_POINT = re.compile(r"(?<![\d,.])(?:0\.\d+|[1-9]\d*\.(?!\d{3}(?!\d))\d+)(?!\d)|(?<![\d,.])[1-9]\d{0,2}(?:,\d{3})+(?![\d.,])")
 
 
 def _normalized(token: str, lang: str) -> str | None:

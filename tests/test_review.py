@@ -202,3 +202,16 @@ def test_cli_storyboard_unwritable_out(tmp_path):
     blocker.write_text("x")
     r = run_cli("storyboard", "softmax", "--out", str(blocker / "sub"))
     assert r.returncode == 2 and "cannot write" in r.stderr and "--out" in r.stderr
+
+
+@pytest.mark.parametrize("text, comma, point", [
+    ("0,48", True, False), ("0.48", False, True),
+    ("1.572.864", True, False), ("1,572,864", False, True),
+    ("0.121", False, True), ("0,121", True, False),  # no thousands group after a lone 0
+    ("12,5", True, False), ("12.5", False, True),
+    ("1,234", False, True), ("1.234", True, False),  # three digits after 1-999: a thousands mark
+    ("layer 12", False, False), ("0,00000027", True, False),
+])
+def test_decimal_conventions_are_told_apart(text, comma, point):
+    assert bool(review.DECIMAL_COMMA.search(text)) is comma
+    assert bool(review.DECIMAL_POINT.search(text)) is point

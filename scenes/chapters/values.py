@@ -50,14 +50,30 @@ class Values(Chapter):
                        *([FadeIn(chips.note)] if chips.note is not None else []), run_time=1.5)
         items = [say("qkv.values.weight_item", word=say.quote(tokens[j]), weight=plan.weights[j]) for j in plan.tops]
         weigh = "qkv.values.weigh_rest_small" if plan.rest_weight < 0.05 else "qkv.values.weigh_rest"
+        tally = self.tally(stage, plan)
         with stage.narrating(say(weigh, word=word, tops=say.words(items), rest=plan.rest_weight)):
-            stage.play(*(a for c in chips for a in c.weigh()), run_time=1.2)
+            stage.play(*(a for c in chips for a in c.weigh()), FadeIn(tally, shift=UP * 0.1), run_time=1.2)
             stage.wait(0.8)
+        stage.play(FadeOut(tally), run_time=0.4)  # the panel is free for the note and the sum
+        stage.remove(tally)
         honest_note(stage, self.key, plan.honesty, tokens, stage.region("panel"), keep=False, max_lines=12)
         z_group = self.weighted_sum(stage, plan, chips)
         delta = self.lift(stage, plan, z_group)
         self.update(stage, plan, delta)
         self.every_word(stage, plan)
+
+    # --- the weights the caption reads out, in the panel ----------------------------------------------
+    def tally(self, stage: Stage, plan: ValuesPlan) -> VGroup:
+        """The focus's strongest weights and what is left for the rest, as the caption says them."""
+        th, say, panel = stage.theme, stage.say, stage.region("panel")
+        lines = [label(say("walkthrough.masked.share", word=say.quote(plan.tokens[j]), weight=say.number(plan.weights[j])),
+                       28, th.value) for j in plan.tops]
+        if plan.rest_weight >= 0.005:
+            lines.append(label(say("walkthrough.masked.share_rest", weight=say.number(plan.rest_weight)), 28, th.dim))
+        tally = VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.22)
+        if tally.width > panel.width - 0.3:
+            tally.scale_to_fit_width(panel.width - 0.3)
+        return tally.move_to(panel.center)
 
     # --- Σ w_j V_j in the panel -------------------------------------------------------------------
     def weighted_sum(self, stage: Stage, plan: ValuesPlan, chips) -> VGroup:

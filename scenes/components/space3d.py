@@ -187,7 +187,11 @@ class EmbeddingSpace(VGroup):
 
         def place(m, anchor=anchor, away_from=away_from, across=across, earlier=earlier):
             # skip the (costly) placement when nothing it depends on has moved since last time:
-            # this label's anchor, the earlier labels' anchors, the reference points, its own box
+            # this label's anchor, the earlier labels' anchors, the reference points, its own box.
+            # The earlier labels are placed first: updaters run in no set order, and a label placed
+            # against where an axis label was a moment ago lands on top of it once that one moves
+            for o in earlier:
+                o.update()
             refs = [anchor, *(getattr(o, "_space_anchor", o) for o in earlier)]
             if away_from is not None:
                 refs.append(away_from)
