@@ -6,7 +6,9 @@ generic arrow and per phrase the real attention (arcs), the head's ΔE and the r
 from __future__ import annotations
 
 import numpy as np
-from manim import DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, FadeTransform, VGroup, Write
+from manim import (
+    DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, FadeTransform, SurroundingRectangle, VGroup, Write,
+)
 
 from ..components.context_arcs import ContextArcs
 from ..components.pictures import mole_animal, tower
@@ -17,6 +19,7 @@ from ..lesson import Chapter
 from ..plans.context_space import ContextPlan, ContextVariant, LookupPlan, Phrase, plan_context, plan_lookup
 from ..plans.honesty import note_text
 from ..stage import Region, Stage
+from .honest import wrapped
 from .embedding_parts import (
     arc_angle, attention_caption, causal_lines, delta_caption, direction_name, fit_into, framed, label_boxes_turned,
     mixed_label,
@@ -200,12 +203,20 @@ class ContextSpace(Chapter):
                 stage.play(arcs.grow(run_time=1.0), FadeIn(wl), FadeIn(own))
                 stage.play(arcs.pulse(run_time=1.0))
             honest = note_text(say, s.honesty, s.tokens) if s.honesty is not None else None
-            if honest:  # a real head resting on the first token, or on the word itself: say so
+            if honest:  # a real head resting on the first token, or on the word itself: say so, on screen too
                 drawn.setdefault("honest", []).append(honest)
+                lines = wrapped(honest, 5.4, 22, th.text, max_lines=6)
+                plate = VGroup(SurroundingRectangle(lines, color=th.dim, buff=0.15, stroke_width=2, corner_radius=0.08)
+                               .set_fill(th.background, opacity=0.92), lines)
+                self.lower_left(plate, table, notes)
+                drawn.setdefault("honest_plates", []).append(plate)
                 with stage.narrating(honest):
-                    stage.wait(0.5)
+                    stage.play(FadeIn(plate, shift=UP * 0.1), run_time=0.6)
+                    stage.wait(1.0)
+                stage.play(FadeOut(plate), run_time=0.4)
+                stage.remove(plate)
             if s.causal is not None:
-                self.causal_note(stage, s, row, word)
+                self.causal_note(stage, s, row, word, table, notes)
 
             dE = space.difference_arrow(s.E, s.E2, th.delta, symbol_source("E", delta=True), name=f"dE{k}",
                                         attach=False)
@@ -223,7 +234,7 @@ class ContextSpace(Chapter):
                 stage.play(space.grow_arrow(E2), table.cells[2].animate.set_opacity(1), run_time=0.9)
                 stage.wait(0.9)
             if s.compare is not None:
-                self.comparison(stage, s, table, names, plan.axes)
+                self.comparison(stage, s, k, table, names, plan.axes)
             stage.play(FadeOut(arcs), FadeOut(wl), FadeOut(own), run_time=0.4)
             prev = [dE, E2]
 
@@ -263,12 +274,20 @@ class ContextSpace(Chapter):
         return t
 
     @staticmethod
-    def causal_note(stage: Stage, s: Phrase, row: WordBoxes, word: str):
+    def lower_left(box: VGroup, table: VGroup, notes: list) -> VGroup:
+        """`box` in the lower left: under the table, over the notes at the bottom (never on them)."""
+        texts = [n for n in notes if n is not None and n.get_x() < 0 and n.get_y() < 0]
+        floor = max(n.get_top()[1] for n in texts) + 0.15 if texts else -3.9
+        ceiling = table.get_bottom()[1] - 0.15
+        fit_into(box, 5.8, max(ceiling - floor, 1.0))
+        box.to_edge(LEFT, buff=0.4).set_y((ceiling + floor) / 2)
+        return box
+
+    def causal_note(self, stage: Stage, s: Phrase, row: WordBoxes, word: str, table: VGroup, notes: list):
         """The words after the focus are masked for it; what they say can only flow forward."""
         th, say = stage.theme, stage.say
-        box = framed(causal_lines(say, s), th, th.mask)
-        fit_into(box, 5.5, 2.3)
-        box.to_edge(LEFT, buff=0.4).set_y(-2.2)
+        box = framed(causal_lines(say, s), th, th.mask, font_size=22)
+        self.lower_left(box, table, notes)
         stage.drawn[ContextSpace.key]["causal"].append(box)
         later = list(s.causal.later)
         with stage.narrating(say(f"{T}.caption_causal", word=word, after=say.quote(s.causal.after))):
@@ -277,13 +296,15 @@ class ContextSpace(Chapter):
         stage.play(FadeOut(box), row.animate.recolor(later, th.dim), run_time=0.5)
 
     @staticmethod
-    def comparison(stage: Stage, s: Phrase, table: VGroup, names: list[str], axes: tuple[str, ...]):
-        """Under the table: this phrase's E′ minus the previous phrase's, on each axis."""
+    def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str], axes: tuple[str, ...]):
+        """Under the table: this phrase's E′ (phrase k + 1) minus the previous phrase's, on each axis.
+        The phrases are named by number (the captions' "Phrase 2"): written out, a real model's
+        tokens make the label too long to read."""
         th, say = stage.theme, stage.say
-        before, now = say.quote(" ".join(s.compare.before)), say.quote(" ".join(s.tokens))
-        vs = mixed_label(say(f"{T}.compare_label", before=before, now=now), font_size=20, color=th.dim)
-        nums = baseline_row([baseline_row([label(n, font_size=20, color=th.dim),
-                                           number(c, "vec", font_size=20, color=th.updated)], buff=0.12)
+        before = say.quote(" ".join(s.compare.before))
+        vs = label(say(f"{T}.compare_label", before=k, now=k + 1), font_size=22, color=th.dim)
+        nums = baseline_row([baseline_row([label(n, font_size=22, color=th.dim),
+                                           number(c, "vec", font_size=24, color=th.updated)], buff=0.12)
                              for n, c in zip(names, s.compare.change)], buff=0.4)
         cmp = VGroup(vs, nums).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
         # clear of the space and its axis names (they swing round when the space turns)

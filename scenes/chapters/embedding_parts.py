@@ -84,6 +84,9 @@ def framed(lines: Sequence[str], theme, color: str, font_size: float = 20) -> VG
     return VGroup(frame, text)
 
 
+TIP_LABEL_ROOM = 0.45  # the height an arrow's label takes beside its tip (frame units)
+
+
 def placed_space(trace, say: Say, theme, axes: Sequence[str], fit: np.ndarray, view: tuple[float, float],
                  box: Region, extent: float = 3.0, font_size: float = 24, max_scale: float = 1.8,
                  axis_text: Sequence[str] | None = None) -> EmbeddingSpace:
@@ -98,13 +101,17 @@ def placed_space(trace, say: Say, theme, axes: Sequence[str], fit: np.ndarray, v
         several negative coordinates reaches beyond every axis line)."""
         whole = VGroup(space.axis_lines, space.axis_labels)
         tips = [space.point(c) for c in space.coords(np.asarray(fit, float).reshape(-1, space.basis.shape[0]))]
-        lo = np.min([whole.get_corner(DOWN + LEFT)] + tips, axis=0)
-        hi = np.max([whole.get_corner(UP + RIGHT)] + tips, axis=0)
+        # a tip carries its arrow's label beside it: leave that label's room around every tip
+        pad = np.array([0.0, TIP_LABEL_ROOM / k_now[0], 0.0])
+        lo = np.min([whole.get_corner(DOWN + LEFT)] + [t - pad for t in tips], axis=0)
+        hi = np.max([whole.get_corner(UP + RIGHT)] + [t + pad for t in tips], axis=0)
         return lo, hi
 
+    k_now = [1.0]  # the label room is in frame units: before scaling it is 1/k of them
     lo, hi = bounds()
     k = min(box.width / (hi[0] - lo[0]), box.height / (hi[1] - lo[1]), max_scale)
     space.scale(k, about_point=space.point(np.zeros(3)))
+    k_now[0] = 1.0
     space._place_labels()
     lo, hi = bounds()
     space.shift(box.center - (lo + hi) / 2 * np.array([1.0, 1.0, 0.0]))
