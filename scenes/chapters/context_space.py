@@ -127,7 +127,7 @@ class ContextSpace(Chapter):
         word = say.quote(plan.word)
         # a real model's axes are words (their unembedding rows), shown as the model spells them
         names = list(plan.unembedding) or [direction_name(say, n) for n in plan.axes]
-        box = Region("space", -0.9, full.right - 0.86, full.bottom + 0.2, 2.2)
+        box = Region("space", -0.9, full.right - 0.86, full.bottom + 0.6, 2.2)
         space = placed_space(plan.trace, say, th, plan.axes, plan.fit, plan.view, box, axis_text=names)
         role = say.role(plan.role, plan.head.layer, plan.head.head)
         head_note = mixed_label(say(f"{T}.head_note", layer=plan.head.layer, head=plan.head.head, role=role),

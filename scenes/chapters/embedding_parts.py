@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from manim import DOWN, LEFT, PI, RIGHT, UP, SurroundingRectangle, VGroup
+from manim import DOWN, LEFT, PI, RIGHT, UP, SurroundingRectangle, VGroup, config
 
 from ..components.context_arcs import ContextArcs
 from ..components.space3d import EmbeddingSpace
@@ -84,7 +84,7 @@ def framed(lines: Sequence[str], theme, color: str, font_size: float = 20) -> VG
     return VGroup(frame, text)
 
 
-TIP_LABEL_ROOM = 0.45  # the height an arrow's label takes beside its tip (frame units)
+TIP_LABEL_ROOM = 0.65  # how far below (or above) its tip an arrow's label reaches (frame units)
 
 
 def placed_space(trace, say: Say, theme, axes: Sequence[str], fit: np.ndarray, view: tuple[float, float],
@@ -98,23 +98,28 @@ def placed_space(trace, say: Say, theme, axes: Sequence[str], fit: np.ndarray, v
                            axis_text=list(axis_text) if axis_text else [direction_name(say, n) for n in axes])
     def bounds():
         """The box around the axes, their names and the tips of the fitted vectors (a vector with
-        several negative coordinates reaches beyond every axis line)."""
+        several negative coordinates reaches beyond every axis line), with room for the label an
+        arrow carries beside its tip (labels keep their size when the space scales)."""
         whole = VGroup(space.axis_lines, space.axis_labels)
         tips = [space.point(c) for c in space.coords(np.asarray(fit, float).reshape(-1, space.basis.shape[0]))]
-        # a tip carries its arrow's label beside it: leave that label's room around every tip
-        pad = np.array([0.0, TIP_LABEL_ROOM / k_now[0], 0.0])
+        pad = np.array([0.0, TIP_LABEL_ROOM, 0.0])
         lo = np.min([whole.get_corner(DOWN + LEFT)] + [t - pad for t in tips], axis=0)
         hi = np.max([whole.get_corner(UP + RIGHT)] + [t + pad for t in tips], axis=0)
         return lo, hi
 
-    k_now = [1.0]  # the label room is in frame units: before scaling it is 1/k of them
-    lo, hi = bounds()
-    k = min(box.width / (hi[0] - lo[0]), box.height / (hi[1] - lo[1]), max_scale)
-    space.scale(k, about_point=space.point(np.zeros(3)))
-    k_now[0] = 1.0
-    space._place_labels()
+    total = 1.0
+    for _ in range(4):  # the label room does not scale with the space: settle in a few steps
+        lo, hi = bounds()
+        k = min(box.width / (hi[0] - lo[0]), box.height / (hi[1] - lo[1]), max_scale / total)
+        if abs(k - 1) < 0.01:
+            break
+        space.scale(k, about_point=space.point(np.zeros(3)))
+        total *= k
+        space._place_labels()
     lo, hi = bounds()
     space.shift(box.center - (lo + hi) / 2 * np.array([1.0, 1.0, 0.0]))
+    fw, fh = config.frame_width / 2 - 0.15, config.frame_height / 2 - 0.15
+    space.label_bounds = (-fw, -fh, fw, fh)  # a label slid out of another's way stays in the frame
     space._place_labels()
     return space
 

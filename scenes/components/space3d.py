@@ -142,6 +142,7 @@ class EmbeddingSpace(VGroup):
         self.add(self.axis_lines, *self._axis_ends)
         self.labels = VGroup()
         self.axis_labels = VGroup()
+        self.label_bounds: tuple[float, float, float, float] | None = None  # (x0, y0, x1, y1) labels stay in
         shown = list(axis_text) if axis_text is not None else self.names
         for name, end, is_named in zip(shown, self._axis_ends, self.named):
             lab = label(name, font_size=font_size, color=theme.text if is_named else theme.dim)
@@ -236,6 +237,10 @@ class EmbeddingSpace(VGroup):
                         if clear(centre):
                             break
                         centre = centre + d * 0.12
+            if self.label_bounds is not None:  # never past the frame's edge, even when slid out
+                x0, y0, x1, y1 = self.label_bounds
+                centre[0] = min(max(centre[0], x0 + half[0]), max(x1 - half[0], x0 + half[0]))
+                centre[1] = min(max(centre[1], y0 + half[1]), max(y1 - half[1], y0 + half[1]))
             m.move_to(centre)
             m.set_z(p[2])
             pts = m.get_all_points()
