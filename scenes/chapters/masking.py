@@ -42,6 +42,7 @@ class Masking(Chapter):
             aside.target.scale(min(room.width / aside.width, room.height / aside.height)).move_to(room.center)
             aside.target.set_opacity(0.35)
             aside.target[1].set_opacity(0.0)  # its axis titles would be too small to read: they wait
+            aside.target[0].labels.set_opacity(0.0)  # and so would its words: the shape alone stands aside
             stage.play(MoveToTarget(aside), run_time=1.0)
             area = Region("stair", full.left, panel.left - 0.3, full.bottom, full.top)
         else:
