@@ -204,7 +204,8 @@ class AllTokens(Chapter):
         fit_into(lines, left_w, top - full.bottom - 0.4)
         lines.move_to([full.left + lines.width / 2, top - lines.height / 2, 0])
         right = (full.left + left_w + 0.4, full.right)
-        shown = None
+        shown = shown_head = None
+        listed = True  # whether the list of formulas is on screen (it steps aside for n × n tables)
         tables = []
         with stage.narrating(say(f"{T}.caption_matrix_intro", count=n)):
             stage.play(FadeIn(title), run_time=0.6)
@@ -221,19 +222,39 @@ class AllTokens(Chapter):
                             color=(lambda a, b, v: th.mask if np.isinf(v) or (kind == "weight" and plan.P.shape == M.shape
                                                                                 and b > a) else th.text),
                             row_label_color=th.query, col_label_color=th.key, brackets=True)
-            # as large as the room beside the formulas allows (room kept under it for the check)
-            room_w, room_h = right[1] - right[0], top - full.bottom - 0.9
+            # as large as the room beside the formulas allows (room kept under it for the check); an
+            # n × n table needs the whole width: the list of formulas steps aside for it, and only
+            # this step's formula stands over the table
+            anims = []
+            if square:
+                head = line.copy().set_color(th.text)
+                head.scale(min(1.0, full.width / head.width)).move_to([full.left + head.width / 2,
+                                                                       top - head.height / 2, 0])
+                room = (full.left, full.right, head.get_bottom()[1] - 0.2)
+                anims += [FadeIn(head, shift=RIGHT * 0.2)]
+                if listed:
+                    anims.append(FadeOut(VGroup(*lines[:k])))
+            else:
+                head = None
+                room = (right[0], right[1], top)
+                anims += [FadeIn(line, shift=RIGHT * 0.2)]
+                if not listed:  # back from the n × n tables: the formulas so far, dimmed
+                    anims.append(FadeIn(VGroup(*lines[:k]).set_color(th.dim)))
+                elif k > 0:
+                    anims.append(lines[k - 1].animate.set_color(th.dim))
+            room_w, room_h = room[1] - room[0], room[2] - full.bottom - 0.9
             t.scale(min(room_w / t.width, room_h / t.height, 1.6))
-            t.move_to([(right[0] + right[1]) / 2, (top + full.bottom + 0.7) / 2, 0])
+            t.move_to([(room[0] + room[1]) / 2, (room[2] + full.bottom + 0.7) / 2, 0])
             tables.append(t)
             with stage.narrating(say(f"{T}.{cap}", d_model=dm, d_head=dh, count=n, word=say.quote(toks[i]))):
-                anims = [FadeIn(line, shift=RIGHT * 0.2)]
                 anims += [FadeIn(t)] if shown is None else [FadeOut(shown), FadeIn(t)]
-                if k > 0:
-                    anims.append(lines[k - 1].animate.set_color(th.dim))
+                if shown_head is not None:
+                    anims.append(FadeOut(shown_head))
                 stage.play(*anims, run_time=0.9)
                 stage.wait(0.5)
-            shown = t
+            if shown_head is not None:
+                stage.remove(shown_head)
+            shown, shown_head, listed = t, head, not square
         drawn.update(lines=lines, tables=tables)
 
         # the focus's row of Z is the z the three steps added up
