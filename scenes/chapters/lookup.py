@@ -74,7 +74,7 @@ class Lookup(Chapter):
                      number(plan.soft[j], "weight", fs, th.text), hvec(plan.values[j], th, th.value, fs, kind=digits(plan.values))]
             rows.append(cells)
             by_token[j] = cells
-        grid = table(rows, gap=0.35, row_gap=0.16)
+        grid = table(rows, gap=0.35, row_gap=0.1)
         qvec = hvec(plan.query, th, th.query, fs)
         qline = VGroup(label(say(f"{T}.query", word=word), 22, th.query), qvec).arrange(RIGHT, buff=0.25)
         # the dictionary as code writes it: {k₁: v₁, k₂: v₂, …}
