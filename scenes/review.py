@@ -674,34 +674,78 @@ def contact_sheet(frames: list[dict], folder: Path, title: str, columns: int = 4
     rows = math.ceil(len(thumbs) / columns)
     sheet = Image.new("RGB", (pad + columns * (width + pad), 48 + rows * (h + text_h + pad)), (24, 24, 24))
     draw = ImageDraw.Draw(sheet)
-    draw.text((pad, 12), title, fill=(235, 235, 235), font=font)
+    font.draw(draw, (pad, 12), title, fill=(235, 235, 235))
     for k, (img, f) in enumerate(zip(thumbs, frames)):
         r, c = divmod(k, columns)
         x, y = pad + c * (width + pad), 48 + r * (h + text_h + pad)
         sheet.paste(img.resize((width, h)), (x, y))
-        draw.text((x, y + h + 4), f"{f['file']}  {f['time']:.1f} s", fill=(255, 220, 90), font=small)
-        caption = f.get("caption", "").replace("−", "-")  # the sheet's face has no minus sign
+        small.draw(draw, (x, y + h + 4), f"{f['file']}  {f['time']:.1f} s", fill=(255, 220, 90))
+        caption = f.get("caption", "")
         for n, line in enumerate(_wrap(caption, draw, small, width)[:2]):
-            draw.text((x, y + h + 24 + 18 * n), line, fill=(210, 210, 210), font=small)
+            small.draw(draw, (x, y + h + 24 + 18 * n), line, fill=(210, 210, 210))
     path = folder / "contact.png"
     sheet.save(path)
     return path
 
 
-def _sheet_fonts():
-    from PIL import ImageFont
+SHEET_FACES = ("/usr/share/fonts/truetype/nanum/NanumGothic.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+               "/usr/share/fonts/truetype/nanum/NanumMyeongjo.ttf")
 
-    for name in ("/usr/share/fonts/truetype/nanum/NanumGothic.ttf", "/usr/share/fonts/truetype/nanum/NanumMyeongjo.ttf"):
-        if os.path.exists(name):
-            return ImageFont.truetype(name, 22), ImageFont.truetype(name, 15)
-    return ImageFont.load_default(), ImageFont.load_default()
+
+class SheetFont:
+    """The contact sheet's text face: Korean from NanumGothic, and what it lacks (ã, ó, ␣, −) from
+    DejaVu Sans, character by character, so no caption shows a missing-glyph box."""
+
+    def __init__(self, size: int):
+        from PIL import ImageFont
+
+        self.faces = [ImageFont.truetype(p, size) for p in SHEET_FACES if os.path.exists(p)] or [ImageFont.load_default()]
+        self._missing = [self._mask("\U0010fffd", f) for f in self.faces]  # what a face draws for a glyph it lacks
+        self._memo: dict[str, object] = {}
+
+    @staticmethod
+    def _mask(ch, face):
+        try:
+            m = face.getmask(ch)
+            return (m.size, bytes(m))
+        except Exception:
+            return None
+
+    def face_for(self, ch: str):
+        if ch not in self._memo:
+            self._memo[ch] = next((f for f, miss in zip(self.faces, self._missing)
+                                   if ch.isspace() or self._mask(ch, f) != miss), self.faces[0])
+        return self._memo[ch]
+
+    def runs(self, text: str):
+        out: list[tuple[str, object]] = []
+        for ch in text:
+            f = self.face_for(ch)
+            if out and out[-1][1] is f:
+                out[-1] = (out[-1][0] + ch, f)
+            else:
+                out.append((ch, f))
+        return out
+
+    def length(self, draw, text: str) -> float:
+        return sum(draw.textlength(t, font=f) for t, f in self.runs(text))
+
+    def draw(self, draw, xy, text: str, fill) -> None:
+        x, y = xy
+        for t, f in self.runs(text):
+            draw.text((x, y), t, fill=fill, font=f)
+            x += draw.textlength(t, font=f)
+
+
+def _sheet_fonts():
+    return SheetFont(22), SheetFont(15)
 
 
 def _wrap(text: str, draw, font, width: int) -> list[str]:
     lines, line = [], ""
     for word in text.split():
         trial = f"{line} {word}".strip()
-        if draw.textlength(trial, font=font) <= width or not line:
+        if font.length(draw, trial) <= width or not line:
             line = trial
         else:
             lines.append(line)

@@ -215,3 +215,16 @@ def test_cli_storyboard_unwritable_out(tmp_path):
 def test_decimal_conventions_are_told_apart(text, comma, point):
     assert bool(review.DECIMAL_COMMA.search(text)) is comma
     assert bool(review.DECIMAL_POINT.search(text)) is point
+
+
+def test_the_contact_sheet_draws_every_caption_glyph():
+    """Korean from NanumGothic; what it lacks (ã, ␣, −) from a face that has it, not a missing-glyph box."""
+    font = review.SheetFont(15)
+    if len(font.faces) < 2:
+        pytest.skip("the sheet's fonts are not installed")
+    korean = font.face_for("가")
+    assert korean.path.endswith("NanumGothic.ttf")
+    for ch in "ã␣−":
+        face = font.face_for(ch)
+        assert face is not korean and font._mask(ch, face) != font._missing[font.faces.index(face)], ch
+    assert len(font.runs("atenção ␣the 가")) >= 3  # the face changes inside a line
