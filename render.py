@@ -321,6 +321,9 @@ def storyboard_cmd(names, lang, model_name, sentences, focus, layer, head, layou
     check_output_dir(out)
 
     def done(res):
+        if res.skipped:
+            click.echo(f"{res.scene} {res.lang} {res.model}: skipped, {res.skipped}", err=True)
+            return
         click.echo(f"{res.scene} {res.lang} {res.model}: {len(res.files) - 1} frames in {res.seconds:.1f} s", err=True)
         for f in res.files:
             click.echo(str(f))
@@ -345,6 +348,8 @@ def lint_cmd(names, lang, model_name, sentences, focus, layer, head, layout, axe
     def done(res):
         found.extend(res.violations)
         if not as_json:
+            if res.skipped:
+                click.echo(f"{res.scene} {res.lang} {res.model}: skipped, {res.skipped}", err=True)
             for v in res.violations:
                 click.echo(v.line())
 
@@ -356,11 +361,14 @@ def lint_cmd(names, lang, model_name, sentences, focus, layer, head, layout, axe
                                "exceptions": [v.to_dict() for v in found if v.exception],
                                "lessons": [{"scene": r.scene, "lang": r.lang, "model": r.model,
                                             "violations": sum(not v.exception for v in r.violations),
-                                            "seconds": round(r.seconds, 2)} for r in results]},
+                                            "seconds": round(r.seconds, 2), "skipped": r.skipped}
+                                           for r in results]},
                               ensure_ascii=False))
     else:
-        click.echo(f"{len(results)} lesson(s) checked: {len(bad)} violation(s), "
-                   f"{len(found) - len(bad)} declared exception(s)", err=True)
+        skipped = sum(r.skipped is not None for r in results)
+        click.echo(f"{len(results) - skipped} lesson(s) checked: {len(bad)} violation(s), "
+                   f"{len(found) - len(bad)} declared exception(s)"
+                   + (f", {skipped} skipped (they do not take these inputs)" if skipped else ""), err=True)
     if bad:
         sys.exit(1)
 

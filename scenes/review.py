@@ -792,6 +792,7 @@ class ReviewResult:
     video_seconds: float
     violations: list[Violation] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    skipped: str | None = None  # why the lesson does not take these inputs (in a run of several lessons)
 
 
 def lint_scene(scene_cls, inputs, *, name: str, model: str) -> ReviewResult:
@@ -833,6 +834,8 @@ def review(kind: str, names: list[str], langs: list[str], *, model: str | None, 
     from .batch import Job, Worker
     from .registry import load_all
 
+    from model.errors import UserError
+
     scenes = load_all()
     worker = Worker(load)
     results = []
@@ -840,12 +843,19 @@ def review(kind: str, names: list[str], langs: list[str], *, model: str | None, 
         cls = scenes[name]
         lesson_model = str(model or getattr(getattr(cls, "lesson", None), "model", None) or "toy")
         for lang in langs:
-            inputs = worker.inputs(Job(scene=name, lang=lang, model=lesson_model, options=options))
             label = "smollm2" if lesson_model == "smollm2" else Path(lesson_model).name
-            if kind == "lint":
-                res = lint_scene(cls, inputs, name=name, model=label)
-            else:
-                res = storyboard_scene(cls, inputs, name=name, model=label, out=out, quality=quality)
+            try:
+                inputs = worker.inputs(Job(scene=name, lang=lang, model=lesson_model, options=options))
+                if kind == "lint":
+                    res = lint_scene(cls, inputs, name=name, model=label)
+                else:
+                    res = storyboard_scene(cls, inputs, name=name, model=label, out=out, quality=quality)
+            except UserError as e:
+                if len(names) == 1:
+                    raise  # the one lesson asked for: the user's mistake, said as such
+                # one of many lessons that does not take this sentence or model (cross_attention wants two
+                # languages, mlp a real model): said, and the others go on
+                res = ReviewResult(name, lang, label, 0.0, 0.0, skipped=e.message)
             results.append(res)
             if on_result:
                 on_result(res)

@@ -187,6 +187,20 @@ def test_cli_lint_json_and_exit_code():
     assert set(data["rules"]) == set(review.RULES)
 
 
+def test_cli_lint_of_several_lessons_skips_one_that_refuses_the_sentence():
+    """cross_attention wants an English and a French sentence: in a run of several lessons it is named as
+    skipped with its reason, and the others are checked; asked for alone, it is the user's error (exit 2)."""
+    sentence = "the tiny red fox saw a huge green tower"
+    r = run_cli("lint", "cross_attention", "attention_pattern", "--sentence", sentence, "--json")
+    data = json.loads(r.stdout)
+    lessons = {x["scene"]: x for x in data["lessons"]}
+    assert "English then French" in lessons["cross_attention"]["skipped"]
+    assert lessons["attention_pattern"]["skipped"] is None and lessons["attention_pattern"]["seconds"] > 0
+    assert r.returncode == (1 if data["violations"] else 0)
+    alone = run_cli("lint", "cross_attention", "--sentence", sentence)
+    assert alone.returncode == 2 and "English then French" in alone.stderr and "Traceback" not in alone.stderr
+
+
 def test_cli_storyboard_prints_its_files(tmp_path):
     r = run_cli("storyboard", "softmax", "--lang", "ko", "-q", "l", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr
