@@ -2,7 +2,7 @@
 
 Plans are checked against numbers recomputed here from the head's weights with numpy (and torch for
 the mask), never against the code under test: the three steps for one token equal the matrix form
-equal the trace; masked rows sum to 1 with exact zeros; −1e9 and −∞ give identical float32 weights;
+equal the trace; masked rows sum to 1 with exact zeros; −1e10 (GPT-2's code) and −∞ give identical float32 weights;
 the read-out percentages are the trace's; the hard lookup returns exactly one value row and the soft
 one is pattern·V. Tiny renders check that what is drawn is the trace's; one plan on SmolLM2."""
 
@@ -94,19 +94,19 @@ def test_masked_rows_sum_to_one_with_exact_zeros(make_inputs, toy_model):
     np.testing.assert_allclose(plan.weights, p, atol=1e-5)
 
 
-def test_minus_a_billion_and_minus_infinity_give_identical_weights(make_inputs):
+def test_gpt2s_minus_ten_billion_and_minus_infinity_give_identical_weights(make_inputs):
     import torch
 
     plan = plan_masked(setting_of(MASKED_SELF_ATTENTION, make_inputs))
-    assert plan.mask_value == float("-inf") and plan.gpt2_value == -1e9
+    assert plan.mask_value == float("-inf") and plan.gpt2_value == -1e10
     s = torch.tensor(plan.scores, dtype=torch.float32)
     m = torch.tensor(plan.mask)
     inf = torch.softmax(s.masked_fill(m, float("-inf")), dim=-1).numpy()
-    big = torch.softmax(s.masked_fill(m, -1e9), dim=-1).numpy()
+    big = torch.softmax(s.masked_fill(m, -1e10), dim=-1).numpy()
     assert np.array_equal(inf, big) and plan.same_bits
     np.testing.assert_allclose(plan.weights_ours, inf, atol=1e-6)
     np.testing.assert_allclose(plan.weights_gpt2, big, atol=1e-6)
-    assert plan.exp_gpt2 == 0.0 == float(np.exp(np.float32(-1e9) - np.float32(plan.row_max)))
+    assert plan.exp_gpt2 == 0.0 == float(np.exp(np.float32(-1e10) - np.float32(plan.row_max)))
     assert plan.tiny == pytest.approx(1.4e-45, rel=0.01)
 
 

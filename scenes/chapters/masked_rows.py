@@ -1,5 +1,5 @@
 """`masked_self_attention`: the score matrix with queries as rows (the paper's and the Illustrated
-GPT-2's orientation), the future cells set to the value our model writes (−∞) next to GPT-2's −1e9
+GPT-2's orientation), the future cells set to the value our model writes (−∞) next to GPT-2's −1e10
 (the same weights: exp underflows to exactly 0 in float32), the softmax of every row, and every
 row read out in words with the model's real percentages."""
 
@@ -96,7 +96,7 @@ class MaskedRows(Chapter):
         pw = panel.width
         ours = VGroup(label(say(f"{T}.ours"), 24, th.text), number(plan.mask_value, "score", 28, th.mask)
                       ).arrange(RIGHT, buff=0.2)
-        theirs = VGroup(label(say(f"{T}.gpt2"), 24, th.text), math("-10^9", 28, th.mask)).arrange(RIGHT, buff=0.2)
+        theirs = VGroup(label(say(f"{T}.gpt2"), 24, th.text), math("-10^10", 34, th.mask)).arrange(RIGHT, buff=0.2)
         values = VGroup(ours, theirs).arrange(DOWN, buff=0.22, aligned_edge=LEFT)
         fit_into(values, pw, 1.2)
         top = grid.lines.get_top()[1]
@@ -108,7 +108,7 @@ class MaskedRows(Chapter):
             stage.wait(0.6)
         drawn["minus_inf"] = dict(grid.mask_number_mobs)
 
-        # why −1e9 and −∞ give the same weights: notes beside the grid, so their numbers are figures
+        # why −1e10 and −∞ give the same weights: notes beside the grid, so their numbers are figures
         # (a decimal point in every language, like the grid's scores)
         r = plan.exp_row
         lines = [say(f"{T}.exp_inf"),

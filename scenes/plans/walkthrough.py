@@ -8,8 +8,8 @@ head did in the way its scene tells it (numpy, float64) so the tests can compare
   the softmax over the keys it may see; z = Σ_j w_j v_j. Then all tokens at once as matrices, in
   the paper's orientation (queries as rows): Q = X·W_Q, S = Q·Kᵀ/√d, mask, softmax by rows, Z = P·V.
 * masked rows: the score matrix (queries as rows), the future cells set to what our model writes
-  (−∞: `masked_fill(mask, float("-inf"))` in model/transformer.py) and to GPT-2's −1e9, both put
-  through a float32 softmax: the weights are bit for bit the same, because exp(−1e9 − max) underflows
+  (−∞: `masked_fill(mask, float("-inf"))` in model/transformer.py) and to GPT-2's −1e10, both put
+  through a float32 softmax: the weights are bit for bit the same, because exp(−1e10 − max) underflows
   to exactly 0 in float32 as exp(−∞) is 0.
 * lookup: a hard lookup (weight 1 on the best-matching key, 0 elsewhere: exactly that key's value)
   beside the real soft one (the softmax weights blend every value it may see).
@@ -28,7 +28,9 @@ from .qkv import head_input
 from .windows import token_window
 
 MODEL_MASK = float("-inf")  # what model/transformer.py writes into the blocked cells before the softmax
-GPT2_MASK = -1e9  # what GPT-2 writes (the Illustrated GPT-2; its attention uses a large negative number)
+# what GPT-2's own code writes into a blocked cell: `w*b - 1e10*(1-b)` replaces the score with −1e10 (the
+# Illustrated GPT-2 says "−1 billion"; the code says ten billion)
+GPT2_MASK = -1e10
 MAX_TOKENS = 10  # a score matrix wider than this does not fit the frame: the scenes ask for a shorter sentence
 MAX_ROWS = 8  # token rows drawn for the steps and the lookup (the focus and its strongest keys always)
 READ_MIN = 0.005  # a weight shown in a row's read-out (it rounds to at least 1%)
@@ -156,12 +158,12 @@ class MaskedPlan:
     scores: np.ndarray  # [query, key] q·k/√d before the mask
     mask: np.ndarray  # [query, key] True = a future key, blocked
     mask_value: float  # what our model writes in the blocked cells (−∞)
-    gpt2_value: float  # what GPT-2 writes (−1e9)
+    gpt2_value: float  # what GPT-2 writes (−1e10)
     weights: np.ndarray  # [query, key] the trace's pattern
     weights_ours: np.ndarray  # float32 softmax with −∞ (recomputed here)
-    weights_gpt2: np.ndarray  # float32 softmax with −1e9
+    weights_gpt2: np.ndarray  # float32 softmax with −1e10
     same_bits: bool  # the two are identical, bit for bit
-    exp_gpt2: float  # exp(−1e9 − the row's max) in float32, for the row shown: exactly 0.0
+    exp_gpt2: float  # exp(−1e10 − the row's max) in float32, for the row shown: exactly 0.0
     exp_row: int  # the row whose numbers the exp example uses (the second: the first blocked cell)
     row_max: float  # that row's largest visible score
     tiny: float  # the smallest positive float32 (below it exp gives 0)
