@@ -53,6 +53,7 @@ class Softmax(Chapter):
                 stage.play(sm.lift(), *([grid.show_columns({q: "none"}, run_time=0.6)] if readable else []))
                 if zoom:  # lean in: the column in the grid and its strip, side by side
                     ll, ur = grid.column_region(q)
+                    ur = np.array([ur[0], max(ur[1], grid._label_extent()[1]), 0])  # the column's word too
                     col = VGroup(Rectangle().replace(VGroup(Line(ll, ur)), stretch=True), sm.box)
                     full = stage.region("full")  # close enough to read, far enough to see all of the strip
                     z = float(np.clip(max((col.width + 1.5) / full.width, (col.height + 0.6) / full.height), 0.6, 1.0))

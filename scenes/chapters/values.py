@@ -211,5 +211,6 @@ class Values(Chapter):
             stage.play(LaggedStart(*(FadeIn(c, shift=DOWN * 0.15) for c in cols["E'"].values()), lag_ratio=0.05),
                        run_time=1.2)
             stage.wait(1.5)
-            stage.play(camera_home(stage, run_time=1.2))
+        # back home only once the caption about every word has been read over every word
+        stage.play(camera_home(stage, run_time=1.2))
         drop_below(stage, BELOW[1] / 2)
