@@ -38,6 +38,7 @@ RULES = {
     "off_frame": "every mobject is inside the frame (0.1-unit margin) once the camera settles",
     "frame_used": "a chapter's last frame spans at least 55% of the frame's width and 50% of its height",
     "caption_number": "a number in a caption is on screen, rounded the same way",
+    "caption_end": "a number a caption says is still on screen when the caption ends (its last frame)",
     "decimal_convention": "one decimal convention (point or comma) per panel",
     "honest_title": "a title names a head's role only if the head was measured to play it",
     "typeset_math": "no raw underscore on screen: W_Q is W with a subscript Q (typeset math)",
@@ -539,11 +540,17 @@ class Linter(Observer):
 
     # --- captions and chapters -------------------------------------------------------------
     def caption_done(self, scene, text: str, start: float, end: float) -> None:
-        shown = self._block_numbers | screen_numbers(visible_texts(scene, _flat_mobjects(scene)))
+        now = screen_numbers(visible_texts(scene, _flat_mobjects(scene)))
+        shown = self._block_numbers | now
         for written, n in caption_numbers(text, self.lang):
             if n.lstrip("+") not in shown and n.lstrip("+-") not in shown:
                 self.add(scene, "caption_number", f"the caption says {written} but the screen does not "
                                                   f"({_short(text, 50)})", key=(written,))
+            elif n.lstrip("+") not in now and n.lstrip("+-") not in now:
+                # shown, then gone before the caption ends (the camera went home, the panel faded): the
+                # frame a teacher pauses on at the caption's end no longer shows what it says
+                self.add(scene, "caption_end", f"the caption says {written}, gone from the screen before it "
+                                               f"ends ({_short(text, 50)})", key=("end", written))
         self._block_numbers = set()
 
     def chapter_done(self, scene, key: str, number: int) -> None:

@@ -156,11 +156,17 @@ class Mlp(Chapter):
             stage.play(FadeOut(mine), FadeOut(gpt), FadeOut(bar), FadeOut(keys), run_time=0.5)
             stage.play(FadeIn(xg), FadeIn(arrows[0]), FadeIn(table, lag_ratio=0.05), run_time=1.4)
             stage.wait(0.8)
+        # the count the caption says, written under the brace's words
+        active = label(say(f"{T}.active_note", count=plan.active, d_mlp=plan.d_mlp), 26, th.highlight)
+        fit_into(active, full.width, 0.5).next_to(body, DOWN, buff=0.3).set_x(table.get_x())
+        if active.get_right()[0] > full.right:
+            active.shift(LEFT * (active.get_right()[0] - full.right))
+        drawn["active"] = active
         with stage.narrating(say(f"{T}.caption_active", count=plan.active, d_mlp=plan.d_mlp)):
-            stage.play(table.brace.animate.set_color(th.highlight), run_time=0.5)
+            stage.play(table.brace.animate.set_color(th.highlight), FadeIn(active, shift=UP * 0.1), run_time=0.5)
             stage.wait(0.6)
         check = label(say(f"{T}.check", diff=tiny(say, plan.max_diff, figure=True)), 26, th.highlight)
-        fit_into(check, full.width, 0.4).next_to(body, DOWN, buff=0.3)
+        fit_into(check, full.width, 0.4).next_to(active, DOWN, buff=0.25).set_x(0)
         with stage.narrating(say(f"{T}.caption_out", d_model=plan.d_model, word=word, diff=tiny(say, plan.max_diff))):
             stage.play(FadeIn(arrows[1]), FadeIn(og), run_time=1.0)
             stage.play(FadeIn(check), run_time=0.6)

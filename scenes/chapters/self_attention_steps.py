@@ -230,7 +230,7 @@ class AllTokens(Chapter):
                 head = line.copy().set_color(th.text)
                 head.scale(min(1.0, full.width / head.width)).move_to([full.left + head.width / 2,
                                                                        top - head.height / 2, 0])
-                room = (full.left, full.right, head.get_bottom()[1] - 0.2)
+                room = (full.left + 0.2, full.right - 0.3, head.get_bottom()[1] - 0.2)
                 anims += [FadeIn(head, shift=RIGHT * 0.2)]
                 if listed:
                     anims.append(FadeOut(VGroup(*lines[:k])))
