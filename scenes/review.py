@@ -115,6 +115,20 @@ def visible_texts(scene, camera_mobs=None) -> list[TextOnScreen]:
     return out
 
 
+def in_view(texts: list[TextOnScreen], camera) -> list[TextOnScreen]:
+    """The texts the camera's frame (x0, y0, x1, y1) shows at least half of: a text the camera has
+    moved away from is in the scene but not on the screen."""
+    x0, y0, x1, y1 = camera
+    out = []
+    for t in texts:
+        a0, b0, a1, b1 = t.box
+        w, h = max(a1 - a0, 1e-9), max(b1 - b0, 1e-9)
+        seen = max(0.0, min(a1, x1) - max(a0, x0)) * max(0.0, min(b1, y1) - max(b0, y0))
+        if seen >= 0.5 * w * h:
+            out.append(t)
+    return out
+
+
 def _collect(m, owner, inherited: dict, out: list) -> None:
     ex = {**inherited, **(getattr(m, "lint_exempt", None) or {})}
     if _is_text(m) or _is_formula(m):
@@ -417,7 +431,7 @@ class Linter(Observer):
         self._last_camera = camera
         mobs = _flat_mobjects(scene)
         texts = visible_texts(scene, mobs)
-        self._block_numbers |= screen_numbers(texts)
+        self._block_numbers |= screen_numbers(in_view(texts, camera))
         scale = 720.0 / (camera[3] - camera[1])  # px at 720p per unit, with the camera's zoom
         self.check_sizes(scene, texts, scale)
         self.check_merged_labels(scene, mobs, scale)
@@ -540,7 +554,7 @@ class Linter(Observer):
 
     # --- captions and chapters -------------------------------------------------------------
     def caption_done(self, scene, text: str, start: float, end: float) -> None:
-        now = screen_numbers(visible_texts(scene, _flat_mobjects(scene)))
+        now = screen_numbers(in_view(visible_texts(scene, _flat_mobjects(scene)), _frame_box(scene)))
         shown = self._block_numbers | now
         for written, n in caption_numbers(text, self.lang):
             if n.lstrip("+") not in shown and n.lstrip("+-") not in shown:

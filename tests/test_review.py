@@ -242,3 +242,30 @@ def test_the_contact_sheet_draws_every_caption_glyph():
         face = font.face_for(ch)
         assert face is not korean and font._mask(ch, face) != font._missing[font.faces.index(face)], ch
     assert len(font.runs("atenção ␣the 가")) >= 3  # the face changes inside a line
+
+
+class Gone(Chapter):
+    """A caption's number shown, then taken away (or left where the camera no longer looks) before the
+    caption ends; and one shown only off camera."""
+
+    key = "gone"
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        stage.clear()
+        big = VGroup(*(label(f"{k}.5{k}", 40).move_to([-5 + 2.5 * k, 0, 0]) for k in range(5)))
+        stay, fade, away = label("3.75", 40).move_to([0, 2, 0]), label("6.25", 40).move_to([0, -2, 0]), \
+            label("8.125", 40).move_to([0, -12, 0])  # far below the frame: in the scene, never on screen
+        with stage.narrating("stays 3.75, then fades 6.25, and 8.125 is never seen"):
+            stage.play(FadeIn(big), FadeIn(stay), FadeIn(fade), FadeIn(away), run_time=0.5)
+            stage.play(FadeOut(fade), run_time=0.5)
+        stage.play(FadeOut(stay), run_time=0.5)  # after the caption: fine
+
+
+def test_a_caption_number_gone_before_the_caption_ends_is_found(make_inputs):
+    linter = review.Linter("gone_lesson", "en", "toy")
+    review.play_watched(lesson_scene(Lesson("gone_lesson", (Gone(),))), make_inputs(), linter)
+    found = sorted((v.rule, v.what.split()[3].rstrip(",")) for v in linter.violations if v.rule.startswith("caption"))
+    assert found == [("caption_end", "6.25"), ("caption_number", "8.125")], [v.line() for v in linter.violations]

@@ -217,5 +217,5 @@ class Key(Chapter):
         with stage.narrating(text):
             stage.play(Indicate(view.arrows[0], color=th.key), Indicate(view.arcs[0], color=th.key), run_time=1.0)
             stage.wait(1.6)
-            stage.play(camera_home(stage, run_time=1.0))
+        stage.play(camera_home(stage, run_time=1.0))  # once the caption about the angles is over
         drop_below(stage, SIDE[1] / 2)
