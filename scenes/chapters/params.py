@@ -118,8 +118,11 @@ class ParameterCount(Chapter):
         c = plan.config
         name = self.name(stage, plan)
         hkey = f"{S}.heading_shared" if plan.shared_kv else f"{S}.heading"
-        heading = rich(say(hkey, name=name, d_model=c.d_model, d_head=c.d_head, heads=c.n_heads, kv=c.kv_heads,
-                           layers=c.n_layers, count=c.n_layers), 30, th.text)
+        words = say(hkey, name=name, d_model=c.d_model, d_head=c.d_head, heads=c.n_heads, kv=c.kv_heads,
+                    layers=c.n_layers, count=c.n_layers)
+        if c.d_mlp:  # the MLP row counts with d_mlp: its value stands in the heading with the others
+            words = say(f"{S}.heading_mlp", heading=words, d_mlp=c.d_mlp)
+        heading = rich(words, 30, th.text)
         stage.region("title").fit(heading)
 
         t_left, t_right, t_top, t_bottom = TABLE
