@@ -16,36 +16,7 @@ LANGS = ("en", "ko", "pt")
 OWN_SENTENCE = "the tiny red fox saw a huge green tower"
 # (lesson, lang, model, on our own sentence) -> the rules it still breaks there (measured; issue 18's
 # closing note lists them). Strict: a case that passes must leave this list.
-KNOWN: dict[tuple[str, str, str, bool], str] = {
-    ('attention_as_lookup', 'en', 'smollm2', False): 'number_size',
-    ('attention_as_lookup', 'ko', 'smollm2', False): 'number_size',
-    ('attention_as_lookup', 'pt', 'smollm2', False): 'number_size',
-    ('eiffel_tower', 'en', 'smollm2', False): 'caption_number, number_size, text_size',
-    ('eiffel_tower', 'ko', 'smollm2', False): 'caption_number, number_size, overlap, text_size',
-    ('eiffel_tower', 'pt', 'smollm2', False): 'caption_number, number_size, text_size',
-    ('flash_attention', 'en', 'smollm2', False): 'decimal_convention',
-    ('flash_attention', 'ko', 'smollm2', False): 'decimal_convention',
-    ('flash_attention', 'pt', 'smollm2', False): 'decimal_convention',
-    ('fluffy_blue_creature', 'en', 'smollm2', False): 'caption_number, overlap, text_size',
-    ('fluffy_blue_creature', 'en', 'toy', False): 'text_size',
-    ('fluffy_blue_creature', 'en', 'toy', True): 'text_size',
-    ('fluffy_blue_creature', 'ko', 'smollm2', False): 'caption_number, overlap, text_size',
-    ('fluffy_blue_creature', 'ko', 'toy', False): 'text_size',
-    ('fluffy_blue_creature', 'pt', 'smollm2', False): 'caption_number, overlap, text_size',
-    ('fluffy_blue_creature', 'pt', 'toy', False): 'text_size',
-    ('key', 'en', 'smollm2', False): 'overlap',
-    ('key', 'ko', 'smollm2', False): 'overlap',
-    ('key', 'pt', 'smollm2', False): 'overlap',
-    ('mole', 'en', 'smollm2', False): 'caption_number, off_frame',
-    ('mole', 'ko', 'smollm2', False): 'caption_number, off_frame, overlap',
-    ('mole', 'pt', 'smollm2', False): 'caption_number, off_frame',
-    ('self_attention_steps', 'en', 'smollm2', False): 'number_size, text_size',
-    ('self_attention_steps', 'ko', 'smollm2', False): 'number_size, text_size',
-    ('self_attention_steps', 'pt', 'smollm2', False): 'number_size, text_size',
-    ('values', 'en', 'smollm2', False): 'caption_number',
-    ('values', 'ko', 'smollm2', False): 'caption_number',
-    ('values', 'pt', 'smollm2', False): 'caption_number',
-}
+KNOWN: dict[tuple[str, str, str, bool], str] = {}
 
 
 def known(name, lang, model, own=False):
