@@ -6,7 +6,7 @@ row read out in words with the model's real percentages."""
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Rectangle, Restore, VGroup
 
 from ..components.attention_grid import AttentionGrid
 from ..components.text import label, number
@@ -117,16 +117,28 @@ class MaskedRows(Chapter):
                      result=figure(plan.exp_gpt2, ".1f")),
                  say(f"{T}.tiny"),
                  say(f"{T}.same") if plan.same_bits else say(f"{T}.differ")]
-        why = VGroup(*(wrapped(t, pw, 22, th.text if k < 3 else th.highlight, 4) for k, t in enumerate(lines)))
+        # four short paragraphs need more room than the panel: the grid steps back (smaller, to the
+        # left, its numbers still readable) while they are read, and returns for the softmax
+        board = VGroup(grid, titles)
+        board.save_state()
+        shrink = 0.72
+        left_edge = board.get_left()[0]
+        wide = full.right - (left_edge + board.width * shrink) - 0.5
+        why = VGroup(*(wrapped(t, wide, 24, th.text if k < 3 else th.highlight, 4) for k, t in enumerate(lines)))
         diff = float(np.abs(plan.weights_ours - plan.weights_gpt2).max())
         why[2].add(scientific(say, plan.tiny, 30, th.text, figure_mark=True).next_to(why[2], DOWN, buff=0.12).align_to(why[2], LEFT))
         if not plan.same_bits:
             why[3].add(scientific(say, diff, 30, th.highlight, figure_mark=True).next_to(why[3], DOWN, buff=0.12).align_to(why[3], LEFT))
         why.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
-        fit_into(why, pw, values.get_bottom()[1] - full.bottom - 0.4)
-        why.next_to(values, DOWN, buff=0.4).align_to(values, LEFT)
+        x_why = full.right - wide
+        fit_into(why, wide, values.get_bottom()[1] - full.bottom - 0.4)
+        why.next_to(values, DOWN, buff=0.4)
+        why.shift(RIGHT * (x_why - why.get_left()[0]))
+        values_home = values.get_center()
         drawn["why"] = why
         with stage.narrating(say(f"{T}.caption_same")):
+            stage.play(board.animate.scale(shrink, about_point=[left_edge, board.get_top()[1], 0]),
+                       values.animate.shift(RIGHT * (x_why - values.get_left()[0])), run_time=0.8)
             for part in why:
                 stage.play(FadeIn(part, shift=UP * 0.1), run_time=0.6)
             stage.wait(1.0)
@@ -140,7 +152,9 @@ class MaskedRows(Chapter):
             zeros.add(z)
         sums = query_sums(stage, grid)
         with stage.narrating(say(f"{T}.caption_softmax")):
-            stage.play(FadeOut(why), run_time=0.4)
+            stage.play(FadeOut(why), Restore(board), values.animate.move_to(values_home), run_time=0.6)
+            stage.remove(board)
+            stage.add(grid, titles)  # on stage on their own again, as before
             stage.play(grid.show_weights(run_time=1.4), grid.clear_mask(run_time=1.4), FadeIn(zeros))
             stage.play(FadeIn(sums), run_time=0.8)
             stage.wait(0.6)
