@@ -15,6 +15,7 @@ from ..lesson import Chapter, Lesson
 from ..plans.kv_cache import SHOWN_DIMS, KvCachePlan, KvStep, plan_kv_cache, with_generation
 from ..stage import Stage
 from .embedding_parts import fit_into
+from .honest import wrapped
 from .head_split import grouped, model_name, tiny
 
 T = "blocks.kv_cache"
@@ -175,7 +176,7 @@ class KvCache(Chapter):
         full = stage.region("full")
         key = f"{T}.check_same" if plan.same_tokens else f"{T}.check_differ"
         text = say(key, diff=tiny(say, plan.max_diff, figure=True), count=len(plan.steps))
-        line = label(text, 28, th.highlight)
+        line = wrapped(text, full.width * 0.78, 28, th.highlight, 2)  # not from edge to edge
         saving = label(say(f"{T}.saving", cached=grouped(plan.total_cached), full=grouped(plan.total_full),
                              ratio=f"{plan.saving:.1f}"), 26, th.text)
         memory = label(say(f"{T}.memory", floats=grouped(plan.cache_floats), count=plan.n_layers), 24, th.dim)
