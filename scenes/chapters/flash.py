@@ -119,7 +119,8 @@ class Flash(Chapter):
             anims.append(FadeIn(new_panel))  # a fresh table: the step's own numbers, not morphed glyphs
             if panel is not None:
                 anims.append(FadeOut(panel))
-            anims += [m.animate.set_opacity(0.25) for m in state["scores"] if len(m)]
+            # the tile before is gone from memory: its scores leave the screen too (one tile at a time)
+            anims += [FadeOut(m) for m in state["scores"] if len(m)]
             if caption is None:
                 stage.play(*anims, run_time=run_time)
                 stage.wait(wait)
@@ -129,7 +130,7 @@ class Flash(Chapter):
                     stage.wait(wait)
             state["tile"] = state["tile"] or new_tile
             state["panel"] = new_panel
-            state["scores"].append(nums)
+            state["scores"] = [nums]
 
         # the followed query block, key block after key block
         for k, s in enumerate(plan.steps):
@@ -145,7 +146,8 @@ class Flash(Chapter):
                     state["scores"] = []
                 show(s, s.k_block, None, 0.5, 0.2)
                 drawn.setdefault("others", []).append((s.rows, s.cols, s.skipped))
-            stage.play(*(FadeOut(m) for m in state["scores"] if len(m)), run_time=0.3)
+        # the last tile's scores stay while the caption is read, then go
+        stage.play(*(FadeOut(m) for m in state["scores"] if len(m)), run_time=0.3)
         drawn["panel"] = state["panel"]
         self.finish(stage, plan, drawn, VGroup(cells, qlab, klab, ghost, state["tile"]))
 
