@@ -89,20 +89,24 @@ class LastToken(Chapter):
             stage.play(FadeOut(panel), FadeOut(arcs), FadeOut(own), run_time=0.4)
 
         own = "real.last_token" if plan.real else T  # a real model is no toy, and nobody built its heads
-        lines = [say(f"{own}.summary_layers", count=plan.n_layers, layer=plan.layer),
-                 say(f"{own}.summary_heads", count=len(plan.heads)),
-                 say(f"{T}.summary_reach", weight=plan.mean_reach),
-                 say(f"{T}.summary_deep")]
+        # "0.00 reaches past" reads oddly: below what two decimals show, the words say "almost none"
+        reach = (say(f"{T}.summary_reach_none") if plan.mean_reach < 0.005
+                 else say(f"{T}.summary_reach", weight=plan.mean_reach))
+        facts = [say(f"{own}.summary_layers", count=plan.n_layers, layer=plan.layer),
+                 say(f"{own}.summary_heads", count=len(plan.heads)), reach]
         if plan.real and plan.mean_first >= 0.1:  # much of that "reach" is resting on the first token
-            lines.insert(3, say("real.last_token.summary_first", weight=plan.mean_first,
-                                word=say.quote(plan.tokens[0])))
+            facts.append(say("real.last_token.summary_first", weight=plan.mean_first,
+                             word=say.quote(plan.tokens[0])))
+        paragraphs = [facts, [say(f"{T}.summary_deep")]]
         if plan.guesses:
             params = {}
             for n, (w, p) in enumerate(plan.guesses):
                 params[f"w{n}"], params[f"p{n}"] = say.quote(w), p
-            lines.append(say(f"{own}.guesses_{len(plan.guesses)}", **params))
-        lines = [part for line in lines for part in line.split("\n")]  # a template may break its own lines
-        note = VGroup(*(label(t, font_size=22, color=th.text) for t in lines)).arrange(DOWN, buff=0.12)
+            paragraphs.append([say(f"{own}.guesses_{len(plan.guesses)}", **params)])
+        # three short paragraphs (what this model is, what a large one does, its guesses), not one wall
+        note = VGroup(*(VGroup(*(label(t, font_size=22, color=th.text if k < 2 else th.highlight)
+                                 for line in para for t in line.split("\n"))).arrange(DOWN, buff=0.12)
+                        for k, para in enumerate(paragraphs))).arrange(DOWN, buff=0.32)
         below = Region("note", full.left, full.right, full.bottom, passage.get_bottom()[1] - 0.3)
         fit_into(note, full.width - 0.9, below.height).move_to(below.center)
         drawn["note"] = note
