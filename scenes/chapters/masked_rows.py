@@ -142,6 +142,10 @@ class MaskedRows(Chapter):
             for part in why:
                 stage.play(FadeIn(part, shift=UP * 0.1), run_time=0.6)
             stage.wait(1.0)
+        # the grid comes back before anything is placed on its cells again
+        stage.play(FadeOut(why), Restore(board), values.animate.move_to(values_home), run_time=0.6)
+        stage.remove(board)
+        stage.add(grid, titles)  # on stage on their own again, as before
 
         # softmax of every row: the weights (two decimals), the masked cells exactly 0, Σ of each row 1
         fs = grid.number_font or 24
@@ -152,9 +156,6 @@ class MaskedRows(Chapter):
             zeros.add(z)
         sums = query_sums(stage, grid)
         with stage.narrating(say(f"{T}.caption_softmax")):
-            stage.play(FadeOut(why), Restore(board), values.animate.move_to(values_home), run_time=0.6)
-            stage.remove(board)
-            stage.add(grid, titles)  # on stage on their own again, as before
             stage.play(grid.show_weights(run_time=1.4), grid.clear_mask(run_time=1.4), FadeIn(zeros))
             stage.play(FadeIn(sums), run_time=0.8)
             stage.wait(0.6)
