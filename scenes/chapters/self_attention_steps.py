@@ -147,14 +147,14 @@ class OneToken(Chapter):
         drawn.update(rows=by, z=zline[1])
         with stage.narrating(say(f"{T}.caption_step2", word=word, d_head=plan.d_head)):
             stage.play(FadeIn(body[0]), FadeIn(qline), FadeIn(col(0)), FadeIn(col(1)), run_time=1.0)
-            stage.play(FadeIn(col(2)), run_time=0.8)
+            # the scores of the keys the query may see; the masked ones come with their own caption
+            infs = [s for s in col(2)[1:] if getattr(s, "value", 0) == -np.inf]
+            stage.play(FadeIn(VGroup(*(s for s in col(2) if not any(s is m for m in infs)))), run_time=0.8)
             stage.wait(0.4)
         if plan.blocked.any():
             with stage.narrating(say(f"{T}.caption_masked")):
-                stage.play(*(s.animate.scale(1.2) for s in col(2)[1:] if getattr(s, "value", 0) == -np.inf),
-                           run_time=0.4)
-                stage.play(*(s.animate.scale(1 / 1.2) for s in col(2)[1:] if getattr(s, "value", 0) == -np.inf),
-                           run_time=0.4)
+                stage.play(*(FadeIn(s, scale=1.3) for s in infs), run_time=0.6)
+                stage.wait(0.4)
         with stage.narrating(say(f"{T}.caption_softmax")):
             stage.play(FadeIn(col(3)), run_time=0.8)
             stage.wait(0.4)

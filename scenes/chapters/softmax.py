@@ -53,7 +53,10 @@ class Softmax(Chapter):
                 stage.play(sm.lift(), *([grid.show_columns({q: "none"}, run_time=0.6)] if readable else []))
                 if zoom:  # lean in: the column in the grid and its strip, side by side
                     ll, ur = grid.column_region(q)
-                    ur = np.array([ur[0], max(ur[1], grid._label_extent()[1]), 0])  # the column's word too
+                    # the column's word, and the keys' words at the grid's left: no label cut by the close-up
+                    lx, ly = grid._label_extent()
+                    ll = np.array([min(ll[0], lx), ll[1], 0])
+                    ur = np.array([ur[0], max(ur[1], ly), 0])
                     col = VGroup(Rectangle().replace(VGroup(Line(ll, ur)), stretch=True), sm.box)
                     full = stage.region("full")  # close enough to read, far enough to see all of the strip
                     z = float(np.clip(max((col.width + 1.5) / full.width, (col.height + 0.6) / full.height), 0.6, 1.0))
