@@ -263,7 +263,7 @@ class AllTokens(Chapter):
         frame = SurroundingRectangle(row, buff=0.08, color=th.highlight, stroke_width=2)
         diff = float(np.abs(plan.Z[i] - plan.z).max())
         check = VGroup(label(say(f"{T}.check", word=say.quote(toks[i])), 22, th.highlight),
-                       scientific(say, diff, 30, th.highlight)).arrange(RIGHT, buff=0.15)
+                       scientific(say, diff, 30, th.highlight, figure_mark=True)).arrange(RIGHT, buff=0.15)  # beside the matrix's figures
         fit_into(check, right[1] - right[0], 0.5)
         check.next_to(z_table, DOWN, buff=0.3)
         drawn["check"] = check
