@@ -219,7 +219,8 @@ class Flash(Chapter):
         fit_into(box, full.right - 0.2 - left, full.top - full.bottom - 1.5)
         box.move_to([left + box.width / 2, grid.get_center()[1], 0])
         with stage.narrating(say(f"{T}.caption_equal", decimals=d, diff=tiny(say, plan.max_diff_trace))):
-            stage.play(FadeOut(drawn["panel"]), run_time=0.4)
+            # the last tile's frame goes too: what follows is about every row, not that tile
+            stage.play(FadeOut(drawn["panel"]), FadeOut(grid[-1]), run_time=0.4)
             stage.play(FadeIn(rows), FadeIn(diff), run_time=1.0)
             stage.wait(0.5)
         key = f"{T}.caption_memory" if plan.result.peak_tiled < plan.result.peak_ordinary else f"{T}.caption_memory_short"
