@@ -244,8 +244,9 @@ class ContextSpace(Chapter):
             stage.play(*(a.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2"),
                        *(FadeOut(a.label) for a in prev if a.kind == "dE" and a.label is not None), run_time=0.5)
             stage.play(space.rotation(-TURN, run_time=2.5))
-            stage.play(space.rotation(TURN, run_time=2.5))
             stage.wait(0.5)
+        # and back after the caption: its last frame shows the space turned, as it says
+        stage.play(space.rotation(TURN, run_time=2.0))
 
     # --- pieces ---------------------------------------------------------------------------------
     @staticmethod
