@@ -17,7 +17,7 @@ from ..lesson import Chapter, Lesson
 from ..plans.mlp import MlpPlan, plan_mlp, with_mlp_probe
 from ..stage import Stage
 from .embedding_parts import fit_into
-from .head_split import braced, fixed, tiny
+from .head_split import braced, fixed, grouped, tiny
 
 T = "blocks.mlp"
 
@@ -69,7 +69,8 @@ def scale_bar(stage: Stage, count: int, unit: float) -> VGroup:
     bar = Rectangle(width=0.12, height=count * unit, stroke_width=0).set_fill(th.dim, opacity=0.9)
     ticks = VGroup(*(Line(LEFT * 0.12, RIGHT * 0.12, stroke_width=2, color=th.dim).move_to(bar.get_edge_center(e))
                      for e in (UP, DOWN)))
-    text = label(stage.say(f"{T}.scale", count=count), 22, th.dim).next_to(bar, UP, buff=0.15)
+    # a figure beside the diagrams' figures: the thousands comma in every language (4,096)
+    text = label(stage.say(f"{T}.scale", count=grouped(count)), 22, th.dim).next_to(bar, UP, buff=0.15)
     return VGroup(bar, ticks, text)
 
 
