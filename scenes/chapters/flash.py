@@ -10,7 +10,9 @@ from math import floor, log10
 
 import numpy as np
 
-from manim import DOWN, LEFT, PI, RIGHT, UP, FadeIn, FadeOut, Rectangle, Square, Transform, VGroup
+from manim import (
+    DOWN, LEFT, PI, RIGHT, UP, BackgroundRectangle, FadeIn, FadeOut, Rectangle, Square, Transform, VGroup,
+)
 
 from ..components.number_table import aligned_rows
 from ..components.text import label
@@ -102,7 +104,9 @@ class Flash(Chapter):
             if s.skipped:
                 new_tile.set_fill(th.mask, opacity=0.18)
                 word = label(say(f"{T}.skipped"), 20, th.mask)
-                nums.add(fit_into(word, corners.width * 0.9, corners.height * 0.9).move_to(corners))
+                fit_into(word, corners.width * 0.9, corners.height * 0.9).move_to(corners)
+                # on a plate: the grid's lines run through the tile, not through the word
+                nums.add(BackgroundRectangle(word, color=th.background, fill_opacity=0.9, buff=0.06), word)
             else:
                 for a, i in enumerate(range(r0, r1)):
                     for b, j in enumerate(range(c0, c1)):
