@@ -47,13 +47,6 @@ def _overlap(centre: np.ndarray, half: np.ndarray, other: VMobject, margin: floa
     return bool(np.all(np.abs(centre[:2] - oc[:2]) < half[:2] + oh + margin))
 
 
-def _crosses(centre: np.ndarray, half: np.ndarray, line: VMobject, margin: float = 0.03) -> bool:
-    """Whether the straight `line` passes through the box at `centre` (half sizes `half`)."""
-    a, b = line.get_start()[:2], line.get_end()[:2]
-    pts = a + np.linspace(0.0, 1.0, 41)[:, None] * (b - a)
-    return bool(np.any(np.all(np.abs(pts - centre[:2]) < half[:2] + margin, axis=1)))
-
-
 def cone_tip(apex: np.ndarray, direction: np.ndarray, length: float, radius: float, color: str,
              sides: int = 10) -> VGroup:
     """A cone of `sides` flat triangles (plus its base) with its apex at `apex`, pointing along
@@ -191,7 +184,6 @@ class EmbeddingSpace(VGroup):
         30° at a time, nearest first); failing all, it slides further out. Placement reruns only
         when the anchors, the reference points or the label itself have moved."""
         earlier = list(self.labels)
-        avoid_axes = len(self.axis_labels) >= 3  # the axes' own names are placed first, at their ends
         memo: dict = {}
 
         def place(m, anchor=anchor, away_from=away_from, across=across, earlier=earlier):
@@ -228,9 +220,8 @@ class EmbeddingSpace(VGroup):
             def beside(u):
                 return p + u * (buff + abs(u[0]) * half[0] + abs(u[1]) * half[1])
 
-            def clear(c):  # off the labels placed before, and (an arrow's label) off the axis lines
-                return not any(_overlap(c, half, o) for o in earlier) and \
-                    not (avoid_axes and any(_crosses(c, half, ln) for ln in self.axis_lines))
+            def clear(c):
+                return not any(_overlap(c, half, o) for o in earlier)
 
             centre = beside(d)
             if not clear(centre):
