@@ -6,9 +6,7 @@ generic arrow and per phrase the real attention (arcs), the head's ΔE and the r
 from __future__ import annotations
 
 import numpy as np
-from manim import (
-    DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, FadeTransform, SurroundingRectangle, VGroup, Write,
-)
+from manim import DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, FadeTransform, VGroup, Write
 
 from ..components.context_arcs import ContextArcs
 from ..components.pictures import mole_animal, tower
@@ -205,9 +203,7 @@ class ContextSpace(Chapter):
             honest = note_text(say, s.honesty, s.tokens) if s.honesty is not None else None
             if honest:  # a real head resting on the first token, or on the word itself: say so, on screen too
                 drawn.setdefault("honest", []).append(honest)
-                lines = wrapped(honest, 5.4, 22, th.text, max_lines=6)
-                plate = VGroup(SurroundingRectangle(lines, color=th.dim, buff=0.15, stroke_width=2, corner_radius=0.08)
-                               .set_fill(th.background, opacity=0.92), lines)
+                plate = framed(wrapped(honest, 5.4, 22, th.text, max_lines=6), th, th.dim)
                 self.lower_left(plate, table, notes)
                 drawn.setdefault("honest_plates", []).append(plate)
                 with stage.narrating(honest):

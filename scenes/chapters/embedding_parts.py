@@ -75,10 +75,11 @@ def self_weight(say: Say, theme, weight: float, target, font_size: float = 18) -
     return VGroup(n, word.next_to(n, RIGHT, buff=0.06 * font_size / 18))
 
 
-def framed(lines: Sequence[str], theme, color: str, font_size: float = 20) -> VGroup:
-    """Lines of text, left-aligned, in a rounded frame on an opaque background."""
-    text = VGroup(*(label(t, font_size=font_size, color=theme.text) for t in lines)).arrange(
-        DOWN, aligned_edge=LEFT, buff=0.1)
+def framed(lines: Sequence[str] | VGroup, theme, color: str, font_size: float = 20) -> VGroup:
+    """Lines of text, left-aligned, in a rounded frame on an opaque background (`lines` as strings, or
+    as labels already laid out, e.g. by `honest.wrapped`)."""
+    text = lines if isinstance(lines, VGroup) else VGroup(
+        *(label(t, font_size=font_size, color=theme.text) for t in lines)).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
     frame = SurroundingRectangle(text, color=color, buff=0.15, stroke_width=2, corner_radius=0.08)
     frame.set_fill(theme.background, opacity=0.92)
     return VGroup(frame, text)
