@@ -141,6 +141,7 @@ class EmbeddingSpace(VGroup):
         self._axis_ends = [VectorizedPoint(L * e) for e in np.identity(3)]
         self.add(self.axis_lines, *self._axis_ends)
         self.labels = VGroup()
+        self._placing = False  # inside a label's placement (see _attach)
         self.axis_labels = VGroup()
         self.label_bounds: tuple[float, float, float, float] | None = None  # (x0, y0, x1, y1) labels stay in
         shown = list(axis_text) if axis_text is not None else self.names
@@ -190,9 +191,16 @@ class EmbeddingSpace(VGroup):
             # skip the (costly) placement when nothing it depends on has moved since last time:
             # this label's anchor, the earlier labels' anchors, the reference points, its own box.
             # The earlier labels are placed first: updaters run in no set order, and a label placed
-            # against where an axis label was a moment ago lands on top of it once that one moves
-            for o in earlier:
-                o.update()
+            # against where an axis label was a moment ago lands on top of it once that one moves.
+            # Only the outermost call walks them: the earlier labels' lists are prefixes of this
+            # one's, so a nested walk would redo the same work (exponentially, label after label)
+            if not self._placing:
+                self._placing = True
+                try:
+                    for o in earlier:
+                        o.update()
+                finally:
+                    self._placing = False
             refs = [anchor, *(getattr(o, "_space_anchor", o) for o in earlier)]
             if away_from is not None:
                 refs.append(away_from)
