@@ -13,7 +13,10 @@ manim joining each animation's encoder before the next animation starts. What th
   bytes reach the encoder); (2) the camera keeps the Cairo path it built for a VMobject, keyed by
   the exact bytes of its points and the camera's matrix, and replays it (`append_path`) when the
   same points are drawn again: the path Cairo fills is the one it would have built, so the pixels
-  are the same (checked frame by frame: `bench_suite.py --frames/--check-frames`).
+  are the same (checked frame by frame: `bench_suite.py --frames/--check-frames`); (3)
+  `Mobject.copy` copies the mobjects, arrays, lists, dicts and tuples of a tree and shares the
+  leaves nobody changes in place (colours, strings, functions) where `copy.deepcopy` copied those
+  one by one: every label is a copy of a cached Text, and every FadeIn and Transform copies too.
 
 `ATTN_MANIM_FAST=0` in the environment turns all of it off (manim's own behaviour), for comparing.
 """
@@ -22,11 +25,14 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 ENCODER_THREADS_IN_FLIGHT = 4
 X264_PRESET = "veryfast"
 PATH_CACHE_ENTRIES = 60_000  # ~3 KB each at most for a glyph: the cache stays under ~200 MB
 
 _installed = False
+_Mobject = type(None)  # manim's Mobject once install() has run (this module imports manim lazily)
 
 
 def enabled() -> bool:
@@ -52,6 +58,7 @@ def install() -> None:
     _installed = True
     _install_repeat_conversion()
     _install_path_cache()
+    _install_structural_copy()
 
 
 def uninstall() -> None:
@@ -60,7 +67,10 @@ def uninstall() -> None:
     from manim.camera.camera import Camera
     from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
-    for cls, name in ((VideoSegmentEncoder, "write_frame"), (Camera, "set_cairo_context_path")):
+    from manim import Mobject
+
+    for cls, name in ((VideoSegmentEncoder, "write_frame"), (Camera, "set_cairo_context_path"),
+                      (Mobject, "copy")):
         original = getattr(getattr(cls, name), "original", None)
         if original is not None:
             setattr(cls, name, original)
@@ -127,3 +137,50 @@ def _install_path_cache() -> None:
     set_cairo_context_path.original = original
     set_cairo_context_path.cache = cache
     Camera.set_cairo_context_path = set_cairo_context_path
+
+
+def structural_copy(obj, memo: dict):
+    """A copy of a mobject tree as `Mobject.copy` makes it, but sharing the leaves nobody mutates in
+    place (colours, strings, fonts, functions): only mobjects, arrays, lists, dicts and tuples are
+    copied. `copy.deepcopy` spends most of a text-heavy render copying those leaves one by one."""
+    found = memo.get(id(obj))
+    if found is not None:
+        return found
+    if isinstance(obj, np.ndarray):
+        out = obj.copy()
+    elif isinstance(obj, _Mobject):
+        out = object.__new__(type(obj))
+        memo[id(obj)] = out
+        out.__dict__.update({k: structural_copy(v, memo) for k, v in obj.__dict__.items()})
+        out.original_id = str(id(obj))
+        return out
+    elif type(obj) is list:
+        out = []
+        memo[id(obj)] = out
+        out.extend(structural_copy(v, memo) for v in obj)
+        return out
+    elif type(obj) is dict:
+        out = {}
+        memo[id(obj)] = out
+        out.update({k: structural_copy(v, memo) for k, v in obj.items()})
+        return out
+    elif type(obj) is tuple:
+        out = tuple(structural_copy(v, memo) for v in obj)
+    else:
+        return obj
+    memo[id(obj)] = out
+    return out
+
+
+def _install_structural_copy() -> None:
+    global _Mobject
+    from manim import Mobject
+
+    _Mobject = Mobject
+    original = Mobject.copy
+
+    def copy(self):
+        return structural_copy(self, {})
+
+    copy.original = original
+    Mobject.copy = copy

@@ -88,6 +88,38 @@ def test_path_cache_draws_the_same_pixels(tmp_path, manim_own):
     assert len({f.tobytes() for f in after}) > 10  # and the frames did change
 
 
+def test_structural_copy_draws_the_same_pixels_and_copies_are_independent(tmp_path, manim_own):
+    speed = manim_own
+    from manim import Mobject, VGroup
+
+    from scenes.components.text import label
+
+    before = frames_of(busy_scene(), tmp_path / "a")
+    speed._install_structural_copy()
+    assert Mobject.copy is not Mobject.copy.original
+    after = frames_of(busy_scene(), tmp_path / "b")
+    assert len(before) == len(after) == 25
+    for i, (a, b) in enumerate(zip(before, after)):
+        assert np.array_equal(a, b), f"frame {i} differs"
+    # a copy shares no mobject, array or list with its original: changing one leaves the other
+    word = label("fluffy", 30, color="#FFCC00")
+    group = VGroup(word, word.copy().shift(1))
+    twin = group.copy()
+    originals = {id(m) for m in group.get_family()}
+    assert not originals & {id(m) for m in twin.get_family()}
+    assert len(twin.get_family()) == len(group.get_family())
+    points = word.get_all_points().copy()
+    twin.shift(2).set_color("#00FF00")
+    twin[0].submobjects.pop()
+    assert np.array_equal(word.get_all_points(), points)
+    assert word.get_color().to_hex().upper() == "#FFCC00"
+    assert len(group[0].submobjects) == len(twin[0].submobjects) + 1
+    # the same object reached twice is copied once (Text keeps its glyphs in `chars` too)
+    assert twin[0].chars[0] is twin[0].submobjects[0]
+    speed.uninstall()
+    assert not hasattr(Mobject.copy, "original")
+
+
 def _encode(frames, repeats, target: Path, options):
     from manim._config.output import OutputFormat, OutputSpec
     from manim._config.video_encoder import resolve_video_encoder

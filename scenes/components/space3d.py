@@ -41,10 +41,15 @@ DEFAULT_PHI = 70 * DEGREES
 DEFAULT_THETA = -55 * DEGREES
 
 
-def _overlap(centre: np.ndarray, half: np.ndarray, other: VMobject, margin: float = 0.04) -> bool:
-    oc = other.get_center()
-    oh = np.array([other.width / 2, other.height / 2])
-    return bool(np.all(np.abs(centre[:2] - oc[:2]) < half[:2] + oh + margin))
+def _box(other: VMobject) -> tuple[np.ndarray, np.ndarray]:
+    """Centre and half size (x, y) of a mobject's box on screen."""
+    return other.get_center()[:2], np.array([other.width / 2, other.height / 2])
+
+
+def _overlap(centre: np.ndarray, half: np.ndarray, box: tuple[np.ndarray, np.ndarray],
+             margin: float = 0.04) -> bool:
+    oc, oh = box
+    return bool(np.all(np.abs(centre[:2] - oc) < half[:2] + oh + margin))
 
 
 def cone_tip(apex: np.ndarray, direction: np.ndarray, length: float, radius: float, color: str,
@@ -228,8 +233,10 @@ class EmbeddingSpace(VGroup):
             def beside(u):
                 return p + u * (buff + abs(u[0]) * half[0] + abs(u[1]) * half[1])
 
+            boxes = [_box(o) for o in earlier]  # measured once: each try below reads them all
+
             def clear(c):
-                return not any(_overlap(c, half, o) for o in earlier)
+                return not any(_overlap(c, half, b) for b in boxes)
 
             centre = beside(d)
             if not clear(centre):
