@@ -51,8 +51,8 @@ def empty_scene(run_time):
 
 
 def make_trace(n: int):
-    from model.config import ModelConfig
-    from model.transformer import random_model
+    from attention_manim.model.config import ModelConfig
+    from attention_manim.model.transformer import random_model
 
     cfg = ModelConfig(name="bench", vocab=[f"w{i}" for i in range(max(200, n + 2))], n_ctx=max(160, n + 2))
     model = random_model(cfg, seed=0, scale=2.0)
@@ -62,7 +62,7 @@ def make_trace(n: int):
 def component_scene(head, tokens, run_time):
     from manim import Scene
 
-    from scenes.components.attention_grid import AttentionGrid
+    from attention_manim.scenes.components.attention_grid import AttentionGrid
 
     class ComponentGrid(Scene):
         def construct(self):
@@ -84,7 +84,7 @@ def naive_scene(head, tokens, run_time, anim="fade"):
     import numpy as np
     from manim import LEFT, UP, AnimationGroup, Circle, FadeIn, GrowFromCenter, Scene, Square, Text, VGroup
 
-    from scenes.style import DARK
+    from attention_manim.scenes.style import DARK
 
     class NaiveGrid(Scene):
         def construct(self):

@@ -89,7 +89,7 @@ def main(argv=None) -> int:
 
     import torch  # noqa: F401  (imported before the clock starts: not part of a load)
 
-    from model.adapters.gguf import load_smollm2
+    from attention_manim.model.adapters.gguf import load_smollm2
 
     results = {}
     with tempfile.TemporaryDirectory(prefix="bench-smollm2-") as cache:

@@ -57,17 +57,29 @@ def child(args) -> None:
         os.environ["ATTN_MANIM_FAST"] = "1" if args.fast == "on" else "0"
     if args.cold_glyphs:  # an empty glyph cache: the first render on a fresh machine
         os.environ["ATTN_MANIM_GLYPHS"] = tempfile.mkdtemp(prefix="bench-glyphs-")
-    import render as cli  # the tree's own render.py: its helpers build the inputs the CLI would
-    from scenes.registry import load_all
-    from scenes.runner import render_scene
-    from scenes.setting import SceneInputs
+    import importlib
+
+    # the tree's own code, as its CLI would build the inputs: one package (attention_manim.*, a model
+    # session) since issue 19, top-level packages and render.py's helpers before it (a --baseline)
+    packaged = (tree / "model" / "session.py").is_file()
+    pkg = "attention_manim." if packaged else ""
+    load_all = importlib.import_module(pkg + "scenes.registry").load_all
+    render_scene = importlib.import_module(pkg + "scenes.runner").render_scene
+    SceneInputs = importlib.import_module(pkg + "scenes.setting").SceneInputs
 
     scenes = load_all()
     cls = scenes[args.scene]
     lesson = getattr(cls, "lesson", None)
     model_name = args.model or getattr(lesson, "model", None) or "toy"
-    model = cli._load(model_name, "cpu")
-    inputs = SceneInputs(tracer=cli.make_tracer(model), model=cli.scene_model_info(model), lang=args.lang)
+    if packaged:
+        from attention_manim.model.session import load_for_scenes
+
+        session, info = load_for_scenes(model_name, "cpu")
+        inputs = SceneInputs(tracer=session, model=info, lang=args.lang)
+    else:
+        cli = importlib.import_module("render")
+        model = cli._load(model_name, "cpu")
+        inputs = SceneInputs(tracer=cli.make_tracer(model), model=cli.scene_model_info(model), lang=args.lang)
 
     frames: list[list] = []
     ref = None
@@ -198,8 +210,8 @@ def main(argv=None) -> int:
     if args.scenes:
         names = args.scenes
     else:
-        out = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, '.'); from scenes.registry "
-                              "import load_all; print(' '.join(sorted(load_all())))"],
+        out = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, '.'); from attention_manim.scenes."
+                              "registry import load_all; print(' '.join(sorted(load_all())))"],
                              capture_output=True, text=True, cwd=ROOT, check=True).stdout
         names = out.split()
     names = [n for n in names if n not in args.skip]

@@ -18,7 +18,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 
-from model.errors import UserError
+from attention_manim.model.errors import UserError
 
 from . import core
 from .jobs import FORMATS, QUALITIES, RenderQueue
@@ -41,14 +41,14 @@ class RenderRequest(BaseModel):
 
 def page_strings(lang: str) -> dict:
     """The `explorer.*` catalog of one language, flat ({"title": ..., "render.button": ...})."""
-    from scenes.i18n import check_language, load_catalog
+    from attention_manim.scenes.i18n import check_language, load_catalog
 
     cat = load_catalog(check_language(lang))
     return {k[len("explorer."):]: v for k, v in cat.items() if k.startswith("explorer.")}
 
 
 def role_label(lang: str, role: str, layer: int, head: int) -> str:
-    from scenes.i18n import Say
+    from attention_manim.scenes.i18n import Say
 
     return Say(lang).role(role, layer, head) if role else ""
 
@@ -60,35 +60,20 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
     renders = Path(renders).resolve()
     renders.mkdir(parents=True, exist_ok=True)
     app = FastAPI(title="attention-manim explorer", docs_url=None, redoc_url=None, openapi_url=None)
-    scene_infos: dict = {}
-    info_lock = threading.Lock()
-
-    def scene_info(model_id: str):
-        """What scenes know of the model (a real model's head roles are measured once, then cached)."""
-        import render as cli
-
-        with info_lock:
-            if model_id not in scene_infos:
-                scene_infos[model_id] = cli.scene_model_info(models.get(model_id))
-            return scene_infos[model_id]
-
     def inputs_for(model_id: str, sentence: str, layer, head, lang="en", layout="video"):
-        import render as cli
-        from scenes.setting import SceneInputs
+        from attention_manim.scenes.setting import SceneInputs
 
-        model = models.get(model_id)
+        session = models.session(model_id)
         core.check_sentence(sentence)
-        return SceneInputs(tracer=cli.make_tracer(model), model=scene_info(model_id), sentences=[sentence.strip()],
+        return SceneInputs(tracer=session, model=session.info, sentences=[sentence.strip()],
                            layer=layer, head=head, layout=layout, lang=lang)
 
     def render_inputs(job):
-        from scenes.registry import load_all
+        from attention_manim.scenes.registry import load_all, unknown_scene_error
 
         scenes = load_all()
         if job.scene not in scenes:
-            import render as cli
-
-            raise cli.unknown_scene_error(job.scene, sorted(scenes))
+            raise unknown_scene_error(job.scene, sorted(scenes))
         return scenes[job.scene], inputs_for(job.model, job.sentence, job.layer, job.head, job.lang, job.layout)
 
     queue = RenderQueue(models, renders, render_inputs)
@@ -120,7 +105,7 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
 
     @app.get("/api/config")
     def config():
-        from scenes.i18n import LANGUAGES
+        from attention_manim.scenes.i18n import LANGUAGES
 
         return {"models": models.ids, "languages": list(LANGUAGES), "qualities": list(QUALITIES),
                 "formats": list(FORMATS), "max_chars": core.MAX_SENTENCE_CHARS, "max_tokens": core.MAX_TOKENS}
@@ -142,7 +127,7 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
     def head(sentence: str, model: str = "toy", layer: int | None = None, head: int | None = None,
              lang: str = "en"):
         trace = models.trace(model, sentence)
-        view = core.head_view(trace, layer, head)
+        view = core.head_view(trace, layer, head, default=models.default_head(model))
         view["role_label"] = role_label(page_lang(lang), view["pattern_head"]["role"], view["layer"], view["head"])
         return view
 
@@ -158,8 +143,8 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
     def scenes(sentence: str, model: str = "toy", layer: int | None = None, head: int | None = None,
                lang: str = "en"):
         """The lessons whose plans accept this sentence, model and head (each checked as render would)."""
-        from scenes.lesson import describe
-        from scenes.registry import load_all
+        from attention_manim.scenes.lesson import describe
+        from attention_manim.scenes.registry import load_all
 
         lang = page_lang(lang)
         models.trace(model, sentence)  # the sentence's own errors first
@@ -190,19 +175,17 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
         return fit_cache[key]
 
     def page_lang(lang: str) -> str:
-        from scenes.i18n import check_language
+        from attention_manim.scenes.i18n import check_language
 
         return check_language(lang)
 
     @app.post("/api/render")
     def render(req: RenderRequest):
-        from scenes.registry import load_all
-
-        import render as cli
+        from attention_manim.scenes.registry import load_all, unknown_scene_error
 
         scenes = load_all()
         if req.scene not in scenes:
-            raise cli.unknown_scene_error(req.scene, sorted(scenes))
+            raise unknown_scene_error(req.scene, sorted(scenes))
         if req.quality not in QUALITIES:
             raise UserError(f"unknown quality {req.quality!r}", f"choose one of {', '.join(QUALITIES)}")
         if req.format not in FORMATS:
@@ -210,7 +193,7 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
         page_lang(req.lang)
         trace = models.trace(req.model, req.sentence)
         if req.layer is not None or req.head is not None:
-            core.check_head(trace, req.layer, req.head)
+            core.check_head(trace, req.layer, req.head, models.default_head(req.model))
         job = queue.submit(dict(scene=req.scene, model=req.model, sentence=req.sentence.strip(), layer=req.layer,
                                 head=req.head, quality=req.quality, lang=req.lang, fmt=req.format,
                                 layout=req.layout, extra_config=extra_config))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from model.errors import UserError
+from attention_manim.model.errors import UserError
 
 
 @click.command("explore")
@@ -24,7 +24,7 @@ def explore_cmd(port, folders, device, renders, open_browser):
         import uvicorn  # noqa: F401
     except ImportError:
         raise UserError("the explorer needs fastapi and uvicorn", "install them: pip install -e .") from None
-    from scenes.runner import check_output_dir
+    from attention_manim.scenes.runner import check_output_dir
 
     from .app import serve
     from .core import Models
@@ -47,9 +47,8 @@ def present_cmd(ctx, scene, quality, fmt, lang, out, open_browser):
     """Render SCENE's chapters and write a folder that presents them one by one (space / arrows / F).
 
     Every other option of `render` (--sentence, --layer, --head, --model, --theme...) is passed on."""
-    import render as cli
-    from scenes.i18n import check_language
-    from scenes.runner import INDEX, clip_stem, quality_dir_name
+    from attention_manim.scenes.i18n import check_language
+    from attention_manim.scenes.runner import INDEX, clip_stem, quality_dir_name
 
     from .presenter import build_presenter
 
@@ -58,7 +57,9 @@ def present_cmd(ctx, scene, quality, fmt, lang, out, open_browser):
         if bad in ctx.args:
             raise UserError(f"present does not take {bad}", "it renders one scene, with its chapters")
     args = [scene, "-q", quality, "--format", fmt, "--lang", lang, "--out", str(out), "--chapters", *ctx.args]
-    cli.render.main(args=args, prog_name="render.py present", standalone_mode=False)
+    # the `render` command of the group this one belongs to (the CLI imports this module, not back)
+    render_cmd = ctx.find_root().command.get_command(ctx, "render")
+    render_cmd.main(args=args, prog_name="render.py present", standalone_mode=False)
     stem = clip_stem(scene, lang)
     index = Path(out) / quality_dir_name(quality) / stem / INDEX
     if not index.is_file():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from model.errors import UnknownWordError, UserError
+from attention_manim.model.errors import UnknownWordError, UserError
 
 MAX_SENTENCE_CHARS = 300  # what one sentence box may hold
 MAX_TOKENS = 64  # a grid of 64 x 64 cells is still readable; longer texts belong to the CLI
@@ -58,25 +58,29 @@ class Models:
                 return c
         raise UserError(f"unknown model {str(model_id)[:40]!r}", f"choose {', '.join(self.ids)}")
 
-    def get(self, model_id: str):
+    def session(self, model_id: str):
+        """The model's session (model/session.py): loaded once, its head roles measured before the
+        first trace, so the page opens on the head the clips use."""
         choice = self.check(model_id)
         with self._lock:
             if choice.id not in self._loaded:
-                from model import load_model
+                from attention_manim.model.session import open_session
 
-                self._loaded[choice.id] = load_model(choice.source, self.device)
+                session = open_session(choice.source, self.device)
+                session.info  # noqa: B018  (measures a real model's roles once; cached on disk)
+                self._loaded[choice.id] = session
             return self._loaded[choice.id]
 
+    def get(self, model_id: str):
+        """The loaded model itself (its vocabulary, its config)."""
+        return self.session(model_id).model
+
+    def default_head(self, model_id: str) -> tuple[int, int]:
+        return self.session(model_id).default_head()
+
     def trace(self, model_id: str, sentence: str):
-        model = self.get(model_id)
-        text = check_sentence(sentence)
-        with self._lock:  # one forward pass at a time: torch on two cores gains nothing from more
-            cache = self._loaded.setdefault(("traces", model_id), {})
-            if text not in cache:
-                if len(cache) > 64:
-                    cache.clear()
-                cache[text] = model.trace(text)
-            trace = cache[text]
+        session = self.session(model_id)
+        trace = session.trace(check_sentence(sentence))  # a bounded cache (by count and bytes)
         if trace.n_tokens > MAX_TOKENS:
             raise UserError(f"the sentence has {trace.n_tokens} tokens; the explorer shows at most {MAX_TOKENS}",
                             "shorten it, or look at it with `python render.py inspect`")
@@ -92,12 +96,14 @@ def check_sentence(sentence) -> str:
     return sentence.strip()
 
 
-def check_head(trace, layer: int | None, head: int | None) -> tuple[int, int]:
-    """The head to show (the same range checks and words as `render.py inspect`); None picks the
-    model's adjectives→nouns head when it names one, else layer 0 head 0."""
+def check_head(trace, layer: int | None, head: int | None,
+               default: tuple[int, int] | None = None) -> tuple[int, int]:
+    """The head to show (the same range checks and words as `render.py inspect`); None picks
+    `default` (the session's default head: what the clips use), else the adjectives→nouns head the
+    trace names, else layer 0 head 0."""
     m = trace.model
     if layer is None or head is None:
-        li, hi = m.head_for_role("adjective_noun") or (0, 0)
+        li, hi = default or m.head_for_role("adjective_noun") or (0, 0)
         layer = li if layer is None else layer
         head = hi if head is None else head
     if not 0 <= layer < m.n_layers:
@@ -107,9 +113,10 @@ def check_head(trace, layer: int | None, head: int | None) -> tuple[int, int]:
     return layer, head
 
 
-def head_view(trace, layer: int | None = None, head: int | None = None, top: int = 10) -> dict:
+def head_view(trace, layer: int | None = None, head: int | None = None, top: int = 10,
+              default: tuple[int, int] | None = None) -> dict:
     """One head's numbers for the page: `inspect --json` restricted to that head, plus `qk`."""
-    layer, head = check_head(trace, layer, head)
+    layer, head = check_head(trace, layer, head, default)
     d = trace.to_dict(layer=layer, head=head, top=top)
     ht = trace.head(layer, head)
     h = d["layers"][0]["heads"][0]
@@ -149,7 +156,7 @@ def vocabulary(model) -> dict:
     groups = None
     if model.info.family == "toy":
         try:
-            from model.toy_world import vocab_groups
+            from attention_manim.model.toy_world import vocab_groups
 
             groups = vocab_groups()
         except ImportError:

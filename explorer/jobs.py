@@ -19,7 +19,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from model.errors import UserError
+from attention_manim.model.errors import UserError
 
 log = logging.getLogger("explorer")
 QUALITIES = ("l", "m", "h")  # the page offers up to 1080p; 4K belongs to the CLI
@@ -119,7 +119,7 @@ class RenderQueue:
     def _render(self, job: Job):
         from manim import tempconfig
 
-        from scenes.runner import render_scene
+        from attention_manim.scenes.runner import render_scene
 
         job.state = "planning"
         scene_cls, inputs = self.render_inputs(job)

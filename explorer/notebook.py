@@ -11,15 +11,10 @@ from pathlib import Path
 
 from . import core
 
-_MODELS: dict = {}
+def _session(name: str, device: str = "cpu"):
+    from attention_manim.model.session import open_session
 
-
-def _model(name: str, device: str = "cpu"):
-    if name not in _MODELS:
-        from model import load_model
-
-        _MODELS[name] = load_model(name, device)
-    return _MODELS[name]
+    return open_session(name, device)
 
 
 def _fmt(x: float) -> str:
@@ -92,8 +87,8 @@ class PatternView:
 def explore(sentence: str, model: str = "toy", layer: int | None = None, head: int | None = None,
             layout: str = "video", lang: str = "en") -> PatternView:
     """The pattern of one head (default: the model's adjectives→nouns head, else layer 0 head 0)."""
-    from model.errors import UserError
-    from scenes.i18n import Say, check_language
+    from attention_manim.model.errors import UserError
+    from attention_manim.scenes.i18n import Say, check_language
 
     from .app import page_strings
 
@@ -102,8 +97,10 @@ def explore(sentence: str, model: str = "toy", layer: int | None = None, head: i
         raise UserError(f"unknown layout {layout!r}", "use video or paper")
     if model not in core.BUILTIN_MODELS and not Path(model).exists():
         raise UserError(f"unknown model {model!r}", f"choose {', '.join(core.BUILTIN_MODELS)} or a model folder")
-    trace = _model(model).trace(core.check_sentence(sentence))
-    data = core.head_view(trace, layer, head)
+    session = _session(model)
+    session.info  # noqa: B018  (a real model's head roles, measured once: the head the clips use)
+    trace = session.trace(core.check_sentence(sentence))
+    data = core.head_view(trace, layer, head, default=session.default_head())
     role = data["pattern_head"]["role"]
     data["role_label"] = Say(lang).role(role, data["layer"], data["head"]) if role else ""
     return PatternView(data, layout, lang, page_strings(lang))
@@ -134,19 +131,18 @@ def render_clip(scene: str, sentence: str | None = None, model: str | None = Non
                 layer: int | None = None, head: int | None = None, layout: str = "video", theme: str = "dark",
                 focus: str | None = None, chapters: bool = False, extra_config: dict | None = None) -> Clip:
     """Render `scene` as `render.py` would (files under OUT/<quality>/) and return it for display."""
-    import render as cli
-    from scenes.i18n import check_language
-    from scenes.registry import load_all
-    from scenes.runner import render_scene
-    from scenes.setting import SceneInputs
+    from attention_manim.scenes.i18n import check_language
+    from attention_manim.scenes.registry import load_all, unknown_scene_error
+    from attention_manim.scenes.runner import render_scene
+    from attention_manim.scenes.setting import SceneInputs
 
     check_language(lang)
     scenes = load_all()
     if scene not in scenes:
-        raise cli.unknown_scene_error(scene, sorted(scenes))
+        raise unknown_scene_error(scene, sorted(scenes))
     name = model or getattr(getattr(scenes[scene], "lesson", None), "model", None) or "toy"
-    m = _model(name)
-    inputs = SceneInputs(tracer=cli.make_tracer(m), model=cli.scene_model_info(m),
+    session = _session(name)
+    inputs = SceneInputs(tracer=session, model=session.info,
                          sentences=[core.check_sentence(sentence)] if sentence is not None else None,
                          focus=focus, layer=layer, head=head, theme=theme, layout=layout, lang=lang)
     result = render_scene(scenes[scene], inputs, name=scene, quality=quality, fmt=fmt, out=Path(out),

@@ -42,7 +42,7 @@ def build_presenter(index_json: Path, dest: Path, strings: dict | None = None) -
 
 
 def presenter_strings(lang: str) -> dict:
-    from scenes.i18n import Say
+    from attention_manim.scenes.i18n import Say
 
     say = Say(lang)
     keys = ("title", "chapter_of", "help", "previous", "next", "fullscreen", "captions", "ended", "missing")

@@ -1,6 +1,6 @@
 """Cross-attention in the toy world: English queries read French keys and values.
 
-`python -m model.cross_attention --train` retrains the head; `--vocab` lists both vocabularies.
+`python -m attention_manim.model.cross_attention --train` retrains the head; `--vocab` lists both vocabularies.
 
 What is hand-designed and what is learned:
 
@@ -62,7 +62,7 @@ CENTER_WEIGHT = 0.02
 IDENT_JITTER = 0.35  # how far a French word's identity code sits from its English word's
 FRENCH_SEED = 20240407
 HELD_OUT_SEED = 777
-VOCAB_HINT = "list the words it knows with `python -m model.cross_attention --vocab`"
+VOCAB_HINT = "list the words it knows with `python -m attention_manim.model.cross_attention --vocab`"
 
 EXAMPLE = ("i do not want to pet it", "je ne veux pas le caresser")
 
@@ -579,7 +579,7 @@ def load_cross_attention(path: str | None = None) -> CrossAttention:
     p = Path(path) if path else WEIGHTS
     if not p.exists():
         raise UserError(f"the cross-attention weights {p} are missing",
-                        "train them with `python -m model.cross_attention --train`")
+                        "train them with `python -m attention_manim.model.cross_attention --train`")
     t = load_file(str(p))
     cfg = json.loads(p.with_suffix(".json").read_text(encoding="utf-8"))
     return CrossAttention(W_Q=t["W_Q"], W_K=t["W_K"], W_V=t["W_V"], W_O=t["W_O"], E_en=t["E_en"], E_fr=t["E_fr"],
@@ -625,7 +625,7 @@ def as_traces(ct: CrossTrace) -> tuple:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m model.cross_attention", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m attention_manim.model.cross_attention", description=__doc__.split("\n")[0])
     ap.add_argument("--train", action="store_true", help="retrain the head and save it to assets/toy/")
     ap.add_argument("--vocab", action="store_true", help="list the English and French words it knows")
     ap.add_argument("--seed", type=int, default=SEED)

@@ -1,4 +1,4 @@
-"""Train the toy world's heads: `python -m model.train [--seed N] [--steps N] [--out DIR]`.
+"""Train the toy world's heads: `python -m attention_manim.model.train [--seed N] [--steps N] [--out DIR]`.
 
 What is hand-designed and what is learned:
 
@@ -240,7 +240,7 @@ def train(seed: int = 0, steps: int | None = None, out: str | Path | None = None
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m model.train", description="Train the toy world's attention heads.")
+    ap = argparse.ArgumentParser(prog="python -m attention_manim.model.train", description="Train the toy world's attention heads.")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--steps", type=int, default=None, help=f"head-training steps (default {STEPS})")
     ap.add_argument("--out", type=Path, default=None, help="output directory (default assets/toy)")

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from model.errors import UserError
+from attention_manim.model.errors import UserError
 
 from . import cache
 from .runner import BATCH_WORKER, INDEX, check_format, clip_stem, quality_dir_name
@@ -133,9 +133,10 @@ def check_jobs(jobs: list[Job], backend: str = "local", n: int = 1) -> None:
 # --- one process: load each model once, render jobs -------------------------------------------------
 
 def default_loader(model: str, device: str):
-    import render
+    """(session, info) of a model: the process's one session per model and device."""
+    from attention_manim.model.session import load_for_scenes
 
-    return render.load_for_scenes(model, device)
+    return load_for_scenes(model, device)
 
 
 class Worker:
@@ -315,7 +316,7 @@ def _run_pool(jobs, pending, n, load, done) -> None:
     tasks, results = ctx.Queue(), ctx.Queue()
     threads = max(1, (os.cpu_count() or 1) // n)
     if ctx.get_start_method() != "fork" and load is not None and getattr(load, "__module__", "") == "__main__":
-        load = None  # not importable by a fresh process: workers use render.load_for_scenes
+        load = None  # not importable by a fresh process: workers use default_loader
     for i in pending:
         tasks.put((i, jobs[i]))
     procs = []

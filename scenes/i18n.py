@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from model.errors import UserError
+from attention_manim.model.errors import UserError
 
 LOCALES_DIR = Path(__file__).resolve().parent / "locales"
 LANGUAGES = ("en", "ko", "pt")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
+
+from attention_manim.model.errors import UserError
+
 SCENES: dict[str, type] = {}
 
 
@@ -20,6 +24,13 @@ def register(name: str):
 
 def load_all() -> dict[str, type]:
     """Every registered lesson (scenes/lessons.py registers them all)."""
-    import scenes.lessons  # noqa: F401  (every lesson registers itself there)
+    import attention_manim.scenes.lessons  # noqa: F401  (every lesson registers itself there)
 
     return SCENES
+
+
+def unknown_scene_error(name: str, known: list[str]) -> UserError:
+    """The error for a scene name nobody registered, with the closest names as the hint."""
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    hint = f"did you mean {', '.join(close)}?" if close else "see every scene with `python render.py list`"
+    return UserError(f"unknown scene {name!r}", hint)

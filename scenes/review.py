@@ -855,7 +855,7 @@ def review(kind: str, names: list[str], langs: list[str], *, model: str | None, 
     from .batch import Job, Worker
     from .registry import load_all
 
-    from model.errors import UserError
+    from attention_manim.model.errors import UserError
 
     scenes = load_all()
     worker = Worker(load)

@@ -25,7 +25,7 @@ from pathlib import Path
 from manim import tempconfig
 from manim.constants import QUALITIES
 
-from model.errors import UserError
+from attention_manim.model.errors import UserError
 
 from .speed import render_options as speed_options
 

@@ -12,8 +12,8 @@ from typing import Callable
 
 import numpy as np
 
-from model.errors import UserError
-from model.trace import HeadTrace, ModelInfo, Trace
+from attention_manim.model.errors import UserError
+from attention_manim.model.trace import HeadTrace, ModelInfo, Trace
 
 
 @dataclass

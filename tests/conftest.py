@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="session")
 def toy_model():
-    from model import load_model
+    from attention_manim.model import load_model
 
     return load_model("toy", device="cpu")
 
@@ -22,7 +21,7 @@ def toy_model():
 def smollm2_model():
     """SmolLM2, loaded once per test process (skipped where the packaged GGUF is missing)."""
     pytest.importorskip("gguf")
-    from model import load_model
+    from attention_manim.model import load_model
 
     try:
         return load_model("smollm2", device="cpu")
@@ -32,13 +31,17 @@ def smollm2_model():
 
 @pytest.fixture(scope="session")
 def tracer(toy_model):
-    return functools.lru_cache(maxsize=None)(toy_model.trace)
+    """The toy's session: what scenes receive (a sentence -> trace function with a bounded cache,
+    that also generates and reads MLP activations)."""
+    from attention_manim.model.session import ModelSession
+
+    return ModelSession(toy_model, "toy")
 
 
 @pytest.fixture(scope="session")
 def make_inputs(toy_model, tracer):
     """make_inputs(**fields) -> SceneInputs for the toy model (its examples and head roles included)."""
-    from scenes.setting import SceneInputs
+    from attention_manim.scenes.setting import SceneInputs
 
     def make(**kw):
         return SceneInputs(tracer=tracer, model=toy_model.info, **kw)

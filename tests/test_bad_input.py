@@ -42,7 +42,7 @@ def test_axes_are_checked_the_same_way_for_every_scene(capsys, tmp_path, scene, 
 
 
 def test_axes_ignore_case_and_spaces(make_inputs):
-    from scenes.lessons import KEY
+    from attention_manim.scenes.lessons import KEY
 
     setting = KEY.lesson.setting(make_inputs(axes=[" ANIMAL", "Chemistry ", "medicine"]))
     assert setting.axes == ("animal", "chemistry", "medicine")
@@ -133,8 +133,8 @@ def test_version(capsys):
 
 
 def test_options_a_scene_does_not_use_are_measured(make_inputs):
-    from scenes.lessons import KEY, PARAMETER_COUNT, SOFTMAX
-    from scenes.options import unused_options
+    from attention_manim.scenes.lessons import KEY, PARAMETER_COUNT, SOFTMAX
+    from attention_manim.scenes.options import unused_options
 
     axes = ["animal", "chemistry", "medicine"]
     assert unused_options(SOFTMAX.lesson, make_inputs(axes=axes, layout="paper")) == ["--axes"]
@@ -146,7 +146,7 @@ def test_options_a_scene_does_not_use_are_measured(make_inputs):
 def test_default_focus_is_a_whole_word_not_a_piece_gathering_its_own_word():
     """A real model cuts "verdant" into "ver d ant"; the last piece looking at the first two is the
     word reading itself, not a word gathering context: it is not the default focus."""
-    from scenes.setting import gathering_word
+    from attention_manim.scenes.setting import gathering_word
 
     # tokens: A fluffy ver d ant forest ; word of each token:
     word_of = [0, 1, 2, 2, 2, 3]

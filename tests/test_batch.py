@@ -14,7 +14,7 @@ import av
 import pytest
 from click.testing import CliRunner
 
-from scenes.batch import Job, make_jobs, progress_line, run_batch, summary_table
+from attention_manim.scenes.batch import Job, make_jobs, progress_line, run_batch, summary_table
 
 from .conftest import ROOT
 
@@ -67,7 +67,7 @@ def test_two_workers_render_every_language_and_a_failure_does_not_stop_them(tmp_
 
 
 def test_cli_exit_status_says_something_failed(tmp_path, monkeypatch):
-    import render
+    from attention_manim import cli as render
 
     class Result:
         def __init__(self, out, name):
@@ -78,8 +78,8 @@ def test_cli_exit_status_says_something_failed(tmp_path, monkeypatch):
             raise RuntimeError("boom")
         return Result(out, name)
 
-    monkeypatch.setattr(render, "load_for_scenes", lambda m, d: (None, None))
-    monkeypatch.setattr("scenes.runner.render_scene", fake_render)
+    monkeypatch.setattr("attention_manim.scenes.batch.default_loader", lambda m, d: (None, None))
+    monkeypatch.setattr("attention_manim.scenes.runner.render_scene", fake_render)
     r = CliRunner().invoke(render.cli, ["render", "softmax", "query", "--lang", "en,pt", "--out", str(tmp_path)])
     assert r.exit_code == 1, r.output
     assert "RuntimeError: boom" in r.output and "[4/4] query pt 480p15 1.5 s video in 0.1 s" in r.output
@@ -107,11 +107,11 @@ def test_everything_is_checked_before_anything_starts(tmp_path, args, needle):
 
 
 def test_ray_missing_exits_2_with_the_install_hint(tmp_path, monkeypatch):
-    import render
+    from attention_manim import cli as render
 
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails as if it were not installed
     r = CliRunner().invoke(render.cli, ["render", "softmax", "--backend", "ray", "--out", str(tmp_path)])
-    from model.errors import UserError
+    from attention_manim.model.errors import UserError
 
     assert isinstance(r.exception, UserError) and "pip install .[farm]" in r.exception.hint
 
@@ -165,8 +165,8 @@ def test_ray_with_two_local_workers_sends_the_files_back(tmp_path):
 
 
 def test_a_killed_renders_temp_folder_is_swept_by_the_next_render(tmp_path, make_inputs):
-    from scenes.lessons import ATTENTION_PATTERN
-    from scenes.runner import render_scene
+    from attention_manim.scenes.lessons import ATTENTION_PATTERN
+    from attention_manim.scenes.runner import render_scene
 
     q = tmp_path / "480p15"
     dead = subprocess.Popen([sys.executable, "-c", "pass"])

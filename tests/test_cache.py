@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from scenes.batch import Job, run_batch
+from attention_manim.scenes.batch import Job, run_batch
 
 from .conftest import ROOT
 from .test_cli import run_cli

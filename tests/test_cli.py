@@ -12,7 +12,7 @@ import pytest
 
 from .conftest import ROOT
 
-import render
+from attention_manim import cli as render
 
 
 def run_cli(capsys, *args):
@@ -27,7 +27,7 @@ def run_cli(capsys, *args):
 
 
 def test_list_prints_every_scene_with_a_description(capsys):
-    from scenes.registry import load_all
+    from attention_manim.scenes.registry import load_all
 
     code, out, _ = run_cli(capsys, "list")
     assert code == 0
@@ -124,8 +124,8 @@ def test_render_png_lands_at_the_documented_path(capsys, tmp_path):
 
 
 def test_failed_render_leaves_no_file(tmp_path, make_inputs):
-    from scenes.registry import load_all
-    from scenes.runner import render_scene
+    from attention_manim.scenes.registry import load_all
+    from attention_manim.scenes.runner import render_scene
 
     base = load_all()["attention_pattern"]
 

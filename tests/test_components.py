@@ -11,15 +11,15 @@ import numpy as np
 import pytest
 from manim import DEGREES, ManimColor, MovingCameraScene, ThreeDScene, config
 
-from scenes.components.bars import ProbabilityBars, softmax
-from scenes.components.bubble import SpeechBubble
-from scenes.components.formula import PARTS, AttentionFormula
-from scenes.components.matrices import MatVecProduct, WeightMatrix, signed_color
-from scenes.components.space3d import EmbeddingSpace, choose_axes
-from scenes.components.text import label, parse_shown
-from scenes.components.vectors import VectorColumn, shade_grey, symbol_source
-from scenes.components.word_boxes import WordBoxes
-from scenes.style import DARK, LIGHT, fmt_vec, fmt_weight
+from attention_manim.scenes.components.bars import ProbabilityBars, softmax
+from attention_manim.scenes.components.bubble import SpeechBubble
+from attention_manim.scenes.components.formula import PARTS, AttentionFormula
+from attention_manim.scenes.components.matrices import MatVecProduct, WeightMatrix, signed_color
+from attention_manim.scenes.components.space3d import EmbeddingSpace, choose_axes
+from attention_manim.scenes.components.text import label, parse_shown
+from attention_manim.scenes.components.vectors import VectorColumn, shade_grey, symbol_source
+from attention_manim.scenes.components.word_boxes import WordBoxes
+from attention_manim.scenes.style import DARK, LIGHT, fmt_vec, fmt_weight
 
 from .conftest import numbers_in
 
@@ -494,7 +494,7 @@ def test_space_with_three_named_directions_projects_exactly(trace):
 
 
 def test_gallery_plan_reads_the_trace(make_inputs, tracer, toy_model):
-    from scenes.registry import load_all
+    from attention_manim.scenes.registry import load_all
 
     from .conftest import expected_focus
 
@@ -518,7 +518,7 @@ def test_gallery_plan_reads_the_trace(make_inputs, tracer, toy_model):
 
 
 def test_gallery_is_registered_and_runs_with_captions(make_inputs, tracer, render_scene, toy_model):
-    from scenes.registry import load_all
+    from attention_manim.scenes.registry import load_all
 
     cls = load_all()["components"]
     assert cls.description

@@ -13,11 +13,11 @@ import av
 import pytest
 from manim import MovingCameraScene
 
-from scenes.chapters.masking import Masking
-from scenes.chapters.pattern import Pattern
-from scenes.chapters.softmax import Softmax
-from scenes.i18n import Say
-from scenes.lesson import Lesson, LessonSceneBase
+from attention_manim.scenes.chapters.masking import Masking
+from attention_manim.scenes.chapters.pattern import Pattern
+from attention_manim.scenes.chapters.softmax import Softmax
+from attention_manim.scenes.i18n import Say
+from attention_manim.scenes.lesson import Lesson, LessonSceneBase
 
 TINY = {"pixel_width": 96, "pixel_height": 54, "frame_rate": 5}
 
@@ -36,7 +36,7 @@ def frames(path) -> tuple[int, float]:
 
 
 def render(cls, inputs, out, **kw):
-    from scenes.runner import render_scene
+    from attention_manim.scenes.runner import render_scene
 
     return render_scene(cls, inputs, name="two_chapters", quality="l", fmt="mp4", out=out, extra_config=TINY,
                         chapters=True, **kw)
@@ -92,7 +92,7 @@ def test_korean_chapter_clips_add_up_to_the_whole_clip(make_inputs, tmp_path):
 
 @pytest.mark.render
 def test_english_names_do_not_change_and_a_failed_render_keeps_the_old_chapters(make_inputs, tmp_path):
-    from scenes.runner import render_scene
+    from attention_manim.scenes.runner import render_scene
 
     res = render_scene(OneChapter, make_inputs(), name="one_chapter", quality="l", fmt="mp4", out=tmp_path,
                        extra_config=TINY, chapters=True)
@@ -119,8 +119,8 @@ def test_english_names_do_not_change_and_a_failed_render_keeps_the_old_chapters(
 
 
 def test_png_has_no_chapters(make_inputs, tmp_path):
-    from model.errors import UserError
-    from scenes.runner import render_scene
+    from attention_manim.model.errors import UserError
+    from attention_manim.scenes.runner import render_scene
 
     with pytest.raises(UserError, match="--chapters") as e:
         render_scene(OneChapter, make_inputs(), name="one_chapter", fmt="png", out=tmp_path, chapters=True)

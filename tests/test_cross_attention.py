@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from model import cross_attention as ca
-from model.errors import UserError
-from scenes.setting import SceneInputs
+from attention_manim.model import cross_attention as ca
+from attention_manim.model.errors import UserError
+from attention_manim.scenes.setting import SceneInputs
 
 EN, FR = "i do not want to pet it", "je ne veux pas le caresser"
 
@@ -86,7 +86,7 @@ def test_unknown_words_raise_user_errors():
     assert "--vocab" in e.value.hint
     with pytest.raises(UserError, match="english word 'unicorn'"):
         ca.translate_trace("i want the unicorn", "je le veux")
-    from scenes.plans.cross_attention import cross_setting
+    from attention_manim.scenes.plans.cross_attention import cross_setting
 
     with pytest.raises(UserError, match="two sentences"):
         cross_setting(SceneInputs(tracer=None, sentences=[EN]))
@@ -115,13 +115,13 @@ def test_saved_tables_are_the_lexicon_s(saved):
 # --- the scene ---------------------------------------------------------------------------------
 
 def cross_lesson():
-    from scenes.registry import load_all
+    from attention_manim.scenes.registry import load_all
 
     return load_all()["cross_attention"]
 
 
 def test_plan_numbers_equal_the_trace(saved):
-    from scenes.plans.cross_attention import plan_cross_attention
+    from attention_manim.scenes.plans.cross_attention import plan_cross_attention
 
     cls = cross_lesson()
     setting = cls.lesson.setting(SceneInputs(tracer=None))

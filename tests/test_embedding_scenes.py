@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from manim import Text, config, tempconfig
 
-from model.errors import UserError
-from scenes.registry import load_all
+from attention_manim.model.errors import UserError
+from attention_manim.scenes.registry import load_all
 
 from .conftest import numbers_in, tiny_config
 
@@ -390,7 +390,7 @@ def test_last_token_drawing(rendered, tracer, toy_model):
     # the honest summary: the share of attention that reaches past the previous word, as computed
     mean = np.mean([tr.head(0, h).pattern[last][: last - 1].sum() for h in range(tr.model.n_heads)])
     if mean < 0.005:  # below what two decimals show, the words say "almost none", not "0.00"
-        from scenes.i18n import Say
+        from attention_manim.scenes.i18n import Say
 
         assert Say("en")("embeddings.last_token.summary_reach_none") in text_of(drawn["note"])
         assert "0.00 of" not in text_of(drawn["note"])
@@ -437,8 +437,8 @@ def test_axis_names_are_in_the_viewers_language(lang, names, rendered):
 
 
 def test_unknown_direction_names_fall_back_to_the_models_spelling():
-    from scenes.chapters.embedding_parts import direction_name
-    from scenes.i18n import Say
+    from attention_manim.scenes.chapters.embedding_parts import direction_name
+    from attention_manim.scenes.i18n import Say
 
     assert direction_name(Say("ko"), "animal") == "동물"
     assert direction_name(Say("ko"), "PC1") == "PC1"

@@ -23,8 +23,8 @@ SENTENCE = "a fluffy blue creature roamed the verdant forest"
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    from explorer.app import create_app
-    from explorer.core import Models
+    from attention_manim.explorer.app import create_app
+    from attention_manim.explorer.core import Models
 
     app = create_app(Models.from_args(device="cpu"), renders=tmp_path_factory.mktemp("renders"),
                      extra_config={"pixel_width": 192, "pixel_height": 108, "frame_rate": 5})
@@ -34,11 +34,11 @@ def client(tmp_path_factory):
 
 def cli(*args):
     """Run render.py's command line in-process: (exit code, stdout, stderr)."""
-    import render
+    from attention_manim import cli as render
 
     result = CliRunner().invoke(render.cli, list(args), standalone_mode=False, catch_exceptions=True)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
-        from model.errors import UserError
+        from attention_manim.model.errors import UserError
 
         assert isinstance(result.exception, UserError), result.exception
         return 2, result.stdout, f"error: {result.exception.message}"
@@ -145,7 +145,7 @@ def test_the_page_and_its_files_are_served_locally(client):
 
 
 def test_page_words_come_from_the_catalog_in_each_language(client):
-    from scenes.i18n import load_catalog
+    from attention_manim.scenes.i18n import load_catalog
 
     en = client.get("/api/strings", params={"lang": "en"}).json()
     ko = client.get("/api/strings", params={"lang": "ko"}).json()
@@ -221,7 +221,7 @@ def test_notebook_pattern_view_carries_the_traces_weights(toy_model):
         assert float(w) == pytest.approx(want, abs=1e-12)
     assert f"{ht.pattern[3, 2]:.4f}" in page  # in the aria-label of that cell
     assert "<script" not in page and "http" not in page.replace("http://www.w3.org/2000/svg", "")
-    from model.errors import UserError
+    from attention_manim.model.errors import UserError
 
     with pytest.raises(UserError, match="unknown model"):
         explore(SENTENCE, model="no-such-model")

@@ -31,8 +31,8 @@ pytestmark = pytest.mark.render
 def server(tmp_path_factory):
     import uvicorn
 
-    from explorer.app import create_app
-    from explorer.core import Models
+    from attention_manim.explorer.app import create_app
+    from attention_manim.explorer.core import Models
 
     app = create_app(Models.from_args(device="cpu"), renders=tmp_path_factory.mktemp("renders"),
                      extra_config={"pixel_width": 192, "pixel_height": 108, "frame_rate": 5})
@@ -143,7 +143,7 @@ def test_unknown_word_is_named_with_the_vocabulary_a_click_away(page):
 
 
 def test_language_switch_uses_the_catalog(page):
-    from scenes.i18n import load_catalog
+    from attention_manim.scenes.i18n import load_catalog
 
     page.select_option("#lang", "ko")
     page.wait_for_function("document.documentElement.lang === 'ko'")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from model.flash import flash_attention, peak_floats
+from attention_manim.model.flash import flash_attention, peak_floats
 
 
 def softmax_attention(q, k, v, causal):
@@ -72,8 +72,8 @@ def test_peak_memory_counts():
 
 
 def test_plan_on_a_real_toy_head(make_inputs):
-    from scenes.plans.flash import plan_flash
-    from scenes.registry import load_all
+    from attention_manim.scenes.plans.flash import plan_flash
+    from attention_manim.scenes.registry import load_all
 
     setting = load_all()["flash_attention"].lesson.setting(make_inputs())
     plan = plan_flash(setting)
@@ -95,7 +95,7 @@ def test_plan_on_a_real_toy_head(make_inputs):
 @pytest.mark.render
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_flash_renders(lang, make_inputs, render_scene):
-    from scenes.registry import load_all
+    from attention_manim.scenes.registry import load_all
 
     scene, frame = render_scene(load_all()["flash_attention"], make_inputs(lang=lang))
     drawn = scene.stage.drawn["flash"]

@@ -19,8 +19,8 @@ ORDER = ["intro", "query", "key", "dot_products", "softmax", "masking", "values"
 
 @pytest.fixture(scope="module")
 def flagship(toy_model, tracer, tmp_path_factory):
-    from scenes.lessons import FLUFFY_BLUE_CREATURE
-    from scenes.setting import SceneInputs
+    from attention_manim.scenes.lessons import FLUFFY_BLUE_CREATURE
+    from attention_manim.scenes.setting import SceneInputs
 
     scenes = {}
     for lang in ("en", "ko"):
@@ -33,9 +33,9 @@ def flagship(toy_model, tracer, tmp_path_factory):
 
 
 def test_the_flagship_lesson_is_made_of_the_one_head_chapters():
-    from scenes.chapters.dot_products import DotProducts
-    from scenes.chapters.query import Query
-    from scenes.lessons import FLUFFY_BLUE_CREATURE
+    from attention_manim.scenes.chapters.dot_products import DotProducts
+    from attention_manim.scenes.chapters.query import Query
+    from attention_manim.scenes.lessons import FLUFFY_BLUE_CREATURE
 
     lesson = FLUFFY_BLUE_CREATURE.lesson
     assert [c.key for c in lesson.all_chapters()] == ORDER
@@ -91,7 +91,7 @@ def test_flagship_hands_its_pictures_on(flagship):
 
 @pytest.mark.render
 def test_flagship_in_korean_has_korean_cards_and_captions(flagship):
-    from scenes.i18n import Say
+    from attention_manim.scenes.i18n import Say
 
     scene = flagship["ko"]
     assert scene.chapters_played == ORDER

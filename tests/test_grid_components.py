@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from manim import Scene, config
 
-from scenes.components.attention_grid import AttentionGrid
-from scenes.components.batched_shapes import WordOutline, boxes_points, circles_points, rect_points, runs
-from scenes.components.context_arcs import ContextArcs
-from scenes.components.softmax_column import SoftmaxColumn
-from scenes.components.text import parse_shown
-from scenes.style import DARK, LIGHT, fmt_score, fmt_weight
+from attention_manim.scenes.components.attention_grid import AttentionGrid
+from attention_manim.scenes.components.batched_shapes import WordOutline, boxes_points, circles_points, rect_points, runs
+from attention_manim.scenes.components.context_arcs import ContextArcs
+from attention_manim.scenes.components.softmax_column import SoftmaxColumn
+from attention_manim.scenes.components.text import parse_shown
+from attention_manim.scenes.style import DARK, LIGHT, fmt_score, fmt_weight
 
 SENTENCE = "a fluffy blue creature roamed the verdant forest"
 

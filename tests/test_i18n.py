@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from scenes.i18n import LANGUAGES, Say, load_catalog, missing_keys, plural_form, template_fields
+from attention_manim.scenes.i18n import LANGUAGES, Say, load_catalog, missing_keys, plural_form, template_fields
 
 from .conftest import ROOT
 
@@ -23,7 +23,7 @@ def test_every_language_has_every_key():
 
 def test_a_missing_key_is_reported(tmp_path, monkeypatch):
     """The completeness check itself can fail: a key only English has is found missing in ko and pt."""
-    import scenes.i18n as i18n
+    import attention_manim.scenes.i18n as i18n
 
     for lang in LANGUAGES:
         (tmp_path / lang).mkdir()
@@ -101,7 +101,7 @@ def test_numbers_in_prose_follow_the_language():
     # through a template: the spec is the template's, the separators the language's
     en, pt = Say("en"), Say("pt")
     assert en("common.head.layer_head", layer=1234567, head=2) == "layer 1234567 · head 2"
-    from scenes.i18n import _LocalFormatter
+    from attention_manim.scenes.i18n import _LocalFormatter
 
     assert _LocalFormatter("pt").format("{n:,} e {w:.2f}", n=1572864, w=0.4812) == "1.572.864 e 0,48"
     assert _LocalFormatter("en").format("{n:,} and {w:.2f}", n=1572864, w=0.4812) == "1,572,864 and 0.48"
@@ -125,7 +125,7 @@ def test_lists_and_quotes_in_each_language():
 def test_unknown_key_and_unknown_language_fail_clearly():
     with pytest.raises(KeyError, match="no catalog entry"):
         Say("ko")("grid.nothing_here")
-    from model.errors import UserError
+    from attention_manim.model.errors import UserError
 
     with pytest.raises(UserError, match="unknown language 'fr'"):
         Say("fr")
@@ -147,8 +147,9 @@ def test_list_is_translated():
 
 
 def test_plans_and_setting_never_import_manim():
-    code = ("import sys, importlib, pkgutil, scenes.plans, scenes.setting, scenes.i18n\n"
-            "for m in pkgutil.iter_modules(scenes.plans.__path__): importlib.import_module('scenes.plans.' + m.name)\n"
+    code = ("import sys, importlib, pkgutil\n"
+            "import attention_manim.scenes.plans as plans, attention_manim.scenes.setting, attention_manim.scenes.i18n\n"
+            "for m in pkgutil.iter_modules(plans.__path__): importlib.import_module('attention_manim.scenes.plans.' + m.name)\n"
             "assert 'manim' not in sys.modules, 'manim imported'\nassert 'torch' not in sys.modules\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

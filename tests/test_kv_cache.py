@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from model.kv_cache import generate, step_macs
+from attention_manim.model.kv_cache import generate, step_macs
 
 
 def check_generation(model, gen, prompt, new, rel=1e-5):
@@ -62,7 +62,7 @@ def test_toy_cached_generation_equals_recomputation(toy_model):
 
 
 def test_bad_requests_are_user_errors(toy_model):
-    from model.errors import UserError
+    from attention_manim.model.errors import UserError
 
     with pytest.raises(UserError):
         generate(toy_model, [], 2)
@@ -73,7 +73,7 @@ def test_bad_requests_are_user_errors(toy_model):
 
 
 def test_plan_and_render(make_inputs, render_scene):
-    from scenes.registry import load_all
+    from attention_manim.scenes.registry import load_all
 
     cls = load_all()["kv_cache"]
     scene, frame = render_scene(cls, make_inputs(lang="en"))

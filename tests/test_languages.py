@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from manim import tempconfig
 
-from scenes.registry import load_all
+from attention_manim.scenes.registry import load_all
 
 from .conftest import tiny_config
 
@@ -27,7 +27,7 @@ ENGLISH_WORDS = {"the", "and", "of", "is", "looks", "at", "with", "each", "every
 
 
 def recorded_render(cls, inputs, tmp_path, monkeypatch):
-    import scenes.components.text as text
+    import attention_manim.scenes.components.text as text
 
     seen: list[str] = []
     original = text._prototype
@@ -112,8 +112,8 @@ def test_the_check_finds_english(make_inputs, tmp_path, monkeypatch):
 def test_korean_is_set_in_a_korean_font_without_missing_glyphs():
     import manimpango
 
-    from scenes.components.text import label
-    from scenes.style import KOREAN_FONT
+    from attention_manim.scenes.components.text import label
+    from attention_manim.scenes.style import KOREAN_FONT
 
     assert KOREAN_FONT in manimpango.list_fonts()
     for s in ("쿼리와 키", "주의 패턴", "마스킹된 가중치"):
@@ -123,8 +123,8 @@ def test_korean_is_set_in_a_korean_font_without_missing_glyphs():
 
 
 def test_portuguese_accents_render_in_the_serif():
-    from scenes.components.text import label
-    from scenes.style import FONT
+    from attention_manim.scenes.components.text import label
+    from attention_manim.scenes.style import FONT
 
     s = "ação máscara é"
     m = label(s, 30)
@@ -133,7 +133,7 @@ def test_portuguese_accents_render_in_the_serif():
 
 @pytest.mark.render
 def test_srt_is_in_the_chosen_language(tmp_path, make_inputs):
-    from scenes.runner import render_scene
+    from attention_manim.scenes.runner import render_scene
 
     cls = load_all()["attention_pattern"]
     res = render_scene(cls, make_inputs(lang="ko"), name="attention_pattern", quality="l", fmt="mp4", out=tmp_path,
@@ -146,7 +146,7 @@ def test_srt_is_in_the_chosen_language(tmp_path, make_inputs):
 @pytest.mark.render
 def test_captions_stay_longer_for_slower_reading(make_inputs, tmp_path, monkeypatch):
     """A caption is held at least len(text) / (the language's characters per second)."""
-    from scenes.i18n import Say
+    from attention_manim.scenes.i18n import Say
 
     for lang in ("en", "ko"):
         cls = load_all()["attention_pattern"]

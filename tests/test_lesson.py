@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from manim import Rectangle, Square, VGroup
 
-from scenes.lesson import place_clear_of
-from scenes.stage import standard_regions
+from attention_manim.scenes.lesson import place_clear_of
+from attention_manim.scenes.stage import standard_regions
 
 
 def test_regions_lie_inside_the_frame_and_the_grid_leaves_the_panel_free():
@@ -58,8 +58,8 @@ def test_a_card_shrinks_before_it_covers_a_picture_and_falls_back_to_the_top_rig
 
 
 def test_lesson_descriptions_come_from_the_catalog():
-    from scenes.lesson import describe
-    from scenes.registry import load_all
+    from attention_manim.scenes.lesson import describe
+    from attention_manim.scenes.registry import load_all
 
     scenes = load_all()
     for name in scenes:
@@ -68,7 +68,7 @@ def test_lesson_descriptions_come_from_the_catalog():
 
 
 def test_a_lesson_picks_its_head_by_role_and_its_sentence_from_the_model(make_inputs, tracer):
-    from scenes.lessons import FLUFFY_BLUE_CREATURE, MOLE_LESSON
+    from attention_manim.scenes.lessons import FLUFFY_BLUE_CREATURE, MOLE_LESSON
 
     s = FLUFFY_BLUE_CREATURE.lesson.setting(make_inputs())
     assert s.trace.text == "a fluffy blue creature roamed the verdant forest"
@@ -77,8 +77,8 @@ def test_a_lesson_picks_its_head_by_role_and_its_sentence_from_the_model(make_in
     assert m.head_trace().role == "sense_from_context" and len(m.traces) == 3
     # --head overrides the role; a model without examples asks for a sentence
     assert FLUFFY_BLUE_CREATURE.lesson.setting(make_inputs(head=2)).head.head == 2
-    from model.errors import UserError
-    from scenes.setting import SceneInputs
+    from attention_manim.model.errors import UserError
+    from attention_manim.scenes.setting import SceneInputs
 
     with pytest.raises(UserError, match="no example sentence"):
         FLUFFY_BLUE_CREATURE.lesson.setting(SceneInputs(tracer=tracer))

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from model.errors import UserError
-from scenes import review
-from scenes.registry import load_all
+from attention_manim.model.errors import UserError
+from attention_manim.scenes import review
+from attention_manim.scenes.registry import load_all
 
 LESSONS = sorted(load_all())
 LANGS = ("en", "ko", "pt")
@@ -27,13 +27,11 @@ _WORKER = None
 
 
 def lint(name, lang, model, sentences=None):
-    from scenes.batch import Job, Worker
+    from attention_manim.scenes.batch import Job, Worker
 
     global _WORKER
     if _WORKER is None:
-        import render
-
-        _WORKER = Worker(render.load_for_scenes)
+        _WORKER = Worker()  # one session per model, as the CLI's workers open them
     options = (("sentences", tuple(sentences)),) if sentences else ()
     cls = load_all()[name]
     try:

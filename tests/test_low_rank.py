@@ -3,13 +3,12 @@ on SmolLM2 (skipped when it is not installed), and tiny renders in en, ko and pt
 
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 import pytest
 
-from scenes.plans.low_rank import plan_low_rank, plan_output_matrix
-from scenes.registry import load_all
+from attention_manim.scenes.plans.low_rank import plan_low_rank, plan_output_matrix
+from attention_manim.scenes.registry import load_all
 
 
 def setting_of(inputs, name):
@@ -73,7 +72,7 @@ def test_low_rank_plan_toy_default_and_other_heads(make_inputs):
 
 
 def test_output_matrix_plan_toy(make_inputs):
-    from scenes.setting import gathering_word
+    from attention_manim.scenes.setting import gathering_word
 
     setting = setting_of(make_inputs(), "output_matrix")
     tr = setting.trace
@@ -88,13 +87,14 @@ def test_output_matrix_plan_toy(make_inputs):
 @pytest.fixture(scope="module")
 def smol(smollm2_model):
     model = smollm2_model
-    import render
+    from attention_manim.model.session import ModelSession
 
-    return render.scene_model_info(model), functools.lru_cache(maxsize=None)(model.trace)
+    session = ModelSession(model, "smollm2")
+    return session.info, session
 
 
 def test_plans_on_smollm2(smol):
-    from scenes.setting import SceneInputs
+    from attention_manim.scenes.setting import SceneInputs
 
     info, tracer = smol
     inputs = SceneInputs(tracer=tracer, model=info, sentences=["The cat sat on the mat because it was tired"],

@@ -5,15 +5,14 @@ toy refuses the MLP lesson clearly; tiny renders (SmolLM2 ones skipped when it i
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 
 import numpy as np
 import pytest
 
-from model.params import GPT2, tally
-from scenes.plans.head_split import plan_head_split
-from scenes.registry import load_all
+from attention_manim.model.params import GPT2, tally
+from attention_manim.scenes.plans.head_split import plan_head_split
+from attention_manim.scenes.registry import load_all
 
 
 def setting_of(inputs, name):
@@ -89,7 +88,7 @@ def numpy_mlp(block, x, kind):
 
 
 def check_mlp(model, trace, layer, pos, rtol=1e-4):
-    from model.mlp_probe import mlp_activations
+    from attention_manim.model.mlp_probe import mlp_activations
 
     act = mlp_activations(model, trace, layer, pos)
     x = trace.layers[layer].resid_mid[pos].astype(np.float64)
@@ -102,7 +101,7 @@ def check_mlp(model, trace, layer, pos, rtol=1e-4):
 
 
 def test_mlp_activations_of_a_plain_gelu_block(toy_model):
-    from model.transformer import random_model
+    from attention_manim.model.transformer import random_model
 
     for kind in ("gelu_tanh", "gelu"):
         cfg = dataclasses.replace(toy_model.cfg, d_mlp=4 * toy_model.cfg.d_model, mlp=kind, norm="layernorm",
@@ -114,7 +113,7 @@ def test_mlp_activations_of_a_plain_gelu_block(toy_model):
 
 
 def test_mlp_lesson_refuses_the_toy(make_inputs):
-    from model.errors import UserError
+    from attention_manim.model.errors import UserError
 
     with pytest.raises(UserError) as e:
         setting_of(make_inputs(), "mlp")
@@ -134,12 +133,14 @@ def test_head_split_renders_on_the_toy(make_inputs, render_scene):
 @pytest.fixture(scope="module")
 def smol(smollm2_model):
     model = smollm2_model
-    return model, functools.lru_cache(maxsize=None)(model.trace)
+    from attention_manim.model.session import ModelSession
+
+    return model, ModelSession(model, "smollm2")
 
 
 def test_smollm2_split_and_mlp(smol):
-    from scenes.plans.mlp import plan_mlp
-    from scenes.setting import SceneInputs
+    from attention_manim.scenes.plans.mlp import plan_mlp
+    from attention_manim.scenes.setting import SceneInputs
 
     model, tracer = smol
     inputs = SceneInputs(tracer=tracer, model=model.info, sentences=["The Eiffel tower is in"], layer=5, head=4)
@@ -162,7 +163,7 @@ def test_smollm2_split_and_mlp(smol):
 @pytest.mark.render
 @pytest.mark.parametrize("lang", ["ko", "pt"])
 def test_mlp_renders_on_smollm2_without_english(lang, smol, tmp_path, monkeypatch):
-    from scenes.setting import SceneInputs
+    from attention_manim.scenes.setting import SceneInputs
 
     from .test_languages import allowed_tokens, foreign, recorded_render
 

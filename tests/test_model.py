@@ -11,10 +11,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from model.config import ModelConfig
-from model.errors import ContextTooLongError, ModelFileError, UnknownWordError
-from model.loading import load_model, save_model
-from model.transformer import random_model
+from attention_manim.model.config import ModelConfig
+from attention_manim.model.errors import ContextTooLongError, ModelFileError, UnknownWordError
+from attention_manim.model.loading import load_model, save_model
+from attention_manim.model.transformer import random_model
 
 from .conftest import ROOT
 
@@ -213,6 +213,7 @@ def _imports(code: str) -> set[str]:
 
 
 def test_model_does_not_import_manim_and_scenes_do_not_import_torch():
-    assert "manim" not in _imports("import model, model.loading, model.transformer")
-    mods = _imports("import scenes.registry as r; r.load_all(); import scenes.runner")
+    assert "manim" not in _imports("import attention_manim.model, attention_manim.model.loading, "
+                                   "attention_manim.model.transformer, attention_manim.model.session")
+    mods = _imports("import attention_manim.scenes.registry as r; r.load_all(); import attention_manim.scenes.runner")
     assert "manim" in mods and "torch" not in mods

@@ -12,8 +12,8 @@ import pytest
 
 from tests.conftest import numbers_in
 
-from scenes.lessons import MULTI_HEAD
-from scenes.plans.multi_head import plan_multi_head
+from attention_manim.scenes.lessons import MULTI_HEAD
+from attention_manim.scenes.plans.multi_head import plan_multi_head
 
 LESSON = MULTI_HEAD.lesson
 
@@ -126,7 +126,7 @@ def smol(smollm2_model):
 
 
 def test_smollm2_nine_heads_of_a_layer(smol):
-    from scenes.setting import SceneInputs
+    from attention_manim.scenes.setting import SceneInputs
 
     info = smol.info
     inputs = SceneInputs(tracer=smol.trace, model=info, axes=["wizard", "royalty"])
@@ -162,7 +162,7 @@ def test_smollm2_nine_heads_of_a_layer(smol):
 
 
 def test_smollm2_renders_with_an_honest_note(smol, render_scene):
-    from scenes.setting import SceneInputs
+    from attention_manim.scenes.setting import SceneInputs
 
     inputs = SceneInputs(tracer=smol.trace, model=smol.info, lang="ko",
                          sentences=[smol.info.examples["crashed_car"]])

@@ -3,14 +3,13 @@ own weights (its final norm and unembedding, applied in the test), tiny renders 
 
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 import pytest
 
-from scenes.plans.next_token import NEXT_TRACES, plan_going_deeper, plan_next_token
-from scenes.registry import load_all
-from scenes.setting import SceneInputs
+from attention_manim.scenes.plans.next_token import NEXT_TRACES, plan_going_deeper, plan_next_token
+from attention_manim.scenes.registry import load_all
+from attention_manim.scenes.setting import SceneInputs
 
 EIFFEL = "The Eiffel tower is in the city of"
 
@@ -22,8 +21,12 @@ def smol(smollm2_model):
 
 @pytest.fixture(scope="module")
 def smol_inputs(smol):
+    from attention_manim.model.session import ModelSession
+
+    session = ModelSession(smol, "smollm2")
+
     def make(**kw):
-        return SceneInputs(tracer=functools.lru_cache(maxsize=None)(smol.trace), model=smol.info, **kw)
+        return SceneInputs(tracer=session, model=smol.info, **kw)
 
     return make
 
@@ -148,7 +151,7 @@ def test_sampling_uses_the_seed_and_the_temperature(make_inputs):
 # --- the lesson's own model -------------------------------------------------------------------
 
 def test_going_deeper_loads_its_own_model_unless_one_is_named(monkeypatch, tmp_path):
-    import render
+    from attention_manim import cli as render
     from click.testing import CliRunner
 
     loads = []
@@ -166,9 +169,8 @@ def test_going_deeper_loads_its_own_model_unless_one_is_named(monkeypatch, tmp_p
     class Result:
         files, duration, wall_time = [], 0.0, 0.0
 
-    monkeypatch.setattr(render, "_load", fake_load)
-    monkeypatch.setattr(render, "scene_model_info", lambda m: None)
-    monkeypatch.setattr("scenes.runner.render_scene", lambda *a, **k: Result())
+    monkeypatch.setattr("attention_manim.scenes.batch.default_loader", lambda name, device: (fake_load(name, device), None))
+    monkeypatch.setattr("attention_manim.scenes.runner.render_scene", lambda *a, **k: Result())
     # the generation lessons default to a model that can generate (the toy's continuations are nonsense)
     assert lesson("going_deeper").model == "smollm2" and lesson("next_token").model == "smollm2"
     r = CliRunner().invoke(render.cli, ["render", "going_deeper", "attention_pattern", "next_token",

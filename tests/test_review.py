@@ -13,9 +13,9 @@ import pytest
 from manim import DOWN, LEFT, RIGHT, UP, Dot, FadeIn, FadeOut, Transform, VGroup
 from PIL import Image
 
-from scenes import review
-from scenes.components.text import label, number
-from scenes.lesson import Chapter, Lesson, lesson_scene
+from attention_manim.scenes import review
+from attention_manim.scenes.components.text import label, number
+from attention_manim.scenes.lesson import Chapter, Lesson, lesson_scene
 
 from .conftest import ROOT
 
@@ -110,7 +110,7 @@ def test_the_fast_jump_leaves_what_a_skipped_play_leaves(name, make_inputs):
     """Jumping fades and transforms to their end must leave the same mobjects where manim's own
     (slower) skipped play leaves them, after every play: every text's box, every shape's box, and the
     same violations (key: labels that follow their shape by an updater; values: remover=True)."""
-    from scenes.registry import load_all
+    from attention_manim.scenes.registry import load_all
 
     cls = load_all()[name]
 

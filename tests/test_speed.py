@@ -19,7 +19,7 @@ from tests.conftest import tiny_config
 @pytest.fixture
 def manim_own():
     """Run with manim's own methods, and restore whatever was installed before."""
-    from scenes import speed
+    from attention_manim.scenes import speed
 
     was = speed._installed
     speed.uninstall()
@@ -57,7 +57,7 @@ def busy_scene():
     """Text that fades, moves and recolours over static shapes, a camera zoom, and a held wait."""
     from manim import (BLUE, DOWN, RED, Circle, FadeIn, MovingCameraScene, Square, Transform, VGroup)
 
-    from scenes.components.text import label
+    from attention_manim.scenes.components.text import label
 
     class Busy(MovingCameraScene):
         def construct(self):
@@ -158,7 +158,7 @@ def test_a_held_frame_converted_once_encodes_to_the_same_bytes(tmp_path, manim_o
 
 
 def test_render_options(monkeypatch):
-    from scenes import speed
+    from attention_manim.scenes import speed
 
     monkeypatch.setenv("ATTN_MANIM_FAST", "1")
     mp4 = speed.render_options("mp4")
@@ -172,7 +172,7 @@ def test_render_options(monkeypatch):
 def test_glyph_cache_gives_the_same_outlines_and_is_reused(tmp_path, monkeypatch):
     from manim import Text
 
-    from scenes.components.text import GlyphCachedText, glyph_cache_dir
+    from attention_manim.scenes.components.text import GlyphCachedText, glyph_cache_dir
 
     monkeypatch.setenv("ATTENTION_MANIM_CACHE", str(tmp_path / "cache"))
     assert glyph_cache_dir() == tmp_path / "cache" / "glyphs"
@@ -211,7 +211,7 @@ def test_glyph_cache_gives_the_same_outlines_and_is_reused(tmp_path, monkeypatch
 def test_glyph_cache_is_trimmed_oldest_first(tmp_path):
     import os
 
-    from scenes.components.text import trim_glyph_cache
+    from attention_manim.scenes.components.text import trim_glyph_cache
 
     sub = tmp_path / "ab"
     sub.mkdir()

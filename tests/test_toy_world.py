@@ -12,9 +12,9 @@ import json
 import numpy as np
 import pytest
 
-from model import toy_world as tw
-from model.errors import UnknownWordError
-from model.loading import ASSETS, load_model
+from attention_manim.model import toy_world as tw
+from attention_manim.model.errors import UnknownWordError
+from attention_manim.model.loading import ASSETS, load_model
 
 ADJ, SENSE, PREV, VERB = "adjectives → nouns", "sense from context", "previous token", "verb → object"
 
@@ -207,7 +207,7 @@ def test_training_never_saw_the_held_out_combinations():
     hints = {("wolf", "mole"), ("rabbit", "mole"), ("three", "mole"), ("twelve", "mole"), ("nurse", "mole"),
              ("surgery", "mole"), ("witch", "harry"), ("queen", "harry"), ("crown", "harry"),
              ("frog", "seal"), ("royal", "seal")}
-    from model.train import CORPUS_SIZE
+    from attention_manim.model.train import CORPUS_SIZE
 
     for toks in tw.corpus(CORPUS_SIZE, seed=0):
         for i, w in enumerate(toks):
@@ -346,7 +346,7 @@ def test_case_and_punctuation(toy, trace):
 # --- training ---------------------------------------------------------------------------------------
 
 def test_training_is_deterministic(tmp_path):
-    from model.train import train
+    from attention_manim.model.train import train
 
     def run(seed, name):
         m = train(seed=seed, steps=4, out=tmp_path / name, progress=False, corpus_size=40)

@@ -13,9 +13,9 @@ import pytest
 
 from tests.conftest import ROOT, numbers_in
 
-from scenes.i18n import Say
-from scenes.lessons import ATTENTION_AS_LOOKUP, MASKED_SELF_ATTENTION, SELF_ATTENTION_STEPS
-from scenes.plans.walkthrough import plan_lookup, plan_masked, plan_steps
+from attention_manim.scenes.i18n import Say
+from attention_manim.scenes.lessons import ATTENTION_AS_LOOKUP, MASKED_SELF_ATTENTION, SELF_ATTENTION_STEPS
+from attention_manim.scenes.plans.walkthrough import plan_lookup, plan_masked, plan_steps
 
 SEED_SENTENCE = "a robot must obey the orders given it"
 
@@ -71,7 +71,7 @@ def test_three_steps_equal_the_matrices_equal_the_trace(make_inputs, sentence):
 
 
 def test_the_given_word_is_in_the_toy_vocabulary(toy_model):
-    from model import toy_world as tw
+    from attention_manim.model import toy_world as tw
 
     assert "given" in tw.VOCAB and tw.pos_of("given") == "verb"
     assert toy_model.trace(SEED_SENTENCE).tokens == tuple(SEED_SENTENCE.split())
@@ -116,7 +116,7 @@ def test_our_model_really_masks_with_minus_infinity():
 
 
 def test_row_readings_are_the_traces_percentages(make_inputs):
-    from scenes.chapters.masked_rows import reading_text
+    from attention_manim.scenes.chapters.masked_rows import reading_text
 
     setting = setting_of(MASKED_SELF_ATTENTION, make_inputs)
     plan = plan_masked(setting)
@@ -141,7 +141,7 @@ def test_row_readings_are_the_traces_percentages(make_inputs):
 
 
 def test_a_long_sentence_is_refused_with_a_hint(make_inputs):
-    from model.errors import UserError
+    from attention_manim.model.errors import UserError
 
     long = " ".join(["the fluffy creature"] * 4)
     with pytest.raises(UserError) as e:
@@ -170,7 +170,7 @@ def test_hard_lookup_is_one_value_row_and_soft_is_pattern_times_values(make_inpu
     assert plan.distance > 0.5  # "creature" splits its weight between two adjectives: far from a hard lookup
     assert all(j is None or j <= i for j in plan.slots)  # only the keys it may see are entries
     # the scores as printed show which key wins (two decimals where one would tie "+5.3" with "+5.3")
-    from scenes.components.text import FORMATTERS, parse_shown
+    from attention_manim.scenes.components.text import FORMATTERS, parse_shown
 
     shown = {j: parse_shown(FORMATTERS[plan.score_kind](plan.scores[j])) for j in range(i + 1)}
     assert plan.tie or all(shown[best] > v for j, v in shown.items() if j != best)
@@ -256,7 +256,7 @@ def smol(smollm2_model):
 
 
 def test_smollm2_steps_and_mask_plans_are_its_trace(smol):
-    from scenes.setting import SceneInputs
+    from attention_manim.scenes.setting import SceneInputs
 
     inputs = SceneInputs(tracer=smol.trace, model=smol.info, layer=3, head=4)
     setting = SELF_ATTENTION_STEPS.lesson.setting(inputs)

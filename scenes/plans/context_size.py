@@ -14,8 +14,8 @@ from typing import Callable
 
 import numpy as np
 
-from model.errors import UserError
-from model.trace import HeadTrace, Trace
+from attention_manim.model.errors import UserError
+from attention_manim.model.trace import HeadTrace, Trace
 
 from ..setting import HeadRef, Setting, focus_tops
 

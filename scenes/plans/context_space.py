@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.errors import UserError
-from model.trace import Trace
+from attention_manim.model.errors import UserError
+from attention_manim.model.trace import Trace
 
 from ..setting import HeadRef, Setting
 from .honesty import Honesty, read_head

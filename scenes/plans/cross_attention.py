@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from model.errors import UserError
+from attention_manim.model.errors import UserError
 
 from ..setting import HeadRef, Setting, SceneInputs
 
@@ -30,7 +30,7 @@ MAX_STORIES = 5
 
 def cross_setting(inputs: SceneInputs) -> Setting:
     """Two sentences, "english | french" (or the example pair), traced by the cross-attention head."""
-    from model.cross_attention import EXAMPLE, as_traces, translate_trace
+    from attention_manim.model.cross_attention import EXAMPLE, as_traces, translate_trace
 
     sentences = list(inputs.sentences or EXAMPLE)
     if len(sentences) != 2:
@@ -96,7 +96,7 @@ def _story(row: np.ndarray, i: int) -> Story | None:
 
 
 def plan_cross_attention(setting: Setting) -> CrossPlan:
-    from model.cross_attention import load_cross_attention, seen_in_training
+    from attention_manim.model.cross_attention import load_cross_attention, seen_in_training
 
     ct = setting.options[CROSS]
     P = np.asarray(ct.pattern, dtype=np.float64)

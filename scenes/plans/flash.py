@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.flash import FlashResult, flash_attention, peak_floats
+from attention_manim.model.flash import FlashResult, flash_attention, peak_floats
 
 from ..setting import Setting
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.trace import HeadTrace, Trace
+from attention_manim.model.trace import HeadTrace, Trace
 
 from ..setting import HeadRef, Setting
 from .space import choose_axes, pick_axes, resolve_axes

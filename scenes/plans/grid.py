@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.trace import HeadTrace
+from attention_manim.model.trace import HeadTrace
 
 from ..setting import HeadRef, Setting, contrast_key, focus_tops
 from .honesty import Honesty, read_head

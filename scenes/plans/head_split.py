@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.params import GPT2
+from attention_manim.model.params import GPT2
 
 from ..setting import Setting
 from .windows import window_indices

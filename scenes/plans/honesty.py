@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.trace import HeadTrace
+from attention_manim.model.trace import HeadTrace
 
 MOSTLY = 0.5  # "mostly": at least half of the focus's attention
 SENTENCE_SINK = 0.4  # a head resting this much of the whole sentence's attention on the first token says so

@@ -1,9 +1,8 @@
 """Plan of `kv_cache` (no manim, no torch at import): generation one token at a time with a
 key/value cache, run by the model itself (model/kv_cache.py) when the lesson's setting is made.
 
-The lesson needs the model object, not just its traces: `model_behind(inputs)` finds it (the
-`options["model"]` a caller passes, else the model whose `trace` method the tracer wraps, as
-render.py's and the tests' cached tracers do). The generation is stored in the setting's options
+The lesson needs more than traces: the model session it is given (`SceneInputs.tracer`, a
+`model.session.ModelSession`) generates. The generation is stored in the setting's options
 (`KV_GENERATION`), so the plan stays a plain function of the setting."""
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from model.errors import UserError
+from attention_manim.model.errors import UserError
 
 from ..setting import SceneInputs, Setting
 
@@ -22,25 +21,19 @@ KV_GENERATION = "kv_cache_generation"  # Setting.options key
 SHOWN_DIMS = 2  # entries of each cached key/value shown (then an ellipsis and the last)
 
 
-def model_behind(inputs: SceneInputs):
-    """The model object behind `inputs`: options["model"], else the owner of the wrapped trace method."""
-    m = inputs.options.get("model")
-    if m is None:
-        fn = getattr(inputs.tracer, "__wrapped__", inputs.tracer)
-        m = getattr(fn, "__self__", None)
-    if m is None or not hasattr(m, "blocks"):
+def session_of(inputs: SceneInputs, does: str):
+    """The model session the scene was given, which must be able to `does` (generate, ...)."""
+    if not callable(getattr(inputs.tracer, does, None)):
         raise UserError("this scene runs the model itself, but it was given only a tracer",
-                        "pass the loaded model in SceneInputs.options['model']")
-    return m
+                        "pass a model session (attention_manim.model.session.open_session) as SceneInputs.tracer")
+    return inputs.tracer
 
 
 def with_generation(setting: Setting, inputs: SceneInputs, new_tokens: int = NEW_TOKENS) -> Setting:
-    from model.kv_cache import generate  # torch, only when the lesson is set up
-
-    model = model_behind(inputs)
+    session = session_of(inputs, "generate")
     ids = list(setting.trace.token_ids)[:MAX_PROMPT]
-    new = max(0, min(new_tokens, model.cfg.n_ctx - len(ids)))
-    gen = generate(model, ids, new, setting.head.layer, setting.head.head)
+    new = max(0, min(new_tokens, setting.model.n_ctx - len(ids)))
+    gen = session.generate(ids, new, setting.head.layer, setting.head.head)
     return replace(setting, options={**setting.options, KV_GENERATION: gen})
 
 

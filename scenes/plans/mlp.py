@@ -12,11 +12,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from model.errors import UserError
-from model.params import GPT2
+from attention_manim.model.errors import UserError
+from attention_manim.model.params import GPT2
 
 from ..setting import SceneInputs, Setting
-from .kv_cache import model_behind
+from .kv_cache import session_of
 from .windows import window_indices
 
 MLP_PROBE = "mlp_probe"  # Setting.options key
@@ -32,11 +32,9 @@ def with_mlp_probe(setting: Setting, inputs: SceneInputs) -> Setting:
     if not setting.model.d_mlp:
         raise UserError(f"the model {setting.model.name!r} has no MLP: its blocks are attention only",
                         "render this scene with --model smollm2 (its default) or a GPT-2 / LLaMA checkpoint folder")
-    from model.mlp_probe import mlp_activations  # torch, only when the lesson is set up
-
     # no layer asked for: the middle of the model (the first layer's MLP is little more than a lookup)
     layer = setting.head.layer if inputs.layer is not None else setting.model.n_layers // 2
-    probe = mlp_activations(model_behind(inputs), setting.trace, layer, mlp_focus(setting))
+    probe = session_of(inputs, "mlp_activations").mlp_activations(setting.trace, layer, mlp_focus(setting))
     return replace(setting, options={**setting.options, MLP_PROBE: probe})
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from model.trace import Trace
+from attention_manim.model.trace import Trace
 
 from ..setting import Setting, focus_tops, gathering_word
 from .honesty import first_token_share

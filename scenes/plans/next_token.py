@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from model.trace import SPACE_MARK, Trace
+from attention_manim.model.trace import SPACE_MARK, Trace
 
 from ..setting import Setting
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from model.params import CONFIGS, SizeConfig, Tally, size_config, tally
+from attention_manim.model.params import CONFIGS, SizeConfig, Tally, size_config, tally
 
 from ..setting import Setting
 

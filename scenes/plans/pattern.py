@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model.trace import HeadTrace
+from attention_manim.model.trace import HeadTrace
 
 from ..setting import HeadRef, Setting, focus_tops
 from .honesty import Honesty, read_head

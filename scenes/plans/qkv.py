@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.trace import HeadTrace, Trace
+from attention_manim.model.trace import HeadTrace, Trace
 
 from ..setting import HeadRef, Setting, contrast_key, focus_tops, top_keys
 from ..style import fmt_vec, fmt_weight

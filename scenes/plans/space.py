@@ -9,7 +9,7 @@ from typing import Sequence
 
 import numpy as np
 
-from model.errors import UserError
+from attention_manim.model.errors import UserError
 
 DEG = np.pi / 180
 

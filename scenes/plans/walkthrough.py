@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.errors import UserError
+from attention_manim.model.errors import UserError
 
 from ..setting import HeadRef, Setting
 from .qkv import head_input

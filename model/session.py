@@ -1,0 +1,175 @@
+"""One open model, as everything outside `model/` uses it: the CLI, the batch workers, the explorer
+and the notebook.
+
+    session = open_session("smollm2")            # loaded once per (name, device) in this process
+    trace = session.trace("the Eiffel tower")     # a bounded cache of traces (by count and bytes)
+    session.info                                  # sizes, and the measured roles of a real model's heads
+    session.default_head("adjective_noun")        # the head the clips and the explorer both start on
+
+A real model's head roles are measured once (model/probes.py, cached on disk) the first time
+`info` or `default_head` is asked; the toy names its own heads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import fields, is_dataclass
+
+import numpy as np
+
+from .trace import ModelInfo, Trace
+
+DEFAULT_ROLE = "adjective_noun"  # the role a head is picked by when a lesson names none
+MAX_TRACES = 64  # traces kept per session
+MAX_TRACE_BYTES = 512 * 2**20  # and at most this many bytes of their arrays
+MAX_SESSIONS = 4  # models kept loaded per process (the least recently used goes first)
+
+
+def nbytes(obj) -> int:
+    """The bytes of the numpy arrays inside a trace (dataclasses, tuples, dicts of them)."""
+    if isinstance(obj, np.ndarray):
+        return obj.nbytes
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return sum(nbytes(getattr(obj, f.name)) for f in fields(obj))
+    if isinstance(obj, (tuple, list)):
+        return sum(nbytes(x) for x in obj)
+    if isinstance(obj, dict):
+        return sum(nbytes(x) for x in obj.values())
+    return 0
+
+
+class TraceCache:
+    """Least-recently-used traces, bounded by count and by bytes (thread-safe)."""
+
+    def __init__(self, max_items: int = MAX_TRACES, max_bytes: int = MAX_TRACE_BYTES):
+        self.max_items, self.max_bytes = max_items, max_bytes
+        self._items: OrderedDict[str, tuple[Trace, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: str):
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is None:
+                return None
+            self._items.move_to_end(key)
+            return hit[0]
+
+    def put(self, key: str, trace: Trace) -> None:
+        size = nbytes(trace)
+        with self._lock:
+            if key in self._items:
+                self.bytes -= self._items.pop(key)[1]
+            self._items[key] = (trace, size)
+            self.bytes += size
+            while len(self._items) > 1 and (len(self._items) > self.max_items or self.bytes > self.max_bytes):
+                self.bytes -= self._items.popitem(last=False)[1][1]
+
+
+class ModelSession:
+    """A loaded model with its traces, its measured head roles and its default heads."""
+
+    def __init__(self, model, name: str, device: str = "auto", *, max_traces: int = MAX_TRACES,
+                 max_trace_bytes: int = MAX_TRACE_BYTES):
+        self.model = model
+        self.name = name
+        self.device = device
+        self.traces = TraceCache(max_traces, max_trace_bytes)
+        self._lock = threading.Lock()  # one forward pass at a time: torch on two cores gains nothing from more
+        self._info: ModelInfo | None = None
+
+    @classmethod
+    def open(cls, name: str, device: str = "auto", **limits) -> "ModelSession":
+        from .loading import load_model
+
+        return cls(load_model(name, device), str(name), device, **limits)
+
+    @property
+    def real(self) -> bool:
+        return bool(getattr(self.model, "real", False))
+
+    @property
+    def info(self) -> ModelInfo:
+        """What scenes know of the model; a real model's heads get their roles by measurement, so each
+        lesson starts on a head that fits its story."""
+        if self._info is None:
+            with self._lock:
+                info = self.model.info
+                if not info.roles:
+                    if callable(getattr(self.model, "measured_roles", None)):
+                        self.model.measured_roles()  # the model keeps them: its traces carry them too
+                        info = self.model.info
+                    else:
+                        from dataclasses import replace
+
+                        from .probes import measured_roles
+
+                        info = replace(info, roles=measured_roles(self.model))
+                self._info = info
+        return self._info
+
+    def default_head(self, role: str | None = None) -> tuple[int, int]:
+        """(layer, head) of the head measured or named for `role` (default: adjectives → nouns);
+        layer 0 head 0 when the model has none for it."""
+        roles = self.info.roles
+        return tuple(roles.get(role or DEFAULT_ROLE) or roles.get(DEFAULT_ROLE) or (0, 0))
+
+    def trace(self, sentence: str) -> Trace:
+        hit = self.traces.get(sentence)
+        if hit is not None:
+            return hit
+        with self._lock:
+            hit = self.traces.get(sentence)
+            if hit is None:
+                hit = self.model.trace(sentence)
+                self.traces.put(sentence, hit)
+        return hit
+
+    # the form scenes receive: a function sentence -> Trace
+    __call__ = trace
+
+    def generate(self, ids, new_tokens: int, layer: int, head: int):
+        """Greedy generation with a KV cache, watching one head (model/kv_cache.py)."""
+        from .kv_cache import generate
+
+        with self._lock:
+            return generate(self.model, ids, new_tokens, layer, head)
+
+    def mlp_activations(self, trace: Trace, layer: int, position: int):
+        """One MLP's neurons at one position of a trace (model/mlp_probe.py)."""
+        from .mlp_probe import mlp_activations
+
+        with self._lock:
+            return mlp_activations(self.model, trace, layer, position)
+
+
+_sessions: OrderedDict[tuple[str, str], ModelSession] = OrderedDict()
+_sessions_lock = threading.Lock()
+
+
+def open_session(name: str, device: str = "auto") -> ModelSession:
+    """The process's session for (name, device): loaded on first use, kept for the next (at most
+    MAX_SESSIONS models stay loaded)."""
+    key = (str(name), device)
+    with _sessions_lock:
+        session = _sessions.get(key)
+        if session is not None:
+            _sessions.move_to_end(key)
+            return session
+    session = ModelSession.open(*key)
+    with _sessions_lock:
+        session = _sessions.setdefault(key, session)
+        while len(_sessions) > MAX_SESSIONS:
+            _sessions.popitem(last=False)
+    return session
+
+
+def load_for_scenes(name: str, device: str = "auto") -> tuple[ModelSession, ModelInfo]:
+    """A model as scenes see it: (session, info), roles measured first so every trace carries them
+    (what the CLI, a batch worker and the explorer load once per model)."""
+    session = open_session(name, device)
+    return session, session.info

@@ -1,0 +1,189 @@
+"""One installed package, `attention_manim`: what the wheel holds, the ways in, the import graph,
+and the model session everyone shares (model/session.py)."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+import zipfile
+from collections import OrderedDict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_DIRS = {"attention_manim": ROOT / "attention_manim", "attention_manim.model": ROOT / "model",
+                "attention_manim.scenes": ROOT / "scenes", "attention_manim.explorer": ROOT / "explorer"}
+
+
+def package_modules() -> dict[str, Path]:
+    """Every module of the installed package, by its dotted name, from the checkout's folders."""
+    out = {}
+    for pkg, folder in PACKAGE_DIRS.items():
+        for f in folder.rglob("*.py"):
+            rel = f.relative_to(folder).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            name = ".".join([pkg, *parts])
+            if pkg == "attention_manim" or name not in out:
+                out[name] = f
+    return out
+
+
+def imports_of(name: str, path: Path) -> set[str]:
+    """Absolute names of what a module imports (anywhere in it: top level or inside functions)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    is_pkg = path.name == "__init__.py"
+    here = name.split(".") if is_pkg else name.split(".")[:-1]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = here[: len(here) - node.level + 1] if node.level else []
+            mod = ".".join(base + ([node.module] if node.module else []))
+            found.add(mod)
+            found.update(f"{mod}.{a.name}" for a in node.names)  # `from pkg import module`
+    return found
+
+
+def test_the_wheel_installs_one_top_level_package(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                        "-w", str(tmp_path), str(ROOT)], capture_output=True, text=True,
+                       env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PIP_NO_INDEX": "1"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    (wheel,) = tmp_path.glob("attention_manim-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {n.split("/")[0] for n in names}
+    assert {t for t in top if not t.endswith(".dist-info")} == {"attention_manim"}, top
+    for needed in ("attention_manim/cli.py", "attention_manim/model/session.py", "attention_manim/scenes/lesson.py",
+                   "attention_manim/explorer/static/index.html", "attention_manim/scenes/locales/ko/common.toml",
+                   "attention_manim/model/adapters/common.py", "attention_manim/scenes/plans/kv_cache.py"):
+        assert needed in names, needed
+    assert not any(n.endswith("render.py") for n in names)  # the checkout's shim is not installed
+    entry = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "attention-manim = attention_manim.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
+
+
+def test_no_module_of_the_package_imports_the_shim_or_the_old_top_level_names():
+    for name, path in package_modules().items():
+        for imported in imports_of(name, path):
+            root = imported.split(".")[0]
+            assert root not in ("render", "model", "scenes", "explorer"), f"{name} imports {imported}"
+
+
+def test_cli_batch_and_explorer_import_in_one_direction():
+    modules = package_modules()
+    graph = {n: {i for i in imports_of(n, p) if i in modules} for n, p in modules.items()}
+
+    def group(n):
+        if n == "attention_manim.cli":
+            return "cli"
+        if n == "attention_manim.scenes.batch":
+            return "batch"
+        if n.startswith("attention_manim.explorer"):
+            return "explorer"
+        return None
+
+    edges = {(group(a), group(b)) for a, bs in graph.items() for b in bs
+             if group(a) and group(b) and group(a) != group(b)}
+    # reach: everything a group's modules import, through modules of no group too
+    reach = {}
+    for g in ("cli", "batch", "explorer"):
+        seen, todo = set(), [n for n in modules if group(n) == g]
+        while todo:
+            n = todo.pop()
+            for m in graph[n]:
+                if m not in seen:
+                    seen.add(m)
+                    todo.append(m)
+        reach[g] = {group(m) for m in seen} - {None, g}
+    assert "cli" not in reach["batch"] | reach["explorer"], reach  # nothing reaches back into the CLI
+    assert not ("batch" in reach["explorer"] and "explorer" in reach["batch"]), reach
+    assert ("cli", "explorer") in edges  # the CLI offers the explorer's commands, not the other way
+
+
+@pytest.mark.parametrize("how", ["shim", "module", "script"])
+def test_every_way_in_runs_the_same_command_line(how):
+    if how == "shim":
+        cmd = [sys.executable, "render.py", "list", "--lang", "ko"]
+    elif how == "module":
+        cmd = [sys.executable, "-m", "attention_manim", "list", "--lang", "ko"]
+    else:
+        script = Path(sys.executable).parent / "attention-manim"
+        assert script.exists() or shutil.which("attention-manim"), "make setup installs the console script"
+        cmd = [str(script if script.exists() else shutil.which("attention-manim")), "list", "--lang", "ko"]
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("attention_as_lookup") and "mole" in r.stdout
+    bad = subprocess.run(cmd[:-3] + ["render", "mole_x"], cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode == 2 and "unknown scene 'mole_x'" in bad.stderr and "mole" in bad.stderr
+
+
+def test_notebook_names_load_without_the_shim():
+    code = ("import sys; from attention_manim import explore, render_clip, Clip; "
+            "assert 'render' not in sys.modules; print(explore.__module__)")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "tests", capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "attention_manim.explorer.notebook", r.stderr
+
+
+# --- the model session ----------------------------------------------------------------------------
+
+def test_trace_cache_is_bounded_by_count_and_by_bytes(toy_model):
+    from attention_manim.model.session import ModelSession, nbytes
+
+    s = ModelSession(toy_model, "toy", max_traces=3)
+    words = ["a fluffy blue creature", "the mole", "a robot must obey", "the eiffel tower"]
+    first = s.trace(words[0])
+    assert s.trace(words[0]) is first  # a hit is the same object
+    for w in words[1:]:
+        s(w)
+    assert len(s.traces) == 3 and s.traces.get(words[0]) is None  # the oldest went first
+    s.trace(words[1])  # used again: now the newest
+    s.trace(words[0])
+    assert s.traces.get(words[2]) is None and s.traces.get(words[1]) is not None
+    size = nbytes(first)
+    assert size > first.n_tokens * toy_model.info.d_model * 4
+    small = ModelSession(toy_model, "toy", max_trace_bytes=int(size * 1.5))
+    small.trace(words[0])
+    small.trace(words[1])
+    assert len(small.traces) == 1 and small.traces.bytes <= size * 1.5
+
+
+def test_default_head_is_the_role_the_clips_use(toy_model):
+    from attention_manim.explorer import core
+    from attention_manim.model.session import ModelSession
+
+    s = ModelSession(toy_model, "toy")
+    want = toy_model.info.head_for_role("adjective_noun")
+    assert s.default_head() == tuple(want) and s.default_head("no_such_role") == tuple(want)
+    view = core.head_view(s.trace("a fluffy blue creature"), default=s.default_head())
+    assert (view["layer"], view["head"]) == tuple(want)
+
+
+def test_explorer_opens_smollm2_on_the_measured_head(smollm2_model, monkeypatch):
+    from attention_manim.explorer import core
+    from attention_manim.model import session as sessions
+    from attention_manim.model.session import ModelSession
+
+    monkeypatch.setattr(sessions, "_sessions", OrderedDict({("smollm2", "auto"): ModelSession(smollm2_model, "smollm2")}))
+    models = core.Models.from_args()
+    measured = models.session("smollm2").info.roles["adjective_noun"]
+    assert tuple(measured) != (0, 0)
+    view = core.head_view(models.trace("smollm2", "a fluffy blue creature"), default=models.default_head("smollm2"))
+    assert (view["layer"], view["head"]) == tuple(measured)
+    assert np.isclose(np.sum(view["pattern_head"]["pattern"][-1]), 1.0, atol=1e-3)
+
+
+def test_plans_that_generate_need_a_session(toy_model):
+    from attention_manim.model.errors import UserError
+    from attention_manim.scenes.registry import load_all
+    from attention_manim.scenes.setting import SceneInputs
+
+    lesson = load_all()["kv_cache"].lesson
+    bare = SceneInputs(tracer=toy_model.trace, model=toy_model.info, lang="en")
+    with pytest.raises(UserError) as e:
+        lesson.plans(lesson.setting(bare))
+    assert "only a tracer" in e.value.message and "open_session" in e.value.hint
