@@ -92,7 +92,7 @@ def test_structural_copy_draws_the_same_pixels_and_copies_are_independent(tmp_pa
     speed = manim_own
     from manim import Mobject, VGroup
 
-    from scenes.components.text import label
+    from attention_manim.scenes.components.text import label
 
     before = frames_of(busy_scene(), tmp_path / "a")
     speed._install_structural_copy()
