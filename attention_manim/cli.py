@@ -584,13 +584,29 @@ cli.add_command(explore_cmd)
 cli.add_command(present_cmd)
 
 
+def error_language(argv) -> str:
+    """The language a command's errors are shown in: its --lang (the first of a list), else English."""
+    from attention_manim.scenes.i18n import LANGUAGES
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    for i, a in enumerate(args):
+        value = args[i + 1] if a == "--lang" and i + 1 < len(args) else a[7:] if a.startswith("--lang=") else None
+        if value is not None:
+            first = value.split(",")[0].strip()
+            return first if first in LANGUAGES else "en"
+    return "en"
+
+
 def main(argv=None):
     try:
         cli.main(args=argv, prog_name="render.py", standalone_mode=False)
     except UserError as e:
-        click.echo(f"error: {e.message}", err=True)
-        if e.hint:
-            click.echo(f"hint: {e.hint}", err=True)
+        from attention_manim.scenes.i18n import localized_error
+
+        message, hint = localized_error(e, error_language(argv))
+        click.echo(f"error: {message}", err=True)
+        if hint:
+            click.echo(f"hint: {hint}", err=True)
         sys.exit(2)
     except click.exceptions.Abort:
         click.echo("interrupted", err=True)

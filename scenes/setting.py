@@ -203,13 +203,15 @@ def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | 
 def layer_error(layer: int, n_layers: int) -> UserError:
     return UserError(f"layer {layer} is out of range: the model has {n_layers} layer(s) (0..{n_layers - 1})",
                      f"use --layer 0..{n_layers - 1}, or leave it out for the scene's own head; "
-                     "`python render.py heads` lists every head")
+                     "`python render.py heads` lists every head",
+                     key="layer_out_of_range", layer=layer, n_layers=n_layers, last=n_layers - 1, count=n_layers)
 
 
 def head_error(head: int, n_heads: int) -> UserError:
     return UserError(f"head {head} is out of range: the model has {n_heads} heads per layer (0..{n_heads - 1})",
                      f"use --head 0..{n_heads - 1}, or leave it out for the scene's own head; "
-                     "`python render.py heads` lists every head")
+                     "`python render.py heads` lists every head",
+                     key="head_out_of_range", head=head, n_heads=n_heads, last=n_heads - 1)
 
 
 def focus_tops(pattern_row: np.ndarray, focus: int) -> list[int]:

@@ -68,12 +68,18 @@ def get_theme(name: str) -> Theme:
         raise ValueError(f"unknown theme {name!r}; choose from {', '.join(THEMES)}") from None
 
 
+def fmt_fixed(x: float, decimals: int, signed: bool = False) -> str:
+    """A number on screen to `decimals` places: the typographic minus, "+" when `signed`, and a value
+    that rounds to zero always "0.00" (never "−0.00" or "+0.00"). Every fixed-point format is this."""
+    r = round(float(x), decimals)
+    if r == 0:
+        return f"{0:.{decimals}f}"
+    return f"{r:{'+' if signed else ''}.{decimals}f}".replace("-", "−")
+
+
 def fmt_vec(x: float) -> str:
     """Vector and weight entries: signed, one decimal ("+1.2", "−0.4"; −0.0 shown as 0.0)."""
-    r = round(float(x), 1)
-    if r == 0:
-        return "0.0"
-    return f"{r:+.1f}".replace("-", "−")
+    return fmt_fixed(x, 1, signed=True)
 
 
 def fmt_weight(x: float) -> str:

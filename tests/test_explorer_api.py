@@ -117,6 +117,17 @@ def test_out_of_range_head_is_the_clis_message(client, params, cli_args):
     assert f"error: {r.json()['error']['message']}" in err
 
 
+def test_errors_come_back_in_the_pages_language(client):
+    r = client.get("/api/head", params={"sentence": SENTENCE, "layer": 3, "head": 0, "lang": "pt"})
+    assert r.status_code == 400 and r.json()["error"]["message"].startswith("a camada 3 está fora do intervalo")
+    r = client.get("/api/head", params={"sentence": "   ", "lang": "ko"})
+    assert r.status_code == 400 and r.json()["error"]["message"] == "문장에 모델이 읽을 수 있는 단어가 없습니다"
+    r = client.post("/api/render", json={"scene": "mole_x", "sentence": SENTENCE, "model": "toy", "lang": "pt",
+                                         "quality": "l", "format": "mp4"})
+    assert r.status_code == 400 and r.json()["error"]["message"] == "cena desconhecida: 'mole_x'"
+    assert "mole" in r.json()["error"]["hint"] and r.json()["error"]["hint"].startswith("você quis dizer")
+
+
 @pytest.mark.parametrize("params, status, words", [
     ({"sentence": SENTENCE, "model": "../../etc/passwd"}, 400, "unknown model"),
     ({"sentence": SENTENCE, "model": "/tmp"}, 400, "unknown model"),

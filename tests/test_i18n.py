@@ -111,6 +111,8 @@ def test_numbers_in_prose_follow_the_language():
 def test_plural_rules():
     assert [plural_form("en", n) for n in (0, 1, 2, 1.5)] == ["other", "one", "other", "other"]
     assert [plural_form("pt", n) for n in (0, 1, 2)] == ["one", "one", "other"]
+    # CLDR pt: the integer part decides (i = 0..1), so 0,5 and 1,5 are "one"; English 1.5 is "other"
+    assert [plural_form("pt", n) for n in (0.5, 1.5, 2.5)] == ["one", "one", "other"]
     assert plural_form("ko", 1) == "other"
 
 

@@ -187,3 +187,132 @@ def test_plans_that_generate_need_a_session(toy_model):
     with pytest.raises(UserError) as e:
         lesson.plans(lesson.setting(bare))
     assert "only a tracer" in e.value.message and "open_session" in e.value.hint
+
+
+def test_one_cache_rule_for_every_part(monkeypatch, tmp_path):
+    from attention_manim.model import probes
+    from attention_manim.model.adapters import common
+    from attention_manim.model.places import cache_dir, cache_root
+    from attention_manim.scenes import cache
+    from attention_manim.scenes.components.text import glyph_cache_dir
+
+    monkeypatch.delenv("ATTN_MANIM_GLYPHS", raising=False)
+    monkeypatch.setenv("ATTENTION_MANIM_CACHE", str(tmp_path / "mine"))
+    assert cache_root() == common.cache_root() == cache.cache_root() == tmp_path / "mine"
+    assert glyph_cache_dir() == tmp_path / "mine" / "glyphs" and probes.cache_dir("probes") == cache_dir("probes")
+    monkeypatch.delenv("ATTENTION_MANIM_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_root() == tmp_path / "xdg" / "attention-manim" == glyph_cache_dir().parent
+    monkeypatch.setenv("ATTN_MANIM_GLYPHS", str(tmp_path / "g"))
+    assert glyph_cache_dir() == tmp_path / "g"
+
+
+def test_model_names_come_from_one_place():
+    from attention_manim.explorer import core
+    from attention_manim.model import loading
+    from attention_manim.model.places import BUILTIN_MODELS
+
+    assert core.BUILTIN_MODELS is BUILTIN_MODELS and loading.BUILTINS is BUILTIN_MODELS
+    assert [c.id for c in core.Models.from_args().choices] == list(BUILTIN_MODELS)
+    # nowhere else spells the list out
+    for path in (ROOT / "model").rglob("*.py"):
+        if path.name != "places.py":
+            assert '("toy", "smollm2")' not in path.read_text(encoding="utf-8"), path
+    for folder in ("scenes", "explorer", "attention_manim"):
+        for path in (ROOT / folder).rglob("*.py"):
+            assert '("toy", "smollm2")' not in path.read_text(encoding="utf-8"), path
+
+
+def test_fixed_point_numbers_never_show_a_signed_zero():
+    from attention_manim.scenes.chapters.output_matrix import shown_number
+    from attention_manim.scenes.style import fmt_fixed, fmt_vec
+
+    assert [fmt_fixed(x, 2) for x in (-0.004, 0.004, -0.0, -1.236, 2.5)] == ["0.00", "0.00", "0.00", "−1.24", "2.50"]
+    assert [fmt_fixed(x, 2, signed=True) for x in (-0.004, 0.3)] == ["0.00", "+0.30"]
+    assert fmt_vec(-0.04) == "0.0" and fmt_vec(-0.06) == "−0.1"
+    assert shown_number(-0.001, 2, 20, "#FFFFFF").shown == "0.00"  # output_matrix printed "−0.00"
+
+
+# --- errors in the user's language ----------------------------------------------------------------
+
+def _errors():
+    """One of each catalogued error, made by the code that raises it."""
+    from attention_manim.explorer import core
+    from attention_manim.model.errors import ContextTooLongError, UnknownWordError, UserError
+    from attention_manim.scenes.i18n import check_language
+    from attention_manim.scenes.registry import unknown_scene_error
+    from attention_manim.scenes.setting import head_error, layer_error
+
+    made = [unknown_scene_error("mole_x", ["mole", "masking"]), unknown_scene_error("zzzz", ["mole"]),
+            UnknownWordError(["zorp"], "toy"), UnknownWordError(["zorp", "blix"], "toy"),
+            ContextTooLongError(300, 256), layer_error(7, 3), layer_error(4, 1), head_error(9, 4)]
+    for call in (lambda: check_language("xx"), lambda: core.check_sentence("  "),
+                 lambda: core.check_sentence("a" * (core.MAX_SENTENCE_CHARS + 1))):
+        with pytest.raises(UserError) as e:
+            call()
+        made.append(e.value)
+    return made
+
+
+def test_catalogued_errors_read_the_same_in_english_and_are_translated():
+    from attention_manim.scenes.i18n import localized_error
+
+    for e in _errors():
+        assert e.key, e.message
+        assert localized_error(e, "en") == (e.message, e.hint), e.key  # the catalog is the code's words
+        for lang in ("ko", "pt"):
+            message, hint = localized_error(e, lang)
+            assert message != e.message and hint and hint != e.hint, (lang, e.key, message)
+            for value in e.params.values():  # the facts survive translation
+                if isinstance(value, str) and value.isascii() and "," not in value:
+                    assert value in message + hint, (lang, e.key, value)
+    assert localized_error(_errors()[5], "pt")[0].endswith("3 camadas (0..2)")
+    assert localized_error(_errors()[6], "pt")[0].endswith("1 camada (0..0)")  # CLDR "one"
+
+
+def test_cli_errors_follow_lang_with_the_same_exit_code():
+    for lang, words in (("ko", "알 수 없는 장면: 'mole_x'"), ("pt", "cena desconhecida: 'mole_x'"),
+                        ("en", "unknown scene 'mole_x'")):
+        r = subprocess.run([sys.executable, "render.py", "mole_x", "--lang", lang], cwd=ROOT,
+                           capture_output=True, text=True)
+        assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
+        assert "mole" in r.stderr.split("hint:")[1]
+
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("d_model", "64", "'d_model' must be a whole number, not '64'"),  # strict: no quiet conversion
+    ("d_head", True, "'d_head' must be a whole number, not True"),
+    ("n_ctx", -3, "'n_ctx' must be at least 1, not -3"),
+    ("d_mlp", -1, "'d_mlp' must be at least 0, not -1"),
+    ("norm_eps", 0.0, "'norm_eps' must be more than 0"),
+    ("positions", "alibi", "'positions' must be one of 'learned' or 'rotary', not 'alibi'"),
+    ("head_roles", {"adjective_noun": [0]}, "'head_roles.adjective_noun' must be a [layer, head] pair"),
+    ("head_roles", {"adjective_noun": [0, -1]}, "'head_roles.adjective_noun[1]' must be at least 0"),
+    ("vocab", ["a", 3], "'vocab[1]' must be a string, not 3"),
+])
+def test_config_schema_names_the_bad_field(field, value, words):
+    from attention_manim.model.config import ModelConfig
+
+    good = {"name": "t", "vocab": ["a", "b"]}
+    ModelConfig.from_dict(good)
+    with pytest.raises(ValueError) as e:
+        ModelConfig.from_dict({**good, field: value})
+    assert words in str(e.value)
+
+
+def test_a_bad_config_file_is_a_clear_cli_error(tmp_path):
+    import json
+
+    from attention_manim.model.loading import load_model, save_model
+    from attention_manim.model.transformer import random_model
+    from attention_manim.model.config import ModelConfig
+
+    save_model(random_model(ModelConfig(name="t", vocab=["a", "b", "c"], d_model=8, n_heads=2, d_head=4)), tmp_path)
+    cfg = json.loads((tmp_path / "config.json").read_text())
+    load_model(tmp_path, device="cpu")
+    (tmp_path / "config.json").write_text(json.dumps({**cfg, "n_heads": "two"}))
+    r = subprocess.run([sys.executable, "render.py", "inspect", "a b", "--model", str(tmp_path), "--device", "cpu"],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 2 and "'n_heads' must be a whole number, not 'two'" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr

@@ -29,6 +29,8 @@
     return body;
   }
   function query(params) {
+    // every request names the page's language: the server's errors come back in it
+    params = Object.assign({ lang: state.lang }, params);
     return Object.entries(params).filter(([, v]) => v !== null && v !== undefined)
       .map(([k, v]) => encodeURIComponent(k) + "=" + encodeURIComponent(v)).join("&");
   }

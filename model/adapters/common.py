@@ -4,6 +4,8 @@ English models."""
 
 from __future__ import annotations
 
+from ..places import cache_root  # noqa: F401  (the adapters' cache folder: the one rule)
+
 import json
 import os
 import tempfile
@@ -40,16 +42,6 @@ ENGLISH_EXAMPLES = {
              "fluffy white rabbit and a tiny red fox watched them from behind a huge green tree, and the brave "
              "knight told the happy queen that the Eiffel tower in Paris was made of steel."),
 }
-
-
-def cache_root() -> Path:
-    """The user's cache folder: $ATTENTION_MANIM_CACHE, else $XDG_CACHE_HOME/attention-manim, else
-    ~/.cache/attention-manim (the same rule as model.probes)."""
-    env = os.environ.get("ATTENTION_MANIM_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "attention-manim"
 
 
 def write_atomic(path: Path, writer) -> None:

@@ -11,13 +11,14 @@ from ..components.vectors import bracket_pair, ellipsis_dots, math
 from ..lesson import Chapter
 from ..plans.low_rank import OutputMatrixPlan, plan_output_matrix
 from ..stage import Stage
+from ..style import fmt_fixed
 from .low_rank import heat_map, scientific
 
 T = "low_rank.output_matrix"
 
 
 def shown_number(x: float, decimals: int, font_size: float, color: str):
-    shown = f"{x:.{decimals}f}".replace("-", "−")
+    shown = fmt_fixed(x, decimals)
     mob = label(shown, font_size, color)
     mob.value, mob.shown = float(x), shown
     return mob

@@ -17,15 +17,12 @@ from pathlib import Path
 from manim import Text, VMobject, config
 
 from ..speed import enabled as fast_enabled
-from ..style import FONT, KOREAN_FONT, fmt_score, fmt_vec, fmt_weight, has_hangul
+from ..style import FONT, KOREAN_FONT, fmt_fixed, fmt_score, fmt_vec, fmt_weight, has_hangul
 
 
 def fmt_signed2(x: float) -> str:
     """Cosines and other signed numbers shown to two decimals ("+0.93", "−0.54", "0.00")."""
-    r = round(float(x), 2)
-    if r == 0:
-        return "0.00"
-    return f"{r:+.2f}".replace("-", "−")
+    return fmt_fixed(x, 2, signed=True)
 
 
 FORMATTERS = {"vec": fmt_vec, "weight": fmt_weight, "score": fmt_score, "signed2": fmt_signed2}
@@ -55,9 +52,9 @@ def glyph_cache_dir() -> Path:
     ~/.cache/attention-manim/glyphs."""
     if os.environ.get("ATTN_MANIM_GLYPHS"):
         return Path(os.environ["ATTN_MANIM_GLYPHS"])
-    env = os.environ.get("ATTENTION_MANIM_CACHE")
-    base = Path(env) if env else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "attention-manim"
-    return base / "glyphs"
+    from attention_manim.model.places import cache_dir
+
+    return cache_dir("glyphs")
 
 
 GLYPH_CACHE_MB = 1024  # the cache is trimmed to 80% of this (oldest entries first) once per process
