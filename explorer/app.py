@@ -8,6 +8,7 @@ id from a fixed list; it never sends a path.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 import threading
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from . import core
 from .jobs import FORMATS, QUALITIES, RenderQueue
 
 STATIC = Path(__file__).resolve().parent / "static"
+MAX_FITS = 4096  # answers kept of "does this lesson take this sentence and head?"
 log = logging.getLogger("explorer")
 
 
@@ -166,11 +168,15 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
                         "chapters": len(lesson.all_chapters())})
         return {"scenes": out}
 
-    fit_cache: dict = {}
+    fit_cache: OrderedDict = OrderedDict()  # bounded: the oldest answers go first
 
     def fits(lesson, inputs):
         key = (lesson.name, inputs.model.name, tuple(inputs.sentences), inputs.layer, inputs.head)
-        if key not in fit_cache:
+        if key in fit_cache:
+            fit_cache.move_to_end(key)
+        else:
+            while len(fit_cache) >= MAX_FITS:
+                fit_cache.popitem(last=False)
             try:
                 lesson.plans(lesson.setting(inputs))
                 fit_cache[key] = (True, "")

@@ -24,6 +24,7 @@ from attention_manim.model.errors import UserError
 log = logging.getLogger("explorer")
 QUALITIES = ("l", "m", "h")  # the page offers up to 1080p; 4K belongs to the CLI
 FORMATS = ("mp4", "webm", "gif")
+MAX_FINISHED = 200  # finished jobs the server remembers (a long-running server's list stays bounded)
 
 
 @dataclass
@@ -106,8 +107,11 @@ class RenderQueue:
             try:
                 self._render(job)
                 job.state, job.progress = "done", 1.0
-            except UserError as e:
-                job.state, job.error = "error", {"message": e.message, "hint": e.hint}
+            except UserError as e:  # in the language the clip was asked in
+                from attention_manim.scenes.i18n import localized_error
+
+                message, hint = localized_error(e, job.lang)
+                job.state, job.error = "error", {"message": message, "hint": hint}
             except Exception as e:  # never a traceback on the page; the log keeps it
                 log.exception("render %s failed", job.id)
                 job.state, job.error = "error", {"message": f"the render failed ({type(e).__name__})",
@@ -115,6 +119,13 @@ class RenderQueue:
             finally:
                 with self._cv:
                     self.current = None
+                    self._forget_old()
+
+    def _forget_old(self) -> None:
+        """Keep the record of at most MAX_FINISHED finished jobs (their files stay on disk)."""
+        finished = sorted((j for j in self.jobs.values() if j.state in ("done", "error")), key=lambda j: j.created)
+        for j in finished[: max(0, len(finished) - MAX_FINISHED)]:
+            del self.jobs[j.id]
 
     def _render(self, job: Job):
         from manim import tempconfig

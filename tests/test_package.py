@@ -7,6 +7,7 @@ import ast
 import shutil
 import subprocess
 import sys
+import time
 import zipfile
 from collections import OrderedDict
 from pathlib import Path
@@ -316,3 +317,23 @@ def test_a_bad_config_file_is_a_clear_cli_error(tmp_path):
                        cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 2 and "'n_heads' must be a whole number, not 'two'" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_the_explorers_job_list_is_bounded(monkeypatch, tmp_path):
+    from attention_manim.explorer import jobs
+    from attention_manim.model.errors import UserError
+
+    monkeypatch.setattr(jobs, "MAX_FINISHED", 3)
+
+    def inputs(job):
+        raise UserError("nope", key="empty_sentence") if job.lang == "pt" else UserError("plain")
+
+    q = jobs.RenderQueue(None, tmp_path, inputs)
+    made = [q.submit(dict(scene="mole", model="toy", sentence="x", layer=None, head=None, quality="l",
+                          lang="pt" if i == 0 else "en", fmt="mp4")) for i in range(6)]
+    for _ in range(200):
+        if all(j.state == "error" for j in made) and q.current is None:
+            break
+        time.sleep(0.02)
+    assert made[0].error["message"] == "a frase não tem nenhuma palavra que o modelo consiga ler"
+    assert len(q.jobs) == 3 and set(q.jobs) == {j.id for j in made[-3:]}
