@@ -16,6 +16,7 @@ from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
 from ..plans.head_split import SHOWN_HEAD, SHOWN_TAIL, HeadSplitPlan, plan_head_split
 from ..stage import Stage
+from ..style import fmt_fixed
 from .embedding_parts import fit_into
 
 T = "blocks.head_split"
@@ -24,8 +25,7 @@ BAR_W = 12.0  # the long query vector's width on screen
 
 def fixed(x: float, decimals: int) -> str:
     """A number to a fixed count of decimals, with a real minus sign (language-neutral, like grids)."""
-    s = f"{x:.{decimals}f}"
-    return s.replace("-", "−") if float(s) != 0 else s.lstrip("-")
+    return fmt_fixed(x, decimals)
 
 
 def grouped(n: int) -> str:
