@@ -36,6 +36,16 @@ def _session(model_name: str, device: str):
     return open_session(model_name, device)
 
 
+def strict_json(data) -> str:
+    """JSON as the standard has it: a NaN or ∞ (which the model should never produce) is an error
+    naming where it is, not a bare `NaN` no JSON reader accepts."""
+    try:
+        return json.dumps(data, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        raise UserError("the model produced a number that is not finite (NaN or ∞); no JSON written",
+                        "check the model's weights, or use a shorter sentence") from None
+
+
 def split_sentences(values: tuple[str, ...]) -> list[str] | None:
     """--sentence may repeat, and one value may hold several sentences separated by '|'."""
     if not values:
@@ -181,10 +191,10 @@ def render(names, quality, fmt, transparent, sentences, focus, layer, head, layo
     langs = [checked_lang(x) for x in comma_choices(lang, tuple(LANGUAGES), "language", "--lang")]
     qualities = comma_choices(quality, tuple(QUALITY_FLAGS), "quality", "-q")
     scenes = load_all()
-    wanted = sorted(scenes) if "all" in names else list(dict.fromkeys(names))
-    for name in wanted:
-        if name not in scenes:
+    for name in names:  # every name is checked, "all" beside it too (`render.py foo all` is a typo, not all)
+        if name != "all" and name not in scenes:
             raise unknown_scene_error(name, sorted(scenes) + ["all", "list", "inspect", "heads", "params", "vocab", "train", "storyboard", "lint"])
+    wanted = sorted(scenes) if "all" in names else list(dict.fromkeys(names))
     options = options_tuple(dict(sentences=split_sentences(sentences), focus=focus, layer=layer, head=head,
                                  theme=theme, layout=layout, axes=parse_list(axes)))
     jobs = []
@@ -391,7 +401,7 @@ def inspect_cmd(sentence, layer, head, as_json, project_onto, lang, model_name, 
         if names:  # E and E′ of every token along each direction (E′: after one head, or all)
             data["projections"] = {"layer": li, "head": head, "directions": names,
                                    "E": E.tolist(), "E_updated": E2.tolist()}
-        click.echo(json.dumps(data, ensure_ascii=False))
+        click.echo(strict_json(data))
         return
     click.echo(say("cli.inspect.model", name=m.name) + f": d_model={m.d_model} n_heads={m.n_heads} "
                f"d_head={m.d_head} n_layers={m.n_layers} causal={m.causal}")
@@ -501,7 +511,7 @@ def heads_cmd(as_json, lang, model_name, device):
     model = _session(model_name, device).model
     heads = measured_heads(model)
     if as_json:
-        click.echo(json.dumps([hs.to_dict() for hs in heads], ensure_ascii=False))
+        click.echo(strict_json([hs.to_dict() for hs in heads]))
         return
     m = model.info
     click.echo(say("cli.heads.summary", name=m.name, layers=m.n_layers, heads=m.n_heads, sequences=N_SEQUENCES,

@@ -122,21 +122,42 @@ def sidecar(out: Path, qdir: str, stem: str, fmt: str) -> Path:
     return Path(out) / ".keys" / qdir / f"{stem}.{fmt}.key"
 
 
+def _stamp(path: Path) -> list[int] | None:
+    """What a finished file looked like when it was noted: its size and modification time."""
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns] if Path(path).is_file() else None
+
+
 def lookup(key_file: Path, key: str, needed: list[Path]) -> dict | None:
-    """The stored record (seconds of video, files) when `key` is the stored key and the files are there."""
+    """The stored record (seconds of video, files) when `key` is the stored key and every file it
+    reports is there, whole, as it was written (same size and time: a truncated clip or a deleted
+    .srt is not "up to date")."""
     try:
         record = json.loads(key_file.read_text())
     except (OSError, ValueError):
         return None
     if not isinstance(record, dict) or record.get("key") != key or not all(Path(p).exists() for p in needed):
         return None
+    stamps = record.get("stamps")
+    if not isinstance(stamps, dict) or not record.get("files"):
+        return None  # a note from before stamps: render again rather than believe it
+    for f in record["files"]:
+        if stamps.get(str(f)) is None or _stamp(Path(f)) != stamps[str(f)]:
+            return None
     return record
 
 
 def store(key_file: Path, key: str, **record) -> None:
-    """Write the key (atomically) once the clip it describes is in place."""
-    key_file.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=key_file.parent, prefix=f".{key_file.name}.")
+    """Write the key (atomically) once the clip it describes is in place, with a stamp of each file."""
+    record["stamps"] = {str(f): _stamp(Path(f)) for f in record.get("files", [])}
+    try:
+        key_file.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=key_file.parent, prefix=f".{key_file.name}.")
+    except OSError:  # OUT/.keys is not a folder we can write (a file in its way): no note, no harm
+        return
     with os.fdopen(fd, "w") as f:
         json.dump(dict(record, key=key), f)
     os.replace(tmp, key_file)

@@ -117,3 +117,31 @@ def test_the_command_says_up_to_date_without_torch(copies, tmp_path, capsys):
     assert sorted(os.listdir(out / "480p15")) == ["attention_pattern.png"]  # the key lives elsewhere
     code, _, err = run_cli(capsys, *args, "--force")
     assert code == 0 and "up to date" not in err and stamp(target) != before
+
+
+@pytest.mark.render
+def test_a_damaged_or_missing_file_is_not_up_to_date(copies, tmp_path):
+    _, toy = copies
+    job = Job("attention_pattern", model=str(toy), device="cpu", out=str(tmp_path / "out"), extra_config=TINY)
+    (o,) = run_batch([job])
+    assert o.status == "rendered" and any(f.endswith(".srt") for f in o.files)
+    srt = next(f for f in o.files if f.endswith(".srt"))
+    assert [x.status for x in run_batch([job], load=no_model)] == ["up to date"]
+    os.remove(srt)  # the subtitles deleted
+    (again,) = run_batch([job])
+    assert again.status == "rendered" and os.path.exists(srt)
+    with open(job.clip(), "r+b") as f:  # the clip truncated
+        f.truncate(1000)
+    (again,) = run_batch([job])
+    assert again.status == "rendered" and os.path.getsize(job.clip()) > 1000
+    assert [x.status for x in run_batch([job], load=no_model)] == ["up to date"]
+
+
+def test_a_file_where_the_keys_folder_goes_does_not_break_a_render(tmp_path):
+    from attention_manim.scenes import cache
+
+    (tmp_path / ".keys").write_text("in the way")
+    clip = tmp_path / "clip.mp4"
+    clip.write_bytes(b"x" * 10)
+    cache.store(cache.sidecar(tmp_path, "480p15", "clip", "mp4"), "k", files=[str(clip)])  # no exception
+    assert (tmp_path / ".keys").read_text() == "in the way"

@@ -125,6 +125,17 @@ def need(state: dict, key: str, source: str) -> torch.Tensor:
                              "the weights do not match the architecture its config.json names") from None
 
 
+def check_finite(state: dict, source) -> None:
+    """Refuse weights holding NaN or ±∞ (a damaged file or cache): every number on screen would be
+    `nan`, or quietly wrong. Names the first bad tensor."""
+    for name, t in state.items():
+        if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            bad = int((~torch.isfinite(t)).sum())
+            raise ModelFileError(f"the weights from {source} are damaged: {name} holds {bad:,} non-finite "
+                                 "value(s) (NaN or ∞)", "restore or re-export the weights (a cache is rebuilt "
+                                 "when you delete it)")
+
+
 def build_model(cfg: ModelConfig, state: dict[str, torch.Tensor], tokenizer, source: str,
                 description: str = "", weights_id: str | None = None) -> AttentionModel:
     """An AttentionModel holding `state`'s tensors themselves (no copy). Shapes are checked first."""
@@ -142,6 +153,7 @@ def build_model(cfg: ModelConfig, state: dict[str, torch.Tensor], tokenizer, sou
         if tuple(state[k].shape) != shape:
             raise ModelFileError(f"shape mismatch in {source}: {k} is {list(state[k].shape)}, the config says {list(shape)}",
                                  "config.json and the weights come from different models")
+    check_finite(state, source)
     # the tensors themselves become the parameters (a transposed view stays a view: matrix products
     # read it as it is)
     model.load_state_dict(state, strict=True, assign=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 from ..config import ModelConfig
 from ..errors import ModelFileError
 from ..transformer import AttentionModel
+from .common import check_finite
 
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
@@ -35,6 +36,7 @@ def load(path: Path) -> AttentionModel:
         state = load_file(str(w_path))
     except (SafetensorError, OSError, ValueError) as e:
         raise ModelFileError(f"model weights {w_path} could not be read: {e}", "the file may be corrupt; retrain or restore it") from None
+    check_finite(state, w_path)
     model = AttentionModel(cfg)
     try:
         model.load_state_dict(state, strict=True)

@@ -1,0 +1,54 @@
+"""Damaged data is refused, not shown (issue 20): weights with NaN or ∞, JSON that would hold NaN."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def small_folder(tmp_path):
+    from attention_manim.model.config import ModelConfig
+    from attention_manim.model.loading import save_model
+    from attention_manim.model.transformer import random_model
+
+    save_model(random_model(ModelConfig(name="t", vocab=["a", "b", "c"], d_model=8, n_heads=2, d_head=4)), tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_non_finite_weights_are_refused_naming_the_tensor(tmp_path, bad):
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    folder = small_folder(tmp_path)
+    state = load_file(str(folder / "model.safetensors"))
+    name = sorted(k for k, v in state.items() if v.is_floating_point() and v.numel() > 3)[0]
+    state[name].view(-1)[2] = bad
+    save_file(state, str(folder / "model.safetensors"))
+    r = subprocess.run([sys.executable, "render.py", "inspect", "a b", "--model", str(folder), "--device", "cpu",
+                        "--json"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert f"{name} holds 1 non-finite value(s)" in r.stderr and r.stdout == ""
+
+
+def test_json_output_never_holds_nan():
+    from attention_manim.cli import strict_json
+    from attention_manim.model.errors import UserError
+
+    assert json.loads(strict_json({"a": [1.5, -2]})) == {"a": [1.5, -2]}
+    with pytest.raises(UserError) as e:
+        strict_json({"a": [float("nan")]})
+    assert "not finite" in e.value.message
+
+
+def test_an_unknown_name_beside_all_is_refused(tmp_path):
+    r = subprocess.run([sys.executable, "render.py", "mloe", "all", "--out", str(tmp_path)], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "unknown scene 'mloe'" in r.stderr and "mole" in r.stderr, r.stderr
+    assert not any(p.is_file() for p in tmp_path.rglob("*"))
