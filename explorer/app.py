@@ -55,9 +55,31 @@ def role_label(lang: str, role: str, layer: int, head: int) -> str:
     return Say(lang).role(role, layer, head) if role else ""
 
 
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+MAX_BODY_BYTES = 64 * 1024  # a render request is a few hundred bytes
+
+
+def split_host(host: str) -> tuple[str, str]:
+    """("name", "port") of a Host header ("127.0.0.1:8765", "[::1]:8765", "localhost")."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        end = host.find("]")
+        return (host[: end + 1], host[end + 2:]) if end > 0 else (host, "")
+    name, _, port = host.partition(":")
+    return name, port
+
+
+def host_allowed(host: str, names, port: int | None) -> bool:
+    name, got_port = split_host(host)
+    return name in names and (port is None or got_port in ("", str(port)))
+
+
 def create_app(models: core.Models | None = None, renders: Path = Path("renders/explorer"),
-               extra_config: dict | None = None) -> FastAPI:
-    """The application. `extra_config` goes to every render (tests: a tiny frame)."""
+               extra_config: dict | None = None, *, hosts=LOOPBACK_NAMES, port: int | None = None) -> FastAPI:
+    """The application. `extra_config` goes to every render (tests: a tiny frame). It answers only
+    requests addressed to `hosts` (on `port` when given): a page of another site that resolves its
+    own name to 127.0.0.1 (DNS rebinding) gets 403, and so does a state-changing request sent from
+    another origin."""
     models = models or core.Models.from_args()
     renders = Path(renders).resolve()
     renders.mkdir(parents=True, exist_ok=True)
@@ -82,6 +104,32 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
     app.state.queue = queue
     app.state.models = models
 
+    allowed = tuple(h.lower() for h in hosts)
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next):
+        if not host_allowed(request.headers.get("host", ""), allowed, port):
+            return JSONResponse({"error": {"message": "this server answers only its own address",
+                                           "hint": "open it as http://127.0.0.1:PORT/"}}, status_code=403)
+        if request.method not in ("GET", "HEAD", "OPTIONS"):
+            origin = request.headers.get("origin")
+            if origin is not None and not (origin.lower().startswith("http://")
+                                           and host_allowed(origin[7:].rstrip("/"), allowed, port)):
+                return JSONResponse({"error": {"message": "requests from other sites are refused",
+                                               "hint": "use the explorer's own page"}}, status_code=403)
+            if request.headers.get("sec-fetch-site") == "cross-site":
+                return JSONResponse({"error": {"message": "requests from other sites are refused",
+                                               "hint": "use the explorer's own page"}}, status_code=403)
+            length = request.headers.get("content-length", "0" if request.method == "DELETE" else None)
+            if length is None or not length.isdigit():
+                return JSONResponse({"error": {"message": "the request does not say its length",
+                                               "hint": "send a Content-Length"}}, status_code=411)
+            if int(length) > MAX_BODY_BYTES:
+                return JSONResponse({"error": {"message": f"the request is {int(length):,} bytes; at most "
+                                               f"{MAX_BODY_BYTES:,} are read", "hint": "send a render request only"}},
+                                    status_code=413)
+        return await call_next(request)
+
     @app.exception_handler(UserError)
     async def user_error(request: Request, e: UserError):
         # in the page's language: ?lang= on a GET, the body's "lang" on a POST
@@ -91,7 +139,7 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
                 lang = (await request.json()).get("lang")
             except Exception:  # not JSON: English
                 lang = None
-        return JSONResponse({"error": core.error_body(e, lang or "en")}, status_code=400)
+        return JSONResponse({"error": core.error_body(e, lang or "en")}, status_code=getattr(e, "status", 400))
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, e: RequestValidationError):
@@ -220,6 +268,10 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
     def render_queue():
         return queue.queue()
 
+    @app.delete("/api/render/{job_id}")
+    def cancel_render(job_id: str):
+        return queue.cancel(job_id)
+
     return app
 
 
@@ -227,7 +279,8 @@ def serve(models: core.Models, host: str = "127.0.0.1", port: int = 8765, render
           open_browser: bool = False, on_ready=print) -> None:
     import uvicorn
 
-    app = create_app(models, renders)
+    names = LOOPBACK_NAMES if host in ("0.0.0.0", "::") else tuple(dict.fromkeys((*LOOPBACK_NAMES, host.lower())))
+    app = create_app(models, renders, hosts=names, port=port)
     url = f"http://{host}:{port}/"
     config = uvicorn.Config(app, host=host, port=port, log_level="warning")
     server = uvicorn.Server(config)

@@ -24,6 +24,7 @@ from attention_manim.model.errors import UserError
 log = logging.getLogger("explorer")
 QUALITIES = ("l", "m", "h")  # the page offers up to 1080p; 4K belongs to the CLI
 FORMATS = ("mp4", "webm", "gif")
+MAX_WAITING = 20  # renders queued at once; more is a 429 ("try later"), not a growing list
 MAX_FINISHED = 200  # finished jobs the server remembers (a long-running server's list stays bounded)
 
 
@@ -50,6 +51,7 @@ class Job:
     files: list[dict] = field(default_factory=list)
     chapters: bool = False
     created: float = field(default_factory=time.time)
+    cancel_requested: bool = False
 
     def public(self, position: int | None = None) -> dict:
         out = {k: getattr(self, k) for k in ("id", "scene", "model", "sentence", "layer", "head", "quality",
@@ -59,6 +61,14 @@ class Job:
         out["format"] = self.fmt
         out["position"] = position
         return out
+
+
+class QueueFullError(UserError):
+    status = 429
+
+
+class Cancelled(Exception):
+    """Raised inside a render whose job was cancelled: the runner's cleanup removes its temp folder."""
 
 
 class RenderQueue:
@@ -76,6 +86,9 @@ class RenderQueue:
 
     def submit(self, job_kw: dict) -> Job:
         with self._cv:
+            if len(self.waiting) >= MAX_WAITING:
+                raise QueueFullError(f"{len(self.waiting)} renders are already waiting",
+                                     "wait for one to finish, or cancel one")
             job = Job(id=f"{int(time.time())}-{next(self._ids)}", **job_kw)
             self.jobs[job.id] = job
             self.waiting.append(job.id)
@@ -90,12 +103,25 @@ class RenderQueue:
             pos = list(self.waiting).index(job_id) + 1 if job_id in self.waiting else None
             return job.public(pos)
 
+    def cancel(self, job_id: str) -> dict:
+        """A waiting job leaves the queue; the running one stops at its next animation."""
+        with self._cv:
+            job = self.jobs.get(job_id)
+            if job is None:
+                raise UserError(f"no render {job_id[:40]!r}", "start one with the Render button")
+            if job_id in self.waiting:
+                self.waiting.remove(job_id)
+                job.state = "cancelled"
+            elif job.state in ("queued", "planning", "rendering"):
+                job.cancel_requested = True
+            return job.public()
+
     def queue(self) -> dict:
         with self._cv:
             return {"current": self.jobs[self.current].public(0) if self.current else None,
                     "waiting": [self.jobs[j].public(i + 1) for i, j in enumerate(self.waiting)],
                     "done": [j.public() for j in sorted(self.jobs.values(), key=lambda j: -j.created)
-                             if j.state in ("done", "error")][:10]}
+                             if j.state in ("done", "error", "cancelled")][:10]}
 
     def _run(self):
         while True:
@@ -107,6 +133,8 @@ class RenderQueue:
             try:
                 self._render(job)
                 job.state, job.progress = "done", 1.0
+            except Cancelled:
+                job.state = "cancelled"
             except UserError as e:  # in the language the clip was asked in
                 from attention_manim.scenes.i18n import localized_error
 
@@ -123,7 +151,8 @@ class RenderQueue:
 
     def _forget_old(self) -> None:
         """Keep the record of at most MAX_FINISHED finished jobs (their files stay on disk)."""
-        finished = sorted((j for j in self.jobs.values() if j.state in ("done", "error")), key=lambda j: j.created)
+        finished = sorted((j for j in self.jobs.values() if j.state in ("done", "error", "cancelled")),
+                          key=lambda j: j.created)
         for j in finished[: max(0, len(finished) - MAX_FINISHED)]:
             del self.jobs[j.id]
 
@@ -145,6 +174,8 @@ class RenderQueue:
             job.progress = min(0.99, (job.chapter - 1) / job.n_chapters) if job.n_chapters else 0.0
 
         def play(scene, *args, **kwargs):
+            if job.cancel_requested:
+                raise Cancelled(job.id)
             scene_cls.play(scene, *args, **kwargs)
             job.written = float(scene.renderer.time)
 

@@ -28,7 +28,7 @@ def client(tmp_path_factory):
 
     app = create_app(Models.from_args(device="cpu"), renders=tmp_path_factory.mktemp("renders"),
                      extra_config={"pixel_width": 192, "pixel_height": 108, "frame_rate": 5})
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1:8765") as c:  # the address the server answers
         yield c
 
 
@@ -278,3 +278,64 @@ def test_notebook_render_clip_displays_as_a_video(tmp_path):
     assert m and base64.b64decode(m.group(1)) == clip.path.read_bytes()
     clip.inline_limit = 0  # a clip too big to inline is shown from its file
     assert f'src="{clip.path}"' in clip._repr_html_()
+
+
+# --- the explorer is closed to other sites and bounded (issue 20) -----------------------------------
+
+@pytest.mark.parametrize("host, ok", [
+    ("127.0.0.1:8765", True), ("localhost:8765", True), ("[::1]:8765", True), ("LOCALHOST", True),
+    ("evil.example:8765", False), ("127.0.0.1.evil.example", False), ("localhost.:8765", False), ("", False),
+])
+def test_only_its_own_host_names_are_answered(client, host, ok):
+    r = client.get("/api/config", headers={"host": host})
+    assert r.status_code == (200 if ok else 403), (host, r.status_code)
+    if not ok:
+        assert r.json()["error"]["message"] == "this server answers only its own address"
+
+
+def test_a_port_is_checked_when_the_server_knows_it(tmp_path):
+    from attention_manim.explorer.app import create_app, host_allowed
+    from attention_manim.explorer.core import Models
+
+    assert host_allowed("127.0.0.1:8765", ("127.0.0.1",), 8765) and not host_allowed("127.0.0.1:9999", ("127.0.0.1",), 8765)
+    app = create_app(Models.from_args(device="cpu"), renders=tmp_path, port=8765)
+    with TestClient(app, base_url="http://127.0.0.1:9999") as c:
+        assert c.get("/api/config").status_code == 403
+    with TestClient(app, base_url="http://127.0.0.1:8765") as c:
+        assert c.get("/api/config").status_code == 200
+
+
+def test_cross_site_posts_and_big_bodies_are_refused(client):
+    body = {"scene": "softmax", "sentence": SENTENCE, "model": "toy", "quality": "l", "format": "mp4"}
+    r = client.post("/api/render", json=body, headers={"origin": "http://evil.example"})
+    assert r.status_code == 403 and "other sites" in r.json()["error"]["message"]
+    r = client.post("/api/render", json=body, headers={"sec-fetch-site": "cross-site"})
+    assert r.status_code == 403
+    r = client.post("/api/render", content=b"{" + b" " * (70 * 1024) + b"}",
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "at most 65,536" in r.json()["error"]["message"]
+
+
+def test_the_queue_is_capped_and_jobs_can_be_cancelled(client, monkeypatch):
+    from attention_manim.explorer import jobs
+
+    queue = client.app.state.queue
+    gate = jobs.threading.Event()
+    monkeypatch.setattr(queue, "_render", lambda job: gate.wait(10))  # renders held until released
+    monkeypatch.setattr(jobs, "MAX_WAITING", 2)
+    body = {"scene": "softmax", "sentence": SENTENCE, "model": "toy", "quality": "l", "format": "mp4"}
+    ids = []
+    try:
+        for _ in range(40):
+            r = client.post("/api/render", json=body, headers={"origin": "http://127.0.0.1:8765"})
+            if r.status_code != 200:
+                break
+            ids.append(r.json()["id"])
+        assert r.status_code == 429 and "already waiting" in r.json()["error"]["message"], r.text
+        assert len(ids) <= 3  # one running, two waiting
+        waiting = ids[-1]
+        r = client.delete(f"/api/render/{waiting}")
+        assert r.status_code == 200 and r.json()["state"] == "cancelled"
+        assert waiting not in [j["id"] for j in client.get("/api/queue").json()["waiting"]]
+    finally:
+        gate.set()

@@ -304,7 +304,8 @@
   function jobLine(j) {
     const li = document.createElement("li");
     li.dataset.job = j.id; li.dataset.state = j.state;
-    const key = { queued: "queued", planning: "planning", rendering: "rendering", done: "done", error: "failed" }[j.state];
+    const key = { queued: "queued", planning: "planning", rendering: "rendering", done: "done", error: "failed",
+                  cancelled: "cancelled" }[j.state];
     const span = document.createElement("span");
     span.textContent = t(key, { scene: j.scene, position: j.position || 1, chapter: Math.max(1, j.chapter),
                                 count: Math.max(1, j.n_chapters), written: num(j.written, 1) });
@@ -313,6 +314,13 @@
       const p = document.createElement("progress");
       if (j.n_chapters > 1) { p.max = 1; p.value = j.progress; }
       li.appendChild(p);
+    }
+    if (j.state === "queued" || j.state === "rendering" || j.state === "planning") {
+      const stop = document.createElement("button");
+      stop.type = "button"; stop.className = "cancel"; stop.textContent = t("cancel");
+      stop.addEventListener("click", () => api("/api/render/" + encodeURIComponent(j.id), { method: "DELETE" })
+        .then(pollQueue).catch(showError));
+      li.appendChild(stop);
     }
     if (j.error) {
       const e = document.createElement("div");
@@ -335,7 +343,7 @@
     const j = await api("/api/render/" + encodeURIComponent(id));
     await pollQueue();
     if (j.state === "done") return showResult(j);
-    if (j.state === "error") return;
+    if (j.state === "error" || j.state === "cancelled") return;
     setTimeout(() => pollJob(id).catch(showError), 700);
   }
   function showResult(j) {
