@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Annotated, Literal
@@ -20,6 +21,7 @@ ARCH_FIELDS = ("norm", "norm_eps", "positions", "rope_theta", "n_kv_heads", "mlp
 # The schema every config is checked against (pydantic, strict: "64" is not a number, 1 is not true),
 # each field's type and range; the dataclass below stays the plain object the model code uses.
 Positive = Annotated[int, Field(ge=1)]
+MAX_LAYERS, MAX_HEADS = 1024, 1024  # far beyond any model we show; a config past them is a typo
 Count = Annotated[int, Field(ge=0)]
 HeadRef = Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=2, max_length=2)]
 
@@ -30,9 +32,9 @@ class ConfigSchema(BaseModel):
     name: str
     vocab: list[str]
     d_model: Positive = 64
-    n_heads: Positive = 4
+    n_heads: Annotated[int, Field(ge=1, le=MAX_HEADS)] = 4
     d_head: Positive = 16
-    n_layers: Positive = 1
+    n_layers: Annotated[int, Field(ge=1, le=MAX_LAYERS)] = 1
     n_ctx: Positive = 64
     causal: bool = True
     layernorm: bool = False
@@ -78,6 +80,8 @@ def check_types(values: dict) -> None:
             want = _KIND_WORDS[kind]
         elif kind == "greater_than_equal":
             want = f"at least {ctx['ge']}"
+        elif kind == "less_than_equal":
+            want = f"at most {ctx['le']}"
         elif kind == "greater_than":
             want = f"more than {ctx['gt']}"
         elif kind == "less_than":
@@ -93,6 +97,41 @@ def check_types(values: dict) -> None:
         else:
             want = err["msg"]
         raise ValueError(f"{name!r} must be {want}, not {got!r}") from None
+
+
+def implied_numbers(cfg) -> int:
+    """How many float32 numbers a model of this config holds (weights and position tables): known
+    before anything is allocated."""
+    d, kv = cfg.d_model, cfg.n_kv_heads or cfg.n_heads
+    attn = d * cfg.n_heads * cfg.d_head * 2 + d * kv * cfg.d_head * 2  # Q, O; K, V
+    mlp = d * cfg.d_mlp * (3 if cfg.mlp == "swiglu" else 2) if cfg.d_mlp else 0
+    per_layer = attn + mlp + 4 * d
+    embed = len(cfg.vocab) * d * (1 if cfg.tied_embeddings else 2)
+    positions = cfg.n_ctx * (d if cfg.positions == "learned" else cfg.d_head)
+    return embed + positions + cfg.n_layers * per_layer
+
+
+def memory_limit_bytes() -> int:
+    """The most a model's weights may take: $ATTENTION_MANIM_MAX_MODEL_GB, else 3/4 of this machine's
+    memory (the rest is for the trace, manim and the system)."""
+    env = os.environ.get("ATTENTION_MANIM_MAX_MODEL_GB")
+    if env:
+        try:
+            return int(float(env) * 2**30)
+        except ValueError:
+            pass
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") * 0.75)
+    except (ValueError, OSError, AttributeError):
+        return 32 * 2**30
+
+
+def check_size(cfg) -> None:
+    numbers = implied_numbers(cfg)
+    limit = memory_limit_bytes()
+    if numbers * 4 > limit:
+        raise ValueError(f"the config describes {numbers:,} weights, {numbers * 4 / 2**30:,.1f} GB as float32, "
+                         f"more than the {limit / 2**30:,.1f} GB allowed here (ATTENTION_MANIM_MAX_MODEL_GB)")
 
 
 @dataclass
@@ -147,6 +186,7 @@ class ModelConfig:
             raise ValueError(f"rotary positions need an even d_head, not {self.d_head}")
         if self.mlp_bias is None:
             self.mlp_bias = self.bias
+        check_size(self)  # before anything is allocated
 
     def kv_head(self, head: int) -> int:
         """The key/value head that query head `head` reads (itself without grouped-query attention)."""

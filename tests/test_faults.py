@@ -52,3 +52,29 @@ def test_an_unknown_name_beside_all_is_refused(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 2 and "unknown scene 'mloe'" in r.stderr and "mole" in r.stderr, r.stderr
     assert not any(p.is_file() for p in tmp_path.rglob("*"))
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("d_mlp", 10**10, "weights, "), ("d_model", 10**9, "GB as float32"), ("n_ctx", 10**9, "allowed here"),
+    ("n_layers", 100000, "'n_layers' must be at most 1024"), ("d_mlp", -5, "'d_mlp' must be at least 0"),
+])
+def test_sizes_are_refused_before_anything_is_allocated(tmp_path, field, value, words):
+    import resource
+    import time
+
+    folder = small_folder(tmp_path)
+    cfg = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**cfg, field: value}))
+    start = time.perf_counter()
+    r = subprocess.run([sys.executable, "render.py", "inspect", "a b", "--model", str(folder), "--device", "cpu"],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 2 * 2**20  # KB: under 2 GB at its peak
+    assert time.perf_counter() - start < 60
+
+
+def test_smollm2_fits_its_own_size_estimate(smollm2_model):
+    from attention_manim.model.config import implied_numbers
+
+    real = sum(p.numel() for p in smollm2_model.parameters())
+    assert abs(implied_numbers(smollm2_model.cfg) - real) / real < 0.01
