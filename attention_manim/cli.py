@@ -535,8 +535,9 @@ def params_table(plan, say, weights: dict | None) -> list[str]:
     rows.append((say("params.row.share"), f"{plan.tally.attention_share:.1%}"))
     if weights is not None:
         rows.append((say("params.row.weights"), f"{weights['weights']:,}"))
-        if weights["zero"]:
-            rows.append(("  " + say("params.row.zero"), f"{weights['zero']:,}"))
+        rows.append(("  " + say("params.row.matrices"), f"{weights['matrices']:,}"))
+        if weights["vectors"]:
+            rows.append(("  " + say("params.row.vectors"), f"{weights['vectors']:,}"))
         if weights["other"]:
             rows.append((say("params.row.other"), f"{weights['other']:,}"))
     width = max(text_width(w) for w, _ in rows)
@@ -573,8 +574,8 @@ def params_cmd(model_name, as_json, lang):
         weights = weights_count(model)
     if as_json:
         out = plan.tally.to_dict()
-        if weights is not None:
-            out["weights_file"] = weights
+        if weights is not None:  # what the model holds; our internal zero padding stays out
+            out["weights_file"] = {k: v for k, v in weights.items() if k != "padding"}
         click.echo(json.dumps(out, ensure_ascii=False))
         return
     c = plan.config

@@ -104,12 +104,16 @@ def tally(cfg: SizeConfig) -> Tally:
 
 
 def weights_count(model) -> dict:
-    """The numbers a loaded model holds (duck-typed torch module, no torch import here): `weights`,
-    every parameter (norms and biases included; a tied matrix once); `zero`, the numbers of parameters
-    that are entirely zero (biases an architecture without biases does not have, held as zeros by our
-    one transformer); and `other`, stored buffers that are no weights (the toy's named directions)."""
+    """The numbers a loaded model really holds (duck-typed torch module, no torch import here):
+    `weights`, every parameter the architecture has (a tied matrix once), split into `matrices` and
+    `vectors` (norm gains, biases); `other`, stored buffers that are no weights (the toy's named
+    directions). Parameters that are entirely zero are biases the architecture does not have, held as
+    zeros by our one transformer: internal padding, counted in `padding` and in none of the others."""
     params = list(model.parameters())
-    weights = sum(int(p.numel()) for p in params)
-    zero = sum(int(p.numel()) for p in params if p.numel() and not bool(p.detach().any()))
+    real = [p for p in params if p.numel() and bool(p.detach().any())]
+    matrices = sum(int(p.numel()) for p in real if p.dim() >= 2)
+    vectors = sum(int(p.numel()) for p in real if p.dim() < 2)
+    padding = sum(int(p.numel()) for p in params) - matrices - vectors
     other = sum(int(b.numel()) for _, b in model.named_buffers())
-    return {"weights": weights, "zero": zero, "other": other}
+    return {"weights": matrices + vectors, "matrices": matrices, "vectors": vectors, "other": other,
+            "padding": padding}

@@ -48,9 +48,10 @@ def test_toy_tally_from_its_weights_file(toy_model):
     assert t.total == t.attention + sizes["W_E"] + sizes["W_U"]
     w = weights_count(toy_model)
     # every number in the file except the named directions (a buffer the scenes use, not a weight)
-    assert w["weights"] == sum(v for k, v in sizes.items() if k != "directions")
-    assert w["other"] == sizes["directions"]
-    assert w["zero"] == sum(v for k, v in sizes.items() if k.split(".")[-1].startswith("b_"))  # no biases: zeros
+    biases = sum(v for k, v in sizes.items() if k.split(".")[-1].startswith("b_"))  # the toy has none: zeros
+    assert w["weights"] == sum(v for k, v in sizes.items() if k != "directions") - biases
+    assert w["other"] == sizes["directions"] and w["padding"] == biases
+    assert w["matrices"] + w["vectors"] == w["weights"]
 
 
 @pytest.fixture(scope="module")
@@ -72,12 +73,13 @@ def test_smollm2_grouped_query_tally_and_weights(smollm2):
     params = {n: p for n, p in smollm2.named_parameters()}
     assert t.attention == sum(p.numel() for n, p in params.items() if re.search(r"\.W_[QKVO]$", n))
     w = weights_count(smollm2)
-    assert w["weights"] == sum(p.numel() for p in params.values())
-    # the GGUF file itself: its tensors hold every number but the zero biases our one transformer adds
+    assert w["weights"] + w["padding"] == sum(p.numel() for p in params.values())
+    # the GGUF file itself: its tensors hold every number the model has (no biases)
     gguf_total = sum(int(x.n_elements) for x in GGUFReader(str(smollm2_file())).tensors)
-    assert w["weights"] - w["zero"] == gguf_total
+    assert w["weights"] == gguf_total == 134_515_008
     norms = sum(p.numel() for n, p in params.items() if n.endswith(".w"))
     assert gguf_total == t.total + norms  # the matrices plus the RMSNorm gains
+    assert (w["matrices"], w["vectors"]) == (t.total, norms) == (134_479_872, 35_136)
 
 
 def test_plan_rows_follow_the_config(make_inputs):
@@ -123,7 +125,9 @@ def test_cli_params_toy_shows_its_weights(capsys):
     sizes = toy_matrix_sizes(ROOT / "assets/toy/model.safetensors")
     code, out, _ = run_cli(capsys, "params", "toy", "--json")
     data = json.loads(out)
-    assert data["weights_file"]["weights"] + data["weights_file"]["other"] == sum(sizes.values())
+    biases = sum(v for k, v in sizes.items() if k.split(".")[-1].startswith("b_"))
+    assert data["weights_file"]["weights"] + data["weights_file"]["other"] + biases == sum(sizes.values())
+    assert "padding" not in data["weights_file"] and "zero" not in data["weights_file"]
     code, out, _ = run_cli(capsys, "params", "toy", "--lang", "pt")
     assert code == 0 and f"{data['total']:,}" in out and f"{data['weights_file']['weights']:,}" in out
 
