@@ -275,7 +275,23 @@ def run_batch(jobs: list[Job], *, n: int = 1, backend: str = "local", load: Call
 
 # --- local pool ----------------------------------------------------------------------------------
 
-def _worker_main(tasks, results, load, threads: int) -> None:
+def die_with_parent(parent: int) -> None:
+    """Linux: the kernel sends this process SIGTERM when its parent dies, however it dies (SIGKILL
+    too), so a batch's workers never go on rendering as orphans. Elsewhere: a no-op."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the line above: nobody will signal us
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _worker_main(tasks, results, load, threads: int, parent: int | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it stops us with SIGTERM
     signal.signal(signal.SIGTERM, _raise_interrupted)  # a render's `finally` removes its temp folder
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
@@ -288,6 +304,8 @@ def _worker_main(tasks, results, load, threads: int) -> None:
         pass
     worker = Worker(load)
     try:
+        if parent is not None:
+            die_with_parent(parent)
         while True:
             item = tasks.get()
             if item is None:
@@ -323,7 +341,7 @@ def _run_pool(jobs, pending, n, load, done) -> None:
     procs = []
     for _ in range(n):
         tasks.put(None)
-        p = ctx.Process(target=_worker_main, args=(tasks, results, load, threads), daemon=True)
+        p = ctx.Process(target=_worker_main, args=(tasks, results, load, threads, os.getpid()), daemon=True)
         p.start()
         procs.append(p)
     running: dict[int, int] = {}  # job index -> worker pid

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 import time
 
 import av
@@ -179,3 +180,46 @@ def test_a_killed_renders_temp_folder_is_swept_by_the_next_render(tmp_path, make
     render_scene(ATTENTION_PATTERN, make_inputs(), name="attention_pattern", fmt="png", out=tmp_path,
                  extra_config=dict(TINY))
     assert sorted(p.name for p in q.iterdir()) == [live.name, "attention_pattern.png"]
+
+
+SLOW_BATCH = """
+import sys, time
+from attention_manim.scenes.batch import Job, run_batch
+
+def slow(model, device):
+    time.sleep(120)  # a worker busy "loading" when its parent is killed
+
+jobs = [Job("softmax", out=sys.argv[1]), Job("query", out=sys.argv[1])]
+run_batch(jobs, n=2, load=slow, use_cache=False)
+"""
+
+
+def test_workers_die_when_their_parent_is_killed(tmp_path):
+    import signal
+    import time
+
+    script = tmp_path / "slow.py"
+    script.write_text(SLOW_BATCH)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))  # this checkout's package, whatever is installed
+    parent = subprocess.Popen([sys.executable, str(script), str(tmp_path / "out")], cwd=ROOT, env=env)
+    try:
+        deadline, workers = time.time() + 60, []
+        while time.time() < deadline and len(workers) < 2:
+            time.sleep(0.2)
+            children = Path(f"/proc/{parent.pid}/task/{parent.pid}/children")
+            workers = [int(p) for p in children.read_text().split()] if children.exists() else []
+        assert len(workers) >= 2, "the batch did not start its workers"
+        time.sleep(1.0)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        deadline = time.time() + 15
+        while time.time() < deadline and any(Path(f"/proc/{w}").exists() and
+                                             "zombie" not in Path(f"/proc/{w}/status").read_text().lower()
+                                             for w in workers):
+            time.sleep(0.2)
+        alive = [w for w in workers if Path(f"/proc/{w}").exists()
+                 and "zombie" not in Path(f"/proc/{w}/status").read_text().lower()]
+        assert not alive, f"orphaned workers still running: {alive}"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
