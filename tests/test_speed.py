@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from attention_manim.scenes.components import glyph_store
+
 from tests.conftest import tiny_config
 
 
@@ -179,14 +181,14 @@ def test_glyph_cache_gives_the_same_outlines_and_is_reused(tmp_path, monkeypatch
     text, kw = "queries −0.42 ∞", dict(font_size=36, font="CMU Serif")
     plain = Text(text, **kw)
     first = GlyphCachedText(text, **kw)
-    entries = list(glyph_cache_dir().rglob("*.pkl.z"))
+    entries = list(glyph_cache_dir().rglob("*.glyphs"))
     assert len(entries) == 1
 
     def outlines(mob):
         return [(m.points, m.get_fill_rgbas(), m.get_stroke_rgbas()) for m in mob.family_members_with_points()]
 
     # the entry now holds poisoned points: a second Text must come from it, not from the SVG
-    subs, ids = pickle.loads(zlib.decompress(entries[0].read_bytes()))
+    subs, ids = glyph_store.loads(entries[0].read_bytes())
     assert len(subs) == len(plain.submobjects)
     second = GlyphCachedText(text, **kw)
     for mob in (first, second):
@@ -195,17 +197,46 @@ def test_glyph_cache_gives_the_same_outlines_and_is_reused(tmp_path, monkeypatch
         for (p, f, s), (p0, f0, s0) in zip(got, want):
             assert np.array_equal(p, p0) and np.array_equal(f, f0) and np.array_equal(s, s0)
     subs[0].points[:] += 1.0
-    entries[0].write_bytes(zlib.compress(pickle.dumps((subs, ids))))
+    entries[0].write_bytes(glyph_store.dumps([subs, ids]))
     poisoned = GlyphCachedText(text, **kw)
     assert not np.array_equal(poisoned.submobjects[0].points, plain.submobjects[0].points)
     # a damaged entry is rebuilt from the SVG
-    entries[0].write_bytes(b"not a pickle")
+    entries[0].write_bytes(b"not a glyph entry")
     rebuilt = GlyphCachedText(text, **kw)
     assert np.array_equal(rebuilt.submobjects[0].points, plain.submobjects[0].points)
     # another text, size or colour is another entry
     GlyphCachedText(text, font_size=24, font="CMU Serif")
     GlyphCachedText(text + "!", **kw)
-    assert len(list(glyph_cache_dir().rglob("*.pkl.z"))) == 3
+    assert len(list(glyph_cache_dir().rglob("*.glyphs"))) == 3
+    # the named groups hold the very glyphs of the text (one object, not a copy)
+    assert any(m is second.submobjects[0] for g in second.id_to_vgroup_dict.values() for m in g.get_family())
+
+
+def test_a_pickle_in_the_glyph_cache_is_never_run(tmp_path, monkeypatch):
+    import os
+
+    from attention_manim.scenes.components.text import GlyphCachedText, glyph_cache_dir
+
+    monkeypatch.setenv("ATTENTION_MANIM_CACHE", str(tmp_path / "cache"))
+    text, kw = "never run", dict(font_size=30, font="CMU Serif")
+    GlyphCachedText(text, **kw)
+    (entry,) = glyph_cache_dir().rglob("*.glyphs")
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    for poison in (pickle.dumps(Payload()), zlib.compress(pickle.dumps(Payload())),
+                   glyph_store.MAGIC + zlib.compress(pickle.dumps(Payload()))):
+        entry.write_bytes(poison)
+        again = GlyphCachedText(text, **kw)
+        assert not marker.exists() and len(again.submobjects) == len("neverrun")
+    # and the tree store refuses classes it does not know, writing or reading
+    from manim import Circle
+
+    with pytest.raises(glyph_store.UnsupportedData):
+        glyph_store.dumps([Circle()])
 
 
 def test_glyph_cache_is_trimmed_oldest_first(tmp_path):
@@ -216,10 +247,10 @@ def test_glyph_cache_is_trimmed_oldest_first(tmp_path):
     sub = tmp_path / "ab"
     sub.mkdir()
     for k in range(10):  # 10 entries of 100 kB, the oldest first
-        f = sub / f"{k:02d}.pkl.z"
+        f = sub / f"{k:02d}.glyphs"
         f.write_bytes(b"x" * 100_000)
         os.utime(f, (1000 + k, 1000 + k))
     removed = trim_glyph_cache(tmp_path, max_mb=0.5)  # 0.5 MiB: keep at most 0.4 MiB
     left = sorted(p.name for p in sub.iterdir())
-    assert removed == 6 and left == ["06.pkl.z", "07.pkl.z", "08.pkl.z", "09.pkl.z"]
+    assert removed == 6 and left == ["06.glyphs", "07.glyphs", "08.glyphs", "09.glyphs"]
     assert trim_glyph_cache(tmp_path, max_mb=10) == 0

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 import tempfile
-import zlib
 from functools import lru_cache
 from pathlib import Path
 
 from manim import Text, VMobject, config
 
+from . import glyph_store
 from ..speed import enabled as fast_enabled
 from ..style import FONT, KOREAN_FONT, fmt_fixed, fmt_score, fmt_vec, fmt_weight, has_hangul
 
@@ -67,7 +66,9 @@ def trim_glyph_cache(folder: Path | None = None, max_mb: float | None = None) ->
     folder = folder or glyph_cache_dir()
     limit = float(max_mb if max_mb is not None else os.environ.get("ATTN_MANIM_GLYPHS_MAX_MB", GLYPH_CACHE_MB)) * 2**20
     try:
-        entries = [(st.st_mtime, st.st_size, f) for f in folder.glob("*/*.pkl.z") for st in (f.stat(),)]
+        for old in folder.glob("*/*.pkl.z"):  # pickles of an older version: never read again
+            old.unlink(missing_ok=True)
+        entries = [(st.st_mtime, st.st_size, f) for f in folder.glob("*/*.glyphs") for st in (f.stat(),)]
     except OSError:
         return 0
     total = sum(size for _, size, _ in entries)
@@ -87,7 +88,7 @@ class GlyphCachedText(Text):
     Pango lays a text out as an SVG in a few milliseconds; parsing that SVG into outlines (XML,
     svgelements, one VMobject per glyph) costs 10-50 ms a label, a quarter of a scene's render
     time at -ql. The outlines are a pure function of the SVG's bytes and the style manim
-    applies, so they are stored (pickled, zlib) under a hash of exactly those, the manim and
+    applies, so they are stored (as data: glyph_store.py, no pickle) under a hash of exactly those, the manim and
     svgelements versions: a changed font, size, text or colour is a different SVG and a
     different key. A damaged or unreadable entry is rebuilt; a cache that cannot be written is
     skipped."""
@@ -102,11 +103,11 @@ class GlyphCachedText(Text):
             h.update(repr((type(self).__mro__[1].__name__, self.svg_default, self.path_string_config,
                            sorted(self.generate_config_style_dict().items()), str(config.renderer),
                            manim_version, getattr(svgelements, "SVGELEMENTS_VERSION", ""))).encode())
-            entry = glyph_cache_dir() / h.hexdigest()[:2] / f"{h.hexdigest()}.pkl.z"
+            entry = glyph_cache_dir() / h.hexdigest()[:2] / f"{h.hexdigest()}.glyphs"
         except Exception:  # no file to hash, no home folder: build it the usual way
             return super().generate_mobject()
-        try:
-            submobjects, id_map = pickle.loads(zlib.decompress(entry.read_bytes()))
+        try:  # data only (glyph_store): a file that is anything else is rebuilt, never run
+            submobjects, id_map = glyph_store.loads(entry.read_bytes())
             ok = isinstance(id_map, dict) and all(isinstance(m, VMobject) for m in submobjects)
         except Exception:  # absent, damaged or from an incompatible version: build it again
             ok = False
@@ -129,9 +130,9 @@ class GlyphCachedText(Text):
             entry.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".glyphs-")
             with os.fdopen(fd, "wb") as f:
-                f.write(zlib.compress(pickle.dumps((self.submobjects, self.id_to_vgroup_dict), protocol=5), 1))
+                f.write(glyph_store.dumps([list(self.submobjects), dict(self.id_to_vgroup_dict)]))
             os.replace(tmp, entry)
-        except OSError:
+        except (OSError, glyph_store.UnsupportedData):
             if tmp:
                 Path(tmp).unlink(missing_ok=True)
         return self
