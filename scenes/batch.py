@@ -214,6 +214,9 @@ def summary_table(outcomes: list[Outcome]) -> list[str]:
 
 # --- the batch -------------------------------------------------------------------------------------
 
+ORPHAN_GRACE_S = 5.0  # a worker whose batch died: seconds to clean up after SIGTERM, then it exits
+
+
 class Interrupted(BaseException):
     """SIGTERM during a batch (Ctrl-C is KeyboardInterrupt)."""
 
@@ -275,10 +278,25 @@ def run_batch(jobs: list[Job], *, n: int = 1, backend: str = "local", load: Call
 
 # --- local pool ----------------------------------------------------------------------------------
 
-def die_with_parent(parent: int) -> None:
-    """Linux: the kernel sends this process SIGTERM when its parent dies, however it dies (SIGKILL
-    too), so a batch's workers never go on rendering as orphans. Elsewhere: a no-op."""
-    if not sys.platform.startswith("linux"):
+def die_with_parent(parent: int | None) -> None:
+    """A batch's workers never go on rendering as orphans: when the process that started this worker
+    dies, however it dies (SIGKILL too), the worker gets SIGTERM (its render's `finally` removes its
+    temp folder). Two ways, both cheap: multiprocessing's sentinel of the starting process, watched
+    by a thread (fork and forkserver alike), and on Linux the kernel's PR_SET_PDEATHSIG (fork:
+    `parent` is then the pid the parent must have)."""
+    import threading
+
+    me = os.getpid()
+    starter = mp.parent_process()
+    if starter is not None:
+        def watch():
+            starter.join()  # returns when the starting process has ended
+            os.kill(me, signal.SIGTERM)
+            time.sleep(ORPHAN_GRACE_S)  # the render's cleanup has had its time; nothing may keep us
+            os._exit(143)
+
+        threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    if parent is None or not sys.platform.startswith("linux"):
         return
     try:
         import ctypes
@@ -288,7 +306,7 @@ def die_with_parent(parent: int) -> None:
     except (OSError, AttributeError):
         return
     if os.getppid() != parent:  # the parent died before the line above: nobody will signal us
-        os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(me, signal.SIGTERM)
 
 
 def _worker_main(tasks, results, load, threads: int, parent: int | None = None) -> None:
@@ -304,8 +322,7 @@ def _worker_main(tasks, results, load, threads: int, parent: int | None = None) 
         pass
     worker = Worker(load)
     try:
-        if parent is not None:
-            die_with_parent(parent)
+        die_with_parent(parent)
         while True:
             item = tasks.get()
             if item is None:
@@ -341,7 +358,8 @@ def _run_pool(jobs, pending, n, load, done) -> None:
     procs = []
     for _ in range(n):
         tasks.put(None)
-        p = ctx.Process(target=_worker_main, args=(tasks, results, load, threads, os.getpid()), daemon=True)
+        parent = os.getpid() if ctx.get_start_method() == "fork" else None  # else: the forkserver
+        p = ctx.Process(target=_worker_main, args=(tasks, results, load, threads, parent), daemon=True)
         p.start()
         procs.append(p)
     running: dict[int, int] = {}  # job index -> worker pid

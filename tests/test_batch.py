@@ -184,42 +184,68 @@ def test_a_killed_renders_temp_folder_is_swept_by_the_next_render(tmp_path, make
 
 SLOW_BATCH = """
 import sys, time
-from attention_manim.scenes.batch import Job, run_batch
+{imports}
+from attention_manim.scenes.batch import Job, _context, run_batch
 
 def slow(model, device):
     time.sleep(120)  # a worker busy "loading" when its parent is killed
 
-jobs = [Job("softmax", out=sys.argv[1]), Job("query", out=sys.argv[1])]
-run_batch(jobs, n=2, load=slow, use_cache=False)
+if __name__ == "__main__":
+    print(_context().get_start_method(), flush=True)
+    jobs = [Job("fluffy_blue_creature", out=sys.argv[1]), Job("multi_head", out=sys.argv[1])]
+    run_batch(jobs, n=2, load={load}, use_cache=False)
 """
 
 
-def test_workers_die_when_their_parent_is_killed(tmp_path):
+def descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        f = Path(f"/proc/{p}/task/{p}/children")
+        kids = [int(k) for k in f.read_text().split()] if f.exists() else []
+        out += kids
+        todo += kids
+    return out
+
+
+def running(pid: int) -> bool:
+    try:
+        return "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
+    except OSError:
+        return False
+
+
+# fork: the workers are the batch's children; forkserver (torch already imported): the forkserver's
+@pytest.mark.parametrize("start", ["fork", "forkserver"])
+def test_workers_die_when_their_parent_is_killed(tmp_path, start):
     import signal
     import time
 
     script = tmp_path / "slow.py"
-    script.write_text(SLOW_BATCH)
+    script.write_text(SLOW_BATCH.format(imports="import torch" if start == "forkserver" else "",
+                                        load="None" if start == "forkserver" else "slow"))
     env = dict(os.environ, PYTHONPATH=str(ROOT))  # this checkout's package, whatever is installed
-    parent = subprocess.Popen([sys.executable, str(script), str(tmp_path / "out")], cwd=ROOT, env=env)
+    out = tmp_path / "out"
+    parent = subprocess.Popen([sys.executable, str(script), str(out)], cwd=ROOT, env=env,
+                              stdout=subprocess.PIPE, text=True)
     try:
-        deadline, workers = time.time() + 60, []
-        while time.time() < deadline and len(workers) < 2:
-            time.sleep(0.2)
-            children = Path(f"/proc/{parent.pid}/task/{parent.pid}/children")
-            workers = [int(p) for p in children.read_text().split()] if children.exists() else []
-        assert len(workers) >= 2, "the batch did not start its workers"
-        time.sleep(1.0)
+        assert parent.stdout.readline().strip() == start
+        deadline, tree = time.time() + 90, []
+        while time.time() < deadline:
+            time.sleep(0.3)
+            tree = descendants(parent.pid)
+            if start == "fork" and len(tree) >= 2:
+                break
+            if start == "forkserver" and out.exists() and len(list(out.rglob(".*-rendering-*"))) >= 2:
+                break  # both workers are rendering
+        assert len(tree) >= 2, "the batch did not start its workers"
         parent.send_signal(signal.SIGKILL)
         parent.wait(10)
-        deadline = time.time() + 15
-        while time.time() < deadline and any(Path(f"/proc/{w}").exists() and
-                                             "zombie" not in Path(f"/proc/{w}/status").read_text().lower()
-                                             for w in workers):
+        deadline = time.time() + 20
+        while time.time() < deadline and any(running(p) for p in tree):
             time.sleep(0.2)
-        alive = [w for w in workers if Path(f"/proc/{w}").exists()
-                 and "zombie" not in Path(f"/proc/{w}/status").read_text().lower()]
-        assert not alive, f"orphaned workers still running: {alive}"
+        assert not [p for p in tree if running(p)], "orphaned workers still running"
+        assert not list(out.rglob(".*-rendering-*")), "a killed batch left its temp folders"
     finally:
         if parent.poll() is None:
             parent.kill()
