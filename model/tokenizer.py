@@ -202,17 +202,34 @@ class SubwordTokenizer:
             earlier = [wi for wi, m in enumerate(matches) if m.end() <= c0]
             return earlier[-1] if earlier else None
 
+        # a token that covers several words ("␣--", "tower.") joins them into one: every character of
+        # the text stays in exactly one word, as written
+        group = list(range(len(matches)))
+        for span in spans:
+            if span is None:
+                continue
+            covered = sorted({word_at_char[c] for c in range(span[0], span[1]) if c in word_at_char})
+            for mi in range(covered[0] + 1, covered[-1] + 1) if covered else ():
+                group[mi] = group[covered[0]]
+        for mi in range(len(group)):  # a chain of joins: every match points at its group's first match
+            group[mi] = group[group[mi]]
+        last_of = {}
+        for mi, g in enumerate(group):
+            last_of[g] = mi
+
         words: list[str] = []
         word_of_token: list[int] = []
-        index_of_match: dict[int, int] = {}
+        index_of_group: dict[int, int] = {}
         for i, span in zip(ids, spans):
             mi = match_of(span) if span is not None else None
             if mi is None:
                 words.append(self.tk.id_to_token(i) if span is None else self.shown[i])
                 word_of_token.append(len(words) - 1)
                 continue
-            if mi not in index_of_match:
-                index_of_match[mi] = len(words)
-                words.append(matches[mi].group(0).encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
-            word_of_token.append(index_of_match[mi])
+            g = group[mi]
+            if g not in index_of_group:
+                index_of_group[g] = len(words)
+                piece = text[matches[g].start():matches[last_of[g]].end()]
+                words.append(piece.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
+            word_of_token.append(index_of_group[g])
         return words, word_of_token

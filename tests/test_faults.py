@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,3 +79,28 @@ def test_smollm2_fits_its_own_size_estimate(smollm2_model):
 
     real = sum(p.numel() for p in smollm2_model.parameters())
     assert abs(implied_numbers(smollm2_model.cfg) - real) / real < 0.01
+
+
+@pytest.mark.parametrize("text", ["wait -- what ... ok", "The Eiffel tower.", "l'été à Paris, c'est... bien!",
+                                  "مرحبا بالعالم", "a 🙂 b", "café naïve"])
+def test_words_keep_the_text_as_written(smollm2_model, text):
+    t = smollm2_model.trace(text)
+    assert "".join(t.words) == "".join(text.split())  # every character, in order, once
+    assert len(t.word_of_token) == t.n_tokens and sorted(set(t.word_of_token)) == list(range(len(t.words)))
+
+
+@pytest.mark.parametrize("word", ["مرحبا", "ب", "🙂", "\u0301", "x"])
+def test_any_word_has_an_outline_to_draw(word):
+    from attention_manim.scenes.components.batched_shapes import WordOutline
+
+    w = WordOutline(word)
+    assert len(w.points) > 0 and np.isfinite(w.points).all() and w.line_height > 0
+    assert np.isfinite(w.placed(20, (1.0, 2.0, 0.0))).all()
+
+
+def test_a_right_to_left_sentence_renders_on_smollm2(tmp_path):
+    r = subprocess.run([sys.executable, "render.py", "attention_pattern", "--model", "smollm2", "--sentence",
+                        "مرحبا بالعالم", "--format", "png", "--out", str(tmp_path)], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-1500:]
+    assert (tmp_path / "480p15" / "attention_pattern.png").stat().st_size > 5000

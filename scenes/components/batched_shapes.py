@@ -240,13 +240,37 @@ def text_points(text: str, font_size: float = REF_FS, slant: str = "NORMAL") -> 
     return out
 
 
+def _is_bar(points: np.ndarray) -> bool:
+    """Whether a glyph's outline is the '|' the anchor is measured from: tall and thin."""
+    if len(points) == 0:
+        return False
+    w, h = np.ptp(points[:, 0]), np.ptp(points[:, 1])
+    return h > 0 and w < 0.25 * h
+
+
+def _lone_word(text: str) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(bar, glyphs) for a word measured on its own: its outline (or a visible placeholder □ when
+    the fonts draw nothing for it) centred on the bar's middle, where a one-line word sits."""
+    bar = text_points("|x")[0]
+    rest = [g for g in text_points(text) if len(g)] or [g for g in text_points("□") if len(g)]
+    if not rest:
+        return bar, []
+    pts = np.concatenate(rest)
+    mid_word = (pts[:, 1].min() + pts[:, 1].max()) / 2
+    mid_bar = (bar[:, 1].min() + bar[:, 1].max()) / 2
+    return bar, [g + np.array([0.0, mid_bar - mid_word, 0.0]) for g in rest]
+
+
 class WordOutline:
     """A word's outline, measured at REF_FS with a baseline-consistent anchor: built as '|word'
     so the bar's centre gives the same baseline for every word; the bar is dropped."""
 
     def __init__(self, text: str):
         glyphs = text_points("|" + text)
-        bar, rest = glyphs[0], glyphs[1:]
+        if len(glyphs) >= 2 and _is_bar(glyphs[0]):
+            bar, rest = glyphs[0], glyphs[1:]
+        else:  # right-to-left scripts reorder the bar; glyphs no font has vanish: measure alone
+            bar, rest = _lone_word(text)
         self.points = np.concatenate(rest) if rest else np.zeros((0, 3))
         left = self.points[:, 0].min() if len(self.points) else bar[:, 0].max()
         self.anchor = np.array([left, (bar[:, 1].min() + bar[:, 1].max()) / 2, 0.0])
