@@ -484,7 +484,7 @@ def heads_table(heads, say) -> list[str]:
     for hs in heads:
         role = say(f"cli.heads.roles.{hs.role}") if hs.role else say("cli.heads.no_role")
         rows.append([str(hs.layer), str(hs.head)] + [f"{hs.scores[k]:.2f}" for k in STANDARD]
-                    + [f"{hs.story[k]:.2f}" for k in STORY] + [role])
+                    + [f"{hs.story[k]:.2f}" if k in hs.story else "—" for k in STORY] + [role])
     widths = [max(text_width(c), 4) for c in cols]
     split = 2 + len(STANDARD)  # a bar between the standard probes and the story probes
     lines = ["  ".join(pad(c, w) for c, w in zip(cols[:split], widths)) + " │ "

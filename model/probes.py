@@ -47,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import UserError
 from .places import cache_dir
 from .trace import Trace
 
@@ -130,11 +131,12 @@ class HeadScores:
         return {"layer": self.layer, "head": self.head,
                 "scores": {k: float(self.scores[k]) for k in STANDARD},
                 "role": self.role or None,
-                "story_scores": {k: float(self.story[k]) for k in STORY}}
+                "story_scores": {k: (float(self.story[k]) if k in self.story else None) for k in STORY}}
 
     @classmethod
     def from_dict(cls, d: dict) -> "HeadScores":
-        return cls(int(d["layer"]), int(d["head"]), dict(d["scores"]), dict(d["story_scores"]), d["role"] or "")
+        story = {k: v for k, v in dict(d["story_scores"]).items() if v is not None}  # None: not measurable
+        return cls(int(d["layer"]), int(d["head"]), dict(d["scores"]), story, d["role"] or "")
 
 
 # --- the probes, on patterns --------------------------------------------------------------------
@@ -238,12 +240,31 @@ def random_sequences(pool: list[int], n: int = N_SEQUENCES, length: int = LENGTH
     return out
 
 
+def fallback_pool(model, length: int) -> list[int]:
+    """Token ids for the structural probes when too few probe words are single tokens (a small or
+    foreign vocabulary): ids spread evenly over the vocabulary, special tokens left out. Previous
+    token, first token, induction and same word need distinct tokens, not English words."""
+    special = set(getattr(model.tokenizer, "special", ()) or ())
+    ids = [i for i in range(model.info.vocab_size) if i not in special]
+    if len(ids) <= 2 * length:
+        return ids
+    step = len(ids) / (2 * length)
+    return sorted({ids[int(k * step)] for k in range(2 * length)})
+
+
 def measure(model, *, seed: int = SEED, n_sequences: int = N_SEQUENCES, length: int = LENGTH) -> list[HeadScores]:
-    """Every head of `model`, measured on the standard and story probes (see the module doc)."""
+    """Every head of `model`, measured on the standard and story probes (see the module doc). A model
+    whose vocabulary lacks the probe words is measured on what it has: the structural probes on
+    other tokens; a story role none of whose phrases it can read is left unmeasured (no score, no
+    head for it)."""
     info = model.info
     L, H = info.n_layers, info.n_heads
     std = np.zeros((L, H, len(STANDARD)))
-    seqs = random_sequences(probe_ids(model), n_sequences, length, seed)
+    pool = probe_ids(model)
+    if len(pool) < length:
+        pool = fallback_pool(model, length)
+    length = min(length, len(pool))
+    seqs = random_sequences(pool, n_sequences, length, seed) if length >= 2 else []
     for ids in seqs:
         tr = model.trace_ids(ids)
         start = tr.n_tokens - len(ids)  # tokens the model put before the sequence (a BOS marker)
@@ -251,29 +272,34 @@ def measure(model, *, seed: int = SEED, n_sequences: int = N_SEQUENCES, length: 
             for h in range(H):
                 s = standard_scores(tr.head(li, h).pattern, length, start)
                 std[li, h] += [s[k] for k in STANDARD]
-    std /= len(seqs)
+    std /= max(1, len(seqs))
     story = np.zeros((L, H, len(STORY)))
+    measured = [False] * len(STORY)
     for r, role in enumerate(STORY):
-        probes = STORY_PROBES[role]
-        for probe in probes:
-            tr = model.trace(probe.text)
-            for li in range(L):
-                for h in range(H):
-                    story[li, h, r] += story_weight(tr, probe, li, h) / len(probes)
+        weights = []
+        for probe in STORY_PROBES[role]:
+            try:
+                tr = model.trace(probe.text)
+                weights.append([[story_weight(tr, probe, li, h) for h in range(H)] for li in range(L)])
+            except (ValueError, KeyError, UserError):  # a word it cannot read, or split otherwise: not this phrase
+                continue
+        if weights:
+            story[:, :, r] = np.mean(np.asarray(weights), axis=0)
+            measured[r] = True
     out = []
     for li in range(L):
         for h in range(H):
             # rounded, so that a measurement read back from the disk cache is the same to the bit
             scores = {k: round(float(std[li, h, n]), DIGITS) for n, k in enumerate(STANDARD)}
-            stories = {k: round(float(story[li, h, n]), DIGITS) for n, k in enumerate(STORY)}
+            stories = {k: round(float(story[li, h, n]), DIGITS) for n, k in enumerate(STORY) if measured[n]}
             every = {**scores, **stories}
-            best = max(ROLES, key=lambda k: every[k])  # the first listed on a tie
+            best = max((k for k in ROLES if k in every), key=lambda k: every[k])  # the first listed on a tie
             out.append(HeadScores(li, h, scores, stories, best if every[best] >= ROLE_MIN else ""))
     return out
 
 
 def role_score(hs: HeadScores, role: str) -> float:
-    return hs.scores[role] if role in STANDARD else hs.story[role]
+    return hs.scores[role] if role in STANDARD else hs.story.get(role, float("-inf"))
 
 
 def roles_from(heads: list[HeadScores]) -> dict[str, tuple[int, int]]:
@@ -283,7 +309,7 @@ def roles_from(heads: list[HeadScores]) -> dict[str, tuple[int, int]]:
     out = {}
     for role in ROLES:
         best = max(heads, key=lambda hs: (role_score(hs, role), -hs.layer, -hs.head))
-        if role in STORY or role_score(best, role) >= ROLE_MIN:
+        if (role in STORY and role in best.story) or role_score(best, role) >= ROLE_MIN:
             out[role] = (best.layer, best.head)
     return out
 

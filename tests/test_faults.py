@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -104,3 +105,23 @@ def test_a_right_to_left_sentence_renders_on_smollm2(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-1500:]
     assert (tmp_path / "480p15" / "attention_pattern.png").stat().st_size > 5000
+
+
+def test_a_model_without_the_probe_words_still_renders(tmp_path):
+    """A small GPT-2 whose vocabulary lacks the story's words: the structural probes are measured on
+    its own tokens, `heads` prints what it could measure, and a lesson renders on a head it picks."""
+    pytest.importorskip("transformers")
+    from tests.test_real_models import save_gpt2
+
+    folder = save_gpt2(tmp_path / "gpt2")
+    env = dict(os.environ, ATTENTION_MANIM_CACHE=str(tmp_path / "cache"))
+    r = subprocess.run([sys.executable, "render.py", "heads", "--model", str(folder), "--json"], cwd=ROOT,
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-1500:]
+    heads = json.loads(r.stdout)
+    assert len(heads) == 2 * 4 and all(0 <= h["scores"]["previous_token"] <= 1 for h in heads)
+    assert any(h["scores"]["first_token"] > 0 for h in heads)
+    r = subprocess.run([sys.executable, "render.py", "attention_pattern", "--model", str(folder), "--sentence",
+                        "the tower is in paris", "--format", "png", "--out", str(tmp_path / "out")], cwd=ROOT,
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr[-1500:]
