@@ -71,10 +71,34 @@ class Cancelled(Exception):
     """Raised inside a render whose job was cancelled: the runner's cleanup removes its temp folder."""
 
 
+def sweep_unfinished(out_dir: Path) -> int:
+    """After a restart: remove what renders stopped mid-way left in `out_dir` (hidden temp folders,
+    job folders with no finished file) and return how many renders were lost. The queue lived in
+    memory: those renders are not resumed."""
+    import re
+    import shutil
+
+    lost = 0
+    if not out_dir.is_dir():
+        return 0
+    for job_dir in out_dir.iterdir():
+        if not (job_dir.is_dir() and re.fullmatch(r"\d+-\d+", job_dir.name)):
+            continue
+        for tmp in job_dir.rglob(".*-rendering-*"):
+            shutil.rmtree(tmp, ignore_errors=True)
+        if not any(f.is_file() for f in job_dir.rglob("*")):
+            shutil.rmtree(job_dir, ignore_errors=True)
+            lost += 1
+    if lost:
+        log.warning("%d render(s) stopped by the last shutdown were lost; start them again from the page", lost)
+    return lost
+
+
 class RenderQueue:
     def __init__(self, models, out_dir: Path, render_inputs):
         self.models = models
         self.out_dir = Path(out_dir)
+        self.lost_at_start = sweep_unfinished(self.out_dir)
         self.render_inputs = render_inputs  # (job) -> (scene class, SceneInputs)
         self.jobs: dict[str, Job] = {}
         self.waiting: deque[str] = deque()
@@ -118,7 +142,8 @@ class RenderQueue:
 
     def queue(self) -> dict:
         with self._cv:
-            return {"current": self.jobs[self.current].public(0) if self.current else None,
+            return {"lost_at_start": self.lost_at_start,
+                    "current": self.jobs[self.current].public(0) if self.current else None,
                     "waiting": [self.jobs[j].public(i + 1) for i, j in enumerate(self.waiting)],
                     "done": [j.public() for j in sorted(self.jobs.values(), key=lambda j: -j.created)
                              if j.state in ("done", "error", "cancelled")][:10]}

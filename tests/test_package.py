@@ -337,3 +337,21 @@ def test_the_explorers_job_list_is_bounded(monkeypatch, tmp_path):
         time.sleep(0.02)
     assert made[0].error["message"] == "a frase não tem nenhuma palavra que o modelo consiga ler"
     assert len(q.jobs) == 3 and set(q.jobs) == {j.id for j in made[-3:]}
+
+
+def test_a_restart_sweeps_what_stopped_renders_left_and_says_so(tmp_path):
+    from attention_manim.explorer import jobs
+
+    stopped = tmp_path / "1764800000-3"
+    (stopped / "480p15" / ".softmax-rendering-123-abcd" / "partial").mkdir(parents=True)
+    (stopped / "480p15" / ".softmax-rendering-123-abcd" / "partial" / "0001.mp4").write_bytes(b"x")
+    done = tmp_path / "1764800000-2"
+    (done / "480p15").mkdir(parents=True)
+    (done / "480p15" / "softmax.mp4").write_bytes(b"clip")
+    (done / "480p15" / ".query-rendering-9-zz").mkdir()
+    other = tmp_path / "notes"
+    other.mkdir()
+    q = jobs.RenderQueue(None, tmp_path, lambda job: None)
+    assert q.queue()["lost_at_start"] == 1
+    assert not stopped.exists() and (done / "480p15" / "softmax.mp4").read_bytes() == b"clip"
+    assert not (done / "480p15" / ".query-rendering-9-zz").exists() and other.is_dir()

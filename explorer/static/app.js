@@ -10,8 +10,12 @@
 
   // --- words -----------------------------------------------------------------------------------
   function t(key, params) {
-    const tpl = state.strings[key];
+    let tpl = state.strings[key];
     if (tpl === undefined) return key;
+    if (typeof tpl === "object") {  // a table of CLDR plural forms, chosen by params.count
+      const form = new Intl.PluralRules(state.lang).select(Number(params && params.count));
+      tpl = tpl[form] !== undefined ? tpl[form] : tpl.other;
+    }
     return String(tpl).replace(/\{(\w+)\}/g, (m, k) => (params && k in params ? params[k] : m));
   }
   function applyStrings() {
@@ -335,6 +339,12 @@
     const ul = $("queue");
     ul.innerHTML = "";
     const lines = [q.current, ...q.waiting, ...q.done].filter(Boolean);
+    if (q.lost_at_start) {
+      const li = document.createElement("li");
+      li.className = "lost";
+      li.textContent = t("lost_at_start", { count: q.lost_at_start });
+      ul.appendChild(li);
+    }
     if (!lines.length) { const li = document.createElement("li"); li.textContent = t("queue_empty"); ul.appendChild(li); }
     lines.forEach((j) => ul.appendChild(jobLine(j)));
     return q;
