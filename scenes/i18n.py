@@ -116,7 +116,9 @@ def localized_error(error, lang: str) -> tuple[str, str]:
     say = Say(lang)
     if not say.has(f"errors.{key}.message"):
         return error.message, error.hint
-    params = dict(getattr(error, "params", {}))
+    # a negative number is what the user typed ("--head -1"): written back as typed, not as "−1"
+    params = {k: (str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v < 0 and k != "count"
+                  else v) for k, v in dict(getattr(error, "params", {})).items()}
     message = say(f"errors.{key}.message", **params)
     hint = say(f"errors.{key}.hint", **params) if error.hint and say.has(f"errors.{key}.hint") else error.hint
     return message, hint

@@ -246,7 +246,8 @@ def _errors():
 
     made = [unknown_scene_error("mole_x", ["mole", "masking"]), unknown_scene_error("zzzz", ["mole"]),
             UnknownWordError(["zorp"], "toy"), UnknownWordError(["zorp", "blix"], "toy"),
-            ContextTooLongError(300, 256), layer_error(7, 3), layer_error(4, 1), head_error(9, 4)]
+            ContextTooLongError(300, 256), layer_error(7, 3), layer_error(4, 1), head_error(9, 4),
+            head_error(-1, 4)]
     for call in (lambda: check_language("xx"), lambda: core.check_sentence("  "),
                  lambda: core.check_sentence("a" * (core.MAX_SENTENCE_CHARS + 1))):
         with pytest.raises(UserError) as e:
