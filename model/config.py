@@ -111,6 +111,35 @@ def implied_numbers(cfg) -> int:
     return embed + positions + cfg.n_layers * per_layer
 
 
+def physical_memory_bytes() -> int:
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 32 * 2**30
+
+
+TRACE_BYTES_PER_CELL = 12  # scores, weights, mask and the forward's copies: SmolLM2 at 1,000 tokens peaks at 4.6 GB
+
+
+def trace_bytes(cfg, n_tokens: int) -> int:
+    """About the most memory one trace of `n_tokens` takes: every head's n × n scores, mask and
+    weights (and the forward pass's own copies), plus the per-token vectors."""
+    cells = cfg.n_layers * cfg.n_heads * n_tokens * n_tokens
+    per_token = cfg.n_layers * (cfg.n_heads * cfg.d_head * 6 + cfg.d_model * (4 + cfg.n_heads)) * 4
+    return cells * TRACE_BYTES_PER_CELL + n_tokens * per_token
+
+
+def trace_limit_bytes() -> int:
+    """The most one trace may take: $ATTENTION_MANIM_MAX_TRACE_GB, else half this machine's memory."""
+    env = os.environ.get("ATTENTION_MANIM_MAX_TRACE_GB")
+    if env:
+        try:
+            return int(float(env) * 2**30)
+        except ValueError:
+            pass
+    return physical_memory_bytes() // 2
+
+
 def memory_limit_bytes() -> int:
     """The most a model's weights may take: $ATTENTION_MANIM_MAX_MODEL_GB, else 3/4 of this machine's
     memory (the rest is for the trace, manim and the system)."""
@@ -120,10 +149,7 @@ def memory_limit_bytes() -> int:
             return int(float(env) * 2**30)
         except ValueError:
             pass
-    try:
-        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") * 0.75)
-    except (ValueError, OSError, AttributeError):
-        return 32 * 2**30
+    return int(physical_memory_bytes() * 0.75)
 
 
 def check_size(cfg) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .config import ModelConfig
+from .config import ModelConfig, trace_bytes, trace_limit_bytes
 from .errors import ContextTooLongError, UserError
 from .tokenizer import WordTokenizer
 from .trace import HeadTrace, LayerTrace, LogitLens, ModelInfo, Trace, WordDirections
@@ -319,6 +319,14 @@ class AttentionModel(nn.Module):
             raise ContextTooLongError(len(ids_list), cfg.n_ctx)
         if not ids_list:
             raise UserError("the sentence has no words the model can read", "give at least one word")
+        need, limit = trace_bytes(cfg, len(ids_list)), trace_limit_bytes()
+        if need > limit:  # before the forward pass allocates it
+            gb, lim = (round(x, 1) if x >= 1 else float(f"{x:.2g}") for x in (need / 2**30, limit / 2**30))
+            raise UserError(f"a trace of {len(ids_list)} tokens would take about {gb} GB of memory "
+                            f"({cfg.n_layers} layers × {cfg.n_heads} heads × {len(ids_list)}² attention weights); "
+                            f"the limit here is {lim} GB", "use a shorter text, or raise ATTENTION_MANIM_MAX_TRACE_GB",
+                            key="trace_too_big", n_tokens=len(ids_list), gb=gb, limit=lim, layers=cfg.n_layers,
+                            heads=cfg.n_heads)
         if max(ids_list) >= cfg.vocab_size:
             raise UserError(f"the tokenizer gave token id {max(ids_list)}, but the model has only {cfg.vocab_size} "
                             "embeddings", "the tokenizer.json does not belong to these weights")

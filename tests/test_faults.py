@@ -167,3 +167,25 @@ def test_a_damaged_smollm2_cache_is_rebuilt_not_trusted(tmp_path, capsys):
         assert again == clean, damage.__name__  # the same answer and probability, to the bit
     load_smollm2(cache=tmp_path)  # rebuilt and sealed: no note the next time
     assert "rebuilding" not in capsys.readouterr().err
+
+
+def test_a_trace_too_big_for_memory_is_refused_before_the_forward_pass(tmp_path):
+    from attention_manim.model.config import ModelConfig, trace_bytes
+
+    cfg = ModelConfig(name="t", vocab=["a"], n_layers=30, n_heads=9, d_head=64, d_model=576, n_ctx=8192)
+    assert 4.0e9 < trace_bytes(cfg, 1000) < 5.2e9  # SmolLM2 at 1,000 tokens: 4.6 GB measured (issue 20)
+    text = " ".join(["the tower is tall"] * 60)  # about 240 tokens
+    env = dict(os.environ, ATTENTION_MANIM_MAX_TRACE_GB="0.05")
+    import re
+
+    for lang, pattern in (("en", r"about (0\.\d+) GB of memory \(30 layers × 9 heads × (\d+)² attention weights\); "
+                                 r"the limit here is 0\.05 GB"),
+                          ("pt", r"cerca de (0,\d+) GB de memória \(30 camadas × 9 heads × (\d+)² pesos de atenção\); "
+                                 r"o limite aqui é 0,05 GB")):
+        r = subprocess.run([sys.executable, "render.py", "inspect", text, "--model", "smollm2", "--device", "cpu",
+                            "--lang", lang], cwd=ROOT, capture_output=True, text=True, env=env)
+        m = re.search(pattern, r.stderr)
+        assert r.returncode == 2 and m and "ATTENTION_MANIM_MAX_TRACE_GB" in r.stderr, r.stderr
+        n = int(m.group(2))
+        assert 200 < n < 300 and 0.3 < float(m.group(1).replace(",", ".")) < 0.7  # 30·9·n²·12 B and the vectors
+        assert "Traceback" not in r.stderr
