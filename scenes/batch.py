@@ -231,6 +231,8 @@ def run_batch(jobs: list[Job], *, n: int = 1, backend: str = "local", load: Call
               on_start: Callable[[Job], None] | None = None) -> list[Outcome]:
     """Render `jobs` and return their outcomes in job order. A single job's UserError is raised."""
     check_jobs(jobs, backend, n)
+    if backend == "ray":
+        check_ray_address(ray_address)  # before anything starts: ray.init would hang on a wrong one
     outcomes: dict[int, Outcome] = {}
     keys: dict[int, str] = {}
     count = [0]
@@ -407,6 +409,7 @@ def _run_pool(jobs, pending, n, load, done) -> None:
 # --- Ray -------------------------------------------------------------------------------------------
 
 _RAY_WORKER: Worker | None = None
+RAY_BATCH = "ATTN_MANIM_RAY_BATCH"  # names the batch's temp folders, so a local batch can sweep them
 
 
 def _ray_render(job: Job) -> tuple[Outcome, dict[str, bytes]]:
@@ -414,7 +417,7 @@ def _ray_render(job: Job) -> tuple[Outcome, dict[str, bytes]]:
     global _RAY_WORKER
     if _RAY_WORKER is None:  # one model load per worker process per model
         _RAY_WORKER = Worker()
-    tmp = Path(tempfile.mkdtemp(prefix="attention-manim-ray-"))
+    tmp = Path(tempfile.mkdtemp(prefix=f"attention-manim-ray-{os.environ.get(RAY_BATCH, 'x')}-"))
     try:
         local = dataclasses.replace(job, out=str(tmp))
         o = _RAY_WORKER.run(local)
@@ -460,25 +463,67 @@ def install(job: Job, payload: dict[str, bytes]) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
+RAY_CONNECT_TIMEOUT_S = 10.0
+RAY_CANCEL_GRACE_S = 8.0  # a cancelled Ray task's time to remove its temp folder before it is killed
+
+
+def check_ray_address(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_S) -> None:
+    """Fail fast, in one line, where ray.init would hang or print a traceback: an address nothing
+    answers at (a TCP connection tried for `timeout` seconds), or the ray:// form without Ray's
+    client installed."""
+    import socket
+
+    if not address or address == "auto":
+        return
+    target = address
+    if address.startswith("ray://"):
+        try:
+            import grpc  # noqa: F401  (what Ray's client needs)
+        except ImportError:
+            raise UserError(f"the ray:// address form ({address}) needs Ray's client, which is not installed",
+                            "pip install 'ray[client]'  (or give the cluster's GCS address, host:6379)") from None
+        target = address[len("ray://"):]
+    host, _, port = target.rstrip("/").rpartition(":")
+    if not host or not port.isdigit():
+        raise UserError(f"not a Ray address: {address!r}", "give host:port (e.g. 127.0.0.1:6379) or ray://host:10001")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as e:
+        raise UserError(f"no Ray cluster answers at {address} (tried for {timeout:g} s: {e.strerror or e})",
+                        "start one with `ray start --head`, or check --ray-address") from None
+
+
 def _run_ray(jobs, pending, n, address, done) -> None:
     import ray
 
     root = str(Path(__file__).resolve().parent.parent)
     started = False
+    batch = f"{os.getpid()}x{int(time.time())}"
     if not ray.is_initialized():
         env = {"env_vars": {"PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
-                            BATCH_WORKER: "1"}}
+                            BATCH_WORKER: "1", RAY_BATCH: batch}}
         if address:
             ray.init(address=address, runtime_env=env, log_to_driver=False)
         else:
             ray.init(num_cpus=n, include_dashboard=False, log_to_driver=False, runtime_env=env)
         started = True
+    # Ray's own SIGTERM handler exits 1 with a stack dump, and an exception raised from a handler
+    # inside ray.wait comes out as a SystemError: the handler only notes the signal, and the loop
+    # below stops the batch as a local one stops (tasks cancelled, exit 143)
+    stop: list[int] = []
+    try:
+        signal.signal(signal.SIGTERM, lambda signum, frame: stop.append(signum))
+    except ValueError:  # not the main thread
+        pass
     refs: dict = {}
     try:
         task = ray.remote(num_cpus=1, max_retries=0)(_ray_render)
         refs.update({task.remote(jobs[i]): i for i in pending})
         while refs:
-            ready, _ = ray.wait(list(refs), num_returns=1)
+            if stop:
+                raise Interrupted()
+            ready, _ = ray.wait(list(refs), num_returns=1, timeout=0.5)
             for ref in ready:
                 i = refs.pop(ref)
                 try:
@@ -489,9 +534,21 @@ def _run_ray(jobs, pending, n, address, done) -> None:
                     o = Outcome(jobs[i], "failed", error=f"{type(e).__name__}: {e}", trace=traceback.format_exc())
                 done(i, o)
     except BaseException:  # interrupted: the tasks still running are cancelled (their temp folders go)
-        for ref in refs:
-            ray.cancel(ref, force=True)
+        for ref in refs:  # first politely: the task gets KeyboardInterrupt and its `finally` runs
+            ray.cancel(ref, force=False)
+        try:
+            ray.wait(list(refs), num_returns=len(refs), timeout=RAY_CANCEL_GRACE_S)
+        except Exception:  # noqa: BLE001  (cancelled tasks answer with errors; we only wait)
+            pass
+        for ref in refs:  # then whatever is still running is stopped
+            try:
+                ray.cancel(ref, force=True)
+            except Exception:  # noqa: BLE001  (already finished)
+                pass
         raise
     finally:
         if started:
             ray.shutdown()
+            if not address:  # our own local cluster: a task killed mid-render left its folder here
+                for left in Path(tempfile.gettempdir()).glob(f"attention-manim-ray-{batch}-*"):
+                    shutil.rmtree(left, ignore_errors=True)

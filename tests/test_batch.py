@@ -249,3 +249,45 @@ def test_workers_die_when_their_parent_is_killed(tmp_path, start):
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+@pytest.mark.parametrize("address, words", [
+    ("127.0.0.1:1", "no Ray cluster answers at 127.0.0.1:1"),
+    ("ray://127.0.0.1:1", "ray://"),
+    ("nonsense", "not a Ray address"),
+])
+def test_a_ray_address_nothing_answers_at_fails_fast_in_one_line(tmp_path, address, words):
+    import time
+
+    pytest.importorskip("ray")
+    start = time.perf_counter()
+    r = subprocess.run([sys.executable, "render.py", "softmax", "--backend", "ray", "--ray-address", address,
+                        "--out", str(tmp_path / "out")], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr[-1500:]
+    assert "hint: " in r.stderr and time.perf_counter() - start < 60
+    assert not [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
+
+
+@pytest.mark.ray
+@pytest.mark.render
+def test_sigterm_stops_a_ray_batch_like_a_local_one(tmp_path):
+    """Exit 143, one line, no stack dump, no file in OUT and no task's temp folder left."""
+    import tempfile
+
+    pytest.importorskip("ray")
+    out = tmp_path / "out"
+    before = set(Path(tempfile.gettempdir()).glob("attention-manim-ray-*"))
+    p = subprocess.Popen([sys.executable, "render.py", "fluffy_blue_creature", "multi_head", "--backend", "ray",
+                          "--jobs", "2", "--device", "cpu", "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(set(Path(tempfile.gettempdir()).glob("attention-manim-ray-*")) - before) < 2:
+        time.sleep(0.3)  # both tasks are rendering: their private folders exist
+    assert p.poll() is None, "the batch ended before it could be stopped"
+    time.sleep(2.0)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=90)
+    assert p.returncode == 143, err[-2000:]
+    assert "interrupted" in err and "Traceback" not in err and "SystemError" not in err
+    assert not [f for f in out.rglob("*") if f.is_file()]
+    assert not set(Path(tempfile.gettempdir()).glob("attention-manim-ray-*")) - before
