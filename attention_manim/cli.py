@@ -179,8 +179,14 @@ def comma_choices(value: str, known: tuple[str, ...], what: str, option: str) ->
 @click.option("--ray-address", default=None, help="an existing Ray cluster (default: a local Ray for the run)")
 @click.option("--force", is_flag=True, help="render even when the clip is up to date")
 @click.option("--preview", is_flag=True, help="open each file when it is done")
+@click.option("--voice", default=None,
+              help="speak the captions: auto (the best offline voice for the clip's language) or a name "
+                   "from `render.py voices`; without it the clip is silent")
+@click.option("--voice-dir", "voice_dir", type=click.Path(path_type=Path), default=None,
+              help="your own recordings, one file per caption block named by block id (render.py script "
+                   "lists them); blocks without one are spoken by --voice, or left silent")
 def render(names, quality, fmt, transparent, sentences, focus, layer, head, layout, axes, theme, lang,
-           model_name, device, out, chapters, n_jobs, backend, ray_address, force, preview):
+           model_name, device, out, chapters, n_jobs, backend, ray_address, force, preview, voice, voice_dir):
     """Render SCENE [SCENE...] ('all' renders every scene), in every --lang and -q given."""
     from attention_manim.scenes.batch import (Interrupted, check_jobs, make_jobs, options_tuple, progress_line, run_batch,
                               summary_table)
@@ -193,7 +199,7 @@ def render(names, quality, fmt, transparent, sentences, focus, layer, head, layo
     scenes = load_all()
     for name in names:  # every name is checked, "all" beside it too (`render.py foo all` is a typo, not all)
         if name != "all" and name not in scenes:
-            raise unknown_scene_error(name, sorted(scenes) + ["all", "list", "inspect", "heads", "params", "vocab", "train", "storyboard", "lint"])
+            raise unknown_scene_error(name, sorted(scenes) + ["all", "list", "inspect", "heads", "params", "vocab", "train", "storyboard", "lint", "script", "voices"])
     wanted = sorted(scenes) if "all" in names else list(dict.fromkeys(names))
     options = options_tuple(dict(sentences=split_sentences(sentences), focus=focus, layer=layer, head=head,
                                  theme=theme, layout=layout, axes=parse_list(axes)))
@@ -202,7 +208,8 @@ def render(names, quality, fmt, transparent, sentences, focus, layer, head, layo
         lesson = getattr(scenes[name], "lesson", None)
         jobs += make_jobs([name], langs, qualities, fmt=fmt, transparent=transparent, chapters=chapters,
                           model=str(model_name or getattr(lesson, "model", None) or "toy"), device=device,
-                          options=options, out=str(out))
+                          options=options, out=str(out), voice=voice,
+                          voice_dir=str(voice_dir.resolve()) if voice_dir else None)
     check_jobs(jobs, backend, n_jobs)  # every name, language, quality, format and model before anything starts
     out_existed = Path(out).exists()
     check_output_dir(out)
@@ -217,6 +224,8 @@ def render(names, quality, fmt, transparent, sentences, focus, layer, head, layo
         if o.trace:
             click.echo(o.trace, err=True)
         click.echo(progress_line(i, n, o), err=True)
+        for note in o.notes:
+            click.echo(f"note: {note}", err=True)
         if o.ok:
             for f in o.files:
                 click.echo(f)
@@ -280,6 +289,73 @@ def review_request(names, lang, model_name, sentences, focus, layer, head, layou
     options = options_tuple(dict(sentences=split_sentences(sentences), focus=focus, layer=layer, head=head,
                                  layout=layout, axes=parse_list(axes)))
     return wanted, langs, options
+
+
+@cli.command("script")
+@click.argument("name", metavar="LESSON")
+@review_options
+@click.option("--format", "fmt", type=click.Choice(["md", "txt", "json"]), default="md", show_default=True)
+def script_cmd(name, lang, model_name, sentences, focus, layer, head, layout, axes, device, fmt):
+    """The narration script of LESSON: every caption block, chapter by chapter, with its block id and
+    the time it starts at without a voice. Record one file per block (named by its id) and render
+    with --voice-dir."""
+    from attention_manim.scenes.batch import Job, Worker
+    from attention_manim.scenes.registry import load_all
+    from attention_manim.scenes.review import script_scene
+
+    wanted, langs, options = review_request((name,), lang, model_name, sentences, focus, layer, head, layout, axes)
+    if len(wanted) != 1 or len(langs) != 1:
+        raise UserError("a script is one lesson in one language", "e.g. render.py script softmax --lang ko")
+    cls = load_all()[wanted[0]]
+    model = str(model_name or getattr(getattr(cls, "lesson", None), "model", None) or "toy")
+    inputs = Worker().inputs(Job(scene=wanted[0], lang=langs[0], model=model, device=device, options=options))
+    click.echo(format_script(script_scene(cls, inputs, name=wanted[0]), fmt), nl=False)
+
+
+def format_script(script: dict, fmt: str) -> str:
+    from attention_manim.scenes.i18n import Say
+
+    if fmt == "json":
+        return strict_json(script) + "\n"
+    say = Say(script["lang"])
+
+    def clock(t: float) -> str:
+        return f"{int(t // 60)}:{t % 60:04.1f}"
+
+    lines = []
+    head = say("cli.script.title", scene=script["scene"], minutes=clock(script["duration"]))
+    lines += [f"# {head}", "", say("cli.script.how"), ""] if fmt == "md" else [head, "", say("cli.script.how"), ""]
+    for ch in script["chapters"]:
+        lines += [f"## {ch['number']}. {ch['title']}", ""] if fmt == "md" else [f"{ch['number']}. {ch['title']}", ""]
+        for b in ch["blocks"]:
+            if fmt == "md":
+                lines += [f"**{b['id']}** · {clock(b['start'])}", "", b["spoken"], ""]
+            else:
+                lines += [f"[{b['id']}] {clock(b['start'])}", b["spoken"], ""]
+    return "\n".join(lines)
+
+
+@cli.command("voices")
+@click.option("--json", "as_json", is_flag=True, help="print the list as JSON")
+def voices_cmd(as_json):
+    """The offline voices --voice takes, their language and engine, and whether they are installed."""
+    from attention_manim.voice import AUTO, VOICES
+    from attention_manim.voice.engines import available
+
+    rows = [{"name": v.name, "lang": v.lang, "engine": v.engine, "description": v.description,
+             "auto": AUTO.get(v.lang) == v.name, "installed": available(v)} for v in VOICES]
+    if as_json:
+        click.echo(strict_json(rows))
+        return
+    click.echo(f"{'voice':<12} {'lang':<5} {'engine':<7} {'installed':<10} description")
+    for r in rows:
+        mark = " (auto)" if r["auto"] else ""
+        click.echo(f"{r['name']:<12} {r['lang']:<5} {r['engine']:<7} {'yes' if r['installed'] else 'no':<10} "
+                   f"{r['description']}{mark}")
+    if not all(r["installed"] for r in rows):
+        from attention_manim.voice.engines import INSTALL_HINT
+
+        click.echo(f"not installed: {INSTALL_HINT}", err=True)
 
 
 @cli.command("storyboard")

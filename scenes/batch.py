@@ -51,6 +51,8 @@ class Job:
     options: tuple = ()  # sorted (SceneInputs field, value) pairs: sentences, focus, layer, head, ...
     out: str = "renders"
     extra_config: tuple = ()  # sorted manim settings (tests and benchmarks: tiny frames)
+    voice: str | None = None  # render --voice: who speaks the captions (None: silent)
+    voice_dir: str | None = None  # render --voice-dir: the teacher's recordings
 
     @property
     def qdir(self) -> str:
@@ -76,6 +78,10 @@ class Job:
     def key(self) -> str:
         fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in ("out", "model")}
         fields["env"] = {k: os.environ.get(k) for k in KEY_ENV}  # switches that change the render
+        if self.voice_dir:  # the recordings themselves, not only the folder's name
+            from attention_manim.voice.narrator import recordings_stamp
+
+            fields["recordings"] = recordings_stamp(self.voice_dir)
         return cache.cache_key(fields, self.model)
 
 
@@ -91,6 +97,7 @@ class Outcome:
     hint: str | None = None
     user_error: bool = False
     trace: str = ""  # a real bug's traceback
+    notes: list[str] = field(default_factory=list)  # said to the user after the clip (a silent gif, ...)
 
     @property
     def ok(self) -> bool:
@@ -124,11 +131,31 @@ def check_jobs(jobs: list[Job], backend: str = "local", n: int = 1) -> None:
     for job in jobs:
         check_format(job.fmt, job.transparent, job.chapters)
         check_model_name(job.model)
+    check_voices(jobs)
     if backend == "ray":
         try:
             import ray  # noqa: F401
         except ImportError:
             raise UserError("--backend ray needs Ray, which is not installed", RAY_HINT) from None
+
+
+def check_voices(jobs: list[Job]) -> None:
+    """--voice and --voice-dir, before anything renders: a known voice for each clip's language, its
+    engine installed, the recordings folder there and holding only recordings."""
+    from attention_manim.voice import pick_voice
+    from attention_manim.voice.engines import engine_of
+    from attention_manim.voice.narrator import find_recordings
+
+    checked = set()
+    for job in jobs:
+        if job.voice and (job.voice, job.lang) not in checked:
+            voice = pick_voice(job.voice, job.lang)
+            if job.fmt not in ("gif", "png"):
+                engine_of(voice).check()
+            checked.add((job.voice, job.lang))
+        if job.voice_dir and job.voice_dir not in checked:
+            find_recordings(Path(job.voice_dir))
+            checked.add(job.voice_dir)
 
 
 # --- one process: load each model once, render jobs -------------------------------------------------
@@ -152,7 +179,7 @@ class Worker:
             self.models[(job.model, job.device)] = self.load(job.model, job.device)
         tracer, info = self.models[(job.model, job.device)]
         opts = {k: list(v) if isinstance(v, tuple) else v for k, v in job.options}
-        return SceneInputs(tracer=tracer, model=info, lang=job.lang, **opts)
+        return SceneInputs(tracer=tracer, model=info, lang=job.lang, voice=job.voice, voice_dir=job.voice_dir, **opts)
 
     def run(self, job: Job, keep_exception: bool = False) -> Outcome:
         from . import runner
@@ -166,7 +193,7 @@ class Worker:
                                       extra_config=dict(job.extra_config) or None, chapters=job.chapters)
             index = getattr(res, "index", None)
             return Outcome(job, "rendered", float(res.duration), float(res.wall_time), [str(f) for f in res.files],
-                           str(index) if index else None)
+                           str(index) if index else None, notes=list(getattr(res, "notes", []) or []))
         except UserError as e:
             if keep_exception:
                 raise
@@ -449,11 +476,11 @@ def install(job: Job, payload: dict[str, bytes]) -> None:
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes(data)
         src = work / job.qdir
-        srt = dest / f"{job.stem}.srt"
-        if (src / srt.name).is_file():
-            os.replace(src / srt.name, srt)
-        elif srt.exists():
-            srt.unlink()
+        for caption in (dest / f"{job.stem}.srt", dest / f"{job.stem}.vtt"):
+            if (src / caption.name).is_file():
+                os.replace(src / caption.name, caption)
+            elif caption.exists():
+                caption.unlink()
         if (src / job.stem).is_dir():
             _swap_in(src / job.stem, dest / job.stem, work / "old-chapters")
         elif (dest / job.stem / INDEX).is_file():

@@ -132,6 +132,8 @@ class Say:
     # (role, layer, head) of every role named on screen since the lesson's last chapter: the lint
     # checks that each head was measured to play the role it is called by (scenes/review.py)
     roles_named: list = field(default_factory=list, compare=False, hash=False, repr=False)
+    # caption -> its spoken form, for captions whose key has a spoken variant (`spoken.lines.<key>`)
+    spoken_lines: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self):
         check_language(self.lang)
@@ -150,7 +152,19 @@ class Say:
             if "count" not in params:
                 raise KeyError(f"{key!r} has plural forms: pass count=")
             template = template.get(plural_form(self.lang, params["count"]), template["other"])
-        return _LocalFormatter(self.lang).vformat(template, (), params)
+        out = _LocalFormatter(self.lang).vformat(template, (), params)
+        spoken_key = f"spoken.lines.{key}"
+        if spoken_key in self.catalog:
+            form = self.catalog[spoken_key]
+            if isinstance(form, dict):
+                form = form.get(plural_form(self.lang, params["count"]), form["other"])
+            self.spoken_lines[out] = _LocalFormatter(self.lang).vformat(form, (), params)
+        return out
+
+    def spoken(self, text: str) -> str:
+        """How a caption is said aloud: its key's spoken variant if the catalog has one, else the
+        caption with every symbol read as words (`spoken.symbols`: × → "times", W_Q → "W Q", ...)."""
+        return spoken_form(self.spoken_lines.get(text, text), self.lang)
 
     def has(self, key: str) -> bool:
         return key in self.catalog
@@ -190,6 +204,40 @@ class Say:
     def chars_per_second(self) -> float:
         """How fast a viewer reads captions in this language (Hangul packs more per character)."""
         return float(self("common.reading.chars_per_second"))
+
+
+SPEAKABLE = re.compile(r"[\w\s.,;:!?'\"“”‘’()\-–—%]*")
+
+
+@lru_cache(maxsize=None)
+def _spoken_symbols(lang: str) -> tuple[tuple[str, str], ...]:
+    """(symbol, words) of `spoken.symbols`, longest symbol first (so "−∞" wins over "−")."""
+    prefix = "spoken.symbols."
+    table = {k[len(prefix):]: v for k, v in load_catalog(lang).items() if k.startswith(prefix)}
+    return tuple(sorted(table.items(), key=lambda kv: -len(kv[0])))
+
+
+SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789−")
+POWER = re.compile(r"(\d+(?:[.,]\d+)?)([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+
+
+def spoken_form(text: str, lang: str) -> str:
+    """`text` with the catalog's symbol words in place of symbols (10⁻¹⁶ through `spoken.power`),
+    spaces tidied."""
+    if POWER.search(text):
+        power = load_catalog(lang)["spoken.power"]
+        text = POWER.sub(lambda m: power.format(base=m.group(1), exponent=m.group(2).translate(SUPERSCRIPTS)), text)
+    for symbol, words in _spoken_symbols(lang):
+        if symbol in text:
+            text = text.replace(symbol, f" {words} " if words else " ")
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"([“‘(])\s+", r"\1", text)  # “␣of” is said “of”
+    return re.sub(r"\s+([.,;:!?)”’])", r"\1", text)
+
+
+def unspeakable(text: str) -> set[str]:
+    """The characters of a spoken form a voice would spell out or skip (empty when all is words)."""
+    return {ch for ch in text if ch == "_" or not SPEAKABLE.fullmatch(ch)}
 
 
 def missing_keys() -> dict[str, set[str]]:

@@ -84,6 +84,7 @@ class LessonSceneBase:
         self.chapter_list = self.lesson.all_chapters()
         # options the lesson does not use are said (not silently ignored): see scenes/options.py
         self.setting, self.plans, self.unused_options = plan_lesson(self.lesson, inputs)
+        self.narrator = make_narrator(inputs)  # after planning: a wrong sentence is said before a missing voice
         super().__init__(**kwargs)
         self.chapters_played: list[str] = []
         self.caption_log: list[tuple[str, float]] = []
@@ -109,6 +110,7 @@ class LessonSceneBase:
             watch.start(self)
         for index, (chapter, plan) in enumerate(zip(self.chapter_list, self.plans), start=1):
             self.mark_chapter(chapter.key)  # its title card, if any, belongs to it
+            self.stage.start_chapter(index, chapter.key)
             if watch is not None:
                 watch.chapter_started(self, chapter.key, index)
             if self.lesson.cards and id(chapter) in main:
@@ -123,6 +125,17 @@ class LessonSceneBase:
                 self.say.roles_named.clear()
         if watch is not None:
             watch.finish(self)
+
+    def tear_down(self):
+        super().tear_down()
+        if self.narrator is None:
+            return
+        self.narrator.check_all_used([b["id"] for b in self.stage.blocks])
+        writer = getattr(self.renderer, "file_writer", None)
+        if getattr(writer, "includes_sound", False):
+            from .sound import finish_soundtrack
+
+            finish_soundtrack(writer, float(self.renderer.time))
 
     def play(self, *args, **kwargs):
         if self.observer is None or not self.observer.skip(self, args, kwargs):
@@ -180,6 +193,15 @@ class LessonSceneBase:
             card.shift(-d)
             self.wait(1.0)
             self.play(FadeOut(card, shift=UP * 0.3), run_time=0.5)
+
+
+def make_narrator(inputs: SceneInputs):
+    """The clip's narrator (render --voice / --voice-dir), or None for a silent clip."""
+    if not (inputs.voice or inputs.voice_dir):
+        return None
+    from attention_manim.voice import Narrator
+
+    return Narrator(inputs.lang, voice=inputs.voice, voice_dir=inputs.voice_dir)
 
 
 def _boxes(mobjects) -> list[tuple[float, float, float, float]]:

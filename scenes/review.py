@@ -881,3 +881,24 @@ def review(kind: str, names: list[str], langs: list[str], *, model: str | None, 
             if on_result:
                 on_result(res)
     return results
+
+
+# --- the narration script: what a teacher reads into a microphone ----------------------------------
+
+def script_scene(scene_cls, inputs, *, name: str) -> dict:
+    """Every caption block of a lesson, chapter by chapter, with its id, its start and end without a
+    voice, the caption and its spoken form (render.py script)."""
+    from .runner import chapter_title
+
+    scene = play_watched(scene_cls, inputs, Observer())
+    say = scene.say
+    chapters: dict[str, dict] = {}
+    for block in scene.stage.blocks:
+        number, rest = block["id"].split("_", 1)
+        key = rest.rsplit("_", 1)[0]
+        ch = chapters.setdefault(block["id"].rsplit("_", 1)[0], {
+            "number": int(number), "key": key, "title": chapter_title(say, key), "blocks": []})
+        ch["blocks"].append({**{k: block[k] for k in ("id", "start", "end", "text")},
+                             "spoken": say.spoken(block["text"])})
+    return {"scene": name, "lang": inputs.lang, "duration": round(float(scene.renderer.time), 3),
+            "chapters": list(chapters.values())}

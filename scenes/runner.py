@@ -59,6 +59,7 @@ class RenderResult:
     wall_time: float  # seconds it took
     chapters: list[dict] = field(default_factory=list)  # index.json's chapter entries (--chapters)
     index: Path | None = None  # the chapter folder's index.json (--chapters)
+    notes: list[str] = field(default_factory=list)  # what the user should know (a silent gif, a missing recording)
 
 
 def check_output_dir(out: Path) -> Path:
@@ -128,13 +129,39 @@ def _write_chapters(scene, writer, *, name: str, stem: str, lang: str, quality: 
         file = f"{i + 1:02d}_{key}.{fmt}"
         if files:
             writer.combine_files(files, folder / file, create_gif=(fmt == "gif"))
+            soundtrack = getattr(writer, "soundtrack", None)
+            if soundtrack is not None and fmt != "gif":
+                from .sound import chapter_sound
+
+                chapter_sound(folder / file, soundtrack, start, end)
         chapters.append({"number": i + 1, "key": key, "title": chapter_title(say, key), "start": round(start, 4),
                          "duration": round(end - start, 4), "file": file,
                          "captions": _chapter_captions(writer.subcaptions, start, end)})
+    narrator = getattr(scene, "narrator", None)
     index = {"scene": name, "lang": lang, "quality": quality, "format": fmt, "clip": f"../{stem}.{fmt}",
-             "duration": round(duration, 4), "chapters": chapters}
+             "duration": round(duration, 4),
+             "narration": narrator.describe() if narrator is not None and fmt != "gif" else None,
+             "chapters": chapters}
     (folder / INDEX).write_text(json.dumps(index, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     return chapters
+
+
+def vtt_time(seconds: float) -> str:
+    ms = int(round(seconds * 1000))
+    h, rest = divmod(ms, 3_600_000)
+    m, rest = divmod(rest, 60_000)
+    s, ms = divmod(rest, 1000)
+    return f"{h:02d}:{m:02d}:{s:02d}.{ms:03d}"
+
+
+def write_vtt(subtitles, path: Path) -> Path:
+    """The captions as WebVTT (what a browser's <track> plays), the same cues as the .srt."""
+    lines = ["WEBVTT", ""]
+    for i, sub in enumerate(subtitles, start=1):
+        lines += [str(i), f"{vtt_time(sub.start.total_seconds())} --> {vtt_time(sub.end.total_seconds())}",
+                  sub.content.replace("-->", "→"), ""]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
 
 
 def sweep_stale(folder: Path) -> None:
@@ -168,6 +195,12 @@ def render_scene(scene_cls, inputs, *, name: str, quality: str = "l", fmt: str =
 
     check_format(fmt, transparent, chapters)
     lang = getattr(inputs, "lang", None) or "en"
+    notes = []
+    if fmt in ("gif", "png") and (getattr(inputs, "voice", None) or getattr(inputs, "voice_dir", None)):
+        import dataclasses
+
+        notes.append(f"a {fmt} has no sound: this {fmt} is silent (use mp4 or webm for the narration)")
+        inputs = dataclasses.replace(inputs, voice=None, voice_dir=None)
     stem = clip_stem(name, lang, lang_suffix)
     dest_dir = Path(out) / quality_dir_name(quality)
     created = [d for d in (dest_dir, Path(out)) if not d.exists()]  # removed again after a UserError
@@ -213,11 +246,20 @@ def render_scene(scene_cls, inputs, *, name: str, quality: str = "l", fmt: str =
         moved = [final]
         srt = produced.with_suffix(".srt")
         final_srt = dest_dir / f"{stem}.srt"
+        final_vtt = final_srt.with_suffix(".vtt")
         if fmt != "png" and srt.is_file():
+            vtt = srt.with_suffix(".vtt")
+            write_vtt(writer.subcaptions, vtt)
             os.replace(srt, final_srt)
-            moved.append(final_srt)
-        elif final_srt.exists() and fmt != "png":
-            final_srt.unlink()  # a stale .srt from an older render must not pair with the new clip
+            os.replace(vtt, final_vtt)
+            moved += [final_srt, final_vtt]
+        elif fmt != "png":
+            for stale in (final_srt, final_vtt):  # captions of an older render must not pair with the new clip
+                if stale.exists():
+                    stale.unlink()
+        narrator = getattr(scene, "narrator", None)
+        if narrator is not None:
+            notes += narrator.notes
         final_chapters = dest_dir / stem
         index = None
         if chapters:
@@ -226,7 +268,7 @@ def render_scene(scene_cls, inputs, *, name: str, quality: str = "l", fmt: str =
         elif fmt != "png" and (final_chapters / INDEX).is_file():
             shutil.rmtree(final_chapters, ignore_errors=True)  # chapters of an older clip would not match it
         os.replace(produced, final)  # the clip appears only once it is complete
-        return RenderResult(name, moved, duration, time.perf_counter() - start, entries, index)
+        return RenderResult(name, moved, duration, time.perf_counter() - start, entries, index, notes)
     except UserError:
         shutil.rmtree(work, ignore_errors=True)
         for d in created:  # a user's mistake leaves no empty folders either

@@ -28,6 +28,8 @@ class SceneInputs:
     layout: str = "video"  # "video": keys as rows, queries as columns; "paper": the transpose
     axes: list[str] | None = None  # named directions for 3-D scenes
     lang: str = "en"  # the catalog every word on screen and in the .srt comes from
+    voice: str | None = None  # a voice speaks each caption block (attention_manim.voice); None: silent
+    voice_dir: str | None = None  # the teacher's recordings, one file per block id
     options: dict = field(default_factory=dict)  # lesson-specific extras
 
 

@@ -17,6 +17,7 @@ from manim import FadeOut, config
 from .i18n import Say
 from .style import Theme
 
+BREATH_S = 0.35  # silence after a block's speech before the next block may start
 HAND_ONS = ("words", "queries", "keys", "grid", "grid_titles", "values")
 
 
@@ -104,6 +105,9 @@ class Stage:
         self.values = None  # value vectors
         self.captions: list[tuple[str, float]] = []
         self.drawn: dict[str, dict] = {}  # chapter key -> the mobjects it drew that tests look at
+        self.blocks: list[dict] = []  # every caption block: id, start, end, text, seconds of speech
+        self.chapter_number, self.chapter_key, self.block_number = 0, "", 0
+        self._in_block = False
 
     # --- layout ---------------------------------------------------------------------------
     def region(self, name: str) -> Region:
@@ -153,19 +157,48 @@ class Stage:
     def time(self) -> float:
         return float(self.scene.renderer.time)
 
+    def start_chapter(self, number: int, key: str) -> None:
+        """Caption blocks are numbered per chapter: their ids are `NN_<chapter>_KK`."""
+        self.chapter_number, self.chapter_key, self.block_number = number, key, 0
+
+    def block_id(self) -> str:
+        return f"{self.chapter_number:02d}_{self.chapter_key}_{self.block_number:02d}"
+
     @contextmanager
     def narrating(self, text: str):
-        """A sub-caption spanning exactly the plays inside the block, held on screen (by waiting
-        at the end) at least as long as it takes to read in this language."""
+        """A caption block: a sub-caption spanning exactly the plays inside the block, held on screen
+        (by waiting at the end) at least as long as it takes to read in this language.
+
+        With a narrator (render --voice / --voice-dir) the block's speech starts with the block and the
+        block lasts at least the speech plus a breath: holds stretch, animations keep their pace. The
+        caption is then timed to the speech itself."""
         scene = self.scene
+        if self._in_block:
+            raise RuntimeError("caption blocks do not nest: one block, one caption, one stretch of speech")
+        self._in_block = True
+        self.block_number += 1
+        block = self.block_id()
         start = scene.renderer.time
-        yield
-        rest = len(text) / self.say.chars_per_second - (scene.renderer.time - start)
-        if rest > 0.05:
-            scene.wait(rest)
+        narrator = getattr(scene, "narrator", None)
+        speech = narrator.speak(block, self.say.spoken(text)) if narrator is not None else None
+        if speech is not None:
+            scene.add_sound(str(speech.path))
+        try:
+            yield
+        finally:
+            self._in_block = False
+        needed = len(text) / self.say.chars_per_second
+        if speech is not None:
+            needed = max(needed, speech.duration + BREATH_S)
+        rest = needed - (scene.renderer.time - start)
+        if rest > 0.05 or (speech is not None and rest > 1e-3):
+            scene.wait(max(rest, 1 / config.frame_rate))  # manim renders at least one frame
         duration = scene.renderer.time - start
-        scene.add_subcaption(text, duration=duration, offset=start - scene.renderer.time)
+        shown = speech.duration if speech is not None else duration
+        scene.add_subcaption(text, duration=shown, offset=start - scene.renderer.time)
         self.captions.append((text, duration))
+        self.blocks.append({"id": block, "start": round(float(start), 3), "end": round(float(scene.renderer.time), 3),
+                            "text": text, "speech": round(speech.duration, 3) if speech else None})
         if getattr(scene, "observer", None) is not None:
             scene.observer.caption_done(scene, text, start, scene.renderer.time)
 
