@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .i18n import unspeakable
+
 PX_PER_UNIT_720 = 90.0  # manim's frame is 8 units tall; 720 px / 8
 RULES = {
     "number_size": "a digit in a grid, matrix, vector, bar label or table is at least 14 px tall at 720p",
@@ -42,6 +44,7 @@ RULES = {
     "decimal_convention": "one decimal convention (point or comma) per panel",
     "honest_title": "a title names a head's role only if the head was measured to play it",
     "typeset_math": "no raw underscore on screen: W_Q is W with a subscript Q (typeset math)",
+    "spoken": "a caption's spoken form holds only words, numbers and punctuation (a voice never spells a symbol)",
 }
 MIN_NUMBER_PX = 14.0
 MIN_TEXT_PX = 11.0
@@ -554,6 +557,10 @@ class Linter(Observer):
 
     # --- captions and chapters -------------------------------------------------------------
     def caption_done(self, scene, text: str, start: float, end: float) -> None:
+        odd = unspeakable(scene.say.spoken(text))
+        if odd:
+            self.add(scene, "spoken", f"a voice cannot say {' '.join(sorted(odd))} in ({_short(text, 50)}): "
+                                      f"add them to scenes/locales/{self.lang}/spoken.toml", key=tuple(sorted(odd)))
         now = screen_numbers(in_view(visible_texts(scene, _flat_mobjects(scene)), _frame_box(scene)))
         shown = self._block_numbers | now
         for written, n in caption_numbers(text, self.lang):
