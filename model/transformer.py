@@ -17,6 +17,8 @@ check it against torch.nn.functional.scaled_dot_product_attention and against `t
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
+from contextlib import contextmanager
 
 import numpy as np
 import torch
@@ -78,6 +80,14 @@ def rotary_cos_sin(n: int, d_head: int, theta: float, device) -> tuple[torch.Ten
 
 
 class Block(nn.Module):
+    # What replaces the softmax of this layer's heads; None (the default) is ordinary attention.
+    # Called as fn(q, k, v, mask, scale): q, k, v [batch, n_heads, n, d_head] (q and k after the
+    # rotation, k and v already repeated per query head), mask [n, n] bool (True = blocked by the
+    # causal mask), scale = 1/sqrt(d_head); it returns (pattern [batch, n_heads, n, n], z [batch,
+    # n_heads, n, d_head]). Linear attention and sliding windows (model/linear_attention.py,
+    # model/sliding_window.py) are run through it. Set it for a while with `override_attention`.
+    attention_override = None
+
     def __init__(self, cfg: ModelConfig):
         super().__init__()
         H, D, d, G = cfg.n_heads, cfg.d_model, cfg.d_head, cfg.n_kv_heads
@@ -125,8 +135,11 @@ class Block(nn.Module):
             mask = torch.ones(n, n, dtype=torch.bool, device=x.device).triu(1)  # key after query
         else:
             mask = torch.zeros(n, n, dtype=torch.bool, device=x.device)
-        pattern = torch.softmax(scores.masked_fill(mask, float("-inf")), dim=-1)
-        z = torch.einsum("bhqk,bhkd->bhqd", pattern, v_h)
+        if self.attention_override is None:
+            pattern = torch.softmax(scores.masked_fill(mask, float("-inf")), dim=-1)
+            z = torch.einsum("bhqk,bhkd->bhqd", pattern, v_h)
+        else:
+            pattern, z = self.attention_override(q, k_h, v_h, mask, 1.0 / math.sqrt(cfg.d_head))
         delta_e = torch.einsum("bhnd,hdD->bhnD", z, self.W_O)  # per head, in embedding space
         out = delta_e.sum(1) + self.b_O
         if record is not None:
@@ -405,6 +418,31 @@ class AttentionModel(nn.Module):
         answer = int(logits[0, -1].argmax())
         return LogitLens(ids=top.indices.cpu().numpy(), probs=top.values.cpu().numpy(),
                          answer_probs=p[:, answer].cpu().numpy())
+
+
+@contextmanager
+def override_attention(model: AttentionModel, overrides: Mapping[int, Callable]):
+    """Within the block, layer l's heads attend with overrides[l] instead of the softmax (see
+    `Block.attention_override`); every other layer, and every layer after the block, as before.
+
+        with override_attention(model, {3: linear_fn}):
+            logits = model(ids)
+    """
+    n = len(model.blocks)
+    bad = [l for l in overrides if not (isinstance(l, int) and 0 <= l < n)]
+    if bad:
+        raise UserError(f"no layer {bad[0]}: the model has layers 0..{n - 1}")
+    before = {l: model.blocks[l].__dict__.get("attention_override") for l in overrides}
+    try:
+        for l, fn in overrides.items():
+            model.blocks[l].attention_override = fn
+        yield model
+    finally:
+        for l, old in before.items():
+            if old is None:
+                model.blocks[l].__dict__.pop("attention_override", None)
+            else:
+                model.blocks[l].attention_override = old
 
 
 def random_model(cfg: ModelConfig, seed: int = 0, scale: float = 1.0, tokenizer=None) -> AttentionModel:
