@@ -129,8 +129,10 @@ class Clip:
 def render_clip(scene: str, sentence: str | None = None, model: str | None = None, *, quality: str = "l",
                 lang: str = "en", fmt: str = "mp4", out: Path | str = Path("renders/notebook"),
                 layer: int | None = None, head: int | None = None, layout: str = "video", theme: str = "dark",
-                focus: str | None = None, chapters: bool = False, extra_config: dict | None = None) -> Clip:
-    """Render `scene` as `render.py` would (files under OUT/<quality>/) and return it for display."""
+                focus: str | None = None, chapters: bool = False, extra_config: dict | None = None,
+                voice: str | None = None, voice_dir: Path | str | None = None) -> Clip:
+    """Render `scene` as `render.py` would (files under OUT/<quality>/) and return it for display.
+    `voice="auto"` (or a name from `render.py voices`) narrates it; `voice_dir` holds your recordings."""
     from attention_manim.scenes.i18n import check_language
     from attention_manim.scenes.registry import load_all, unknown_scene_error
     from attention_manim.scenes.runner import render_scene
@@ -144,7 +146,12 @@ def render_clip(scene: str, sentence: str | None = None, model: str | None = Non
     session = _session(name)
     inputs = SceneInputs(tracer=session, model=session.info,
                          sentences=[core.check_sentence(sentence)] if sentence is not None else None,
-                         focus=focus, layer=layer, head=head, theme=theme, layout=layout, lang=lang)
+                         focus=focus, layer=layer, head=head, theme=theme, layout=layout, lang=lang,
+                         voice=voice, voice_dir=str(voice_dir) if voice_dir else None)
+    if voice or voice_dir:
+        from attention_manim.scenes.batch import Job, check_voices
+
+        check_voices([Job(scene=scene, lang=lang, fmt=fmt, voice=voice, voice_dir=str(voice_dir) if voice_dir else None)])
     result = render_scene(scenes[scene], inputs, name=scene, quality=quality, fmt=fmt, out=Path(out),
                           chapters=chapters, extra_config=extra_config)
     return Clip(Path(result.files[0]), [Path(f) for f in result.files], result.duration)

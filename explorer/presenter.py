@@ -29,6 +29,9 @@ def build_presenter(index_json: Path, dest: Path, strings: dict | None = None) -
         src = index_json.parent / ch["file"]
         if src.is_file():
             shutil.copyfile(src, dest / Path(ch["file"]).name)
+        vtt = index_json.parent / ch.get("vtt", "")
+        if ch.get("vtt") and vtt.is_file():  # for a course platform; the page itself carries its cues inline
+            shutil.copyfile(vtt, dest / vtt.name)
     for name in ("present.js", "present.css"):
         shutil.copyfile(FILES / name, dest / name)
     data = json.dumps({"index": index, "strings": strings}, ensure_ascii=False).replace("</", "<\\/")

@@ -134,9 +134,11 @@ def _write_chapters(scene, writer, *, name: str, stem: str, lang: str, quality: 
                 from .sound import chapter_sound
 
                 chapter_sound(folder / file, soundtrack, start, end)
+        captions = _chapter_captions(writer.subcaptions, start, end)
+        vtt = f"{i + 1:02d}_{key}.vtt"
+        write_vtt_cues([(c["start"], c["end"], c["text"]) for c in captions], folder / vtt)
         chapters.append({"number": i + 1, "key": key, "title": chapter_title(say, key), "start": round(start, 4),
-                         "duration": round(end - start, 4), "file": file,
-                         "captions": _chapter_captions(writer.subcaptions, start, end)})
+                         "duration": round(end - start, 4), "file": file, "vtt": vtt, "captions": captions})
     narrator = getattr(scene, "narrator", None)
     index = {"scene": name, "lang": lang, "quality": quality, "format": fmt, "clip": f"../{stem}.{fmt}",
              "duration": round(duration, 4),
@@ -156,10 +158,13 @@ def vtt_time(seconds: float) -> str:
 
 def write_vtt(subtitles, path: Path) -> Path:
     """The captions as WebVTT (what a browser's <track> plays), the same cues as the .srt."""
+    return write_vtt_cues([(s.start.total_seconds(), s.end.total_seconds(), s.content) for s in subtitles], path)
+
+
+def write_vtt_cues(cues, path: Path) -> Path:
     lines = ["WEBVTT", ""]
-    for i, sub in enumerate(subtitles, start=1):
-        lines += [str(i), f"{vtt_time(sub.start.total_seconds())} --> {vtt_time(sub.end.total_seconds())}",
-                  sub.content.replace("-->", "→"), ""]
+    for i, (start, end, text) in enumerate(cues, start=1):
+        lines += [str(i), f"{vtt_time(start)} --> {vtt_time(end)}", text.replace("-->", "→"), ""]
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
 

@@ -53,7 +53,11 @@ def test_folder_holds_the_page_the_clips_and_the_index(presented):
     index = json.loads(Path(result.index).read_text(encoding="utf-8"))
     assert [c["number"] for c in index["chapters"]] == [1, 2]
     assert {p.name for p in folder.iterdir()} == {"index.html", "present.js", "present.css",
-                                                  *(c["file"] for c in index["chapters"])}
+                                                  *(c["file"] for c in index["chapters"]),
+                                                  *(c["vtt"] for c in index["chapters"])}
+    for c in index["chapters"]:  # each chapter's captions as WebVTT beside its clip, for a course platform
+        vtt = (folder / c["vtt"]).read_text(encoding="utf-8")
+        assert vtt.startswith("WEBVTT") and all(cap["text"] in vtt for cap in c["captions"])
     for c in index["chapters"]:  # the very clips the render cut, byte for byte
         assert (folder / c["file"]).read_bytes() == (Path(result.index).parent / c["file"]).read_bytes()
     data = inline_data(page)
@@ -117,6 +121,19 @@ def test_presenter_plays_from_file_and_keys_move_between_chapters(presented, tmp
             assert "01_" in pg.evaluate("document.getElementById('clip').currentSrc")
             title1 = pg.inner_text("#title")
             assert title1 == result.chapters[0]["title"]
+            # the captions are a WebVTT track the browser plays (no polling): its cues are the chapter's
+            want = result.chapters[0]["captions"]
+            pg.wait_for_function("(() => { const t = document.getElementById('clip').textTracks[0];"
+                                 " return t && t.cues && t.cues.length > 0; })()", timeout=20000)
+            cues = pg.evaluate("Array.from(document.getElementById('clip').textTracks[0].cues)"
+                               ".map(c => [c.startTime, c.endTime, c.text])")
+            assert [c[2] for c in cues] == [c["text"] for c in want]
+            assert [round(c[0], 2) for c in cues] == [round(c["start"], 2) for c in want]
+            assert pg.evaluate("document.getElementById('clip').textTracks[0].mode") == "showing"
+            pg.click("#show-captions")
+            assert pg.evaluate("document.getElementById('clip').textTracks[0].mode") == "hidden"
+            pg.click("#show-captions")
+            assert pg.evaluate("document.getElementById('clip').muted")  # a silent lesson: muted, so it autoplays
             # at its end a chapter holds its last frame: no automatic next chapter
             pg.evaluate("document.getElementById('clip').playbackRate = 16")
             pg.wait_for_selector('body[data-ended="1"]', timeout=20000)

@@ -3,9 +3,36 @@
   "use strict";
   const data = JSON.parse(document.getElementById("data").textContent);
   const chapters = data.index.chapters, S = data.strings;
-  const video = document.getElementById("clip"), caption = document.getElementById("caption");
+  const video = document.getElementById("clip"), showCaptions = document.getElementById("show-captions");
   const fmt = (t, p) => t.replace(/\{(\w+)\}/g, (m, k) => (k in p ? p[k] : m));
   let current = -1;
+  // a narrated lesson speaks: the clip plays with its sound (a silent one stays muted, so it may autoplay)
+  video.muted = !data.index.narration;
+
+  function stamp(t) {
+    const ms = Math.round(t * 1000), h = Math.floor(ms / 3600000), m = Math.floor(ms / 60000) % 60;
+    const s = Math.floor(ms / 1000) % 60, pad = (n, w) => String(n).padStart(w, "0");
+    return pad(h, 2) + ":" + pad(m, 2) + ":" + pad(s, 2) + "." + pad(ms % 1000, 3);
+  }
+  function webvtt(captions) {
+    return "WEBVTT\n\n" + captions.map(function (c, i) {
+      return (i + 1) + "\n" + stamp(c.start) + " --> " + stamp(c.end) + "\n" + c.text.replace(/-->/g, "→") + "\n";
+    }).join("\n");
+  }
+  // the chapter's captions as a WebVTT <track>: the browser shows them over the video, timed by the
+  // clip itself. The cues travel inside the page (a page opened from file:// may not fetch a .vtt),
+  // handed to the track as a blob.
+  function setTrack(ch) {
+    Array.from(video.querySelectorAll("track")).forEach(function (t) { URL.revokeObjectURL(t.src); t.remove(); });
+    const track = document.createElement("track");
+    track.kind = "captions";
+    track.srclang = data.index.lang || "en";
+    track.label = S.captions;
+    track.default = true;
+    track.src = URL.createObjectURL(new Blob([webvtt(ch.captions || [])], { type: "text/vtt" }));
+    video.appendChild(track);
+    track.track.mode = showCaptions.checked ? "showing" : "hidden";
+  }
 
   document.getElementById("prev").textContent = S.previous;
   document.getElementById("next").textContent = S.next;
@@ -21,8 +48,8 @@
     document.getElementById("counter").textContent = fmt(S.chapter_of, { number: i + 1, count: chapters.length });
     document.body.dataset.chapter = String(i + 1);
     delete document.body.dataset.ended;
-    caption.textContent = "";
     video.src = ch.file.split("/").pop();
+    setTrack(ch);
     const p = video.play();
     if (p && p.catch) p.catch(function () { /* autoplay refused: the first key press plays it */ });
   }
@@ -35,18 +62,15 @@
     if (document.fullscreenElement) document.exitFullscreen();
     else document.documentElement.requestFullscreen().catch(function () {});
   }
-  video.addEventListener("timeupdate", function () {
-    if (!document.getElementById("show-captions").checked) { caption.textContent = ""; return; }
-    const t = video.currentTime, caps = chapters[current].captions || [];
-    const c = caps.find(function (c) { return c.start <= t && t < c.end; });
-    caption.textContent = c ? c.text : "";
+  showCaptions.addEventListener("change", function () {
+    Array.from(video.textTracks).forEach(function (t) { t.mode = showCaptions.checked ? "showing" : "hidden"; });
   });
   video.addEventListener("ended", function () {
     document.body.dataset.ended = String(current + 1);
     document.getElementById("counter").textContent =
       fmt(S.chapter_of, { number: current + 1, count: chapters.length }) + " · " + S.ended;
   });
-  video.addEventListener("error", function () { caption.textContent = S.missing; });
+  video.addEventListener("error", function () { document.getElementById("status").textContent = S.missing; });
   document.addEventListener("keydown", function (e) {
     if (e.target && e.target.tagName === "INPUT") return;
     if (e.key === " " || e.key === "ArrowRight" || e.key === "PageDown") { e.preventDefault(); next(); }
