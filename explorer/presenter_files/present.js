@@ -72,7 +72,8 @@
   });
   video.addEventListener("error", function () { document.getElementById("status").textContent = S.missing; });
   document.addEventListener("keydown", function (e) {
-    if (e.target && e.target.tagName === "INPUT") return;
+    // typing in a text field is not a key for the presenter; a ticked checkbox keeps the keys working
+    if (e.target && e.target.tagName === "INPUT" && e.target.type !== "checkbox") return;
     if (e.key === " " || e.key === "ArrowRight" || e.key === "PageDown") { e.preventDefault(); next(); }
     else if (e.key === "ArrowLeft" || e.key === "PageUp") { e.preventDefault(); previous(); }
     else if (e.key === "f" || e.key === "F") { e.preventDefault(); fullscreen(); }
