@@ -39,6 +39,7 @@ class RenderRequest(BaseModel):
     lang: str = "en"
     format: str = "mp4"
     layout: str = "video"
+    voice: str | None = None  # "auto" or a voice name: the clip speaks its captions
 
 
 def page_strings(lang: str) -> dict:
@@ -84,13 +85,13 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
     renders = Path(renders).resolve()
     renders.mkdir(parents=True, exist_ok=True)
     app = FastAPI(title="attention-manim explorer", docs_url=None, redoc_url=None, openapi_url=None)
-    def inputs_for(model_id: str, sentence: str, layer, head, lang="en", layout="video"):
+    def inputs_for(model_id: str, sentence: str, layer, head, lang="en", layout="video", voice=None):
         from attention_manim.scenes.setting import SceneInputs
 
         session = models.session(model_id)
         core.check_sentence(sentence)
         return SceneInputs(tracer=session, model=session.info, sentences=[sentence.strip()],
-                           layer=layer, head=head, layout=layout, lang=lang)
+                           layer=layer, head=head, layout=layout, lang=lang, voice=voice)
 
     def render_inputs(job):
         from attention_manim.scenes.registry import load_all, unknown_scene_error
@@ -98,7 +99,8 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
         scenes = load_all()
         if job.scene not in scenes:
             raise unknown_scene_error(job.scene, sorted(scenes))
-        return scenes[job.scene], inputs_for(job.model, job.sentence, job.layer, job.head, job.lang, job.layout)
+        return scenes[job.scene], inputs_for(job.model, job.sentence, job.layer, job.head, job.lang, job.layout,
+                                             job.voice)
 
     queue = RenderQueue(models, renders, render_inputs)
     app.state.queue = queue
@@ -164,8 +166,12 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
     def config():
         from attention_manim.scenes.i18n import LANGUAGES
 
+        from attention_manim.voice import AUTO, VOICES
+        from attention_manim.voice.engines import available
+
         return {"models": models.ids, "languages": list(LANGUAGES), "qualities": list(QUALITIES),
-                "formats": list(FORMATS), "max_chars": core.MAX_SENTENCE_CHARS, "max_tokens": core.MAX_TOKENS}
+                "formats": list(FORMATS),
+                "voices": {lang: available(next(v for v in VOICES if v.name == name)) for lang, name in AUTO.items()}, "max_chars": core.MAX_SENTENCE_CHARS, "max_tokens": core.MAX_TOKENS}
 
     @app.get("/api/strings")
     def strings(lang: str = "en"):
@@ -252,12 +258,17 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
         if req.format not in FORMATS:
             raise UserError(f"unknown format {req.format!r}", f"choose one of {', '.join(FORMATS)}")
         page_lang(req.lang)
+        voice = req.voice or None
+        if voice:  # a known voice for the page's language, its engine installed: said before queueing
+            from attention_manim.scenes.batch import Job as ClipJob, check_voices
+
+            check_voices([ClipJob(scene=req.scene, lang=req.lang, fmt=req.format, voice=voice)])
         trace = models.trace(req.model, req.sentence)
         if req.layer is not None or req.head is not None:
             core.check_head(trace, req.layer, req.head, models.default_head(req.model))
         job = queue.submit(dict(scene=req.scene, model=req.model, sentence=req.sentence.strip(), layer=req.layer,
                                 head=req.head, quality=req.quality, lang=req.lang, fmt=req.format,
-                                layout=req.layout, extra_config=extra_config))
+                                layout=req.layout, voice=voice, extra_config=extra_config))
         return queue.status(job.id)
 
     @app.get("/api/render/{job_id}")

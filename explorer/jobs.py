@@ -40,6 +40,7 @@ class Job:
     lang: str
     fmt: str
     layout: str = "video"
+    voice: str | None = None  # render --voice: the clip speaks its captions
     extra_config: dict | None = None  # tests: a tiny frame size
     state: str = "queued"  # queued, planning, rendering, done, error
     progress: float = 0.0
@@ -55,7 +56,7 @@ class Job:
 
     def public(self, position: int | None = None) -> dict:
         out = {k: getattr(self, k) for k in ("id", "scene", "model", "sentence", "layer", "head", "quality",
-                                             "lang", "state", "progress", "written", "chapter", "chapter_key",
+                                             "lang", "voice", "state", "progress", "written", "chapter", "chapter_key",
                                              "n_chapters", "error",
                                              "files", "chapters")}
         out["format"] = self.fmt
@@ -225,10 +226,10 @@ class RenderQueue:
             rel = p.relative_to(out.resolve())
             if any(part.startswith(".") for part in rel.parts) or rel.parts[0] == "present":
                 continue
-            kind = ("clip" if p == clip else "srt" if p.suffix == ".srt"
-                    else "index" if p.name == "index.json" else "chapter")
+            kind = ("clip" if p == clip else "srt" if p.suffix == ".srt" else "vtt" if p.suffix == ".vtt"
+                    and p.parent == clip.parent else "index" if p.name == "index.json" else "chapter")
             files.append({"name": rel.as_posix(), "url": f"/renders/{job.id}/{rel.as_posix()}", "kind": kind})
-        files.sort(key=lambda f: (f["kind"] != "clip", f["kind"] != "srt", f["name"]))
+        files.sort(key=lambda f: (f["kind"] != "clip", f["kind"] != "srt", f["kind"] != "vtt", f["name"]))
         if present is not None:
             files.append({"name": "present/index.html", "url": f"/renders/{job.id}/present/index.html",
                           "kind": "presenter"})

@@ -185,6 +185,8 @@ def test_scenes_that_fit_the_sentence(client):
     ({"scene": "attention_pattern", "sentence": SENTENCE, "format": "exe"}, "unknown format"),
     ({"scene": "attention_pattern", "sentence": "a fluffy zorble"}, "does not know the word 'zorble'"),
     ({"scene": "attention_pattern", "sentence": SENTENCE, "model": "../x"}, "unknown model"),
+    ({"scene": "attention_pattern", "sentence": SENTENCE, "voice": "robot9"}, "unknown voice 'robot9'"),
+    ({"scene": "attention_pattern", "sentence": SENTENCE, "voice": "pf_dora", "lang": "en"}, "speaks pt"),
 ])
 def test_bad_render_requests_are_refused_before_queueing(client, body, words):
     r = client.post("/api/render", json=body)
@@ -204,7 +206,8 @@ def test_a_render_runs_in_the_background_and_its_files_are_served(client):
         job = client.get(f"/api/render/{job['id']}").json()
     assert job["state"] == "done", job
     kinds = {f["kind"]: f for f in job["files"]}
-    assert {"clip", "srt", "chapter", "index", "presenter"} <= set(kinds)
+    assert {"clip", "srt", "vtt", "chapter", "index", "presenter"} <= set(kinds)
+    assert client.get(kinds["vtt"]["url"]).text.startswith("WEBVTT")
     clip = client.get(kinds["clip"]["url"])
     assert clip.status_code == 200 and clip.content[4:8] == b"ftyp"  # an mp4
     assert kinds["clip"]["name"].endswith("attention_pattern.pt.mp4")
@@ -339,3 +342,30 @@ def test_the_queue_is_capped_and_jobs_can_be_cancelled(client, monkeypatch):
         assert waiting not in [j["id"] for j in client.get("/api/queue").json()["waiting"]]
     finally:
         gate.set()
+
+
+@pytest.mark.render
+def test_render_this_can_narrate(client):
+    from attention_manim.voice.engines import available, pick_voice
+
+    if not available(pick_voice("auto", "en")):
+        pytest.skip("the Kokoro voice is not installed")
+    assert client.get("/api/config").json()["voices"]["en"] is True
+    r = client.post("/api/render", json={"scene": "softmax", "sentence": "a fluffy blue creature", "model": "toy",
+                                         "quality": "l", "lang": "en", "voice": "auto"})
+    assert r.status_code == 200, r.text
+    job = r.json()
+    deadline = time.time() + 300
+    while job["state"] not in ("done", "error") and time.time() < deadline:
+        time.sleep(0.5)
+        job = client.get(f"/api/render/{job['id']}").json()
+    assert job["state"] == "done", job
+    assert job["voice"] == "auto"
+    clip = next(f for f in job["files"] if f["kind"] == "clip")
+    index = client.get(next(f for f in job["files"] if f["kind"] == "index")["url"]).json()
+    assert index["narration"]["voice"] == "af_heart"
+    import av
+    import io
+
+    with av.open(io.BytesIO(client.get(clip["url"]).content)) as c:
+        assert [s.codec_context.name for s in c.streams.audio] == ["aac"]

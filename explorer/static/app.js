@@ -363,7 +363,17 @@
     const gif = j.format === "gif";
     player.hidden = !clip || gif;
     $("gif").hidden = !clip || !gif;
-    if (clip && !gif) player.src = clip.url;
+    if (clip && !gif) {
+      player.src = clip.url;
+      // the clip's captions as a WebVTT <track> the browser shows over the video
+      Array.from(player.querySelectorAll("track")).forEach((tr) => tr.remove());
+      const vtt = j.files.find((f) => f.kind === "vtt");
+      if (vtt) {
+        const tr = document.createElement("track");
+        tr.kind = "captions"; tr.src = vtt.url; tr.srclang = j.lang; tr.label = t("captions_track"); tr.default = true;
+        player.appendChild(tr);
+      }
+    }
     if (clip && gif) { $("gif").src = clip.url; $("gif").alt = j.scene; }
     const ul = $("files");
     ul.innerHTML = "";
@@ -373,7 +383,7 @@
       if (f.kind === "presenter") { a.target = "_blank"; a.textContent = t("presenter_link"); }
       else {
         a.download = f.name.split("/").pop();
-        a.textContent = { clip: t("file_clip"), srt: t("file_srt"), index: t("file_index") }[f.kind]
+        a.textContent = { clip: t("file_clip"), srt: t("file_srt"), vtt: t("file_vtt"), index: t("file_index") }[f.kind]
           || t("file_chapter", { name: f.name.split("/").pop() });
       }
       li.appendChild(a); ul.appendChild(li);
@@ -387,7 +397,8 @@
         body: JSON.stringify({ scene: $("scene").value, model: state.model, sentence: state.sentence,
                                layer: state.layer, head: state.head, quality: $("quality").value,
                                lang: state.lang, format: $("format").value,
-                               layout: state.paper ? "paper" : "video" }) });
+                               layout: state.paper ? "paper" : "video",
+                               voice: $("narrate").checked ? "auto" : null }) });
       state.job = j.id;
       pollJob(j.id).catch(showError);
     } catch (e) { showError(e); }
@@ -398,6 +409,16 @@
     state.lang = lang;
     state.strings = await api("/api/strings?" + query({ lang }));
     applyStrings();
+    updateNarrate();
+  }
+  // "narrate" asks for the best offline voice of the clip's language; off where none is installed
+  function updateNarrate() {
+    const box = $("narrate");
+    if (!box || !state.config) return;
+    const ok = !!(state.config.voices || {})[state.lang];
+    box.disabled = !ok;
+    if (!ok) box.checked = false;
+    box.title = ok ? "" : t("narrate_missing");
   }
   async function init() {
     state.config = await api("/api/config");
@@ -407,6 +428,7 @@
     fill($("lang"), state.config.languages, (l) => LANG_NAMES[l] || l, state.lang);
     fill($("quality"), state.config.qualities, (q) => `${q} (${QUALITY_NAMES[q] || q})`, "l");
     fill($("format"), state.config.formats, null, "mp4");
+    updateNarrate();
     $("sentence").maxLength = state.config.max_chars;
     await setLang(state.lang);
     await loadModel();
