@@ -49,9 +49,13 @@ class Speech:
 
 
 def speech_cache_dir() -> Path:
+    """$ATTENTION_MANIM_SPEECH_CACHE, else `speech/` in the suite's cache folder."""
+    import os
+
     from attention_manim.model.places import cache_root
 
-    return cache_root() / "speech"
+    env = os.environ.get("ATTENTION_MANIM_SPEECH_CACHE")
+    return Path(env) if env else cache_root() / "speech"
 
 
 def level(samples: np.ndarray, target: float = BLOCK_LUFS) -> np.ndarray:
