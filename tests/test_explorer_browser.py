@@ -168,31 +168,31 @@ def test_render_a_tiny_clip_and_play_it(page):
     assert page.locator('#queue li[data-state="done"]').count() >= 1
 
 
-def test_a_page_from_another_site_rebound_to_this_address_can_do_nothing(server):
+def test_a_page_from_another_site_rebound_to_this_address_can_do_nothing(server, page):
     """DNS rebinding, in a real browser: `evil.example` resolves to 127.0.0.1 (Chromium's resolver
     rules stand in for a hostile DNS server). The page loads from the attacker's name, so every
     request it makes carries `Host: evil.example:PORT`: the explorer answers none of them."""
     port = server.rstrip("/").rsplit(":", 1)[1]
     evil = f"http://evil.example:{port}/"
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM,
-                              args=ARGS + ["--host-resolver-rules=MAP evil.example 127.0.0.1"])
-        try:
-            pg = b.new_page()
-            resp = pg.goto(evil)
-            assert resp.status == 403  # the page itself is refused, not only the API
-            assert "own address" in pg.content()
-            # a script running on that origin (as the attacker's page would) can neither queue a render
-            # nor read the queue
-            got = pg.evaluate("""async () => {
-                const post = await fetch('/api/render', {method: 'POST', headers: {'Content-Type': 'application/json'},
-                    body: JSON.stringify({scene: 'softmax', sentence: 'a fluffy blue creature', model: 'toy'})});
-                const queue = await fetch('/api/queue');
-                return [post.status, queue.status, await queue.text()];
-            }""")
-            assert got[0] == 403 and got[1] == 403 and "waiting" not in got[2]
-        finally:
-            b.close()
+    # a second browser from the module's Playwright (one sync Playwright per thread)
+    b = page.context.browser.browser_type.launch(executable_path=CHROMIUM,
+                                                  args=ARGS + ["--host-resolver-rules=MAP evil.example 127.0.0.1"])
+    try:
+        pg = b.new_page()
+        resp = pg.goto(evil)
+        assert resp.status == 403  # the page itself is refused, not only the API
+        assert "own address" in pg.content()
+        # a script running on that origin (as the attacker's page would) can neither queue a render
+        # nor read the queue
+        got = pg.evaluate("""async () => {
+            const post = await fetch('/api/render', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                body: JSON.stringify({scene: 'softmax', sentence: 'a fluffy blue creature', model: 'toy'})});
+            const queue = await fetch('/api/queue');
+            return [post.status, queue.status, await queue.text()];
+        }""")
+        assert got[0] == 403 and got[1] == 403 and "waiting" not in got[2]
+    finally:
+        b.close()
     # and nothing was queued: the real address shows an empty queue
     import json
     import urllib.request
