@@ -217,6 +217,7 @@ def _spoken_symbols(lang: str) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(table.items(), key=lambda kv: -len(kv[0])))
 
 
+DECIMAL = re.compile(r"(\d+)\.(\d+)")
 SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789−")
 POWER = re.compile(r"(\d+(?:[.,]\d+)?)([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
 
@@ -227,6 +228,9 @@ def spoken_form(text: str, lang: str) -> str:
     if POWER.search(text):
         power = load_catalog(lang)["spoken.power"]
         text = POWER.sub(lambda m: power.format(base=m.group(1), exponent=m.group(2).translate(SUPERSCRIPTS)), text)
+    decimal = load_catalog(lang).get("spoken.decimal")
+    if decimal:  # a voice that skips the decimal point (espeak's Korean): "0.48" is said "0 점 4 8"
+        text = DECIMAL.sub(lambda m: f"{m.group(1)} {decimal} {' '.join(m.group(2))}", text)
     for symbol, words in _spoken_symbols(lang):
         if symbol in text:
             text = text.replace(symbol, f" {words} " if words else " ")
