@@ -58,6 +58,25 @@ def test_true_peak_finds_the_peak_between_samples():
     assert A.true_peak_db(x) == pytest.approx(20 * np.log10(0.9), abs=0.2)
 
 
+def test_loudness_and_true_peak_agree_with_scipys_filters_on_a_noisy_signal():
+    """The K-weighting is applied in the frequency domain and the true peak only near loud samples;
+    scipy's time-domain filter and a full 4× polyphase upsampling must give the same figures."""
+    from scipy.signal import lfilter, resample_poly
+
+    rng = np.random.default_rng(1)
+    x = (rng.normal(0, 0.1, RATE * 6) * np.repeat(rng.random(60) > 0.3, RATE // 10)).astype(np.float32)
+    x[RATE * 3] = 0.9  # one sharp peak
+    (b1, a1), (b2, a2) = A._k_weighting(RATE)
+    y = lfilter(b2, a2, lfilter(b1, a1, x.astype(np.float64)))
+    blocks = np.array([np.mean(y[i:i + 19200] ** 2) for i in range(0, len(y) - 19200 + 1, 4800)])
+    blocks = blocks[-0.691 + 10 * np.log10(blocks) > -70]
+    gate = -0.691 + 10 * np.log10(blocks.mean()) - 10
+    ref = -0.691 + 10 * np.log10(blocks[-0.691 + 10 * np.log10(blocks) > gate].mean())
+    assert A.integrated_loudness(x) == pytest.approx(ref, abs=0.05)
+    ref_peak = 20 * np.log10(np.abs(resample_poly(x.astype(np.float64), 4, 1)).max())
+    assert A.true_peak_db(x) == pytest.approx(ref_peak, abs=0.3)
+
+
 def test_normalize_reaches_minus_16_lufs_under_minus_1_dbtp():
     rng = np.random.default_rng(0)
     # speech-like: bursts of noise with sharp peaks, and pauses

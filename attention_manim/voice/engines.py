@@ -136,12 +136,12 @@ class KokoroEngine:
 
     @classmethod
     def check(cls) -> None:
-        try:
-            import kokoro_onnx  # noqa: F401
-            for part in KOKORO_PARTS:
-                resources.files(part)
-        except ImportError as e:
-            raise UserError(f"the Kokoro voice is not installed ({e.name} is missing)", INSTALL_HINT) from None
+        from importlib.util import find_spec
+
+        # found, not imported: a render whose speech is all cached never loads onnxruntime
+        for module in ("kokoro_onnx", "onnxruntime", *KOKORO_PARTS):
+            if find_spec(module) is None:
+                raise UserError(f"the Kokoro voice is not installed ({module} is missing)", INSTALL_HINT)
         if not kokoro_voices_file().is_file():
             raise UserError(f"Kokoro's voices are not installed (no {kokoro_voices_file()})", INSTALL_HINT)
 
