@@ -21,9 +21,11 @@ class _QuietMux:
 def quiet_mux_warning() -> None:
     import logging
 
-    log = logging.getLogger("manim")
-    if not any(isinstance(f, _QuietMux) for f in log.filters):
-        log.addFilter(_QuietMux())
+    # PyAV's own log records reach manim's handler (it prints them as if from the file writer)
+    for log in (logging.getLogger("manim"), logging.getLogger("libav"), logging.getLogger()):
+        for target in (log, *log.handlers):
+            if not any(isinstance(f, _QuietMux) for f in target.filters):
+                target.addFilter(_QuietMux())
 
 
 def segment_samples(segment) -> np.ndarray:
