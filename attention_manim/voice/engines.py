@@ -173,7 +173,9 @@ class KokoroEngine:
     def speak(cls, voice: Voice, text: str) -> np.ndarray:
         import logging
 
-        logging.getLogger("kokoro_onnx").setLevel(logging.ERROR)
+        # kokoro-onnx's phonemizer warns about every line whose word count it re-splits: noise to a teacher
+        for name in ("kokoro_onnx", "phonemizer"):
+            logging.getLogger(name).setLevel(logging.ERROR)
         kokoro = cls.model()
         samples, rate = kokoro.create(text, voice=voice.engine_voice, lang=voice.engine_lang)
         return resample(np.asarray(samples, dtype=np.float32), rate)
