@@ -233,7 +233,9 @@ def engine_of(voice: Voice):
 
 def engine_version(voice: Voice) -> str:
     e = engine_of(voice)
-    return e.version if e is KokoroEngine else e.version_string()
+    if e is KokoroEngine:
+        return e.version
+    return f"{e.version_string()} {ESPEAK_WPM.get(voice.lang, 160)} wpm"  # a new pace is new speech
 
 
 def available(voice: Voice) -> bool:
