@@ -192,7 +192,7 @@ class Ring(Chapter):
             new_tables = all_tables[t]
             new_status = [self.status(stage, plan, t, i, slots[i]) for i in range(N)]
             outs = [m for m in tables + status if m is not None]
-            with stage.narrating(self.step_caption(stage, plan, t)):
+            with stage.narrating(self.caption_for_step(stage, plan, t)):
                 if moves:
                     stage.play(*moves, *(a.animate.set_color(th.highlight) for a in arrows), run_time=1.0)
                     stage.play(*(a.animate.set_color(th.dim) for a in arrows), run_time=0.3)
@@ -350,7 +350,7 @@ class Ring(Chapter):
         return VGroup(label(str(p), 24, th.dim), label(plan.tokens[p], 24, th.query)).arrange(RIGHT, buff=0.12)
 
     @staticmethod
-    def step_caption(stage: Stage, plan: RingPlan, t: int) -> str:
+    def caption_for_step(stage: Stage, plan: RingPlan, t: int) -> str:
         say = stage.say
         N = plan.n_devices
         if t == 0:
@@ -633,9 +633,8 @@ class RingMemory(Chapter):
                          label(byte_text(say, r.kv_per_device), 30, th.highlight),
                          label(byte_text(say, r.sent_per_step), 30, th.text)])
         table = aligned_rows(rows, col_gap=0.8, row_step=0.58, align=["right"] * 4)
-        rule = Line(table[0].get_corner(DOWN + LEFT) + DOWN * 0.12, table[0].get_corner(DOWN + RIGHT) + DOWN * 0.12,
-                    stroke_color=th.dim, stroke_width=1.5)
-        rule.set_x(table.get_center()[0]).set_width(table.width)
+        y = table[0].get_bottom()[1] - 0.12
+        rule = Line([table.get_left()[0], y, 0], [table.get_right()[0], y, 0], stroke_color=th.dim, stroke_width=1.5)
         tab = VGroup(table, rule)
         body = VGroup(picture, tab).arrange(DOWN, buff=0.7)
         fit_into(body, full.width, sizes.get_bottom()[1] - 0.3 - full.bottom)
