@@ -250,6 +250,7 @@ def test_smollm2_reads_a_real_passage_and_the_ring_is_its_head(smollm2_model):
     inputs = SceneInputs(tracer=ModelSession(smollm2_model, "smollm2"), model=smollm2_model.info)
     setting = lesson().setting(inputs)
     assert setting.trace.text == PASSAGES[0]
+    assert (setting.head.layer, setting.head.head) == (smollm2_model.info.n_layers // 2, 0)
     assert 32 <= setting.trace.n_tokens <= 64
     plan = plan_ring(setting)
     ht = setting.head_trace()

@@ -51,11 +51,17 @@ def device_color(i: int) -> str:
 
 
 class RingLesson(Lesson):
-    """A real model reads a real passage by default (the toy its own long example)."""
+    """A real model reads a real passage by default (the toy its own long example), and its default head
+    is head 0 of the middle layer, as `python -m attention_manim.model.ring` takes it (a real model's
+    first layer mixes values so little that O shows only zeros at two decimals)."""
 
     def setting(self, inputs):
-        if not inputs.sentences and inputs.model is not None and inputs.model.real:
-            inputs = replace(inputs, sentences=[RING_PASSAGE])
+        info = inputs.model
+        if info is not None and info.real:
+            if not inputs.sentences:
+                inputs = replace(inputs, sentences=[RING_PASSAGE])
+            if inputs.layer is None:
+                inputs = replace(inputs, layer=info.n_layers // 2)
         return super().setting(inputs)
 
 
@@ -286,22 +292,24 @@ class Ring(Chapter):
 
     narrow = False  # boxes too narrow for every column (five or six devices): O₁ … O_d, no tokens
 
-    def o_columns(self, plan: RingPlan) -> tuple[int, ...]:
+    def o_columns(self, plan: RingPlan, short: bool = False) -> tuple[int, ...]:
+        """The entries of O in a table: O₁, O₂ and the last; O₁ and the last in a narrow box or a table
+        of long numbers (`short`)."""
         cols = plan.o_shown
-        return (cols[0], cols[-1]) if self.narrow and len(cols) > 2 else cols
+        return (cols[0], cols[-1]) if (self.narrow or short) and len(cols) > 2 else cols
 
-    def header_row(self, stage: Stage, plan: RingPlan) -> list:
+    def header_row(self, stage: Stage, plan: RingPlan, short: bool = False) -> list:
         """The heads of the O columns: O₁, O₂, …, O_d (the entries shown, an ellipsis before the last)."""
         th = stage.theme
-        cols = self.o_columns(plan)
+        cols = self.o_columns(plan, short)
         cells = [math(f"O_({j + 1})", 30, th.value) for j in cols[:-1]]
         if len(cols) > 1:
             cells.append(ellipsis_dots(RIGHT, spacing=0.1, radius=0.025, color=th.dim))
         cells.append(math(f"O_({cols[-1] + 1})", 30, th.value))
         return cells
 
-    def entries(self, plan: RingPlan, values: np.ndarray, decimals: int, color: str) -> list:
-        cols = self.o_columns(plan)
+    def entries(self, plan: RingPlan, values: np.ndarray, decimals: int, color: str, short: bool = False) -> list:
+        cols = self.o_columns(plan, short)
         cells = [label(fixed(float(values[j]), decimals), 24, color) for j in cols[:-1]]
         if len(cols) > 1:
             cells.append(ellipsis_dots(RIGHT, spacing=0.1, radius=0.025, color="#888888"))
@@ -330,16 +338,16 @@ class Ring(Chapter):
         """Device i's output rows O / l (ring) above the model's own head output (model), same rows."""
         th, say = stage.theme, stage.say
         last = plan.result.steps_of(i)[-1]
-        rows = [[label("", 22, th.text), label("", 22, th.text)] + self.header_row(stage, plan)]
+        rows = [[label("", 22, th.text), label("", 22, th.text)] + self.header_row(stage, plan, short=True)]
         for k, (r, p) in enumerate(zip(plan.rows(i), plan.rows_shown[i])):
             if k > 0:
                 rows.append([ellipsis_dots(DOWN, spacing=0.07, radius=0.022, color=th.dim)])
             ring_row = last.O[r] / last.l[r]
             rows.append([self.row_name(stage, plan, p), label(say(f"{T}.steps.ring_name"), 22, th.value)]
-                        + self.entries(plan, ring_row, plan.decimals, th.value))
+                        + self.entries(plan, ring_row, plan.decimals, th.value, short=True))
             rows.append([label("", 22, th.text), label(say(f"{T}.steps.model_name"), 22, th.delta_multi)]
-                        + self.entries(plan, plan.trace_z[p], plan.decimals, th.delta_multi))
-        table = aligned_rows(rows, col_gap=0.18 if self.narrow else 0.22, row_step=0.34, align=["left", "left"] + ["right"] * 6)
+                        + self.entries(plan, plan.trace_z[p], plan.decimals, th.delta_multi, short=True))
+        table = aligned_rows(rows, col_gap=0.22 if self.narrow else 0.3, row_step=0.38, align=["left", "left"] + ["right"] * 6)
         return table
 
     def row_name(self, stage: Stage, plan: RingPlan, p: int) -> VGroup:
