@@ -23,14 +23,14 @@ from math import ceil
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, PI, RIGHT, UP, Arrow, FadeIn, FadeOut, Line, Rectangle, RoundedRectangle, Transform, VGroup,
+    DOWN, LEFT, PI, RIGHT, UP, Arrow, FadeIn, FadeOut, Line, Rectangle, RoundedRectangle, VGroup,
 )
 
 from attention_manim.model.passages import PASSAGES
 
 from ..components.batched_shapes import points_mobject, rect_points
 from ..components.number_table import aligned_rows
-from ..components.text import label
+from ..components.text import label, text_baseline
 from ..components.vectors import ellipsis_dots, math
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter, Lesson
@@ -330,8 +330,8 @@ class Ring(Chapter):
                 rows.append([ellipsis_dots(DOWN, spacing=0.07, radius=0.022, color=th.dim)])
             rows.append([self.row_name(stage, plan, p), label(score_text(float(s.m[r])), 24, color),
                          label(fixed(float(s.l[r]), 2), 24, color)] + self.entries(plan, s.O[r], 2, color))
-        table = aligned_rows(rows, col_gap=0.2 if self.narrow else 0.26, row_step=0.42,
-                             align=["left"] + ["right"] * 7)
+        table = level(aligned_rows(rows, col_gap=0.2 if self.narrow else 0.26, row_step=0.42,
+                                   align=["left"] + ["right"] * 7))
         return table
 
     def result_table(self, stage: Stage, plan: RingPlan, i: int) -> VGroup:
@@ -347,7 +347,8 @@ class Ring(Chapter):
                         + self.entries(plan, ring_row, plan.decimals, th.value, short=True))
             rows.append([label("", 22, th.text), label(say(f"{T}.steps.model_name"), 22, th.delta_multi)]
                         + self.entries(plan, plan.trace_z[p], plan.decimals, th.delta_multi, short=True))
-        table = aligned_rows(rows, col_gap=0.22 if self.narrow else 0.3, row_step=0.38, align=["left", "left"] + ["right"] * 6)
+        table = level(aligned_rows(rows, col_gap=0.22 if self.narrow else 0.3, row_step=0.38,
+                                   align=["left", "left"] + ["right"] * 6))
         return table
 
     def row_name(self, stage: Stage, plan: RingPlan, p: int) -> VGroup:
@@ -376,6 +377,19 @@ class Ring(Chapter):
         if idle:
             return say(f"{T}.steps.caption_again_idle", step=t + 1, count=len(idle), devices=devices)
         return say(f"{T}.steps.caption_again_all", step=t + 1)
+
+
+def level(table: VGroup) -> VGroup:
+    """Every row's texts on one baseline (a comma or a descender does not lift a number)."""
+    from manim import Text
+
+    for row in table:
+        texts = [m for m in row if isinstance(m, Text) and m.text.strip()]
+        if len(texts) > 1:
+            base = text_baseline(texts[-1])
+            for m in texts[:-1]:
+                m.shift(UP * (base - text_baseline(m)))
+    return table
 
 
 def place_all(tables: list, slots: list, top_shift: float = 0.0) -> None:
@@ -509,7 +523,8 @@ class RingCausal(Chapter):
             if len(centres):
                 matrix.add(points_mobject([rect_points(centres, cell * 0.45, cell * 0.45)], device_color(i))
                            .set_fill(opacity=0.8))
-        frame = Rectangle(width=size, height=size, stroke_color=th.dim, stroke_width=2).move_to([size / 2, -size / 2, 0])
+        frame = Rectangle(width=size, height=size, stroke_color=th.dim, stroke_width=2)
+        frame.move_to([size / 2, -size / 2, 0])
         lines = VGroup(*(Line([starts[k] * cell, 0, 0], [starts[k] * cell, -size, 0], stroke_color=th.text,
                               stroke_width=2) for k in range(1, N)),
                        *(Line([0, -starts[k] * cell, 0], [size, -starts[k] * cell, 0], stroke_color=th.text,
@@ -624,7 +639,8 @@ class RingMemory(Chapter):
             fit_into(t, seg.width - 0.15, 0.8)
             t.next_to(seg, DOWN, buff=0.15)
             shares.add(t)
-        whole = label(say(f"{T}.memory.whole", n=say.number(big.n, ",d"), size=byte_text(say, big.full_kv)), 30, th.text)
+        whole = label(say(f"{T}.memory.whole", n=say.number(big.n, ",d"), size=byte_text(say, big.full_kv)), 30,
+                      th.text)
         fit_into(whole, width, 0.4)
         sent = label(say(f"{T}.memory.sent", size=byte_text(say, big.sent_per_step)), 28, th.highlight)
         fit_into(sent, width, 0.4)
@@ -634,13 +650,14 @@ class RingMemory(Chapter):
 
         # the table: three lengths
         head = [label(say(f"{T}.memory.col_n"), 26, th.dim), label(say(f"{T}.memory.col_full"), 26, th.dim),
-                label(say(f"{T}.memory.col_device", count=N), 26, th.dim), label(say(f"{T}.memory.col_sent"), 26, th.dim)]
+                label(say(f"{T}.memory.col_device", count=N), 26, th.dim),
+                label(say(f"{T}.memory.col_sent"), 26, th.dim)]
         rows = [head]
         for r in plan.rows:
             rows.append([label(say.number(r.n, ",d"), 30, th.text), label(byte_text(say, r.full_kv), 30, th.text),
                          label(byte_text(say, r.kv_per_device), 30, th.highlight),
                          label(byte_text(say, r.sent_per_step), 30, th.text)])
-        table = aligned_rows(rows, col_gap=0.8, row_step=0.58, align=["right"] * 4)
+        table = level(aligned_rows(rows, col_gap=0.8, row_step=0.58, align=["right"] * 4))
         y = table[0].get_bottom()[1] - 0.12
         rule = Line([table.get_left()[0], y, 0], [table.get_right()[0], y, 0], stroke_color=th.dim, stroke_width=1.5)
         tab = VGroup(table, rule)

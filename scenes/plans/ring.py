@@ -113,7 +113,8 @@ def plan_ring(setting: Setting) -> RingPlan:
     picked = [p for r in rows for p in r]
     cols = tuple(sorted(set(range(min(O_SHOWN, res.d_v))) | {res.d_v - 1}))
     decimals = shown_decimals(res.output[np.ix_(picked, cols)], z[np.ix_(picked, cols)])
-    return RingPlan(model=tr.model.name, tokens=tr.tokens, layer=ht.layer, head=ht.head, kv_head=int(ht.kv_head), n_devices=N,
+    return RingPlan(model=tr.model.name, tokens=tr.tokens, layer=ht.layer, head=ht.head, kv_head=int(ht.kv_head),
+                    n_devices=N,
                     causal=causal, result=res, trace_z=z, rows_shown=rows, o_shown=cols,
                     max_diff_trace=float(np.abs(res.output - z).max()), max_diff_reference=res.max_diff,
                     decimals=decimals, bytes_per_number=BYTES_PER_NUMBER)
