@@ -347,7 +347,7 @@ class Ring(Chapter):
                         + self.entries(plan, ring_row, plan.decimals, th.value, short=True))
             rows.append([label("", 22, th.text), label(say(f"{T}.steps.model_name"), 22, th.delta_multi)]
                         + self.entries(plan, plan.trace_z[p], plan.decimals, th.delta_multi, short=True))
-        table = level(aligned_rows(rows, col_gap=0.22 if self.narrow else 0.3, row_step=0.38,
+        table = level(aligned_rows(rows, col_gap=0.1 if self.narrow else 0.3, row_step=0.38,
                                    align=["left", "left"] + ["right"] * 6))
         return table
 
