@@ -129,6 +129,17 @@ model_options = [
 ]
 
 
+devices_option = click.option(
+    "--devices", type=int, default=None,
+    help="devices in the ring of ring_attention (default 4; 2 to 6, at most one per token)")
+
+
+def lesson_extras(devices) -> dict:
+    """Lesson-specific options (SceneInputs.options) the user gave: only those given, so a clip's cache
+    key and the note on options a lesson does not use see exactly what was asked."""
+    return {"devices": devices} if devices is not None else {}
+
+
 def with_model_options(f):
     for opt in reversed(model_options):
         f = opt(f)
@@ -169,6 +180,7 @@ def comma_choices(value: str, known: tuple[str, ...], what: str, option: str) ->
               help="built-in model name or a directory with config.json + model.safetensors "
                    "[default: the scene's own model, else toy]")
 @model_options[1]
+@devices_option
 @click.option("--out", type=click.Path(path_type=Path), default=Path("renders"), show_default=True,
               help="output folder; files land in OUT/<quality>/<scene>.<ext>")
 @click.option("--chapters", is_flag=True,
@@ -186,7 +198,7 @@ def comma_choices(value: str, known: tuple[str, ...], what: str, option: str) ->
               help="your own recordings, one file per caption block named by block id (render.py script "
                    "lists them); blocks without one are spoken by --voice, or left silent")
 def render(names, quality, fmt, transparent, sentences, focus, layer, head, layout, axes, theme, lang,
-           model_name, device, out, chapters, n_jobs, backend, ray_address, force, preview, voice, voice_dir):
+           model_name, device, devices, out, chapters, n_jobs, backend, ray_address, force, preview, voice, voice_dir):
     """Render SCENE [SCENE...] ('all' renders every scene), in every --lang and -q given."""
     from attention_manim.scenes.batch import (Interrupted, check_jobs, make_jobs, options_tuple, progress_line, run_batch,
                               summary_table)
@@ -202,7 +214,7 @@ def render(names, quality, fmt, transparent, sentences, focus, layer, head, layo
             raise unknown_scene_error(name, sorted(scenes) + ["all", "list", "inspect", "heads", "params", "vocab", "train", "storyboard", "lint", "script", "voices"])
     wanted = sorted(scenes) if "all" in names else list(dict.fromkeys(names))
     options = options_tuple(dict(sentences=split_sentences(sentences), focus=focus, layer=layer, head=head,
-                                 theme=theme, layout=layout, axes=parse_list(axes)))
+                                 theme=theme, layout=layout, axes=parse_list(axes), options=lesson_extras(devices)))
     jobs = []
     for name in wanted:  # each scene with its own model unless --model names one
         lesson = getattr(scenes[name], "lesson", None)
@@ -266,13 +278,14 @@ def review_options(f):
         click.option("--layout", type=click.Choice(["video", "paper"]), default="video", show_default=True),
         click.option("--axes", help="three named directions for 3-D scenes"),
         model_options[1],
+        devices_option,
     ]
     for opt in reversed(opts):
         f = opt(f)
     return f
 
 
-def review_request(names, lang, model_name, sentences, focus, layer, head, layout, axes):
+def review_request(names, lang, model_name, sentences, focus, layer, head, layout, axes, devices=None):
     """The scenes, languages and options a storyboard or lint asks for, checked like a render's."""
     from attention_manim.scenes.batch import check_model_name, options_tuple
     from attention_manim.scenes.i18n import LANGUAGES
@@ -287,7 +300,7 @@ def review_request(names, lang, model_name, sentences, focus, layer, head, layou
     if model_name is not None:
         check_model_name(model_name)
     options = options_tuple(dict(sentences=split_sentences(sentences), focus=focus, layer=layer, head=head,
-                                 layout=layout, axes=parse_list(axes)))
+                                 layout=layout, axes=parse_list(axes), options=lesson_extras(devices)))
     return wanted, langs, options
 
 
@@ -295,7 +308,7 @@ def review_request(names, lang, model_name, sentences, focus, layer, head, layou
 @click.argument("name", metavar="LESSON")
 @review_options
 @click.option("--format", "fmt", type=click.Choice(["md", "txt", "json"]), default="md", show_default=True)
-def script_cmd(name, lang, model_name, sentences, focus, layer, head, layout, axes, device, fmt):
+def script_cmd(name, lang, model_name, sentences, focus, layer, head, layout, axes, device, devices, fmt):
     """The narration script of LESSON: every caption block, chapter by chapter, with its block id and
     the time it starts at without a voice. Record one file per block (named by its id) and render
     with --voice-dir."""
@@ -303,7 +316,7 @@ def script_cmd(name, lang, model_name, sentences, focus, layer, head, layout, ax
     from attention_manim.scenes.registry import load_all
     from attention_manim.scenes.review import script_scene
 
-    wanted, langs, options = review_request((name,), lang, model_name, sentences, focus, layer, head, layout, axes)
+    wanted, langs, options = review_request((name,), lang, model_name, sentences, focus, layer, head, layout, axes, devices)
     if len(wanted) != 1 or len(langs) != 1:
         raise UserError("a script is one lesson in one language", "e.g. render.py script softmax --lang ko")
     cls = load_all()[wanted[0]]
@@ -365,13 +378,13 @@ def voices_cmd(as_json):
               help="the frames' size: l 480p, m 720p, h 1080p, p 1440p, k 2160p")
 @click.option("--out", type=click.Path(path_type=Path), default=Path("renders"), show_default=True,
               help="frames land in OUT/storyboard/<scene>[.<lang>]/")
-def storyboard_cmd(names, lang, model_name, sentences, focus, layer, head, layout, axes, device, quality, out):
+def storyboard_cmd(names, lang, model_name, sentences, focus, layer, head, layout, axes, device, devices, quality, out):
     """Key frames of SCENE... ('all': every scene) as PNG, without encoding a video: every caption
     block's last frame and every chapter's, and a labelled contact.png per lesson."""
     from attention_manim.scenes.review import review
     from attention_manim.scenes.runner import check_output_dir
 
-    wanted, langs, options = review_request(names, lang, model_name, sentences, focus, layer, head, layout, axes)
+    wanted, langs, options = review_request(names, lang, model_name, sentences, focus, layer, head, layout, axes, devices)
     check_output_dir(out)
 
     def done(res):
@@ -390,13 +403,13 @@ def storyboard_cmd(names, lang, model_name, sentences, focus, layer, head, layou
 @click.argument("names", nargs=-1, required=True)
 @review_options
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object: violations, exceptions, lessons")
-def lint_cmd(names, lang, model_name, sentences, focus, layer, head, layout, axes, device, as_json):
+def lint_cmd(names, lang, model_name, sentences, focus, layer, head, layout, axes, device, devices, as_json):
     """Play SCENE... ('all': every scene) without drawing and check the rules of a readable frame after
     every animation (sizes, overlaps, the frame, numbers in captions, titles). Exit 1 on any violation;
     declared exceptions are listed too."""
     from attention_manim.scenes.review import RULES, review
 
-    wanted, langs, options = review_request(names, lang, model_name, sentences, focus, layer, head, layout, axes)
+    wanted, langs, options = review_request(names, lang, model_name, sentences, focus, layer, head, layout, axes, devices)
     found = []
 
     def done(res):

@@ -31,6 +31,7 @@ from .chapters.output_matrix import OutputMatrix
 from .chapters.params import ParameterCount
 from .chapters.pattern import Pattern
 from .chapters.query import Query
+from .chapters.ring import Ring, RingCausal, RingLesson, RingMemory
 from .chapters.self_attention_steps import AllTokens, OneToken
 from .chapters.softmax import Softmax
 from .chapters.tokens_to_vectors import TokensToVectors
@@ -104,3 +105,9 @@ SELF_ATTENTION_STEPS = register_lesson(Lesson("self_attention_steps", (OneToken(
 MASKED_SELF_ATTENTION = register_lesson(Lesson("masked_self_attention", (MaskedRows(),), examples=("robot",),
                                                role="previous_token", model="smollm2"))
 ATTENTION_AS_LOOKUP = register_lesson(Lesson("attention_as_lookup", (Lookup(),)))
+
+# issue 22: beyond n², ring attention (model/ring.py): a passage over a ring of devices (--devices N, 4 by
+# default), the causal load of contiguous and striped blocks, memory and traffic from the model's sizes.
+# SmolLM2 by default, on a real passage (model/passages.py); the toy reads its own long example.
+RING_ATTENTION = register_lesson(RingLesson("ring_attention", (Ring(), RingCausal(), RingMemory()), examples=("long",),
+                                            role=None, model="smollm2"))

@@ -34,7 +34,9 @@ if not log.handlers:
     log.propagate = False
 
 # the Setting field each tracked command-line option lands in
-OPTION_FIELDS = {"--focus": "focus", "--head": "head", "--layer": "head", "--layout": "layout", "--axes": "axes"}
+OPTION_FIELDS = {"--focus": "focus", "--head": "head", "--layer": "head", "--layout": "layout", "--axes": "axes",
+                 "--devices": "devices"}
+TRACKED = ("focus", "head", "layout", "axes", "devices")
 
 
 class _ReadRecorder(Setting):
@@ -42,7 +44,7 @@ class _ReadRecorder(Setting):
     (`replace` reads every field to copy it; copies record into the same set)."""
 
     def __getattribute__(self, name):
-        if name in ("focus", "head", "layout", "axes"):
+        if name in TRACKED:
             caller = sys._getframe(1).f_globals.get("__name__")
             if caller != "dataclasses":
                 object.__getattribute__(self, "_reads").add(name)
@@ -90,6 +92,8 @@ def given_options(inputs) -> list[str]:
         given.append("--layout")
     if inputs.axes is not None:
         given.append("--axes")
+    if (inputs.options or {}).get("devices") is not None:
+        given.append("--devices")
     return given
 
 

@@ -55,6 +55,11 @@ class Setting:
         return self.traces[0]
 
     @property
+    def devices(self) -> int | None:
+        """`--devices`: the devices of a ring (ring_attention); None when the user gave none."""
+        return self.options.get("devices")
+
+    @property
     def model(self) -> ModelInfo:
         return self.trace.model
 

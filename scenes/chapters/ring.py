@@ -1,0 +1,681 @@
+"""`ring_attention`: a sequence too long for one device, spread over a ring of devices.
+
+- `Ring`: the passage cut into N blocks, one per device; each device keeps its block of queries and
+  starts with its own block of keys and values (a chip K V with its token range). For N steps the
+  chips travel one device on around the ring, and each device's running max m, running sum l and
+  running output O (first and last query row; O₁, O₂ … O_d) change, real numbers from model/ring.py;
+  a device whose new keys all lie in its queries' future idles. At the end O / l beside the model's
+  own head output for the same rows, equal to the printed digit.
+- `RingCausal`: the causal mask cut into N × N blocks, rows and columns grouped by device: contiguous
+  blocks leave whole blocks empty (devices idle unevenly), striped blocks (token t on device t mod N)
+  spread the work; busy steps and query·key pairs per device, measured.
+- `RingMemory`: one device's block of keys and values against all of them, to scale, and the bytes a
+  device sends per step, for 1,000, 32,000 and 1,000,000 tokens, from the model's sizes.
+
+Devices and tokens are numbered from 0 (token t goes to device t mod N when striped); the entries of O
+from 1, as the flash lesson numbers them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from math import ceil
+
+import numpy as np
+from manim import (
+    DOWN, LEFT, PI, RIGHT, UP, Arrow, FadeIn, FadeOut, Line, Rectangle, RoundedRectangle, VGroup,
+)
+
+from attention_manim.model.passages import PASSAGES
+
+from ..components.batched_shapes import points_mobject, rect_points
+from ..components.number_table import aligned_rows
+from ..components.text import label, text_baseline
+from ..components.vectors import ellipsis_dots, math
+from ..components.word_boxes import WordBoxes
+from ..lesson import Chapter, Lesson
+from ..plans.ring import (
+    RingCausalPlan, RingMemoryPlan, RingPlan, byte_size, plan_ring, plan_ring_causal, plan_ring_memory,
+)
+from ..stage import Stage
+from .embedding_parts import fit_into
+from .head_split import fixed, model_name, tiny
+
+T = "ring"  # the catalog: scenes/locales/<lang>/ring.toml
+RING_PASSAGE = PASSAGES[0]  # 46 SmolLM2 tokens: a real model reads a real passage by default
+DEVICE_COLORS = ("#58C4DD", "#F0AC5F", "#B58DF0", "#83C167", "#E07BD0", "#D9C65A", "#7F9CF5", "#FF8C69")
+
+
+def device_color(i: int) -> str:
+    return DEVICE_COLORS[i % len(DEVICE_COLORS)]
+
+
+class RingLesson(Lesson):
+    """A real model reads a real passage by default (the toy its own long example), and its default head
+    is head 0 of the middle layer, as `python -m attention_manim.model.ring` takes it (a real model's
+    first layer mixes values so little that O shows only zeros at two decimals)."""
+
+    def setting(self, inputs):
+        info = inputs.model
+        if info is not None and info.real:
+            if not inputs.sentences:
+                inputs = replace(inputs, sentences=[RING_PASSAGE])
+            if inputs.layer is None:
+                inputs = replace(inputs, layer=info.n_layers // 2)
+        return super().setting(inputs)
+
+
+def score_text(x: float) -> str:
+    return "−∞" if x == float("-inf") else fixed(x, 1)
+
+
+def byte_text(say, b: int) -> str:
+    """A byte count in decimal units, written the language's way ("23.0 GB", "23,0 GB")."""
+    v, dec, unit = byte_size(b)
+    return say(f"{T}.memory.size", value=say.number(v, f".{dec}f"), unit=say(f"{T}.memory.unit_{unit}"))
+
+
+# --- the ring's geometry ----------------------------------------------------------------------------
+
+def ring_layout(n_devices: int, left: float, right: float, bottom: float, top: float,
+                gap_x: float = 1.1, gap_y: float = 0.75, max_w: float = 7.0):
+    """Centres of the devices' boxes and the boxes' size: two rows, the ring running left to right
+    along the top row and back right to left along the bottom one."""
+    cols = ceil(n_devices / 2)
+    rows = 2
+    w = min(max_w, (right - left - (cols - 1) * gap_x) / cols)
+    h = (top - bottom - (rows - 1) * gap_y) / rows
+    span = cols * w + (cols - 1) * gap_x
+    x0 = (left + right) / 2 - span / 2 + w / 2
+    centres = []
+    for i in range(n_devices):
+        row, col = (0, i) if i < cols else (1, cols - 1 - (i - cols))
+        centres.append(np.array([x0 + col * (w + gap_x), top - h / 2 - row * (h + gap_y), 0.0]))
+    return centres, w, h
+
+
+def ring_arrow(a: np.ndarray, b: np.ndarray, w: float, h: float, color: str, offset: float = 0.0) -> Arrow:
+    """An arrow from the box centred at `a` to the one at `b` (boxes w × h), edge to edge."""
+    d = b - a
+    pad = 0.08
+    if abs(d[1]) < 1e-6:  # the same row
+        s = np.sign(d[0])
+        start, end = a + RIGHT * s * (w / 2 + pad), b - RIGHT * s * (w / 2 + pad)
+    elif abs(d[0]) < 1e-6:  # the same column
+        s = np.sign(d[1])
+        start, end = a + UP * s * (h / 2 + pad) + RIGHT * offset, b - UP * s * (h / 2 + pad) + RIGHT * offset
+    else:  # diagonal: leave and enter through the edges the line crosses
+        ta = min(w / 2 / abs(d[0]), h / 2 / abs(d[1]))
+        unit = d / np.linalg.norm(d)
+        start, end = a + d * ta + unit * pad, b - d * ta - unit * pad
+    return Arrow(start, end, buff=0, stroke_width=5, color=color, max_tip_length_to_length_ratio=0.35,
+                 max_stroke_width_to_length_ratio=8)
+
+
+# --- chapter 1: the sequence cut into blocks, the ring, the steps, the result -------------------------
+
+class Ring(Chapter):
+    key = "ring"
+
+    def plan(self, setting) -> RingPlan:
+        return plan_ring(setting)
+
+    def play(self, stage: Stage, plan: RingPlan) -> None:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        full = stage.region("full")
+        N, res = plan.n_devices, plan.result
+        drawn: dict = {"tables": [], "chips": [], "status": []}
+        stage.drawn[self.key] = drawn
+
+        title = label(say(f"{T}.steps.title", layer=plan.layer, head=plan.head), 30, th.text)
+        fit_into(title, full.width * 0.55, 0.6)
+        title.move_to([full.left + title.width / 2, full.top - 0.35, 0])
+        top = full.top - 0.85
+
+        # the passage, its tokens outlined in their device's colour
+        words = WordBoxes(plan.tokens, theme=th, font_size=30)
+        lines = wrap(words, full.width, 0.25)
+        legend = VGroup(*(self.legend_item(stage, plan, i) for i in range(N)))
+        per_row = 4 if N > 4 else N
+        legend.arrange_in_grid(rows=ceil(N / per_row), cols=per_row, buff=(0.6, 0.25), flow_order="rd")
+        fit_into(legend, full.width, 1.0)
+        passage = VGroup(lines, legend).arrange(DOWN, buff=0.7)
+        fit_into(passage, full.width, top - full.bottom - 0.2)
+        passage.move_to([0, (top + full.bottom) / 2, 0])
+        with stage.narrating(say(f"{T}.steps.caption_passage", count=plan.n, model=model_name(say, plan.model))):
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(words, lag_ratio=0.02), run_time=1.2)
+        recolor = []
+        for i, toks in enumerate(res.tokens):
+            for t in toks:
+                recolor.append(words[int(t)].box.animate.set_stroke(device_color(i), width=3)
+                               .set_fill(device_color(i), opacity=0.3))
+        with stage.narrating(say(f"{T}.steps.caption_split", count=N, n=plan.n)):
+            stage.play(*recolor, FadeIn(legend, shift=UP * 0.1), run_time=1.2)
+            stage.wait(0.6)
+
+        # the ring: one box per device, arrows to the next
+        centres, bw, bh = ring_layout(N, full.left, full.right, full.bottom, top - 0.1)
+        self.narrow = bw < 5.0
+        boxes, heads = VGroup(), []
+        for i in range(N):
+            box = RoundedRectangle(width=bw, height=bh, corner_radius=0.12, stroke_color=device_color(i),
+                                   stroke_width=3).move_to(centres[i])
+            a, b = plan.span(i)
+            head = VGroup(label(say(f"{T}.steps.device", device=i), 26, device_color(i)),
+                          label(say(f"{T}.steps.queries", first=a, last=b), 24, th.query)).arrange(RIGHT, buff=0.3)
+            boxes.add(box)
+            heads.append(head)
+        arrows = VGroup()
+        for i in range(N):
+            j = (i + 1) % N
+            offset = (0.7 if i == 0 else -0.7) if N == 2 else 0.0
+            arrows.add(ring_arrow(centres[i], centres[j], bw, bh, th.dim, offset))
+        slots = [self.slots(box, head, bw, bh, self.narrow) for box, head in zip(boxes, heads)]
+        chips = [self.chip(stage, plan, i, slots[i]["chip_w"]) for i in range(N)]
+        for i, chip in enumerate(chips):
+            chip.move_to(chip_spot(slots[i], chip))
+        drawn.update(boxes=boxes, arrows=arrows, chips=chips)
+        with stage.narrating(say(f"{T}.steps.caption_ring", count=N)):
+            stage.play(FadeOut(words), FadeOut(legend), run_time=0.5)
+            stage.play(FadeIn(boxes), FadeIn(VGroup(*heads)), FadeIn(VGroup(*chips)), run_time=1.0)
+            stage.play(FadeIn(arrows, lag_ratio=0.2), run_time=0.8)
+
+        # every step's table, built first so that all of them share one scale (equal digits everywhere)
+        all_tables = [[self.state_table(stage, plan, t, i) for i in range(N)] for t in range(N)]
+        place_all([tab for step in all_tables for tab in step], [slots[i] for _ in range(N) for i in range(N)])
+        counter = None
+        tables: list = [None] * N
+        status: list = [None] * N
+        for t in range(N):
+            moves = []
+            if t > 0:  # every block goes one device on: device i's chip to device i + 1
+                for i, chip in enumerate(chips):
+                    moves.append(chip.animate.move_to(chip_spot(slots[(i + 1) % N], chip)))
+                chips = [chips[(i - 1) % N] for i in range(N)]
+            new_counter = label(say(f"{T}.steps.step", step=t + 1, count=N), 26, th.dim)
+            new_counter.move_to([full.right - new_counter.width / 2, title.get_center()[1], 0])
+            new_tables = all_tables[t]
+            new_status = [self.status(stage, plan, t, i, slots[i]) for i in range(N)]
+            outs = [m for m in tables + status if m is not None]
+            with stage.narrating(self.caption_for_step(stage, plan, t)):
+                if moves:
+                    stage.play(*moves, *(a.animate.set_color(th.highlight) for a in arrows), run_time=1.0)
+                    stage.play(*(a.animate.set_color(th.dim) for a in arrows), run_time=0.3)
+                anims = [FadeIn(m) for m in new_tables + new_status] + [FadeOut(m) for m in outs]
+                anims.append(FadeIn(new_counter))
+                if counter is not None:
+                    anims.append(FadeOut(counter))
+                for i in range(N):
+                    busy = plan.step(t, i).busy
+                    anims.append(boxes[i].animate.set_stroke(width=5 if busy else 2, opacity=1.0 if busy else 0.5))
+                stage.play(*anims, run_time=0.9)
+                stage.wait(0.6)
+            counter = new_counter
+            tables, status = new_tables, new_status
+            drawn["tables"].append(new_tables)
+            drawn["status"].append(new_status)
+
+        # the end: O / l on every device, beside the model's own output for the same rows
+        results = [self.result_table(stage, plan, i) for i in range(N)]
+        place_all(results, slots, top_shift=0.4)
+        diff = label(say(f"{T}.steps.max_diff", diff=tiny(say, plan.max_diff_trace, figure=True)), 24, th.highlight)
+        diff.move_to([full.right - diff.width / 2, title.get_center()[1], 0])
+        if diff.get_left()[0] < title.get_right()[0] + 0.3:
+            fit_into(diff, full.right - title.get_right()[0] - 0.3, 0.5)
+            diff.move_to([full.right - diff.width / 2, title.get_center()[1], 0])
+        with stage.narrating(say(f"{T}.steps.caption_done", count=N)):
+            stage.play(*(FadeOut(m) for m in tables + status), *(FadeOut(c) for c in chips),
+                       *(b.animate.set_stroke(width=3, opacity=1.0) for b in boxes), run_time=0.5)
+            stage.play(*(FadeIn(m) for m in results), run_time=1.0)
+            stage.wait(0.4)
+        with stage.narrating(say(f"{T}.steps.caption_equal", decimals=plan.decimals, n=plan.n,
+                                 diff=tiny(say, plan.max_diff_trace))):
+            stage.play(FadeOut(counter), FadeIn(diff), run_time=0.8)
+            stage.wait(0.8)
+        drawn.update(results=results, diff=diff)
+
+    # --- pieces ---------------------------------------------------------------------------------
+    @staticmethod
+    def legend_item(stage: Stage, plan: RingPlan, i: int) -> VGroup:
+        th, say = stage.theme, stage.say
+        a, b = plan.span(i)
+        sw = RoundedRectangle(width=0.42, height=0.3, corner_radius=0.05, stroke_color=device_color(i),
+                              stroke_width=3).set_fill(device_color(i), opacity=0.3)
+        text = label(say(f"{T}.steps.legend", device=i, first=a, last=b), 24, th.text)
+        return VGroup(sw, text).arrange(RIGHT, buff=0.15)
+
+    @staticmethod
+    def slots(box, head, bw: float, bh: float, narrow: bool = False) -> dict:
+        """Where a device box's parts go: its header at the top left (two lines in a narrow box), the
+        K/V chip at the top right, the status line under them, the table filling the rest."""
+        pad = 0.18
+        x0, x1 = box.get_left()[0] + pad, box.get_right()[0] - pad
+        y1 = box.get_top()[1] - pad
+        if narrow:
+            head.arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+        fit_into(head, (x1 - x0) * (0.52 if narrow else 0.62), 0.75 if narrow else 0.4)
+        head.move_to([x0 + head.width / 2, y1 - head.height / 2, 0])
+        chip_w = min(1.9, (x1 - x0) * (0.46 if narrow else 0.34))
+        chip = np.array([x1, y1 - 0.2, 0.0])  # its right edge and its centre's height
+        status_y = min(y1 - 0.62, head.get_bottom()[1] - 0.22)
+        return {"x0": x0, "x1": x1, "chip": chip, "chip_w": chip_w, "status_y": status_y,
+                "table_top": status_y - 0.25, "bottom": box.get_bottom()[1] + pad}
+
+    def chip(self, stage: Stage, plan: RingPlan, j: int, width: float) -> VGroup:
+        """The K/V block that started on device j: K and V and its token range, in j's colour."""
+        th, say = stage.theme, stage.say
+        a, b = plan.span(j)
+        k = label("K", 24, th.key)
+        v = label("V", 24, th.value)
+        rng = label(say(f"{T}.steps.range", first=a, last=b), 22, th.text)
+        inner = VGroup(k, v, rng).arrange(RIGHT, buff=0.14)
+        frame = RoundedRectangle(width=inner.width + 0.3, height=0.44, corner_radius=0.08,
+                                 stroke_color=device_color(j), stroke_width=3).set_fill(th.background, opacity=0.9)
+        chip = VGroup(frame, inner.move_to(frame))
+        return fit_into(chip, width, 0.44)
+
+    def status(self, stage: Stage, plan: RingPlan, t: int, i: int, slot: dict) -> VGroup:
+        """Under the header: busy (how many query·key pairs this step) or idle; and what arrived."""
+        th, say = stage.theme, stage.say
+        s = plan.step(t, i)
+        left = (label(say(f"{T}.steps.busy", count=s.cells), 22, th.highlight) if s.busy else
+                label(say(f"{T}.steps.idle"), 22, th.mask))
+        right = (label(say(f"{T}.steps.own"), 22, th.dim) if t == 0 else
+                 label(say(f"{T}.steps.received", bytes=s.bytes_received), 22, th.dim))
+        width = slot["x1"] - slot["x0"]
+        fit_into(left, width * 0.48, 0.3)
+        fit_into(right, width * 0.48, 0.3)
+        left.move_to([slot["x0"] + left.width / 2, slot["status_y"], 0])
+        right.move_to([slot["x1"] - right.width / 2, slot["status_y"], 0])
+        return VGroup(left, right)
+
+    narrow = False  # boxes too narrow for every column (five or six devices): O₁ … O_d, no tokens
+
+    def o_columns(self, plan: RingPlan, short: bool = False) -> tuple[int, ...]:
+        """The entries of O in a table: O₁, O₂ and the last; O₁ and the last in a narrow box or a table
+        of long numbers (`short`)."""
+        cols = plan.o_shown
+        return (cols[0], cols[-1]) if (self.narrow or short) and len(cols) > 2 else cols
+
+    def header_row(self, stage: Stage, plan: RingPlan, short: bool = False) -> list:
+        """The heads of the O columns: O₁, O₂, …, O_d (the entries shown, an ellipsis before the last)."""
+        th = stage.theme
+        cols = self.o_columns(plan, short)
+        cells = [math(f"O_({j + 1})", 30, th.value) for j in cols[:-1]]
+        if len(cols) > 1:
+            cells.append(ellipsis_dots(RIGHT, spacing=0.1, radius=0.025, color=th.dim))
+        cells.append(math(f"O_({cols[-1] + 1})", 30, th.value))
+        return cells
+
+    def entries(self, plan: RingPlan, values: np.ndarray, decimals: int, color: str, short: bool = False) -> list:
+        cols = self.o_columns(plan, short)
+        cells = [label(fixed(float(values[j]), decimals), 24, color) for j in cols[:-1]]
+        if len(cols) > 1:
+            cells.append(ellipsis_dots(RIGHT, spacing=0.1, radius=0.025, color="#888888"))
+        cells.append(label(fixed(float(values[cols[-1]]), decimals), 24, color))
+        return cells
+
+    def state_table(self, stage: Stage, plan: RingPlan, t: int, i: int) -> VGroup:
+        """Device i after step t: its first and last query row's m, l and O₁, O₂ … O_d."""
+        th = stage.theme
+        s = plan.step(t, i)
+        color = th.text if s.busy else th.dim
+        head = [label("", 22, th.text), math("m", 30, th.highlight), math("l", 30, th.highlight)]
+        head += self.header_row(stage, plan)
+        rows = [head]
+        picked = plan.rows(i)
+        for k, (r, p) in enumerate(zip(picked, plan.rows_shown[i])):
+            if k > 0:
+                rows.append([ellipsis_dots(DOWN, spacing=0.07, radius=0.022, color=th.dim)])
+            rows.append([self.row_name(stage, plan, p), label(score_text(float(s.m[r])), 24, color),
+                         label(fixed(float(s.l[r]), 2), 24, color)] + self.entries(plan, s.O[r], 2, color))
+        table = level(aligned_rows(rows, col_gap=0.2 if self.narrow else 0.26, row_step=0.42,
+                                   align=["left"] + ["right"] * 7))
+        return table
+
+    def result_table(self, stage: Stage, plan: RingPlan, i: int) -> VGroup:
+        """Device i's output rows O / l (ring) above the model's own head output (model), same rows."""
+        th, say = stage.theme, stage.say
+        last = plan.result.steps_of(i)[-1]
+        rows = [[label("", 22, th.text), label("", 22, th.text)] + self.header_row(stage, plan, short=True)]
+        for k, (r, p) in enumerate(zip(plan.rows(i), plan.rows_shown[i])):
+            if k > 0:
+                rows.append([ellipsis_dots(DOWN, spacing=0.07, radius=0.022, color=th.dim)])
+            ring_row = last.O[r] / last.l[r]
+            rows.append([self.row_name(stage, plan, p), label(say(f"{T}.steps.ring_name"), 22, th.value)]
+                        + self.entries(plan, ring_row, plan.decimals, th.value, short=True))
+            rows.append([label("", 22, th.text), label(say(f"{T}.steps.model_name"), 22, th.delta_multi)]
+                        + self.entries(plan, plan.trace_z[p], plan.decimals, th.delta_multi, short=True))
+        table = level(aligned_rows(rows, col_gap=0.1 if self.narrow else 0.3, row_step=0.38,
+                                   align=["left", "left"] + ["right"] * 6))
+        return table
+
+    def row_name(self, stage: Stage, plan: RingPlan, p: int) -> VGroup:
+        """A query row: its position (dim) and its token (in a narrow box, its position only)."""
+        th = stage.theme
+        if self.narrow:
+            return VGroup(label(str(p), 24, th.query))
+        return VGroup(label(str(p), 24, th.dim), label(plan.tokens[p], 24, th.query)).arrange(RIGHT, buff=0.12)
+
+    @staticmethod
+    def caption_for_step(stage: Stage, plan: RingPlan, t: int) -> str:
+        say = stage.say
+        N = plan.n_devices
+        if t == 0:
+            return say(f"{T}.steps.caption_first", d=plan.d)
+        idle = plan.idle(t)
+        got = sorted({plan.step(t, i).bytes_received for i in range(N)})
+        sent = (say(f"{T}.steps.bytes_one", bytes=got[0]) if len(got) == 1 else
+                say(f"{T}.steps.bytes_range", low=got[0], high=got[-1]))
+        devices = say.words([str(i) for i in idle])
+        explained = any(plan.idle(u) for u in range(1, t))  # why a device idles is said once
+        if idle and not explained:
+            return say(f"{T}.steps.caption_move_idle", step=t + 1, sent=sent, count=len(idle), devices=devices)
+        if t == 1:
+            return say(f"{T}.steps.caption_move_all", step=t + 1, sent=sent)
+        if idle:
+            return say(f"{T}.steps.caption_again_idle", step=t + 1, count=len(idle), devices=devices)
+        return say(f"{T}.steps.caption_again_all", step=t + 1)
+
+
+def level(table: VGroup) -> VGroup:
+    """Every row's texts on one baseline (a comma or a descender does not lift a number)."""
+    from manim import Text
+
+    for row in table:
+        texts = [m for m in row if isinstance(m, Text) and m.text.strip()]
+        if len(texts) > 1:
+            base = text_baseline(texts[-1])
+            for m in texts[:-1]:
+                m.shift(UP * (base - text_baseline(m)))
+    return table
+
+
+def place_all(tables: list, slots: list, top_shift: float = 0.0) -> None:
+    """Tables into their device boxes' table areas (under the status line; `top_shift` higher), all at
+    one scale: the largest that fits every one of them."""
+    def room(slot):
+        top = slot["table_top"] + top_shift
+        return slot["x1"] - slot["x0"], top - slot["bottom"], top
+
+    k = min(1.0, *(min(w / t.width, h / t.height) for t, slot in zip(tables, slots) for w, h, _ in [room(slot)]))
+    for t, slot in zip(tables, slots):
+        t.scale(k)
+        top = room(slot)[2]
+        t.move_to([slot["x0"] + t.width / 2, top - t.height / 2, 0])
+
+
+def chip_spot(slot: dict, chip) -> np.ndarray:
+    """The centre of `chip` placed in a device box: its right edge at the box's inner right edge."""
+    x1, y = slot["chip"][0], slot["chip"][1]
+    return np.array([x1 - chip.width / 2, y, 0.0])
+
+
+def wrap(words: WordBoxes, width: float, gap_y: float) -> WordBoxes:
+    """Lay a row of word boxes out in lines no wider than `width` (in place)."""
+    gap = 0.12
+    lines: list[list] = [[]]
+    x = 0.0
+    for w in words:
+        if lines[-1] and x + w.width > width:
+            lines.append([])
+            x = 0.0
+        lines[-1].append(w)
+        x += w.width + gap
+    h = words[0].height
+    y = 0.0
+    for line in lines:
+        x = 0.0
+        for w in line:
+            w.move_to([x + w.width / 2, y, 0])
+            x += w.width + gap
+        y -= h + gap_y
+    words.center()
+    return words
+
+
+# --- chapter 2: causal, contiguous against striped ---------------------------------------------------
+
+class RingCausal(Chapter):
+    key = "ring_causal"
+
+    def plan(self, setting) -> RingCausalPlan:
+        return plan_ring_causal(setting)
+
+    def play(self, stage: Stage, plan: RingCausalPlan) -> None:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        full = stage.region("full")
+        N = plan.n_devices
+        drawn: dict = {}
+        stage.drawn[self.key] = drawn
+        title = label(say(f"{T}.causal.title"), 30, th.text)
+        fit_into(title, full.width, 0.6)
+        title.move_to([0, full.top - 0.35, 0])
+        top = full.top - 0.9
+        half = (full.width - 0.6) / 2
+        panels = [self.panel(stage, plan, res, name)
+                  for res, name in ((plan.contiguous, "contiguous"), (plan.striped, "striped"))]
+        # one scale for both, so that equal blocks look equal; side by side, tops level
+        k = min(min(half / p.width, (top - full.bottom) / p.height) for p in panels)
+        for p in panels:
+            p.scale(k)
+        y_top = top - (top - full.bottom - max(p.height for p in panels)) / 2
+        for i, panel in enumerate(panels):
+            x = full.left + half / 2 if i == 0 else full.right - half / 2
+            panel.move_to([x, y_top - panel.height / 2, 0])
+        left, right = panels
+        drawn.update(contiguous=left, striped=right)
+        c, s = plan.contiguous, plan.striped
+        with stage.narrating(say(f"{T}.causal.caption_mask", count=N)):
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(VGroup(left.heading, left.strip, left.matrix,
+                                                                      left.axes)), run_time=1.0)
+            stage.wait(0.4)
+        with stage.narrating(say(f"{T}.causal.caption_contiguous", count=N, low=min(c.busy_steps),
+                                 high=max(c.busy_steps), least=min(c.cells), most=max(c.cells))):
+            stage.play(FadeIn(left.skipped), run_time=0.6)
+            stage.play(FadeIn(left.schedule), run_time=0.8)
+            stage.wait(0.6)
+        with stage.narrating(say(f"{T}.causal.caption_striped", count=N)):
+            stage.play(FadeIn(VGroup(right.heading, right.strip, right.matrix, right.axes)), run_time=1.0)
+            stage.wait(0.4)
+        even = f"{T}.causal.caption_even_all" if min(s.busy_steps) == N else f"{T}.causal.caption_even"
+        with stage.narrating(say(even, count=N, low=min(s.busy_steps), high=max(s.busy_steps),
+                                 least=min(s.cells), most=max(s.cells), diff=tiny(say, plan.max_diff_striped))):
+            stage.play(FadeIn(right.schedule), FadeIn(right.check), run_time=0.8)
+            stage.wait(0.8)
+
+    def panel(self, stage: Stage, plan: RingCausalPlan, res, name: str) -> VGroup:
+        """One way of cutting: its heading, the tokens coloured by device, the causal mask with rows and
+        columns grouped by device and cut into N × N blocks, and per device its busy steps and pairs."""
+        th, say = stage.theme, stage.say
+        N, n = plan.n_devices, plan.n
+        size = 3.6
+        cell = size / n
+        order = RingCausalPlan.order(res)
+        dev = RingCausalPlan.device_of(res)
+        heading = VGroup(label(say(f"{T}.causal.{name}"), 28, th.text),
+                         label(say(f"{T}.causal.rule_{name}", count=N), 22, th.dim)).arrange(DOWN, buff=0.12)
+
+        # the tokens in their own order, each in its device's colour
+        strip = VGroup()
+        for i in range(N):
+            toks = [int(t) for t in res.tokens[i]]
+            centres = np.array([[(t + 0.5) * cell, 0, 0] for t in toks])
+            strip.add(points_mobject([rect_points(centres, cell * 0.42, 0.12)], device_color(i)))
+        first, last = label("0", 22, th.dim), label(str(n - 1), 22, th.dim)
+        tok_word = label(say(f"{T}.causal.tokens"), 22, th.dim)
+        first.next_to(strip, LEFT, buff=0.12)
+        last.next_to(strip, RIGHT, buff=0.12)
+        tok_word.next_to(first, LEFT, buff=0.2)
+        strip_group = VGroup(strip, first, last, tok_word)
+
+        # the mask: a cell is drawn when its key is at or before its query, in the query's device colour
+        pos = np.asarray(order)
+        sizes = [len(t) for t in res.tokens]
+        starts = np.concatenate([[0], np.cumsum(sizes)])
+        matrix = VGroup()
+        for i in range(N):
+            rows = range(starts[i], starts[i + 1])
+            centres = np.array([[(c + 0.5) * cell, -(r + 0.5) * cell, 0] for r in rows for c in range(n)
+                                if pos[c] <= pos[r]])
+            if len(centres):
+                matrix.add(points_mobject([rect_points(centres, cell * 0.45, cell * 0.45)], device_color(i))
+                           .set_fill(opacity=0.8))
+        frame = Rectangle(width=size, height=size, stroke_color=th.dim, stroke_width=2)
+        frame.move_to([size / 2, -size / 2, 0])
+        lines = VGroup(*(Line([starts[k] * cell, 0, 0], [starts[k] * cell, -size, 0], stroke_color=th.text,
+                              stroke_width=2) for k in range(1, N)),
+                       *(Line([0, -starts[k] * cell, 0], [size, -starts[k] * cell, 0], stroke_color=th.text,
+                              stroke_width=2) for k in range(1, N)))
+        skipped = VGroup()
+        for i in range(N):
+            for j in range(N):
+                rows, cols = pos[starts[i]:starts[i + 1]], pos[starts[j]:starts[j + 1]]
+                if cols.min() > rows.max():  # every key of block j after every query of device i
+                    w, h = sizes[j] * cell, sizes[i] * cell
+                    skipped.add(Rectangle(width=w, height=h, stroke_color=th.mask, stroke_width=3)
+                                .set_fill(th.mask, opacity=0.22)
+                                .move_to([(starts[j] + sizes[j] / 2) * cell, -(starts[i] + sizes[i] / 2) * cell, 0]))
+        mat = VGroup(frame, matrix, lines)
+        # device numbers: along the rows (queries) and the columns (keys)
+        row_nums = VGroup(*(label(str(i), 24, device_color(i)).move_to(
+            [-0.22, -(starts[i] + sizes[i] / 2) * cell, 0]) for i in range(N)))
+        col_nums = VGroup(*(label(str(j), 24, device_color(j)).move_to(
+            [(starts[j] + sizes[j] / 2) * cell, 0.22, 0]) for j in range(N)))
+        keys_word = label(say(f"{T}.causal.keys_axis"), 22, th.key).next_to(col_nums, UP, buff=0.1)
+        q_word = label(say(f"{T}.causal.queries_axis"), 22, th.query).rotate(PI / 2)
+        q_word.next_to(row_nums, LEFT, buff=0.12)
+        axes = VGroup(row_nums, col_nums, keys_word, q_word)
+
+        # per device, level with its rows: one square per step (filled: busy) and its pairs; the column
+        # heads above them, the pairs' column right of whichever is wider, the squares or their head
+        sq = min(0.26, 1.4 / N)
+        x_sq = size + 0.3
+        steps_head = label(say(f"{T}.causal.busy_head", count=N), 20, th.dim)
+        pairs_head = label(say(f"{T}.causal.pairs_head"), 20, th.dim)
+        squares_w = N * sq + (N - 1) * sq * 0.25
+        steps_head.move_to([x_sq + steps_head.width / 2, 0.22, 0])
+        x_pairs = x_sq + max(squares_w, steps_head.width) + 0.3
+        pairs_head.move_to([x_pairs + pairs_head.width / 2, 0.22, 0])
+        sched = VGroup()
+        for i in range(N):
+            y = -(starts[i] + sizes[i] / 2) * cell
+            squares = VGroup(*(Rectangle(width=sq, height=sq, stroke_color=device_color(i), stroke_width=2)
+                               .set_fill(device_color(i), opacity=0.85 if res.at(t, i).busy else 0.0)
+                               for t in range(N))).arrange(RIGHT, buff=sq * 0.25)
+            squares.move_to([x_sq + squares.width / 2, y, 0])
+            pairs = label(str(res.cells[i]), 24, th.text)
+            pairs.move_to([x_pairs + pairs.width / 2, y, 0])
+            sched.add(VGroup(squares, pairs))
+        schedule = VGroup(sched, steps_head, pairs_head)
+
+        body = VGroup(mat, skipped, axes, schedule)
+        strip_group.next_to(keys_word, UP, buff=0.3)
+        strip_group.shift(RIGHT * (size / 2 - strip.get_center()[0]))
+        heading.next_to(strip_group, UP, buff=0.25)
+        heading.set_x(body.get_center()[0])
+        panel = VGroup(heading, strip_group, body)
+        panel.heading, panel.strip, panel.matrix, panel.axes = heading, strip_group, mat, axes
+        panel.skipped, panel.schedule = skipped, schedule
+        total = label(say(f"{T}.causal.total", count=sum(res.cells), steps=sum(res.busy_steps)), 22, th.dim)
+        total.next_to(body, DOWN, buff=0.3).set_x(body.get_center()[0])
+        panel.schedule.add(total)
+        panel.add(total)
+        panel.check = VGroup()  # the striped panel says its output is the same (set by the caller below)
+        if name == "striped":
+            check = label(say(f"{T}.causal.same", diff=tiny(say, plan.max_diff_striped, figure=True)), 22,
+                          th.highlight)
+            check.next_to(total, DOWN, buff=0.15).set_x(body.get_center()[0])
+            panel.check = check
+            panel.add(check)
+        return panel
+
+
+# --- chapter 3: memory and traffic ------------------------------------------------------------------
+
+class RingMemory(Chapter):
+    key = "ring_memory"
+
+    def plan(self, setting) -> RingMemoryPlan:
+        return plan_ring_memory(setting)
+
+    def play(self, stage: Stage, plan: RingMemoryPlan) -> None:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        full = stage.region("full")
+        N = plan.n_devices
+        big = plan.longest
+        drawn: dict = {}
+        stage.drawn[self.key] = drawn
+        name = model_name(say, plan.model)
+        title = label(say(f"{T}.memory.title", model=name), 30, th.text)
+        fit_into(title, full.width, 0.6)
+        title.move_to([0, full.top - 0.35, 0])
+        sizes = label(say(f"{T}.memory.sizes", count=plan.n_layers, heads=plan.n_kv_heads, d=plan.d_head,
+                          bpn=plan.bytes_per_number, bytes=plan.kv_token), 24, th.dim)
+        fit_into(sizes, full.width, 0.4)
+        sizes.next_to(title, DOWN, buff=0.25)
+
+        # to scale: all of K and V at the longest length, one device's share of it
+        width = full.width - 0.4
+        bar = VGroup()
+        shares = VGroup()
+        x = full.left + 0.2
+        block = big.block_tokens
+        for i in range(N):
+            toks = min(block, big.n - i * block)
+            w = width * toks / big.n
+            seg = Rectangle(width=w, height=0.6, stroke_color=th.background, stroke_width=2).set_fill(
+                device_color(i), opacity=0.75)
+            seg.move_to([x + w / 2, 0, 0])
+            bar.add(seg)
+            x += w
+        per = byte_text(say, big.kv_per_device)
+        for i, seg in enumerate(bar):  # under each device's share: its name, then the size
+            t = VGroup(label(say(f"{T}.steps.device", device=i), 22, device_color(i)),
+                       label(per, 26, th.text)).arrange(DOWN, buff=0.1)
+            fit_into(t, seg.width - 0.15, 0.8)
+            t.next_to(seg, DOWN, buff=0.15)
+            shares.add(t)
+        whole = label(say(f"{T}.memory.whole", n=say.number(big.n, ",d"), size=byte_text(say, big.full_kv)), 30,
+                      th.text)
+        fit_into(whole, width, 0.4)
+        sent = label(say(f"{T}.memory.sent", size=byte_text(say, big.sent_per_step)), 28, th.highlight)
+        fit_into(sent, width, 0.4)
+        picture = VGroup(whole, VGroup(bar, shares), sent).arrange(DOWN, buff=0.3)
+        for m in (whole, sent):
+            m.align_to(bar, LEFT)
+
+        # the table: three lengths
+        head = [label(say(f"{T}.memory.col_n"), 26, th.dim), label(say(f"{T}.memory.col_full"), 26, th.dim),
+                label(say(f"{T}.memory.col_device", count=N), 26, th.dim),
+                label(say(f"{T}.memory.col_sent"), 26, th.dim)]
+        rows = [head]
+        for r in plan.rows:
+            rows.append([label(say.number(r.n, ",d"), 30, th.text), label(byte_text(say, r.full_kv), 30, th.text),
+                         label(byte_text(say, r.kv_per_device), 30, th.highlight),
+                         label(byte_text(say, r.sent_per_step), 30, th.text)])
+        table = level(aligned_rows(rows, col_gap=0.8, row_step=0.58, align=["right"] * 4))
+        y = table[0].get_bottom()[1] - 0.12
+        rule = Line([table.get_left()[0], y, 0], [table.get_right()[0], y, 0], stroke_color=th.dim, stroke_width=1.5)
+        tab = VGroup(table, rule)
+        body = VGroup(picture, tab).arrange(DOWN, buff=0.7)
+        fit_into(body, full.width, sizes.get_bottom()[1] - 0.3 - full.bottom)
+        body.move_to([0, (sizes.get_bottom()[1] - 0.3 + full.bottom) / 2, 0])
+        drawn.update(bar=bar, table=table)
+        with stage.narrating(say(f"{T}.memory.caption_share", model=name, layers=plan.n_layers, heads=plan.n_kv_heads,
+                                 d=plan.d_head, bytes=plan.kv_token)):
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(sizes), run_time=0.8)
+            stage.play(FadeIn(whole), FadeIn(bar, lag_ratio=0.2), run_time=1.0)
+        with stage.narrating(say(f"{T}.memory.caption_device", count=N, n=say.number(big.n, ",d"),
+                                 full=byte_text(say, big.full_kv),
+                                 per=per, sent=byte_text(say, big.sent_per_step))):
+            stage.play(FadeIn(shares), FadeIn(sent, shift=UP * 0.1), run_time=0.8)
+            stage.wait(0.5)
+        short = plan.rows[0]
+        with stage.narrating(say(f"{T}.memory.caption_table", count=N, short=say.number(short.n, ",d"),
+                                 per=byte_text(say, short.kv_per_device))):
+            stage.play(FadeIn(tab, shift=UP * 0.1), run_time=0.8)
+            stage.wait(1.0)

@@ -1,0 +1,207 @@
+"""Plans of `ring_attention` (no manim, no torch): the ring of model/ring.py (numpy) run on a real head of
+the model in use (the trace's q, k — after rotation on a rotary model — and v), its output compared with
+the trace's own head output z, the causal load of contiguous and striped blocks, and the memory and
+traffic of the whole model's keys and values for long sequences (ring_memory, from the model's sizes).
+
+Three chapters read these plans:
+- `ring`: the sequence cut into N blocks, one per device; N steps in which the key/value blocks travel
+  around the ring while each device's running max m, running sum l and running output O change (the
+  first and last query row of every device, the first O_SHOWN of d_head entries of O); then O / l beside
+  the model's own output for those rows.
+- `ring_causal`: the causal mask cut into N × N blocks; with contiguous blocks a block wholly in a
+  device's future is skipped (busy steps 1, 2, …, N); striped blocks (token t on device t mod N) keep
+  every device busy every step. Busy steps and query·key pairs computed per device, measured.
+- `ring_memory`: one device's share of K and V and the bytes it sends per step, at 1,000, 32,000 and
+  1,000,000 tokens, from the model's layers, key/value heads and head width (bf16).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attention_manim.model.errors import UserError
+from attention_manim.model.ring import RingMemory, RingResult, RingStep, ring_attention, ring_memory
+
+from ..setting import Setting
+
+DEVICES = 4  # the ring's size when the user gives no --devices
+MAX_DEVICES = 6  # the most devices the ring's picture holds with readable numbers (three boxes a row)
+O_SHOWN = 2  # the first entries of a row's (running) output shown, then an ellipsis and its last entry
+BYTES_PER_NUMBER = 2  # keys and values sent in bf16, as long-context models are run
+MEMORY_LENGTHS = (1_000, 32_000, 1_000_000)  # sequence lengths of the memory table
+
+
+def ring_size(setting: Setting) -> int:
+    """The ring's devices: --devices, checked (2 to MAX_DEVICES, at most one per token), else DEVICES."""
+    n = setting.trace.n_tokens
+    given = setting.devices
+    devices = DEVICES if given is None else given
+    most = min(MAX_DEVICES, n)
+    if isinstance(devices, bool) or not isinstance(devices, (int, np.integer)) or not 2 <= devices <= most:
+        raise UserError(f"--devices {devices} is out of range: this lesson takes 2 to {most} devices",
+                        f"the ring draws at most {MAX_DEVICES} devices, and each needs at least one token "
+                        f"(the sentence has {n})",
+                        key="devices_out_of_range", devices=devices, most=most, max_devices=MAX_DEVICES, n_tokens=n)
+    return int(devices)
+
+
+def shown_decimals(a: np.ndarray, b: np.ndarray) -> int:
+    """The most decimals (6 at most, 1 at least) at which every entry of `a` reads as in `b`."""
+    for dec in range(6, 0, -1):
+        if all(f"{x:.{dec}f}" == f"{y:.{dec}f}" for x, y in zip(np.ravel(a), np.ravel(b))):
+            return dec
+    return 1
+
+
+@dataclass(frozen=True)
+class RingPlan:
+    model: str  # the model's name (prose says the toy's as "the toy model")
+    tokens: tuple[str, ...]
+    layer: int
+    head: int
+    kv_head: int  # the key/value head the query head reads (grouped-query attention)
+    n_devices: int
+    causal: bool  # as the model: both built-in models are causal
+    result: RingResult  # contiguous blocks, the model's mask
+    trace_z: np.ndarray  # [n, d_head] the model's own head output
+    rows_shown: tuple[tuple[int, ...], ...]  # per device: the token positions of the rows shown (first, last)
+    o_shown: tuple[int, ...]  # the entries of O shown: the first O_SHOWN and the last (d_head − 1)
+    max_diff_trace: float  # max |ring − the model's own output| over every row and entry
+    max_diff_reference: float  # max |ring − ordinary attention in float64|
+    decimals: int  # digits at which the shown entries read the same both ways
+    bytes_per_number: int
+
+    @property
+    def n(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def d(self) -> int:
+        return self.result.d_v
+
+    def step(self, t: int, device: int) -> RingStep:
+        return self.result.at(t, device)
+
+    def rows(self, device: int) -> tuple[int, ...]:
+        """Indices into the device's rows (its RingStep m, l, O) of the rows shown."""
+        toks = list(self.result.tokens[device])
+        return tuple(toks.index(p) for p in self.rows_shown[device])
+
+    def span(self, device: int) -> tuple[int, int]:
+        """First and last token position of the device's (contiguous) block."""
+        t = self.result.tokens[device]
+        return int(t[0]), int(t[-1])
+
+    def idle(self, t: int) -> tuple[int, ...]:
+        return tuple(i for i in range(self.n_devices) if not self.step(t, i).busy)
+
+    def block_bytes(self, device: int) -> int:
+        """Bytes of the K/V block that starts on `device`: its tokens × (d_k + d_v) numbers."""
+        return len(self.result.tokens[device]) * (self.result.d + self.result.d_v) * self.bytes_per_number
+
+
+def plan_ring(setting: Setting) -> RingPlan:
+    tr = setting.trace
+    ht = setting.head_trace()
+    N = ring_size(setting)
+    causal = bool(np.asarray(ht.mask).any()) or tr.model.causal
+    res = ring_attention(ht.q, ht.k, ht.v, N, causal=causal, bytes_per_number=BYTES_PER_NUMBER)
+    z = np.asarray(ht.z, np.float64)
+    rows = tuple(tuple(sorted({int(t[0]), int(t[-1])})) for t in res.tokens)
+    picked = [p for r in rows for p in r]
+    cols = tuple(sorted(set(range(min(O_SHOWN, res.d_v))) | {res.d_v - 1}))
+    decimals = shown_decimals(res.output[np.ix_(picked, cols)], z[np.ix_(picked, cols)])
+    return RingPlan(model=tr.model.name, tokens=tr.tokens, layer=ht.layer, head=ht.head, kv_head=int(ht.kv_head),
+                    n_devices=N,
+                    causal=causal, result=res, trace_z=z, rows_shown=rows, o_shown=cols,
+                    max_diff_trace=float(np.abs(res.output - z).max()), max_diff_reference=res.max_diff,
+                    decimals=decimals, bytes_per_number=BYTES_PER_NUMBER)
+
+
+@dataclass(frozen=True)
+class RingCausalPlan:
+    tokens: tuple[str, ...]
+    n_devices: int
+    contiguous: RingResult  # causal, contiguous blocks
+    striped: RingResult  # causal, token t on device t mod N
+    max_diff_striped: float  # max |striped ring − the model's own output|
+
+    @property
+    def n(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def total_cells(self) -> int:
+        """Query·key pairs the causal mask leaves open: n(n + 1)/2, however they are shared out."""
+        return self.n * (self.n + 1) // 2
+
+    @staticmethod
+    def device_of(result: RingResult) -> np.ndarray:
+        """[n] the device each token is on."""
+        out = np.zeros(result.n, dtype=int)
+        for i, t in enumerate(result.tokens):
+            out[t] = i
+        return out
+
+    @staticmethod
+    def order(result: RingResult) -> np.ndarray:
+        """Token positions grouped by device (device 1's, then device 2's, ...): the rows and columns of
+        the mask as the devices hold them."""
+        return np.concatenate(result.tokens)
+
+
+def plan_ring_causal(setting: Setting) -> RingCausalPlan:
+    tr = setting.trace
+    ht = setting.head_trace()
+    N = ring_size(setting)
+    both = [ring_attention(ht.q, ht.k, ht.v, N, causal=True, striped=s, bytes_per_number=BYTES_PER_NUMBER)
+            for s in (False, True)]
+    z = np.asarray(ht.z, np.float64)
+    return RingCausalPlan(tokens=tr.tokens, n_devices=N, contiguous=both[0], striped=both[1],
+                          max_diff_striped=float(np.abs(both[1].output - z).max()))
+
+
+@dataclass(frozen=True)
+class RingMemoryPlan:
+    model: str
+    n_layers: int
+    n_kv_heads: int
+    d_head: int
+    bytes_per_number: int
+    n_devices: int
+    rows: tuple[RingMemory, ...]  # one per MEMORY_LENGTHS entry
+
+    @property
+    def kv_token(self) -> int:
+        """Bytes of one token's keys and values over every layer."""
+        return self.rows[0].kv_token_layer * self.n_layers
+
+    @property
+    def longest(self) -> RingMemory:
+        return self.rows[-1]
+
+
+def plan_ring_memory(setting: Setting) -> RingMemoryPlan:
+    m = setting.model
+    N = ring_size(setting)
+    kv_heads = m.n_kv_heads or m.n_heads
+    rows = tuple(ring_memory(n, m.d_head, kv_heads, m.n_layers, BYTES_PER_NUMBER, N) for n in MEMORY_LENGTHS)
+    return RingMemoryPlan(model=m.name, n_layers=m.n_layers, n_kv_heads=kv_heads, d_head=m.d_head,
+                          bytes_per_number=BYTES_PER_NUMBER, n_devices=N, rows=rows)
+
+
+UNITS = ((10**12, "TB"), (10**9, "GB"), (10**6, "MB"), (10**3, "kB"))
+
+
+def byte_size(b: int) -> tuple[float, int, str]:
+    """(value, decimals, unit) of a byte count in decimal units, three significant digits: 23,040,000
+    bytes -> (23.04, 1, "MB") read "23.0 MB"; below 1,000 bytes, whole bytes."""
+    for size, unit in UNITS:
+        if round(b / size, 2) >= 1.0:  # 999,600 bytes read "1.00 MB", not "1000 kB"
+            v = b / size
+            # three significant digits, rounded first (9.996 MB reads "10.0 MB", not "10.00 MB")
+            dec = 2 if round(v, 2) < 10 else 1 if round(v, 1) < 100 else 0
+            return v, dec, unit
+    return float(b), 0, "B"

@@ -1,0 +1,262 @@
+"""The `ring_attention` lesson: its plans' numbers against attention written out here in numpy (every
+device's running max, sum and output after every step, the final rows, the causal load of contiguous
+and striped blocks, memory and traffic from the model's sizes), `--devices`, a tiny render in three
+languages, and the lint in three languages on the toy and on SmolLM2."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from attention_manim.model.errors import UserError
+from attention_manim.scenes.registry import load_all
+
+NAME = "ring_attention"
+
+
+def scores(q, k, causal=True):
+    """q·kᵀ/√d in float64, −∞ where a key comes after its query (causal)."""
+    s = q.astype(np.float64) @ k.astype(np.float64).T / np.sqrt(q.shape[1])
+    if causal:
+        s[np.triu_indices(len(q), 1)] = -np.inf
+    return s
+
+
+def full_attention(q, k, v, causal=True):
+    """Ordinary attention, written out here: the whole score matrix, softmax per row, times v."""
+    s = scores(q, k, causal)
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
+
+
+def running(q, k, v, rows, keys, causal=True):
+    """m, l and the unnormalized O of `rows` having seen the keys `keys` (any order): the max over the
+    visible scores, the sum of their exponentials and the exponentials times v."""
+    s = scores(q, k, causal)[np.ix_(rows, keys)]
+    m = s.max(axis=1)
+    e = np.exp(s - m[:, None])
+    return m, e.sum(axis=1), e @ v.astype(np.float64)[keys]
+
+
+def lesson():
+    return load_all()[NAME].lesson
+
+
+def setting_for(make_inputs, **kw):
+    return lesson().setting(make_inputs(**kw))
+
+
+@pytest.mark.parametrize("devices", [None, 2, 3, 5, 6])
+def test_every_step_of_the_ring_is_attention_written_out(make_inputs, devices):
+    from attention_manim.scenes.plans.ring import DEVICES, plan_ring
+
+    setting = setting_for(make_inputs, options={} if devices is None else {"devices": devices})
+    plan = plan_ring(setting)
+    ht = setting.head_trace()
+    q, k, v = ht.q, ht.k, ht.v
+    n, N = len(q), plan.n_devices
+    assert N == (devices or DEVICES) and plan.causal and n == setting.trace.n_tokens
+    blocks = [np.asarray(b) for b in np.array_split(np.arange(n), N)]
+    assert [list(t) for t in plan.result.tokens] == [list(b) for b in blocks]
+    for t in range(N):
+        for i in range(N):
+            st = plan.step(t, i)
+            held = (i - t) % N  # the block that started on device i − t
+            assert st.kv_block == held
+            # causal, contiguous: a block is computed only when it is not wholly after the queries
+            assert st.busy == (held <= i)
+            seen = np.concatenate([blocks[(i - u) % N] for u in range(t + 1)])
+            m, l, O = running(q, k, v, blocks[i], seen)
+            np.testing.assert_allclose(st.m, m, rtol=1e-12)
+            np.testing.assert_allclose(st.l, l, rtol=1e-10)
+            np.testing.assert_allclose(st.O, O, rtol=1e-9, atol=1e-12)
+            visible = np.isfinite(scores(q, k)[np.ix_(blocks[i], blocks[held])]).sum()
+            assert st.cells == (visible if st.busy else 0)
+            want = 0 if t == 0 else len(blocks[held]) * (k.shape[1] + v.shape[1]) * plan.bytes_per_number
+            assert st.bytes_received == want
+            assert plan.block_bytes(held) == len(blocks[held]) * 2 * k.shape[1] * 2
+        assert plan.idle(t) == tuple(i for i in range(N) if (i - t) % N > i)
+    full = full_attention(q, k, v)
+    assert np.abs(plan.result.output - full).max() < 1e-12
+    z = ht.z.astype(np.float64)
+    assert plan.max_diff_trace == pytest.approx(np.abs(plan.result.output - z).max())
+    assert 0 < plan.max_diff_trace < 1e-5
+    # the first and last row of every device, and O's first two entries and its last, as shown
+    assert plan.rows_shown == tuple(tuple(sorted({int(b[0]), int(b[-1])})) for b in blocks)
+    assert plan.o_shown == (0, 1, v.shape[1] - 1)
+    d = plan.decimals
+    assert d >= 5
+    for rows in plan.rows_shown:
+        for p in rows:
+            for j in plan.o_shown:
+                assert f"{full[p, j]:.{d}f}" == f"{z[p, j]:.{d}f}"
+
+
+def test_the_causal_load_contiguous_and_striped(make_inputs):
+    from attention_manim.scenes.plans.ring import plan_ring_causal
+
+    setting = setting_for(make_inputs)
+    plan = plan_ring_causal(setting)
+    ht = setting.head_trace()
+    n, N = plan.n, plan.n_devices
+    c, s = plan.contiguous, plan.striped
+    # contiguous: device i computes only with blocks 0..i; striped: every block meets every device
+    assert c.busy_steps == tuple(range(1, N + 1))
+    assert s.busy_steps == (N,) * N
+    for res, parts in ((c, np.array_split(np.arange(n), N)), (s, [np.arange(i, n, N) for i in range(N)])):
+        assert [list(t) for t in res.tokens] == [list(p) for p in parts]
+        # a query at position p sees p + 1 keys: a device's pairs are the sum over its queries
+        assert res.cells == tuple(int((p + 1).sum()) for p in parts)
+        assert sum(res.cells) == plan.total_cells == n * (n + 1) // 2
+        np.testing.assert_array_equal(grouped_order(res), np.concatenate(parts))
+    assert plan.max_diff_striped == pytest.approx(np.abs(s.output - ht.z.astype(np.float64)).max())
+    assert np.abs(s.output - full_attention(ht.q, ht.k, ht.v)).max() < 1e-12
+
+
+def grouped_order(res):
+    from attention_manim.scenes.plans.ring import RingCausalPlan
+
+    order = RingCausalPlan.order(res)
+    dev = RingCausalPlan.device_of(res)
+    for i, toks in enumerate(res.tokens):
+        assert (dev[toks] == i).all()
+    return order
+
+
+def test_memory_and_traffic_from_the_models_sizes(make_inputs):
+    from attention_manim.scenes.plans.ring import BYTES_PER_NUMBER, MEMORY_LENGTHS, plan_ring_memory
+
+    setting = setting_for(make_inputs)
+    m = setting.model
+    plan = plan_ring_memory(setting)
+    kv_heads = m.n_kv_heads or m.n_heads
+    per_token = 2 * kv_heads * m.d_head * BYTES_PER_NUMBER  # K and V of one token in one layer
+    assert plan.kv_token == per_token * m.n_layers
+    assert [r.n for r in plan.rows] == list(MEMORY_LENGTHS) == [1_000, 32_000, 1_000_000]
+    for r in plan.rows:
+        block = math.ceil(r.n / plan.n_devices)
+        assert r.full_kv == r.n * per_token * m.n_layers
+        assert r.kv_per_device == block * per_token * m.n_layers
+        assert r.sent_per_step == block * per_token
+
+
+def test_smollm2_sizes_read_as_the_table_shows_them():
+    """SmolLM2's config (30 layers, 3 key/value heads of 64, BF16) at a million tokens on 4 devices."""
+    from attention_manim.model.ring import ring_memory
+    from attention_manim.scenes.chapters.ring import byte_text
+    from attention_manim.scenes.i18n import Say
+
+    r = ring_memory(1_000_000, 64, 3, 30, 2, 4)
+    assert (r.full_kv, r.kv_per_device, r.sent_per_step) == (23_040_000_000, 5_760_000_000, 192_000_000)
+    en, pt, ko = Say("en"), Say("pt"), Say("ko")
+    assert [byte_text(en, b) for b in (r.full_kv, r.kv_per_device, r.sent_per_step)] == ["23.0 GB", "5.76 GB", "192 MB"]
+    assert [byte_text(pt, b) for b in (r.full_kv, r.kv_per_device, r.sent_per_step)] == ["23,0 GB", "5,76 GB", "192 MB"]
+    assert byte_text(ko, 6_144_000) == "6.14 MB"
+
+
+@pytest.mark.parametrize("b, want", [(999, (2, "kB")), (1000, (2, "kB")), (23_040_000, (1, "MB")),
+                                     (737_280_000, (0, "MB")), (999_600, (2, "MB")), (99_960, (0, "kB")),
+                                     (512, (0, "B")), (12, (0, "B"))])
+def test_byte_sizes_keep_three_significant_digits(b, want):
+    from attention_manim.scenes.plans.ring import byte_size
+
+    v, dec, unit = byte_size(b)
+    assert (dec, unit) == want
+    assert len(f"{v:.{dec}f}".replace(".", "").lstrip("0")) == 3 or unit == "B"
+
+
+def test_devices_is_checked_and_said_when_it_does_not_apply(make_inputs):
+    from attention_manim.scenes.i18n import localized_error
+    from attention_manim.scenes.options import unused_options
+    from attention_manim.scenes.plans.ring import plan_ring
+
+    assert unused_options(lesson(), make_inputs(options={"devices": 3})) == []
+    assert unused_options(load_all()["softmax"].lesson, make_inputs(options={"devices": 3})) == ["--devices"]
+    assert unused_options(load_all()["softmax"].lesson, make_inputs()) == []
+    for bad in (1, 0, -2, 7, 100):
+        with pytest.raises(UserError) as e:
+            plan_ring(setting_for(make_inputs, options={"devices": bad}))
+        assert e.value.key == "devices_out_of_range"
+        message, hint = localized_error(e.value, "ko")
+        assert "--devices" in message and "장치" in message and hint
+    # never more devices than tokens: three tokens take three devices at most
+    with pytest.raises(UserError) as e:
+        plan_ring(setting_for(make_inputs, sentences=["the tiny fox"], options={"devices": 4}))
+    assert "2 to 3" in e.value.message
+
+
+def test_cli_passes_devices_to_the_lesson(capsys):
+    from attention_manim import cli
+
+    def run(*args):
+        try:
+            cli.main(list(args))
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        return (code, *capsys.readouterr())
+
+    code, out, err = run("script", NAME, "--model", "toy", "--devices", "3", "--format", "txt")
+    assert code == 0 and "step 3 of 3" not in out  # the counter is drawn, not said
+    assert "Ring attention cuts it into 3 blocks" in out and "Step 3:" in out and "Step 4:" not in out
+    code, out, err = run("lint", NAME, "--model", "toy", "--devices", "9")
+    assert code == 2 and "--devices 9 is out of range" in err
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_ring_renders(lang, make_inputs, render_scene):
+    scene, frame = render_scene(load_all()[NAME], make_inputs(lang=lang))
+    ring, causal, memory = scene.plans
+    N = ring.n_devices
+    drawn = scene.stage.drawn["ring"]
+    assert len(drawn["tables"]) == N and all(len(t) == N for t in drawn["tables"])
+    assert len(drawn["results"]) == N and len(drawn["boxes"]) == N and len(drawn["arrows"]) == N
+    assert scene.chapters_played == ["ring", "ring_causal", "ring_memory"]
+    # a block for the passage, the split, the ring, each step, the end and the check; 4 + 3
+    assert len(scene.caption_log) == 3 + N + 2 + 4 + 3
+    assert frame[..., :3].max() > 100
+    assert 60 <= scene.renderer.time <= 130
+
+
+def lint_result(lang, model):
+    from attention_manim.scenes import review
+    from attention_manim.scenes.batch import Job, Worker
+
+    inputs = Worker().inputs(Job(scene=NAME, lang=lang, model=model))
+    return review.lint_scene(load_all()[NAME], inputs, name=NAME, model=model)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_lint_on_the_toy(lang):
+    res = lint_result(lang, "toy")
+    assert not [v.line() for v in res.violations], [v.line() for v in res.violations]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_lint_on_smollm2(lang, smollm2_model):
+    res = lint_result(lang, "smollm2")
+    assert not [v.line() for v in res.violations], [v.line() for v in res.violations]
+
+
+def test_smollm2_reads_a_real_passage_and_the_ring_is_its_head(smollm2_model):
+    from attention_manim.model.passages import PASSAGES
+    from attention_manim.model.session import ModelSession
+    from attention_manim.scenes.plans.ring import plan_ring
+    from attention_manim.scenes.setting import SceneInputs
+
+    inputs = SceneInputs(tracer=ModelSession(smollm2_model, "smollm2"), model=smollm2_model.info)
+    setting = lesson().setting(inputs)
+    assert setting.trace.text == PASSAGES[0]
+    assert (setting.head.layer, setting.head.head) == (smollm2_model.info.n_layers // 2, 0)
+    assert 32 <= setting.trace.n_tokens <= 64
+    plan = plan_ring(setting)
+    ht = setting.head_trace()
+    assert np.abs(plan.result.output - full_attention(ht.q, ht.k, ht.v)).max() < 1e-12
+    assert plan.max_diff_trace < 1e-5
+    # a sentence of the user's own is read instead
+    mine = lesson().setting(SceneInputs(tracer=inputs.tracer, model=inputs.model,
+                                        sentences=["The cat sat on the warm mat by the door"]))
+    assert mine.trace.text == "The cat sat on the warm mat by the door"
