@@ -104,3 +104,17 @@ SELF_ATTENTION_STEPS = register_lesson(Lesson("self_attention_steps", (OneToken(
 MASKED_SELF_ATTENTION = register_lesson(Lesson("masked_self_attention", (MaskedRows(),), examples=("robot",),
                                                role="previous_token", model="smollm2"))
 ATTENTION_AS_LOOKUP = register_lesson(Lesson("attention_as_lookup", (Lookup(),)))
+
+# issue 22: beyond n² — linear attention (φ(q)·φ(k), a d × d state, an RNN when causal) and sliding windows
+# with attention sinks; SmolLM2 by default (the measurements over every head need a real model's heads)
+
+from .chapters.linear_attention import LinearCost, LinearKernel, LinearLesson, LinearPattern  # noqa: E402
+
+LINEAR_ATTENTION = register_lesson(LinearLesson("linear_attention", (LinearKernel(), LinearPattern(), LinearCost()),
+                                                examples=("fluffy_blue_creature",), role="previous_token",
+                                                model="smollm2"))
+
+from .chapters.sliding_window import WindowLesson, WindowMask, WindowReach, WindowSinks  # noqa: E402
+
+SLIDING_WINDOW = register_lesson(WindowLesson("sliding_window", (WindowMask(), WindowReach(), WindowSinks()),
+                                              examples=("long",), role=None, model="smollm2"))

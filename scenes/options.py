@@ -33,8 +33,12 @@ if not log.handlers:
     log.addHandler(_handler)
     log.propagate = False
 
-# the Setting field each tracked command-line option lands in
-OPTION_FIELDS = {"--focus": "focus", "--head": "head", "--layer": "head", "--layout": "layout", "--axes": "axes"}
+# the Setting field each tracked command-line option lands in; a lesson option (`SceneInputs.options`,
+# read with `Setting.option(name)`) is tracked as "option:<name>"
+OPTION_FIELDS = {"--focus": "focus", "--head": "head", "--layer": "head", "--layout": "layout", "--axes": "axes",
+                 "--window": "option:window"}
+# the command-line options that land in SceneInputs.options, by their key there
+LESSON_OPTIONS = {"window": "--window"}
 
 
 class _ReadRecorder(Setting):
@@ -47,6 +51,10 @@ class _ReadRecorder(Setting):
             if caller != "dataclasses":
                 object.__getattribute__(self, "_reads").add(name)
         return object.__getattribute__(self, name)
+
+    def option(self, name: str, default=None):
+        object.__getattribute__(self, "_reads").add(f"option:{name}")
+        return Setting.option(self, name, default)
 
 
 def recording(setting: Setting, reads: set[str]) -> Setting:
@@ -90,6 +98,9 @@ def given_options(inputs) -> list[str]:
         given.append("--layout")
     if inputs.axes is not None:
         given.append("--axes")
+    for name, flag in LESSON_OPTIONS.items():
+        if (inputs.options or {}).get(name) is not None:
+            given.append(flag)
     return given
 
 
