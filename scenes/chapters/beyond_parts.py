@@ -8,6 +8,7 @@ from math import floor, log10
 from manim import DOWN, LEFT, RIGHT, UP, DashedLine, Line, Rectangle, VGroup
 
 from ..components.text import label
+from .embedding_parts import mixed_label as text
 from ..i18n import Say
 
 T = "beyond"
@@ -77,7 +78,7 @@ def share_bars(rows: list[tuple[str, float, str]], theme, *, length: float = 4.0
     """Horizontal bars on one 0-to-1 scale: (name, value, colour) per row, the name on the left, the value
     (two decimals) right of the bar, and a faint track showing 1. `.bars`, `.values`, `.names`, `.tracks`,
     `.unit` (scene units per 1.0) for placing marks on the same scale."""
-    names = VGroup(*(label(n, font_size, theme.text if k != highlight else theme.highlight)
+    names = VGroup(*(text(n, font_size, theme.text if k != highlight else theme.highlight)
                      for k, (n, _, _) in enumerate(rows)))
     left = (name_width if name_width is not None else max((m.width for m in names), default=0)) + 0.2
     out = VGroup()
@@ -107,12 +108,12 @@ def bar_x(bars: VGroup, value: float) -> float:
     return track.get_left()[0] + track.width * float(value)
 
 
-def mark_line(bars: VGroup, value: float, color: str, text: str, font_size: float = 20) -> VGroup:
+def mark_line(bars: VGroup, value: float, color: str, words: str, font_size: float = 20) -> VGroup:
     """A dashed vertical line across `bars` at `value`, its text under the bars."""
     x = bar_x(bars, value)
     top, bottom = bars.tracks.get_top()[1] + 0.12, bars.tracks.get_bottom()[1] - 0.12
     line = DashedLine([x, top, 0], [x, bottom, 0], color=color, stroke_width=2.5, dash_length=0.08)
-    note = label(text, font_size, color).next_to(line, DOWN, buff=0.1)
+    note = text(words, font_size, color).next_to(line, DOWN, buff=0.1)
     return VGroup(line, note)
 
 

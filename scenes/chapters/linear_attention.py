@@ -27,6 +27,7 @@ from ..plans.linear_attention import (CostPlan, KernelPlan, PatternPlan, plan_li
 from ..stage import Region, Stage
 from .beyond_parts import count, dec, head_name, model_forms, power_of_ten, sci, share_bars
 from .embedding_parts import fit_into
+from .embedding_parts import mixed_label as text
 from .grid_parts import new_grid
 from .honest import wrapped
 
@@ -42,8 +43,8 @@ class LinearLesson(Lesson):
         return with_linear_study(super().setting(inputs), inputs)
 
 
-def title_of(stage: Stage, text: str):
-    title = label(text, 30, stage.theme.text)
+def title_of(stage: Stage, words: str):
+    title = text(words, 30, stage.theme.text)
     stage.region("title").fit(title)
     return title
 
@@ -65,7 +66,7 @@ class LinearKernel(Chapter):
         # the two weights, one above the other, each named on its left
         sm = math(r"w_(i j) = exp(q_i dot k_j) / (sum_(j') exp(q_i dot k_(j')))", 34, th.text)
         ln = math(r"w_(i j) = (phi(q_i) dot phi(k_j)) / (sum_(j') phi(q_i) dot phi(k_(j')))", 34, th.text)
-        names = VGroup(label(say(f"{T}.softmax_name"), 26, th.value), label(say(f"{T}.linear_name"), 26, th.key))
+        names = VGroup(text(say(f"{T}.softmax_name"), 26, th.value), text(say(f"{T}.linear_name"), 26, th.key))
         rows = VGroup(VGroup(names[0], sm).arrange(RIGHT, buff=0.4), VGroup(names[1], ln).arrange(RIGHT, buff=0.4))
         rows.arrange(DOWN, buff=0.6, aligned_edge=LEFT)
         for r, name in zip(rows, names):  # the formulas start at one x, whatever the names' widths
@@ -100,7 +101,7 @@ class LinearKernel(Chapter):
         one = label("1", FIG, th.dim).next_to([0, 1 * sy, 0], LEFT, buff=0.12)
         tick_one = Line([-0.06, sy, 0], [0.06, sy, 0], stroke_color=th.dim, stroke_width=2)
         name = math('phi(x) = op("elu")(x) + 1', 30, th.key).next_to(VGroup(curve, y_axis), UP, buff=0.2)
-        note = label(say(f"{T}.phi_note"), FIG, th.dim).next_to(x_axis, DOWN, buff=0.55)
+        note = text(say(f"{T}.phi_note"), FIG, th.dim).next_to(x_axis, DOWN, buff=0.55)
         return VGroup(x_axis, y_axis, tick_one, curve, ticks, one, name, note)
 
     @staticmethod
@@ -122,7 +123,7 @@ class LinearKernel(Chapter):
         op = lambda s: math(s, 34, th.text)  # noqa: E731
 
         def dims(mob, rows, cols):
-            t = label(say(f"{T}.shape", rows=count(rows), cols=count(cols)), FIG, th.dim)
+            t = text(say(f"{T}.shape", rows=count(rows), cols=count(cols)), FIG, th.dim)
             return t.next_to(mob[0], DOWN, buff=0.12)
 
         # (φ(Q) φ(K)ᵀ) V: the n × n grid
@@ -138,11 +139,11 @@ class LinearKernel(Chapter):
         fq2 = self.shape(d, n, unit, th.query, "phi(Q)", th)
         row2 = VGroup(fkt2, op("dot"), v2, op("="), state, op(";"), fq2, op("dot"), state.copy()).arrange(
             RIGHT, buff=0.25)
-        grid_note = VGroup(label(say(f"{T}.grid_order"), FS, th.text),
-                           label(say(f"{T}.numbers", count=count(plan.grid_numbers)), FS, th.value)).arrange(
+        grid_note = VGroup(text(say(f"{T}.grid_order"), FS, th.text),
+                           text(say(f"{T}.numbers", count=count(plan.grid_numbers)), FS, th.value)).arrange(
             DOWN, buff=0.1, aligned_edge=LEFT)
-        state_note = VGroup(label(say(f"{T}.state_order"), FS, th.text),
-                            label(say(f"{T}.numbers", count=count(plan.state_numbers_d)), FS, th.highlight)).arrange(
+        state_note = VGroup(text(say(f"{T}.state_order"), FS, th.text),
+                            text(say(f"{T}.numbers", count=count(plan.state_numbers_d)), FS, th.highlight)).arrange(
             DOWN, buff=0.1, aligned_edge=LEFT)
         full = stage.region("full")
         d1 = VGroup(dims(fq, n, d), dims(fkt, d, n), dims(grid, n, n), dims(v1, n, d))
@@ -155,7 +156,7 @@ class LinearKernel(Chapter):
             note.move_to([left + note.width / 2, note.get_y(), 0])
             b[1].move_to([left + note_w + 0.5 + b[1].width / 2, b[1].get_y(), 0])
         both = VGroup(block1, block2).arrange(DOWN, buff=0.55, aligned_edge=LEFT)
-        at = label(say(f"{T}.at_length", n=count(n), d=count(d)), FS, th.dim)
+        at = text(say(f"{T}.at_length", n=count(n), d=count(d)), FS, th.dim)
         fit_into(both, full.width - 0.2, 5.2)
         both.move_to([full.center[0], 0.45, 0])
         at.next_to(both, DOWN, buff=0.3).align_to(both, LEFT)
@@ -166,7 +167,7 @@ class LinearKernel(Chapter):
             stage.play(FadeIn(block2, shift=UP * 0.1), run_time=1.0)
             stage.wait(0.6)
         hname = head_name(say, plan.layer, plan.head)
-        check = label(say(f"{T}.same_output", head=hname, diff=sci(plan.regroup_diff)), FS, th.highlight)
+        check = text(say(f"{T}.same_output", head=hname, diff=sci(plan.regroup_diff)), FS, th.highlight)
         fit_into(check, full.width - 0.2, 0.5).next_to(at, DOWN, buff=0.2).align_to(at, LEFT)
         drawn["regroup_check"] = check
         with stage.narrating(say(f"{T}.caption_same", head=hname, diff=sci(plan.regroup_diff, say))):
@@ -179,7 +180,7 @@ class LinearKernel(Chapter):
         fixed size, handed on to the next token; each state gives that token's output."""
         th, say = stage.theme, stage.say
         full = stage.region("full")
-        sub = label(say(f"{T}.rnn_title"), 26, th.text).move_to([0, 2.6, 0])
+        sub = text(say(f"{T}.rnn_title"), 26, th.text).move_to([0, 2.6, 0])
         n = len(plan.tokens)
         name_w = 1.7
         left = full.left + name_w
@@ -207,14 +208,14 @@ class LinearKernel(Chapter):
             if i:
                 links.add(Arrow(boxes[i - 1].get_right() + RIGHT * 0.03, b.get_left() + LEFT * 0.03, buff=0,
                                 stroke_width=3, color=th.highlight, max_tip_length_to_length_ratio=0.35))
-        sname = label(say(f"{T}.state_label"), FS, th.highlight)
+        sname = text(say(f"{T}.state_label"), FS, th.highlight)
         fit_into(sname, name_w - 0.2, 0.6).move_to([full.left + (name_w - 0.1) / 2, y_state, 0])
         eqs = VGroup(math(r"S_t = S_(t-1) + phi(k_t) v_t^T", 30, th.text),
                      math(r"z_t = z_(t-1) + phi(k_t)", 30, th.text),
                      math(r"o_t = (phi(q_t)^T S_t) / (phi(q_t)^T z_t)", 30, th.text)).arrange(DOWN, buff=0.2,
                                                                                           aligned_edge=LEFT)
-        size = label(say(f"{T}.state_size", d=plan.d_head, count=count(plan.state_numbers)), 24, th.highlight)
-        same = label(say(f"{T}.rnn_same", diff=sci(plan.rnn_diff)), 24, th.highlight)
+        size = text(say(f"{T}.state_size", d=plan.d_head, count=count(plan.state_numbers)), 24, th.highlight)
+        same = text(say(f"{T}.rnn_same", diff=sci(plan.rnn_diff)), 24, th.highlight)
         notes = VGroup(size, same).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
         lower = VGroup(eqs, notes).arrange(RIGHT, buff=0.8)
         fit_into(lower, full.width - 0.2, full.top - full.bottom)
@@ -261,7 +262,7 @@ class LinearPattern(Chapter):
             grid, titles = new_grid(stage, data, plan.tokens, layout, region=region)
             grid.set_mask("cleared")
             grid.set_content("dots")
-            head = label(say(f"{T}.{header}"), 26, color)
+            head = text(say(f"{T}.{header}"), 26, color)
             head.move_to([region.center[0], top - 0.2, 0])
             grids.append((grid, titles))
             heads.add(head)
@@ -275,8 +276,8 @@ class LinearPattern(Chapter):
         q, k = plan.tokens[plan.query], plan.tokens[plan.top_key]
         quote = say.quote
         notes = VGroup(
-            label(say(f"{T}.row_softmax", query=quote(q), weight=dec(plan.row_softmax), key=quote(k)), FS, th.text),
-            label(say(f"{T}.row_linear", query=quote(q), weight=dec(plan.row_linear), key=quote(k),
+            text(say(f"{T}.row_softmax", query=quote(q), weight=dec(plan.row_softmax), key=quote(k)), FS, th.text),
+            text(say(f"{T}.row_linear", query=quote(q), weight=dec(plan.row_linear), key=quote(k),
                       top=dec(plan.row_linear_top)), FS, th.text))
         for note, (grid, titles), region in zip(notes, grids, halves):
             fit_into(note, region.width - 0.1, 0.45)
@@ -293,7 +294,7 @@ class LinearPattern(Chapter):
     def measured(self, stage: Stage, plan: PatternPlan, drawn: dict, model: dict, title) -> None:
         th, say = stage.theme, stage.say
         full = stage.region("full")
-        header = label(say(f"{T}.every_head", **model, layers=plan.n_layers, heads=plan.n_heads,
+        header = text(say(f"{T}.every_head", **model, layers=plan.n_layers, heads=plan.n_heads,
                            passages=plan.n_passages, rows=count(plan.n_rows)), 30, th.text)
         stage.region("title").fit(header)
         rows = [(say(f"{T}.top_softmax"), plan.top_softmax, th.value), (say(f"{T}.top_linear"), plan.top_linear, th.key),
@@ -314,11 +315,11 @@ class LinearPattern(Chapter):
         th, say = stage.theme, stage.say
         full = stage.region("full")
         P, L = plan.kept.shape
-        names = VGroup(*(label(say(f"{T}.swap_passage", number=p + 1), FS, th.text) for p in range(P)))
+        names = VGroup(*(text(say(f"{T}.swap_passage", number=p + 1), FS, th.text) for p in range(P)))
         room_w = full.width - 0.2 - names.width - 0.3
         cell = min(0.42, room_w / L)
         left = full.center[0] - (names.width + 0.3 + L * cell) / 2 + names.width + 0.3
-        title = label(say(f"{T}.swap_title"), FS, th.text)
+        title = text(say(f"{T}.swap_title"), FS, th.text)
         fit_into(title, full.width - 0.2, 0.5)
         top = above.get_bottom()[1] - 0.45
         title.move_to([full.center[0], top - title.height / 2, 0])
@@ -334,15 +335,15 @@ class LinearPattern(Chapter):
             names[p].move_to([left - 0.2 - names[p].width / 2, y0 - p * cell, 0])
         # layer numbers under the columns (every fifth when there are many)
         stride = 1 if L <= 12 else 5
-        layer_name = label(say(f"{T}.swap_layer"), FS, th.dim)
+        layer_name = text(say(f"{T}.swap_layer"), FS, th.dim)
         nums = VGroup(*(label(str(l), 18, th.dim).move_to([left + (l + 0.5) * cell, y0 - (P - 0.5) * cell - 0.22, 0])
                         for l in range(0, L, stride)))
         layer_name.next_to(nums, DOWN, buff=0.12).set_x(left + L * cell / 2)
         legend = VGroup(
-            VGroup(Square(0.26, stroke_width=0).set_fill(th.key, opacity=0.55), label(say(f"{T}.kept"), FS, th.text)).arrange(RIGHT, buff=0.12),
-            VGroup(Square(0.26, stroke_width=0).set_fill(th.mask, opacity=0.85), label(say(f"{T}.lost"), FS, th.text)).arrange(RIGHT, buff=0.12),
+            VGroup(Square(0.26, stroke_width=0).set_fill(th.key, opacity=0.55), text(say(f"{T}.kept"), FS, th.text)).arrange(RIGHT, buff=0.12),
+            VGroup(Square(0.26, stroke_width=0).set_fill(th.mask, opacity=0.85), text(say(f"{T}.lost"), FS, th.text)).arrange(RIGHT, buff=0.12),
         ).arrange(RIGHT, buff=0.5)
-        total = label(say(f"{T}.swap_count", kept=plan.kept_count, runs=plan.runs, kl=f"{plan.kl_mean:.3f}"), 24,
+        total = text(say(f"{T}.swap_count", kept=plan.kept_count, runs=plan.runs, kl=f"{plan.kl_mean:.3f}"), 24,
                       th.highlight)
         foot = VGroup(total, legend).arrange(RIGHT, buff=0.8)
         fit_into(foot, full.width - 0.2, 0.5)
@@ -358,12 +359,12 @@ class LinearPattern(Chapter):
         verdict = ("verdict_far_kept" if plan.kept_most else "verdict_far_changed") if plan.sharp else \
             ("verdict_near_kept" if plan.kept_most else "verdict_near_changed")
         drawn["verdict"] = verdict
-        text = say(f"{T}.{verdict}")
-        line = wrapped(text, full.width - 1.0, 24, th.highlight, 2)
+        said_text = say(f"{T}.{verdict}")
+        line = wrapped(said_text, full.width - 1.0, 24, th.highlight, 2)
         fit_into(line, full.width - 0.2, max(foot.get_bottom()[1] - 0.2 - full.bottom, 0.4))
         line.move_to([0, (foot.get_bottom()[1] - 0.2 + full.bottom) / 2, 0])
         drawn["verdict_line"] = line
-        with stage.narrating(text):
+        with stage.narrating(said_text):
             stage.play(FadeIn(line, shift=UP * 0.1), run_time=0.6)
             stage.wait(0.6)
 
@@ -402,8 +403,8 @@ class LinearCost(Chapter):
             y = Y(10 ** e)
             ticks.add(Line([ox - 0.08, y, 0], [ox + 0.08, y, 0], stroke_color=th.dim, stroke_width=2))
             ticks.add(label(power_of_ten(e), 26, th.text).next_to([ox, y, 0], LEFT, buff=0.15))
-        x_name = label(say(f"{T}.axis_n"), FS, th.dim).next_to(ticks, DOWN, buff=0.15).set_x(ox + W / 2)
-        y_name = label(say(f"{T}.axis_cost"), FS, th.dim).move_to([ox, oy + H + 0.45, 0])
+        x_name = text(say(f"{T}.axis_n"), FS, th.dim).next_to(ticks, DOWN, buff=0.15).set_x(ox + W / 2)
+        y_name = text(say(f"{T}.axis_cost"), FS, th.dim).move_to([ox, oy + H + 0.45, 0])
         curves = VGroup()
         ends = VGroup()
         for costs, color, name in ((plan.softmax, th.value, "softmax_curve"), (plan.linear, th.key, "linear_curve")):
@@ -411,15 +412,15 @@ class LinearCost(Chapter):
             line = VMobject(stroke_color=color, stroke_width=4).set_points_as_corners(pts)
             dots = VGroup(*(Dot(p, radius=0.06, color=color) for p in pts))
             curves.add(VGroup(line, dots))
-            end = VGroup(label(say(f"{T}.{name}"), FS, color), label(sci(costs[-1]), FIG + 2, color)).arrange(
+            end = VGroup(text(say(f"{T}.{name}"), FS, color), label(sci(costs[-1]), FIG + 2, color)).arrange(
                 DOWN, buff=0.08, aligned_edge=LEFT)
             end.next_to(pts[-1], RIGHT, buff=0.2)
             ends.add(end)
         if ends[0].get_bottom()[1] < ends[1].get_top()[1] + 0.15:  # keep the two end notes apart
             ends[1].shift(DOWN * (ends[1].get_top()[1] + 0.15 - ends[0].get_bottom()[1]))
-        cross = label(say(f"{T}.crossover", n=count(plan.crossover)), FS, th.text)
+        cross = text(say(f"{T}.crossover", n=count(plan.crossover)), FS, th.text)
         cross.move_to([ox + 0.45 * W + cross.width / 2, oy + 0.35 + cross.height / 2, 0])
-        ratio = label(say(f"{T}.at_end", n=count(plan.lengths[-1]), ratio=count(round(plan.ratio_last))), 24,
+        ratio = text(say(f"{T}.at_end", n=count(plan.lengths[-1]), ratio=count(round(plan.ratio_last))), 24,
                       th.highlight)
         ratio.move_to([ox + 0.3 + ratio.width / 2, oy + H - 0.1, 0])
         plot = VGroup(axes, ticks, x_name, y_name, curves, ends, cross, ratio)

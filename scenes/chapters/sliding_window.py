@@ -29,6 +29,7 @@ from ..setting import SceneInputs
 from ..stage import Region, Stage
 from .beyond_parts import count, dec, head_name, mark_line, model_forms, share_bars, shown_model
 from .embedding_parts import fit_into
+from .embedding_parts import mixed_label as text
 from .grid_parts import new_grid
 
 T = "beyond.window"
@@ -40,16 +41,16 @@ class WindowLesson(Lesson):
     model reads the long passage of model/passages.py unless the user gives a text."""
 
     def setting(self, inputs: SceneInputs):
-        text = window_text(inputs)
-        if text is not None:
+        said_text = window_text(inputs)
+        if said_text is not None:
             from dataclasses import replace
 
-            inputs = replace(inputs, sentences=[text])
+            inputs = replace(inputs, sentences=[said_text])
         return with_window_study(super().setting(inputs), inputs)
 
 
-def title_of(stage: Stage, text: str):
-    title = label(text, 30, stage.theme.text)
+def title_of(stage: Stage, words: str):
+    title = text(words, 30, stage.theme.text)
     stage.region("title").fit(title)
     return title
 
@@ -75,7 +76,7 @@ class WindowMask(Chapter):
         drawn = stage.drawn[self.key] = {}
         title = title_of(stage, say(f"{T}.mask_title", w=plan.window, head=head_name(say, plan.layer, plan.head)))
         full = stage.region("full")
-        split = 1.55  # the grid left of this x, the notes and bars right of it
+        split = 1.0  # the grid left of this x, the notes and bars right of it
         region = Region("window_grid", full.left, split - 0.15, full.bottom, full.top - 0.75)
         data = SimpleNamespace(pattern=plan.pattern, mask=plan.mask, scores=None, layer=plan.layer, head=plan.head)
         grid, titles = new_grid(stage, data, plan.tokens, "video", region=region)
@@ -93,10 +94,10 @@ class WindowMask(Chapter):
             stage.play(FadeIn(cut), run_time=1.0)
             stage.wait(0.3)
         panel = Region("window_panel", split + 0.15, full.right, full.bottom, full.top - 0.75)
-        counts = VGroup(label(say(f"{T}.grid_count", n=len(plan.tokens), removed=count(plan.grid_removed),
-                                  cells=count(plan.grid_causal)), FS, th.text),
-                        label(say(f"{T}.text_count", n=plan.n_text, removed=count(plan.text_removed),
-                                  cells=count(plan.text_causal)), FS, th.text)).arrange(DOWN, buff=0.15,
+        counts = VGroup(text(say(f"{T}.grid_count", n=len(plan.tokens), removed=count(plan.grid_removed),
+                                  cells=count(plan.grid_causal)), 24, th.text),
+                        text(say(f"{T}.text_count", n=plan.n_text, removed=count(plan.text_removed),
+                                  cells=count(plan.text_causal)), 24, th.text)).arrange(DOWN, buff=0.15,
                                                                                         aligned_edge=LEFT)
         fit_into(counts, panel.width, 1.0)
         counts.move_to([panel.left + counts.width / 2, panel.top - counts.height / 2, 0])
@@ -113,7 +114,7 @@ class WindowMask(Chapter):
         many = plan.n_layers * plan.n_heads > len(plan.outside)
         mean = mark_line(bars, plan.outside_all, th.text,
                          say(f"{T}.all_heads", count=plan.n_layers * plan.n_heads, value=dec(plan.outside_all)), FS)
-        head = label(say(f"{T}.bars_title", layer=plan.layer), FS, th.text)
+        head = text(say(f"{T}.bars_title", layer=plan.layer), FS, th.text)
         block = VGroup(head, VGroup(bars, mean)).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         room = counts.get_bottom()[1] - 0.35 - panel.bottom
         fit_into(block, panel.width, room)
@@ -145,7 +146,7 @@ class WindowReach(Chapter):
         L = plan.layers
         start_back = plan.n_text - 1
         span = max(plan.back[-1], start_back)
-        probe = label(say(f"{T}.reach_value", layer=L, back=count(plan.back[-1])), FS, th.text)
+        probe = text(say(f"{T}.reach_value", layer=L, back=count(plan.back[-1])), FS, th.text)
         right = full.right - probe.width - 0.3  # the last token's edge; each layer's reach named right of it
         left = full.left + 0.3
         W = right - left
@@ -171,7 +172,7 @@ class WindowReach(Chapter):
             bar.move_to([right, y, 0], aligned_edge=RIGHT)
             bars.add(bar)
             if i in named:
-                v = label(say(f"{T}.reach_value", layer=i + 1, back=count(b)), FS,
+                v = text(say(f"{T}.reach_value", layer=i + 1, back=count(b)), FS,
                           th.highlight if first else (th.text if own else th.dim))
                 v.move_to([right + 0.15 + v.width / 2, y, 0])
                 values.add(v)
@@ -182,11 +183,11 @@ class WindowReach(Chapter):
             x = right - t * unit
             ticks.add(Line([x, bottom - 0.12, 0], [x, bottom + 0.02, 0], stroke_color=th.dim, stroke_width=2))
             ticks.add(label(str(t), 20, th.dim).move_to([x, bottom - 0.32, 0]))
-        axis_name = label(say(f"{T}.tokens_back"), FS, th.dim).next_to(ticks, DOWN, buff=0.1).set_x((left + right) / 2)
+        axis_name = text(say(f"{T}.tokens_back"), FS, th.dim).next_to(ticks, DOWN, buff=0.1).set_x((left + right) / 2)
         x0 = right - start_back * unit
         start = DashedLine([x0, bottom - 0.1, 0], [x0, top + 0.15, 0], color=th.highlight, stroke_width=2.5,
                            dash_length=0.1)
-        start_note = label(say(f"{T}.passage_start", back=count(start_back)), FS, th.highlight)
+        start_note = text(say(f"{T}.passage_start", back=count(start_back)), FS, th.highlight)
         start_note.next_to(start, UP, buff=0.1)
         if start_note.get_left()[0] < full.left:
             start_note.shift(RIGHT * (full.left - start_note.get_left()[0]))
@@ -194,9 +195,13 @@ class WindowReach(Chapter):
             start_note.shift(LEFT * (start_note.get_right()[0] - full.right))
         extra = VGroup()
         if plan.layers > plan.n_layers:
-            extra = label(say(f"{T}.more_layers", model=shown_model(say, plan.model_name)), FS, th.dim)
+            extra = text(say(f"{T}.more_layers", model=shown_model(say, plan.model_name)), FS, th.dim)
             y = bottom + (plan.n_layers + (L - plan.n_layers) / 2) * row
-            extra.move_to([left + extra.width / 2, y, 0])
+            dim_left = right - plan.back[-1] * unit  # the longest drawn bar's left end
+            room = dim_left - 0.25 - max(x0 + 0.25, left)
+            if extra.width > room:
+                extra.scale(max(room, 0.5) / extra.width)
+            extra.move_to([dim_left - 0.25 - extra.width / 2, y, 0])
         axis = VGroup(axis, ticks)
         drawn.update(bars=bars, values=values, start=start)
         with stage.narrating(say(f"{T}.caption_reach", back=plan.window - 1)):
@@ -204,12 +209,12 @@ class WindowReach(Chapter):
             stage.play(FadeIn(bars, lag_ratio=0.08), FadeIn(values), FadeIn(extra), run_time=2.0)
         model = model_forms(say, plan.model_name)
         if plan.first_layer_all is not None and plan.first_layer_all <= plan.n_layers:
-            text = say(f"{T}.caption_reach_covers", **model, count=plan.n_layers, reach=plan.reach_model,
+            said_text = say(f"{T}.caption_reach_covers", **model, count=plan.n_layers, reach=plan.reach_model,
                        first=plan.first_layer_all)
         else:
-            text = say(f"{T}.caption_reach_short", **model, count=plan.n_layers, reach=plan.reach_model,
+            said_text = say(f"{T}.caption_reach_short", **model, count=plan.n_layers, reach=plan.reach_model,
                        total=plan.n_text)
-        with stage.narrating(text):
+        with stage.narrating(said_text):
             stage.play(FadeIn(start), FadeIn(start_note), run_time=0.8)
             stage.wait(0.5)
 
@@ -240,7 +245,7 @@ class WindowSinks(Chapter):
             stage.play(FadeIn(bars, lag_ratio=0.05), run_time=1.2)
             stage.play(FadeIn(chart.notes), run_time=0.6)
         # the weight kept: the window alone, and the first token with it
-        kept_head = label(say(f"{T}.kept_title"), FS, th.text)
+        kept_head = text(say(f"{T}.kept_title"), FS, th.text)
         kept = share_bars([(say(f"{T}.kept_window", w=plan.window), plan.kept_window, th.value),
                            (say(f"{T}.kept_sinks"), plan.kept_sinks, th.key)], th, length=4.4, font_size=FS)
         block = VGroup(kept_head, kept).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
@@ -263,19 +268,20 @@ class WindowSinks(Chapter):
         full = stage.region("full")
         L = len(plan.sink_per_layer)
         top_y = full.top - 0.95
-        y_name = label(say(f"{T}.sink_axis"), FS, th.dim)
-        if L < 4:
-            rows = [(say(f"{T}.layer_row", layer=i), float(v), th.highlight if i == plan.sink_top_layer else th.delta_multi)
-                    for i, v in enumerate(plan.sink_per_layer)]
-            bars = share_bars(rows, th, length=4.4, font_size=FS)
-            mean = mark_line(bars, plan.sink_mean, th.text, say(f"{T}.sink_mean", value=dec(plan.sink_mean)), FS)
+        y_name = text(say(f"{T}.sink_axis"), FS, th.dim)
+        if L < 4:  # few layers: a bar for every head, each named by layer and head
+            H = plan.sink_per_head.shape[1]
+            rows = [(say("beyond.head", layer=l, head=h), float(plan.sink_per_head[l, h]), th.delta_multi)
+                    for l in range(L) for h in range(H)]
+            bars = share_bars(rows, th, length=6.0, height=0.36, gap=0.16, font_size=24)
+            mean = mark_line(bars, plan.sink_mean, th.text, say(f"{T}.sink_mean", value=dec(plan.sink_mean)), 24)
             chart = VGroup(y_name, VGroup(bars, mean)).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
+            fit_into(chart, full.width - 0.2, top_y - full.bottom - 2.2)
             chart.move_to([0, top_y - chart.height / 2, 0])
-            chart.frame, chart.notes = VGroup(y_name, bars.names, bars.tracks), mean
-            top_note = bars.values[plan.sink_top_layer]
+            chart.frame = VGroup(y_name, bars.names, bars.tracks)
             chart.notes = VGroup(mean)
             bars_only = VGroup(*(VGroup(b, v) for b, v in zip(bars.bars, bars.values)))
-            return chart, bars_only, mean[1], top_note
+            return chart, bars_only, mean[1], VGroup()
         left, right = full.left + 0.6, full.right - 2.0
         step = min(0.6, (right - left) / L)
         height = 2.2
@@ -292,14 +298,14 @@ class WindowSinks(Chapter):
             if L <= 12 or i % 5 == 0:
                 ticks.add(label(str(i), 20, th.dim).move_to([x, base - 0.22, 0]))
         axis = Line([left, base, 0], [left + L * step, base, 0], stroke_color=th.dim, stroke_width=2)
-        axis_name = label(say(f"{T}.layer_axis"), FS, th.dim).next_to(ticks, DOWN, buff=0.1).set_x(left + L * step / 2)
+        axis_name = text(say(f"{T}.layer_axis"), FS, th.dim).next_to(ticks, DOWN, buff=0.1).set_x(left + L * step / 2)
         y_name.move_to([left + y_name.width / 2, top_y - y_name.height / 2, 0])
         y_mean = base + plan.sink_mean * scale
         mean = DashedLine([left, y_mean, 0], [left + L * step + 0.1, y_mean, 0], color=th.text, stroke_width=2,
                           dash_length=0.08)
-        mean_note = label(say(f"{T}.sink_mean", value=dec(plan.sink_mean)), FS, th.text).next_to(mean, RIGHT, buff=0.12)
+        mean_note = text(say(f"{T}.sink_mean", value=dec(plan.sink_mean)), FS, th.text).next_to(mean, RIGHT, buff=0.12)
         top_bar = bars[plan.sink_top_layer]
-        top_note = label(say(f"{T}.sink_top", layer=plan.sink_top_layer, value=dec(plan.sink_top)), FS, th.highlight)
+        top_note = text(say(f"{T}.sink_top", layer=plan.sink_top_layer, value=dec(plan.sink_top)), FS, th.highlight)
         top_note.next_to(top_bar, UP, buff=0.1)
         if top_note.get_right()[0] > full.right:
             top_note.shift(LEFT * (top_note.get_right()[0] - full.right))
@@ -312,22 +318,22 @@ class WindowSinks(Chapter):
         th, say = stage.theme, stage.say
         full = stage.region("full")
         quote = say.quote
-        head = label(say(f"{T}.next_title"), 30, th.text)
+        head = text(say(f"{T}.next_title"), 30, th.text)
         stage.region("title").fit(head)
         tail = "… " + plan.tail_text
         said = VGroup(label(tail, 32, th.dim),
-                      label(say(f"{T}.model_says", token=quote(plan.token), p=dec(plan.p_token)), 32, th.text)).arrange(
+                      text(say(f"{T}.model_says", token=quote(plan.token), p=dec(plan.p_token)), 32, th.text)).arrange(
             RIGHT, buff=0.4)
         if plan.seen_back is not None:
-            seen = label(say(f"{T}.seen", token=quote(plan.token), back=plan.seen_back), 26, th.dim)
+            seen = text(say(f"{T}.seen", token=quote(plan.token), back=plan.seen_back), 26, th.dim)
             said = VGroup(said, seen).arrange(DOWN, buff=0.2)
-        table = [[label(say(f"{T}.col_width"), 26, th.dim), label(say(f"{T}.col_window"), 26, th.dim),
-                  label(say(f"{T}.col_sinks"), 26, th.dim)]]
+        table = [[text(say(f"{T}.col_width"), 26, th.dim), text(say(f"{T}.col_window"), 26, th.dim),
+                  text(say(f"{T}.col_sinks"), 26, th.dim)]]
         for i, w in enumerate(plan.windows):
             cells = [label(str(w), 32, th.highlight if i == plan.at else th.text)]
             for tok, kl, ok in ((plan.window_token[i], plan.window_kl[i], plan.window_kept[i]),
                                 (plan.sink_token[i], plan.sink_kl[i], plan.sink_kept[i])):
-                cells.append(label(say(f"{T}.cell", token=quote(tok), kl=kl_text(kl)), 32, th.key if ok else th.mask))
+                cells.append(text(say(f"{T}.cell", token=quote(tok), kl=kl_text(kl)), 32, th.key if ok else th.mask))
             table.append(cells)
         rows = aligned_rows(table, col_gap=1.1, row_step=0.75, align=["right", "left", "left"])
         body = VGroup(said, rows).arrange(DOWN, buff=0.6)
@@ -342,25 +348,27 @@ class WindowSinks(Chapter):
         intro = say(f"{T}.next_intro", tail=quote(tail), token=quote(plan.token))
         if plan.seen_back is not None:
             intro = f"{intro} {say(f'{T}.next_seen', back=plan.seen_back)}"
+        frame_cells = VGroup(rows[0], *(r[0] for r in rows[1:]))  # the headers and the widths
+        result_cells = VGroup(*(VGroup(*r[1:]) for r in rows[1:]))
         with stage.narrating(intro):
-            stage.play(FadeOut(title), FadeIn(head), FadeIn(said), run_time=0.8)
+            stage.play(FadeOut(title), FadeIn(head), FadeIn(said), FadeIn(frame_cells), run_time=0.8)
             stage.wait(0.3)
         with stage.narrating(say(f"{T}.caption_next_{key}", w=plan.window,
                                  window=quote(plan.window_token[at]), window_kl=kl_text(plan.window_kl[at], say),
                                  sinks=quote(plan.sink_token[at]), sinks_kl=kl_text(plan.sink_kl[at], say))):
-            stage.play(FadeIn(rows, lag_ratio=0.1), FadeIn(mark), run_time=1.2)
+            stage.play(FadeIn(result_cells, lag_ratio=0.1), FadeIn(mark), run_time=1.2)
             stage.wait(0.4)
         if plan.back_from is not None and plan.back_from > plan.window:
             k = plan.windows.index(plan.back_from)
-            text = say(f"{T}.caption_back_from", token=quote(plan.token), back=plan.back_from,
+            said_text = say(f"{T}.caption_back_from", token=quote(plan.token), back=plan.back_from,
                        window_kl=kl_text(plan.window_kl[k], say), sinks_kl=kl_text(plan.sink_kl[k], say))
             again = SurroundingRectangle(VGroup(*rows[1 + k]), buff=0.1, color=th.key, stroke_width=2.5)
         elif plan.back_from is None:
-            text = say(f"{T}.caption_never_back", token=quote(plan.token), widest=plan.windows[-1])
+            said_text = say(f"{T}.caption_never_back", token=quote(plan.token), widest=plan.windows[-1])
             again = None
         else:
             return
-        with stage.narrating(text):
+        with stage.narrating(said_text):
             if again is not None:
                 stage.play(FadeIn(again), run_time=0.6)
             stage.wait(0.8)

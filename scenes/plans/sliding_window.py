@@ -163,6 +163,7 @@ class SinksPlan:
     window: int
     sinks: int
     sink_per_layer: np.ndarray  # [n_layers] mean weight on the first token, over the layer's heads
+    sink_per_head: np.ndarray  # [n_layers, n_heads] each head's (drawn when the model has few layers)
     sink_mean: float
     sink_top_layer: int
     sink_top: float
@@ -211,6 +212,7 @@ def plan_window_sinks(setting: Setting) -> SinksPlan:
     at = st.windows.index(st.window)
     back = [w for w, k in zip(st.windows, st.sink_kept) if k]
     return SinksPlan(model_name=st.model, window=st.window, sinks=st.sinks, sink_per_layer=np.array(per_layer),
+                     sink_per_head=np.array(st.sink),
                      sink_mean=float(st.sink.mean()), sink_top_layer=top, sink_top=float(per_layer[top]),
                      piles=float(st.sink.mean()) >= PILES, kept_window=float(st.kept.mean()),
                      kept_sinks=float(st.kept_sinks.mean()), tail=tuple(tr.tokens[-TAIL:]),
