@@ -74,7 +74,7 @@ class WindowMask(Chapter):
         th, say = stage.theme, stage.say
         stage.clear()
         drawn = stage.drawn[self.key] = {}
-        title = title_of(stage, say(f"{T}.mask_title", w=plan.window, head=head_name(say, plan.layer, plan.head)))
+        title = title_of(stage, say(f"{T}.mask_title", w=plan.window, head=head_name(say, plan.layer, plan.head, plan.role)))
         full = stage.region("full")
         split = 1.0  # the grid left of this x, the notes and bars right of it
         region = Region("window_grid", full.left, split - 0.15, full.bottom, full.top - 0.75)
@@ -88,7 +88,7 @@ class WindowMask(Chapter):
         cut.set_fill(th.mask, opacity=0.28).set_stroke(th.mask, width=float(np.clip(min(cw, ch) * 5, 0.8, 2.5)))
         cut.set_z_index(-1)  # under the dots and the grid's lines
         drawn.update(grid=grid, removed=cut)
-        hname = head_name(say, plan.layer, plan.head)
+        hname = head_name(say, plan.layer, plan.head, plan.role)
         with stage.narrating(say(f"{T}.caption_window", w=plan.window, back=plan.window - 1, head=hname)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(VGroup(grid, titles)), run_time=1.0)
             stage.play(FadeIn(cut), run_time=1.0)

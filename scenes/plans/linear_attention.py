@@ -28,6 +28,14 @@ KEPT_MOST = 0.75  # "rarely changes the top prediction" when at least this share
 SHARP = 0.3  # softmax's mean top weight beats the linear one's by this much: "sharp against nearly even"
 
 
+def measured_role(setting: Setting, layer: int, head: int) -> str:
+    """The role the model names (the toy) or the probes measured (a real model) for this head, or ""."""
+    ht = setting.trace.head(layer, head)
+    if ht.role:
+        return ht.role
+    return next((r for r, lh in (setting.model.roles or {}).items() if tuple(lh) == (layer, head)), "")
+
+
 def with_linear_study(setting: Setting, inputs: SceneInputs) -> Setting:
     session = session_of(inputs, "linear_study")
     return replace(setting, options={**setting.options, LINEAR_STUDY: session.linear_study()})
@@ -111,7 +119,7 @@ def plan_linear_pattern(setting: Setting) -> PatternPlan:
     i = setting.focus_index() if setting.focus is not None else n - 1
     j = int(np.argmax(c.softmax[i]))
     L, H = st.tv.shape
-    return PatternPlan(model_name=tr.model.name, layer=ht.layer, head=ht.head, role=ht.role or "", tokens=tr.tokens,
+    return PatternPlan(model_name=tr.model.name, layer=ht.layer, head=ht.head, role=measured_role(setting, ht.layer, ht.head), tokens=tr.tokens,
                        layout=setting.layout,
                        softmax=c.softmax, linear=c.linear, mask=np.asarray(ht.mask, bool), query=i, top_key=j,
                        row_softmax=float(c.softmax[i, j]), row_linear=float(c.linear[i, j]),

@@ -29,6 +29,7 @@ from attention_manim.model.sliding_window import reach, removed, removed_count, 
 
 from ..setting import SceneInputs, Setting
 from .kv_cache import session_of
+from .linear_attention import measured_role
 
 WINDOW_STUDY = "window_study"  # Setting.options key: the text's WindowStudy
 WINDOW = "window"  # the lesson option (render.py --window)
@@ -96,6 +97,7 @@ class WindowMaskPlan:
     text_removed: int
     layer: int  # the layer whose heads are drawn as bars (the most weight outside, on average)
     head: int  # the grid's head: that layer's head with the most weight outside
+    role: str  # its role, when the model names or measured one ("" otherwise)
     outside: np.ndarray  # [n_heads] that layer's heads: weight outside the window (mean over rows ≥ w)
     outside_all: float  # the mean over every head of every layer
     n_layers: int
@@ -115,7 +117,7 @@ def plan_window_mask(setting: Setting) -> WindowMaskPlan:
                           pattern=np.asarray(ht.pattern, float)[:n, :n], mask=np.asarray(ht.mask, bool)[:n, :n],
                           removed=removed(n, w), grid_causal=n * (n + 1) // 2, grid_removed=removed_count(n, w),
                           n_text=N, text_causal=N * (N + 1) // 2, text_removed=removed_count(N, w), layer=layer,
-                          head=head, outside=np.array(st.outside[layer]), outside_all=float(st.outside.mean()),
+                          head=head, role=measured_role(setting, layer, head), outside=np.array(st.outside[layer]), outside_all=float(st.outside.mean()),
                           n_layers=st.outside.shape[0], n_heads=st.outside.shape[1])
 
 
