@@ -134,12 +134,6 @@ devices_option = click.option(
     help="devices in the ring of ring_attention (default 4; 2 to 6, at most one per token)")
 
 
-def lesson_extras(devices) -> dict:
-    """Lesson-specific options (SceneInputs.options) the user gave: only those given, so a clip's cache
-    key and the note on options a lesson does not use see exactly what was asked."""
-    return {"devices": devices} if devices is not None else {}
-
-
 def with_model_options(f):
     for opt in reversed(model_options):
         f = opt(f)
@@ -172,6 +166,8 @@ def comma_choices(value: str, known: tuple[str, ...], what: str, option: str) ->
 @click.option("--layout", type=click.Choice(["video", "paper"]), default="video", show_default=True,
               help="video: keys as rows, queries as columns; paper: queries as rows")
 @click.option("--axes", help="three named directions for 3-D scenes, e.g. animal,chemistry,medicine")
+@click.option("--window", type=int, default=None,
+              help="sliding_window: the window's width in tokens (2 to 32) [default: 8]")
 @click.option("--theme", type=click.Choice(["dark", "light"]), default="dark", show_default=True)
 @click.option("--lang", default="en", show_default=True,
               help="language of every word on screen and in the .srt: en, ko or pt; several: --lang en,ko,pt "
@@ -197,7 +193,7 @@ def comma_choices(value: str, known: tuple[str, ...], what: str, option: str) ->
 @click.option("--voice-dir", "voice_dir", type=click.Path(path_type=Path), default=None,
               help="your own recordings, one file per caption block named by block id (render.py script "
                    "lists them); blocks without one are spoken by --voice, or left silent")
-def render(names, quality, fmt, transparent, sentences, focus, layer, head, layout, axes, theme, lang,
+def render(names, quality, fmt, transparent, sentences, focus, layer, head, layout, axes, window, theme, lang,
            model_name, device, devices, out, chapters, n_jobs, backend, ray_address, force, preview, voice, voice_dir):
     """Render SCENE [SCENE...] ('all' renders every scene), in every --lang and -q given."""
     from attention_manim.scenes.batch import (Interrupted, check_jobs, make_jobs, options_tuple, progress_line, run_batch,
@@ -214,7 +210,8 @@ def render(names, quality, fmt, transparent, sentences, focus, layer, head, layo
             raise unknown_scene_error(name, sorted(scenes) + ["all", "list", "inspect", "heads", "params", "vocab", "train", "storyboard", "lint", "script", "voices"])
     wanted = sorted(scenes) if "all" in names else list(dict.fromkeys(names))
     options = options_tuple(dict(sentences=split_sentences(sentences), focus=focus, layer=layer, head=head,
-                                 theme=theme, layout=layout, axes=parse_list(axes), options=lesson_extras(devices)))
+                                 theme=theme, layout=layout, axes=parse_list(axes),
+                                 **lesson_options(window=window, devices=devices)))
     jobs = []
     for name in wanted:  # each scene with its own model unless --model names one
         lesson = getattr(scenes[name], "lesson", None)
@@ -266,6 +263,17 @@ def render(names, quality, fmt, transparent, sentences, focus, layer, head, layo
 
 # --- storyboard / lint: look at a lesson without encoding it (scenes/review.py) -------------------
 
+window_option = click.option("--window", type=int, default=None,
+                             help="sliding_window: the window's width in tokens (2 to 32) [default: 8]")
+
+
+def lesson_options(**given) -> dict:
+    """The lesson options given (`--window`, `--devices`: SceneInputs.options): only those set, so other
+    clips' cache keys stay the same and the note on options a lesson does not use sees what was asked."""
+    extra = {k: v for k, v in given.items() if v is not None}
+    return {"options": extra} if extra else {}
+
+
 def review_options(f):
     opts = [
         click.option("--lang", default="en", show_default=True, help="en, ko or pt; several: --lang en,ko,pt"),
@@ -277,6 +285,7 @@ def review_options(f):
         click.option("--head", type=int, default=None, help="default: the scene's own head"),
         click.option("--layout", type=click.Choice(["video", "paper"]), default="video", show_default=True),
         click.option("--axes", help="three named directions for 3-D scenes"),
+        window_option,
         model_options[1],
         devices_option,
     ]
@@ -285,7 +294,7 @@ def review_options(f):
     return f
 
 
-def review_request(names, lang, model_name, sentences, focus, layer, head, layout, axes, devices=None):
+def review_request(names, lang, model_name, sentences, focus, layer, head, layout, axes, window=None, devices=None):
     """The scenes, languages and options a storyboard or lint asks for, checked like a render's."""
     from attention_manim.scenes.batch import check_model_name, options_tuple
     from attention_manim.scenes.i18n import LANGUAGES
@@ -300,7 +309,8 @@ def review_request(names, lang, model_name, sentences, focus, layer, head, layou
     if model_name is not None:
         check_model_name(model_name)
     options = options_tuple(dict(sentences=split_sentences(sentences), focus=focus, layer=layer, head=head,
-                                 layout=layout, axes=parse_list(axes), options=lesson_extras(devices)))
+                                 layout=layout, axes=parse_list(axes),
+                                 **lesson_options(window=window, devices=devices)))
     return wanted, langs, options
 
 
@@ -308,7 +318,7 @@ def review_request(names, lang, model_name, sentences, focus, layer, head, layou
 @click.argument("name", metavar="LESSON")
 @review_options
 @click.option("--format", "fmt", type=click.Choice(["md", "txt", "json"]), default="md", show_default=True)
-def script_cmd(name, lang, model_name, sentences, focus, layer, head, layout, axes, device, devices, fmt):
+def script_cmd(name, lang, model_name, sentences, focus, layer, head, layout, axes, window, device, devices, fmt):
     """The narration script of LESSON: every caption block, chapter by chapter, with its block id and
     the time it starts at without a voice. Record one file per block (named by its id) and render
     with --voice-dir."""
@@ -316,7 +326,7 @@ def script_cmd(name, lang, model_name, sentences, focus, layer, head, layout, ax
     from attention_manim.scenes.registry import load_all
     from attention_manim.scenes.review import script_scene
 
-    wanted, langs, options = review_request((name,), lang, model_name, sentences, focus, layer, head, layout, axes, devices)
+    wanted, langs, options = review_request((name,), lang, model_name, sentences, focus, layer, head, layout, axes, window, devices)
     if len(wanted) != 1 or len(langs) != 1:
         raise UserError("a script is one lesson in one language", "e.g. render.py script softmax --lang ko")
     cls = load_all()[wanted[0]]
@@ -378,13 +388,13 @@ def voices_cmd(as_json):
               help="the frames' size: l 480p, m 720p, h 1080p, p 1440p, k 2160p")
 @click.option("--out", type=click.Path(path_type=Path), default=Path("renders"), show_default=True,
               help="frames land in OUT/storyboard/<scene>[.<lang>]/")
-def storyboard_cmd(names, lang, model_name, sentences, focus, layer, head, layout, axes, device, devices, quality, out):
+def storyboard_cmd(names, lang, model_name, sentences, focus, layer, head, layout, axes, window, device, devices, quality, out):
     """Key frames of SCENE... ('all': every scene) as PNG, without encoding a video: every caption
     block's last frame and every chapter's, and a labelled contact.png per lesson."""
     from attention_manim.scenes.review import review
     from attention_manim.scenes.runner import check_output_dir
 
-    wanted, langs, options = review_request(names, lang, model_name, sentences, focus, layer, head, layout, axes, devices)
+    wanted, langs, options = review_request(names, lang, model_name, sentences, focus, layer, head, layout, axes, window, devices)
     check_output_dir(out)
 
     def done(res):
@@ -403,13 +413,13 @@ def storyboard_cmd(names, lang, model_name, sentences, focus, layer, head, layou
 @click.argument("names", nargs=-1, required=True)
 @review_options
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object: violations, exceptions, lessons")
-def lint_cmd(names, lang, model_name, sentences, focus, layer, head, layout, axes, device, devices, as_json):
+def lint_cmd(names, lang, model_name, sentences, focus, layer, head, layout, axes, window, device, devices, as_json):
     """Play SCENE... ('all': every scene) without drawing and check the rules of a readable frame after
     every animation (sizes, overlaps, the frame, numbers in captions, titles). Exit 1 on any violation;
     declared exceptions are listed too."""
     from attention_manim.scenes.review import RULES, review
 
-    wanted, langs, options = review_request(names, lang, model_name, sentences, focus, layer, head, layout, axes, devices)
+    wanted, langs, options = review_request(names, lang, model_name, sentences, focus, layer, head, layout, axes, window, devices)
     found = []
 
     def done(res):

@@ -81,6 +81,8 @@ class ModelSession:
         self.traces = TraceCache(max_traces, max_trace_bytes)
         self._lock = threading.Lock()  # one forward pass at a time: torch on two cores gains nothing from more
         self._info: ModelInfo | None = None
+        self._studies: dict[tuple, object] = {}  # linear_study / window_study results, by their arguments
+        self._study_lock = threading.Lock()  # one study at a time (its traces take `_lock` themselves)
 
     @classmethod
     def open(cls, name: str, device: str = "auto", **limits) -> "ModelSession":
@@ -145,6 +147,34 @@ class ModelSession:
 
         with self._lock:
             return mlp_activations(self.model, trace, layer, position)
+
+
+    def _study(self, key: tuple, run):
+        """A study's result by its arguments: computed once (one study at a time), then kept."""
+        hit = self._studies.get(key)
+        if hit is not None:
+            return hit
+        with self._study_lock:
+            hit = self._studies.get(key)
+            if hit is None:
+                hit = self._studies[key] = run()
+        return hit
+
+    def linear_study(self, passages=None):
+        """Softmax against linear attention over every head, and one layer at a time made linear
+        (model/studies.py), measured once per session: a LinearStudy of plain numbers."""
+        from .studies import linear_study
+
+        key = ("linear", None if passages is None else tuple(passages))
+        return self._study(key, lambda: linear_study(self, passages, lock=self._lock))
+
+    def window_study(self, text: str, window: int, sinks: int = 1):
+        """Every head's weight outside a sliding window of `window` (and with `sinks` first tokens kept),
+        and the next token after `text` with every layer windowed (model/studies.py), once per session."""
+        from .studies import window_study
+
+        key = ("window", text, int(window), int(sinks))
+        return self._study(key, lambda: window_study(self, text, int(window), int(sinks), lock=self._lock))
 
 
 _sessions: OrderedDict[tuple[str, str], ModelSession] = OrderedDict()

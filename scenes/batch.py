@@ -110,16 +110,14 @@ def make_jobs(scenes: list[str], langs: list[str], qualities: list[str], **commo
 
 
 def options_tuple(options: dict) -> tuple:
-    """SceneInputs fields as hashable, sorted pairs (lists become tuples; the lesson-specific `options`
-    dict becomes sorted pairs, and is left out when empty so that clips without extras keep their keys)."""
-    out = []
-    for k, v in options.items():
+    """SceneInputs fields as hashable, sorted pairs (lists become tuples; the lesson options, a dict,
+    sorted (name, value) pairs)."""
+    def hashable(v):
         if isinstance(v, dict):
-            if not v:
-                continue
-            v = tuple(sorted(v.items()))
-        out.append((k, tuple(v) if isinstance(v, list) else v))
-    return tuple(sorted(out))
+            return tuple(sorted(v.items()))
+        return tuple(v) if isinstance(v, list) else v
+
+    return tuple(sorted((k, hashable(v)) for k, v in options.items()))
 
 
 def check_model_name(model: str) -> None:
@@ -186,7 +184,10 @@ class Worker:
         if (job.model, job.device) not in self.models:
             self.models[(job.model, job.device)] = self.load(job.model, job.device)
         tracer, info = self.models[(job.model, job.device)]
-        opts = {k: (dict(v) if k == "options" else list(v)) if isinstance(v, tuple) else v for k, v in job.options}
+        opts = {k: list(v) if isinstance(v, tuple) else v for k, v in job.options if k != "options"}
+        lesson_opts = dict(job.options).get("options")  # lesson options, as sorted (name, value) pairs
+        if lesson_opts:
+            opts["options"] = dict(lesson_opts)
         return SceneInputs(tracer=tracer, model=info, lang=job.lang, voice=job.voice, voice_dir=job.voice_dir, **opts)
 
     def run(self, job: Job, keep_exception: bool = False) -> Outcome:

@@ -111,3 +111,16 @@ ATTENTION_AS_LOOKUP = register_lesson(Lesson("attention_as_lookup", (Lookup(),))
 # SmolLM2 by default, on a real passage (model/passages.py); the toy reads its own long example.
 RING_ATTENTION = register_lesson(RingLesson("ring_attention", (Ring(), RingCausal(), RingMemory()), examples=("long",),
                                             role=None, model="smollm2"))
+# issue 22: beyond n² — linear attention (φ(q)·φ(k), a d × d state, an RNN when causal) and sliding windows
+# with attention sinks; SmolLM2 by default (the measurements over every head need a real model's heads)
+
+from .chapters.linear_attention import LinearCost, LinearKernel, LinearLesson, LinearPattern  # noqa: E402
+
+LINEAR_ATTENTION = register_lesson(LinearLesson("linear_attention", (LinearKernel(), LinearPattern(), LinearCost()),
+                                                examples=("fluffy_blue_creature",), role="previous_token",
+                                                model="smollm2"))
+
+from .chapters.sliding_window import WindowLesson, WindowMask, WindowReach, WindowSinks  # noqa: E402
+
+SLIDING_WINDOW = register_lesson(WindowLesson("sliding_window", (WindowMask(), WindowReach(), WindowSinks()),
+                                              examples=("long",), role=None, model="smollm2"))

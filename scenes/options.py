@@ -33,10 +33,13 @@ if not log.handlers:
     log.addHandler(_handler)
     log.propagate = False
 
-# the Setting field each tracked command-line option lands in
+# the Setting field each tracked command-line option lands in; a lesson option (`SceneInputs.options`,
+# read with `Setting.option(name)`) is tracked as "option:<name>" (`--devices` is read as `Setting.devices`)
 OPTION_FIELDS = {"--focus": "focus", "--head": "head", "--layer": "head", "--layout": "layout", "--axes": "axes",
-                 "--devices": "devices"}
+                 "--devices": "devices", "--window": "option:window"}
 TRACKED = ("focus", "head", "layout", "axes", "devices")
+# the command-line options that land in SceneInputs.options, by their key there
+LESSON_OPTIONS = {"window": "--window", "devices": "--devices"}
 
 
 class _ReadRecorder(Setting):
@@ -49,6 +52,10 @@ class _ReadRecorder(Setting):
             if caller != "dataclasses":
                 object.__getattribute__(self, "_reads").add(name)
         return object.__getattribute__(self, name)
+
+    def option(self, name: str, default=None):
+        object.__getattribute__(self, "_reads").add(f"option:{name}")
+        return Setting.option(self, name, default)
 
 
 def recording(setting: Setting, reads: set[str]) -> Setting:
@@ -92,8 +99,9 @@ def given_options(inputs) -> list[str]:
         given.append("--layout")
     if inputs.axes is not None:
         given.append("--axes")
-    if (inputs.options or {}).get("devices") is not None:
-        given.append("--devices")
+    for name, flag in LESSON_OPTIONS.items():
+        if (inputs.options or {}).get(name) is not None:
+            given.append(flag)
     return given
 
 

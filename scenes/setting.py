@@ -54,6 +54,11 @@ class Setting:
     def trace(self) -> Trace:
         return self.traces[0]
 
+    def option(self, name: str, default=None):
+        """A lesson option the user gave (`render.py --window 8` -> option("window")), else `default`.
+        Read through here, so that the command line can tell which lessons use it (scenes/options.py)."""
+        return self.options.get(name, default)
+
     @property
     def devices(self) -> int | None:
         """`--devices`: the devices of a ring (ring_attention); None when the user gave none."""

@@ -19,9 +19,10 @@ from attention_manim.scenes.registry import load_all
 
 from .conftest import tiny_config
 
-MATH_WORDS = {"softmax", "cos", "max", "exp", "sqrt", "dk", "d_k", "d_head", "d_model"}
-# names of models are names, in every language (Korean writers keep "GPT-3" and "SmolLM2" as they are)
-MODEL_NAMES = {"gpt", "smollm", "smollm2", "llama", "mistral"}
+MATH_WORDS = {"softmax", "cos", "max", "exp", "sqrt", "dk", "d_k", "d_head", "d_model", "elu"}
+# names of models (and of methods: StreamingLLM) are names, in every language (Korean writers keep "GPT-3"
+# and "SmolLM2" as they are)
+MODEL_NAMES = {"gpt", "smollm", "smollm2", "llama", "mistral", "streamingllm"}
 ENGLISH_WORDS = {"the", "and", "of", "is", "looks", "at", "with", "each", "every", "its", "from", "word",
                  "words", "weight", "weights", "which", "this", "that", "into", "becomes", "next", "first"}
 

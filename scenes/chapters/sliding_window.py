@@ -1,0 +1,374 @@
+"""`sliding_window`: a causal window of w keys, on a real model (Longformer, Mistral; StreamingLLM's sinks).
+
+- `WindowMask`: the window on the grid of the text's first tokens, the removed cells marked in red over a
+  real head's weights; how many cells go, on the grid and on the whole text; then one layer's heads as
+  bars: the share of each head's real weight (on the whole text) outside the window, and the mean over
+  every head of the model.
+- `WindowReach`: after L stacked window layers the last token depends on L·(w − 1) tokens back (the
+  masks composed): a cone over the layers, against the length of the text.
+- `WindowSinks`: the mean weight on the first token, layer by layer; the weight the window alone keeps
+  and the weight the first token plus the window keeps; the next token after the text with every layer
+  windowed, for several widths, window alone against first token + window.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+from manim import (DOWN, LEFT, RIGHT, UP, DashedLine, FadeIn, FadeOut, Line, Rectangle, SurroundingRectangle, VGroup,
+                   VMobject)
+
+from ..components.batched_shapes import rect_points
+from ..components.number_table import aligned_rows
+from ..components.text import label
+from ..lesson import Chapter, Lesson
+from ..plans.sliding_window import (ReachPlan, SinksPlan, WindowMaskPlan, plan_window_mask, plan_window_reach,
+                                    plan_window_sinks, window_text, with_window_study)
+from ..setting import SceneInputs
+from ..stage import Region, Stage
+from .beyond_parts import count, dec, head_name, mark_line, model_forms, share_bars, shown_model
+from .embedding_parts import fit_into
+from .embedding_parts import mixed_label as text
+from .grid_parts import new_grid
+
+T = "beyond.window"
+FS = 22
+
+
+class WindowLesson(Lesson):
+    """A lesson whose setting also holds the text's WindowStudy (the model runs when it is made); a real
+    model reads the long passage of model/passages.py unless the user gives a text."""
+
+    def setting(self, inputs: SceneInputs):
+        said_text = window_text(inputs)
+        if said_text is not None:
+            from dataclasses import replace
+
+            inputs = replace(inputs, sentences=[said_text])
+        return with_window_study(super().setting(inputs), inputs)
+
+
+def title_of(stage: Stage, words: str):
+    title = text(words, 30, stage.theme.text)
+    stage.region("title").fit(title)
+    return title
+
+
+def kl_text(x: float, say=None) -> str:
+    """A KL divergence: two decimals, three below 0.01 (a figure, or with `say` the language's prose)."""
+    digits = 3 if abs(float(x)) < 0.01 else 2
+    return say.number(float(x), f".{digits}f") if say is not None else f"{float(x):.{digits}f}"
+
+
+# --- 1. the window on the grid, and what real heads lose --------------------------------------------
+
+
+class WindowMask(Chapter):
+    key = "window_mask"
+
+    def plan(self, setting) -> WindowMaskPlan:
+        return plan_window_mask(setting)
+
+    def play(self, stage: Stage, plan: WindowMaskPlan) -> None:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        drawn = stage.drawn[self.key] = {}
+        title = title_of(stage, say(f"{T}.mask_title", w=plan.window, head=head_name(say, plan.layer, plan.head, plan.role)))
+        full = stage.region("full")
+        split = 1.0  # the grid left of this x, the notes and bars right of it
+        region = Region("window_grid", full.left, split - 0.15, full.bottom, full.top - 0.75)
+        data = SimpleNamespace(pattern=plan.pattern, mask=plan.mask, scores=None, layer=plan.layer, head=plan.head)
+        grid, titles = new_grid(stage, data, plan.tokens, "video", region=region)
+        grid.set_mask("cleared")
+        grid.set_content("dots")
+        cw, ch = grid.cell_width, grid.cell_height
+        centers = grid.cell_centers()[plan.removed]
+        cut = VMobject().set_points(rect_points(centers, cw * 0.47, ch * 0.47))
+        cut.set_fill(th.mask, opacity=0.28).set_stroke(th.mask, width=float(np.clip(min(cw, ch) * 5, 0.8, 2.5)))
+        cut.set_z_index(-1)  # under the dots and the grid's lines
+        drawn.update(grid=grid, removed=cut)
+        hname = head_name(say, plan.layer, plan.head, plan.role)
+        with stage.narrating(say(f"{T}.caption_window", w=plan.window, back=plan.window - 1, head=hname)):
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(VGroup(grid, titles)), run_time=1.0)
+            stage.play(FadeIn(cut), run_time=1.0)
+            stage.wait(0.3)
+        panel = Region("window_panel", split + 0.15, full.right, full.bottom, full.top - 0.75)
+        counts = VGroup(text(say(f"{T}.grid_count", n=len(plan.tokens), removed=count(plan.grid_removed),
+                                  cells=count(plan.grid_causal)), 24, th.text),
+                        text(say(f"{T}.text_count", n=plan.n_text, removed=count(plan.text_removed),
+                                  cells=count(plan.text_causal)), 24, th.text)).arrange(DOWN, buff=0.15,
+                                                                                        aligned_edge=LEFT)
+        fit_into(counts, panel.width, 1.0)
+        counts.move_to([panel.left + counts.width / 2, panel.top - counts.height / 2, 0])
+        drawn["counts"] = counts
+        with stage.narrating(say(f"{T}.caption_count", n=len(plan.tokens), removed=plan.grid_removed,
+                                 cells=plan.grid_causal, total=plan.n_text, text_removed=plan.text_removed,
+                                 text_cells=plan.text_causal)):
+            stage.play(FadeIn(counts, shift=UP * 0.1), run_time=0.8)
+            stage.wait(0.3)
+        # one layer's heads: the share of each one's weight outside the window
+        rows = [(say(f"{T}.head_bar", head=h), float(v), th.highlight if h == plan.head else th.value)
+                for h, v in enumerate(plan.outside)]
+        bars = share_bars(rows, th, length=2.6, height=0.3, gap=0.12, font_size=FS, highlight=plan.head)
+        many = plan.n_layers * plan.n_heads > len(plan.outside)
+        mean = mark_line(bars, plan.outside_all, th.text,
+                         say(f"{T}.all_heads", count=plan.n_layers * plan.n_heads, value=dec(plan.outside_all)), FS)
+        head = text(say(f"{T}.bars_title", layer=plan.layer), FS, th.text)
+        block = VGroup(head, VGroup(bars, mean)).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+        room = counts.get_bottom()[1] - 0.35 - panel.bottom
+        fit_into(block, panel.width, room)
+        block.move_to([panel.left + block.width / 2, counts.get_bottom()[1] - 0.35 - block.height / 2, 0])
+        drawn.update(bars=bars, mean=mean)
+        key = "caption_bars" if many else "caption_bars_toy"
+        with stage.narrating(say(f"{T}.{key}", layer=plan.layer, head=hname, count=plan.n_layers * plan.n_heads,
+                                 value=dec(plan.outside_all, say))):
+            stage.play(FadeIn(head), FadeIn(bars, lag_ratio=0.1), run_time=1.2)
+            stage.play(FadeIn(mean), run_time=0.6)
+            stage.wait(0.4)
+
+
+# --- 2. the reach of stacked windows ------------------------------------------------------------------
+
+
+class WindowReach(Chapter):
+    key = "window_reach"
+
+    def plan(self, setting) -> ReachPlan:
+        return plan_window_reach(setting)
+
+    def play(self, stage: Stage, plan: ReachPlan) -> None:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        drawn = stage.drawn[self.key] = {}
+        title = title_of(stage, say(f"{T}.reach_title"))
+        full = stage.region("full")
+        L = plan.layers
+        start_back = plan.n_text - 1
+        span = max(plan.back[-1], start_back)
+        probe = text(say(f"{T}.reach_value", layer=L, back=count(plan.back[-1])), FS, th.text)
+        right = full.right - probe.width - 0.3  # the last token's edge; each layer's reach named right of it
+        left = full.left + 0.3
+        W = right - left
+        top, bottom = full.top - 1.45, full.bottom + 1.05
+        row = (top - bottom) / L
+        unit = W / span
+        bars, values = VGroup(), VGroup()
+        # the layers named on the right: the first to cover the text, the last, the first, every fifth;
+        # each far enough from the others that their names do not touch
+        gap_rows = int(np.ceil((probe.height + 0.06) / row))
+        wanted = ([plan.first_layer_all - 1] if plan.first_layer_all is not None else []) + [L - 1, 0] + \
+            [i for i in range(L) if (i + 1) % (1 if L <= 8 else 5) == 0]
+        named: list[int] = []
+        for i in wanted:
+            if all(abs(i - j) >= gap_rows for j in named):
+                named.append(i)
+        for i, b in enumerate(plan.back):
+            y = bottom + (i + 0.5) * row
+            own = i < plan.n_layers
+            first = plan.first_layer_all is not None and i == plan.first_layer_all - 1
+            bar = Rectangle(width=max(b * unit, 0.02), height=row * 0.8, stroke_width=0)
+            bar.set_fill(th.highlight if first else th.key, opacity=0.8 if own else 0.25)
+            bar.move_to([right, y, 0], aligned_edge=RIGHT)
+            bars.add(bar)
+            if i in named:
+                v = text(say(f"{T}.reach_value", layer=i + 1, back=count(b)), FS,
+                          th.highlight if first else (th.text if own else th.dim))
+                v.move_to([right + 0.15 + v.width / 2, y, 0])
+                values.add(v)
+        axis = Line([left, bottom - 0.05, 0], [right, bottom - 0.05, 0], stroke_color=th.dim, stroke_width=2)
+        step = 50 if span > 120 else (10 if span > 24 else 5)
+        ticks = VGroup()
+        for t in range(0, span + 1, step):
+            x = right - t * unit
+            ticks.add(Line([x, bottom - 0.12, 0], [x, bottom + 0.02, 0], stroke_color=th.dim, stroke_width=2))
+            ticks.add(label(str(t), 20, th.dim).move_to([x, bottom - 0.32, 0]))
+        axis_name = text(say(f"{T}.tokens_back"), FS, th.dim).next_to(ticks, DOWN, buff=0.1).set_x((left + right) / 2)
+        x0 = right - start_back * unit
+        start = DashedLine([x0, bottom - 0.1, 0], [x0, top + 0.15, 0], color=th.highlight, stroke_width=2.5,
+                           dash_length=0.1)
+        start_note = text(say(f"{T}.passage_start", back=count(start_back)), FS, th.highlight)
+        start_note.next_to(start, UP, buff=0.1)
+        if start_note.get_left()[0] < full.left:
+            start_note.shift(RIGHT * (full.left - start_note.get_left()[0]))
+        if start_note.get_right()[0] > full.right:
+            start_note.shift(LEFT * (start_note.get_right()[0] - full.right))
+        extra = VGroup()
+        if plan.layers > plan.n_layers:
+            extra = text(say(f"{T}.more_layers", model=shown_model(say, plan.model_name)), FS, th.dim)
+            y = bottom + (plan.n_layers + (L - plan.n_layers) / 2) * row
+            dim_left = right - plan.back[-1] * unit  # the longest drawn bar's left end
+            room = dim_left - 0.25 - max(x0 + 0.25, left)
+            if extra.width > room:
+                extra.scale(max(room, 0.5) / extra.width)
+            extra.move_to([dim_left - 0.25 - extra.width / 2, y, 0])
+        axis = VGroup(axis, ticks)
+        drawn.update(bars=bars, values=values, start=start)
+        with stage.narrating(say(f"{T}.caption_reach", back=plan.window - 1)):
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(axis), FadeIn(axis_name), run_time=0.8)
+            stage.play(FadeIn(bars, lag_ratio=0.08), FadeIn(values), FadeIn(extra), run_time=2.0)
+        model = model_forms(say, plan.model_name)
+        if plan.first_layer_all is not None and plan.first_layer_all <= plan.n_layers:
+            said_text = say(f"{T}.caption_reach_covers", **model, count=plan.n_layers, reach=plan.reach_model,
+                       first=plan.first_layer_all)
+        else:
+            said_text = say(f"{T}.caption_reach_short", **model, count=plan.n_layers, reach=plan.reach_model,
+                       total=plan.n_text)
+        with stage.narrating(said_text):
+            stage.play(FadeIn(start), FadeIn(start_note), run_time=0.8)
+            stage.wait(0.5)
+
+
+# --- 3. attention sinks, and the next token ------------------------------------------------------------
+
+
+class WindowSinks(Chapter):
+    key = "window_sinks"
+
+    def plan(self, setting) -> SinksPlan:
+        return plan_window_sinks(setting)
+
+    def play(self, stage: Stage, plan: SinksPlan) -> None:
+        th, say = stage.theme, stage.say
+        stage.clear()
+        drawn = stage.drawn[self.key] = {}
+        title = title_of(stage, say(f"{T}.sinks_title"))
+        full = stage.region("full")
+        model = model_forms(say, plan.model_name)
+        # the weight on the first token, layer by layer
+        chart, bars, mean_note, top_note = self.sink_chart(stage, plan)
+        drawn.update(sink_bars=bars, sink_mean=mean_note, sink_top=top_note)
+        key = "caption_sinks" if plan.piles else "caption_no_sinks"
+        with stage.narrating(say(f"{T}.{key}", **model, mean=dec(plan.sink_mean, say), top=dec(plan.sink_top, say),
+                                 layer=plan.sink_top_layer)):
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(chart.frame), run_time=0.8)
+            stage.play(FadeIn(bars, lag_ratio=0.05), run_time=1.2)
+            stage.play(FadeIn(chart.notes), run_time=0.6)
+        # the weight kept: the window alone, and the first token with it
+        kept_head = text(say(f"{T}.kept_title"), FS, th.text)
+        kept = share_bars([(say(f"{T}.kept_window", w=plan.window), plan.kept_window, th.value),
+                           (say(f"{T}.kept_sinks"), plan.kept_sinks, th.key)], th, length=4.4, font_size=FS)
+        block = VGroup(kept_head, kept).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+        room_top = chart.get_bottom()[1] - 0.45
+        fit_into(block, full.width - 0.2, room_top - full.bottom)
+        block.move_to([0, (room_top + full.bottom) / 2, 0])
+        drawn["kept"] = kept
+        with stage.narrating(say(f"{T}.caption_kept", w=plan.window, window=dec(plan.kept_window, say),
+                                 sinks=dec(plan.kept_sinks, say))):
+            stage.play(FadeIn(kept_head), FadeIn(kept, lag_ratio=0.2), run_time=1.0)
+            stage.wait(0.4)
+        stage.play(FadeOut(VGroup(chart, block)), run_time=0.5)
+        self.next_token(stage, plan, drawn, title)
+
+    @staticmethod
+    def sink_chart(stage: Stage, plan: SinksPlan):
+        """The mean weight on the first token per layer: a bar per layer (a vertical chart when the model
+        has many layers, labelled rows when it has few), the mean, the largest named."""
+        th, say = stage.theme, stage.say
+        full = stage.region("full")
+        L = len(plan.sink_per_layer)
+        top_y = full.top - 0.95
+        y_name = text(say(f"{T}.sink_axis"), FS, th.dim)
+        if L < 4:  # few layers: a bar for every head, each named by layer and head
+            H = plan.sink_per_head.shape[1]
+            rows = [(say("beyond.head", layer=l, head=h), float(plan.sink_per_head[l, h]), th.delta_multi)
+                    for l in range(L) for h in range(H)]
+            bars = share_bars(rows, th, length=6.0, height=0.36, gap=0.16, font_size=24)
+            mean = mark_line(bars, plan.sink_mean, th.text, say(f"{T}.sink_mean", value=dec(plan.sink_mean)), 24)
+            chart = VGroup(y_name, VGroup(bars, mean)).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
+            fit_into(chart, full.width - 0.2, top_y - full.bottom - 2.2)
+            chart.move_to([0, top_y - chart.height / 2, 0])
+            chart.frame = VGroup(y_name, bars.names, bars.tracks)
+            chart.notes = VGroup(mean)
+            bars_only = VGroup(*(VGroup(b, v) for b, v in zip(bars.bars, bars.values)))
+            return chart, bars_only, mean[1], VGroup()
+        left, right = full.left + 0.6, full.right - 2.0
+        step = min(0.6, (right - left) / L)
+        height = 2.2
+        base = top_y - 0.5 - 0.45 - height
+        top_value = max(float(plan.sink_per_layer.max()), 0.1)
+        scale = height / top_value
+        bars, ticks = VGroup(), VGroup()
+        for i, v in enumerate(plan.sink_per_layer):
+            x = left + (i + 0.5) * step
+            bar = Rectangle(width=step * 0.75, height=max(float(v) * scale, 0.01), stroke_width=0)
+            bar.set_fill(th.highlight if i == plan.sink_top_layer else th.delta_multi, opacity=0.85)
+            bar.move_to([x, base, 0], aligned_edge=DOWN)
+            bars.add(bar)
+            if L <= 12 or i % 5 == 0:
+                ticks.add(label(str(i), 20, th.dim).move_to([x, base - 0.22, 0]))
+        axis = Line([left, base, 0], [left + L * step, base, 0], stroke_color=th.dim, stroke_width=2)
+        axis_name = text(say(f"{T}.layer_axis"), FS, th.dim).next_to(ticks, DOWN, buff=0.1).set_x(left + L * step / 2)
+        y_name.move_to([left + y_name.width / 2, top_y - y_name.height / 2, 0])
+        y_mean = base + plan.sink_mean * scale
+        mean = DashedLine([left, y_mean, 0], [left + L * step + 0.1, y_mean, 0], color=th.text, stroke_width=2,
+                          dash_length=0.08)
+        mean_note = text(say(f"{T}.sink_mean", value=dec(plan.sink_mean)), FS, th.text).next_to(mean, RIGHT, buff=0.12)
+        top_bar = bars[plan.sink_top_layer]
+        top_note = text(say(f"{T}.sink_top", layer=plan.sink_top_layer, value=dec(plan.sink_top)), FS, th.highlight)
+        top_note.next_to(top_bar, UP, buff=0.1)
+        if top_note.get_right()[0] > full.right:
+            top_note.shift(LEFT * (top_note.get_right()[0] - full.right))
+        chart = VGroup(axis, bars, ticks, axis_name, y_name, mean, mean_note, top_note)
+        chart.frame = VGroup(axis, ticks, axis_name, y_name)
+        chart.notes = VGroup(mean, mean_note, top_note)
+        return chart, bars, mean_note, top_note
+
+    def next_token(self, stage: Stage, plan: SinksPlan, drawn: dict, title) -> None:
+        th, say = stage.theme, stage.say
+        full = stage.region("full")
+        quote = say.quote
+        head = text(say(f"{T}.next_title"), 30, th.text)
+        stage.region("title").fit(head)
+        tail = "… " + plan.tail_text
+        said = VGroup(label(tail, 32, th.dim),
+                      text(say(f"{T}.model_says", token=quote(plan.token), p=dec(plan.p_token)), 32, th.text)).arrange(
+            RIGHT, buff=0.4)
+        if plan.seen_back is not None:
+            seen = text(say(f"{T}.seen", token=quote(plan.token), back=plan.seen_back), 26, th.dim)
+            said = VGroup(said, seen).arrange(DOWN, buff=0.2)
+        table = [[text(say(f"{T}.col_width"), 26, th.dim), text(say(f"{T}.col_window"), 26, th.dim),
+                  text(say(f"{T}.col_sinks"), 26, th.dim)]]
+        for i, w in enumerate(plan.windows):
+            cells = [label(str(w), 32, th.highlight if i == plan.at else th.text)]
+            for tok, kl, ok in ((plan.window_token[i], plan.window_kl[i], plan.window_kept[i]),
+                                (plan.sink_token[i], plan.sink_kl[i], plan.sink_kept[i])):
+                cells.append(text(say(f"{T}.cell", token=quote(tok), kl=kl_text(kl)), 32, th.key if ok else th.mask))
+            table.append(cells)
+        rows = aligned_rows(table, col_gap=1.1, row_step=0.75, align=["right", "left", "left"])
+        body = VGroup(said, rows).arrange(DOWN, buff=0.6)
+        fit_into(body, full.width - 0.2, full.top - 0.95 - full.bottom)
+        body.move_to([0, (full.top - 0.95 + full.bottom) / 2, 0])
+        mark = SurroundingRectangle(VGroup(*rows[1 + plan.at]), buff=0.1, color=th.highlight, stroke_width=2.5)
+        drawn.update(table=rows, said=said, mark=mark)
+        lost = (not plan.window_kept[plan.at], not plan.sink_kept[plan.at])
+        key = {(True, True): "both_lost", (False, False): "both_kept", (True, False): "sinks_kept",
+               (False, True): "window_kept"}[lost]
+        at = plan.at
+        intro = say(f"{T}.next_intro", tail=quote(tail), token=quote(plan.token))
+        if plan.seen_back is not None:
+            intro = f"{intro} {say(f'{T}.next_seen', back=plan.seen_back)}"
+        frame_cells = VGroup(rows[0], *(r[0] for r in rows[1:]))  # the headers and the widths
+        result_cells = VGroup(*(VGroup(*r[1:]) for r in rows[1:]))
+        with stage.narrating(intro):
+            stage.play(FadeOut(title), FadeIn(head), FadeIn(said), FadeIn(frame_cells), run_time=0.8)
+            stage.wait(0.3)
+        with stage.narrating(say(f"{T}.caption_next_{key}", w=plan.window,
+                                 window=quote(plan.window_token[at]), window_kl=kl_text(plan.window_kl[at], say),
+                                 sinks=quote(plan.sink_token[at]), sinks_kl=kl_text(plan.sink_kl[at], say))):
+            stage.play(FadeIn(result_cells, lag_ratio=0.1), FadeIn(mark), run_time=1.2)
+            stage.wait(0.4)
+        if plan.back_from is not None and plan.back_from > plan.window:
+            k = plan.windows.index(plan.back_from)
+            said_text = say(f"{T}.caption_back_from", token=quote(plan.token), back=plan.back_from,
+                       window_kl=kl_text(plan.window_kl[k], say), sinks_kl=kl_text(plan.sink_kl[k], say))
+            again = SurroundingRectangle(VGroup(*rows[1 + k]), buff=0.1, color=th.key, stroke_width=2.5)
+        elif plan.back_from is None:
+            said_text = say(f"{T}.caption_never_back", token=quote(plan.token), widest=plan.windows[-1])
+            again = None
+        else:
+            return
+        with stage.narrating(said_text):
+            if again is not None:
+                stage.play(FadeIn(again), run_time=0.6)
+            stage.wait(0.8)

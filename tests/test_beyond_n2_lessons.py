@@ -1,0 +1,345 @@
+"""The `linear_attention` and `sliding_window` lessons (issue 22): every number their plans hold against
+numbers computed here in plain numpy from the model's traces (and, for the next token, a forward pass of
+the one-layer toy written here), never by the code under test; `--window`; tiny renders in en, ko and pt;
+`render.py lint` clean on the toy and, where it is installed, on SmolLM2."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from attention_manim import cli as render
+from attention_manim.model.errors import UserError
+from attention_manim.scenes.registry import load_all
+
+LANGS = ("en", "ko", "pt")
+LESSONS = ("linear_attention", "sliding_window")
+
+
+# --- plain numpy written here ------------------------------------------------------------------------
+
+
+def phi(x):
+    """elu(x) + 1, element by element."""
+    x = np.asarray(x, dtype=np.float64)
+    out = np.empty_like(x)
+    for idx, v in np.ndenumerate(x):
+        out[idx] = v + 1.0 if v > 0 else math.exp(v)
+    return out
+
+
+def masked_softmax(s, keep):
+    s = np.where(keep, s, -np.inf)
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def two_patterns(ht):
+    """The head's softmax pattern and its elu + 1 linear pattern (causal), from q/√d and k."""
+    q = ht.q.astype(np.float64) / math.sqrt(ht.q.shape[1])
+    k = ht.k.astype(np.float64)
+    n = len(q)
+    keep = np.tril(np.ones((n, n), bool))
+    sm = masked_softmax(q @ k.T, keep)
+    lin = np.where(keep, phi(q) @ phi(k).T, 0.0)
+    return sm, lin / lin.sum(axis=1, keepdims=True)
+
+
+def log_softmax(z):
+    z = np.asarray(z, dtype=np.float64)
+    return z - z.max() - math.log(np.exp(z - z.max()).sum())
+
+
+def toy_logits(toy_model, tr, weights_of):
+    """The toy's last-position logits with each head's pattern replaced by weights_of(head trace): one
+    layer, no norms, no MLP: (E + Σ_h A_h·v_h·W_O[h] + b_O)·W_U."""
+    x = tr.embeddings.astype(np.float64).copy()
+    for h in range(len(tr.layers[0].heads)):
+        ht = tr.head(0, h)
+        x += weights_of(ht) @ ht.v.astype(np.float64) @ ht.W_O.astype(np.float64)
+    x += toy_model.blocks[0].b_O.detach().numpy()
+    return x[-1] @ toy_model.unembed().detach().numpy().astype(np.float64)
+
+
+def effect(before, after):
+    lp, lq = log_softmax(before), log_softmax(after)
+    return int(np.argmax(lp)) == int(np.argmax(lq)), float(np.sum(np.exp(lp) * (lp - lq)))
+
+
+def sees(n, w, sinks=0):
+    """[query, key]: key j is in query i's window (or among the first `sinks` tokens), j ≤ i."""
+    out = np.zeros((n, n), bool)
+    for i in range(n):
+        for j in range(i + 1):
+            out[i, j] = i - j < w or j < sinks
+    return out
+
+
+def outside_by_hand(p, w, sinks=0):
+    n = len(p)
+    return float(np.mean([sum(p[i, j] for j in range(i + 1) if i - j >= w and j >= sinks) for i in range(w, n)]))
+
+
+# --- linear attention ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def linear_plans(toy_model):
+    from attention_manim.model.session import ModelSession
+    from attention_manim.scenes.setting import SceneInputs
+
+    session = ModelSession(toy_model, "toy")
+    lesson = load_all()["linear_attention"].lesson
+    setting = lesson.setting(SceneInputs(tracer=session, model=toy_model.info))
+    return session, setting, lesson.plans(setting)
+
+
+def test_the_kernel_plan_against_numpy(linear_plans):
+    _, setting, (kernel, _, _) = linear_plans
+    ht = setting.head_trace()
+    assert (kernel.layer, kernel.head) == (ht.layer, ht.head) and ht.role == "previous_token"
+    d = ht.q.shape[1]
+    assert kernel.d_head == d and kernel.n_demo == 4 * d and kernel.grid_numbers == (4 * d) ** 2
+    assert kernel.state_numbers_d == d * d and kernel.state_numbers == d * d + d
+    # the regrouping and the running sum give what the n × n form gives, here too
+    q = ht.q.astype(np.float64) / math.sqrt(d)
+    k, v = ht.k.astype(np.float64), ht.v.astype(np.float64)
+    fq, fk = phi(q), phi(k)
+    quad = (fq @ fk.T) / (fq @ fk.T).sum(1, keepdims=True) @ v
+    S, z = fk.T @ v, fk.sum(0)
+    assert np.abs(quad - (fq @ S) / (fq @ z)[:, None]).max() < 1e-12
+    a = np.tril(fq @ fk.T)
+    masked = a / a.sum(1, keepdims=True) @ v
+    S, z, rnn = np.zeros((d, v.shape[1])), np.zeros(d), []
+    for t in range(len(q)):
+        S, z = S + np.outer(fk[t], v[t]), z + fk[t]
+        rnn.append(fq[t] @ S / (fq[t] @ z))
+    assert np.abs(masked - np.array(rnn)).max() < 1e-12
+    assert 0 <= kernel.regroup_diff < 1e-12 and 0 <= kernel.rnn_diff < 1e-12
+
+
+def test_the_pattern_plan_against_numpy(linear_plans, toy_model):
+    session, setting, (_, pattern, _) = linear_plans
+    ht = setting.head_trace()
+    sm, lin = two_patterns(ht)
+    np.testing.assert_allclose(pattern.softmax, sm, atol=1e-9)
+    np.testing.assert_allclose(pattern.softmax, ht.pattern, atol=1e-5)  # the model's own pattern
+    np.testing.assert_allclose(pattern.linear, lin, atol=1e-9)
+    i = len(sm) - 1
+    j = int(np.argmax(sm[i]))
+    assert (pattern.query, pattern.top_key) == (i, j)
+    assert pattern.row_softmax == pytest.approx(sm[i, j]) and pattern.row_linear == pytest.approx(lin[i, j])
+    assert pattern.row_linear_top == pytest.approx(lin[i].max())
+    assert pattern.head_tv == pytest.approx(np.mean(0.5 * np.abs(sm - lin).sum(1)))
+    # every head of the model, pooled over every query row of its passages
+    texts = [toy_model.info.examples[e] for e in ("long", "murder_mystery", "fluffy_blue_creature")]
+    tv = top_s = top_l = rows = 0.0
+    kept, kls = [], []
+    for text in texts:
+        tr = session.trace(text)
+        for h in range(len(tr.layers[0].heads)):
+            s, l = two_patterns(tr.head(0, h))
+            tv += (0.5 * np.abs(s - l).sum(1)).sum()
+            top_s += s.max(1).sum()
+            top_l += l.max(1).sum()
+        rows += tr.n_tokens
+        # the layer made linear: the next token from a forward pass written here
+        ok, kl = effect(tr.logits[-1], toy_logits(toy_model, tr, lambda h: two_patterns(h)[1]))
+        kept.append(ok)
+        kls.append(kl)
+    H = len(tr.layers[0].heads)
+    assert pattern.n_rows == rows and pattern.n_passages == 3 and (pattern.n_layers, pattern.n_heads) == (1, H)
+    assert pattern.tv == pytest.approx(tv / rows / H, abs=1e-9)
+    assert pattern.top_softmax == pytest.approx(top_s / rows / H, abs=1e-9)
+    assert pattern.top_linear == pytest.approx(top_l / rows / H, abs=1e-9)
+    assert pattern.kept[:, 0].tolist() == kept and pattern.kept_count == sum(kept) and pattern.runs == 3
+    assert pattern.kl_mean == pytest.approx(np.mean(kls), abs=1e-4)
+    assert pattern.sharp == (pattern.top_softmax - pattern.top_linear >= 0.3)
+    assert pattern.kept_most == (sum(kept) >= 0.75 * 3)
+
+
+def test_the_cost_plan_against_the_formula(linear_plans):
+    _, setting, (_, _, cost) = linear_plans
+    d = setting.model.d_head
+    assert cost.lengths[0] == 64 and cost.lengths[-1] == 1_048_576
+    for n, s, lin in zip(cost.lengths, cost.softmax, cost.linear):
+        assert s == 2 * n * n * d and lin == 2 * n * d * d + 2 * n * d
+    first = next(n for n in range(1, 10_000) if 2 * n * d * d + 2 * n * d < 2 * n * n * d)
+    assert cost.crossover == first == d + 2
+    assert cost.ratio_last == pytest.approx(cost.softmax[-1] / cost.linear[-1])
+
+
+# --- sliding windows --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def window_plans(toy_model):
+    from attention_manim.model.session import ModelSession
+    from attention_manim.scenes.setting import SceneInputs
+
+    session = ModelSession(toy_model, "toy")
+    lesson = load_all()["sliding_window"].lesson
+
+    def plans(**options):
+        setting = lesson.setting(SceneInputs(tracer=session, model=toy_model.info, options=options))
+        return setting, lesson.plans(setting)
+
+    return plans
+
+
+@pytest.mark.parametrize("w", [8, 4])
+def test_the_window_plans_against_numpy(window_plans, toy_model, w):
+    setting, (mask, reach, sinks) = window_plans(**({} if w == 8 else {"window": w}))
+    tr = setting.trace
+    assert tr.text == toy_model.info.examples["long"]
+    N, H = tr.n_tokens, len(tr.layers[0].heads)
+    outside = np.array([outside_by_hand(tr.head(0, h).pattern.astype(np.float64), w) for h in range(H)])
+    # the grid: the text's first tokens, one real head, the cells the window removes
+    n = len(mask.tokens)
+    assert mask.window == w and n == min(N, max(16, 2 * w)) and mask.tokens == tr.tokens[:n]
+    gone = np.tril(np.ones((n, n), bool)) & ~sees(n, w)
+    np.testing.assert_array_equal(mask.removed, gone)
+    assert mask.grid_removed == gone.sum() and mask.grid_causal == n * (n + 1) // 2
+    full = np.tril(np.ones((N, N), bool)) & ~sees(N, w)
+    assert (mask.n_text, mask.text_removed, mask.text_causal) == (N, full.sum(), N * (N + 1) // 2)
+    assert mask.layer == 0 and mask.head == int(np.argmax(outside))
+    np.testing.assert_allclose(mask.outside, outside, atol=1e-9)
+    assert mask.outside_all == pytest.approx(outside.mean(), abs=1e-9)
+    np.testing.assert_allclose(mask.pattern, tr.head(0, mask.head).pattern[:n, :n])
+    # the reach: the last token's dependencies after each layer, grown here one window at a time
+    reached, back = {N + 40 - 1}, []
+    for _ in range(reach.layers):
+        reached = {j for i in reached for j in range(max(0, i - w + 1), i + 1)}
+        back.append(N + 40 - 1 - min(reached))
+    assert reach.layers == 4 and reach.n_layers == 1 and list(reach.back) == back == [L * (w - 1) for L in range(1, 5)]
+    assert reach.reach_model == w - 1
+    covers = [L for L, b in enumerate(back, 1) if b >= N - 1]
+    assert reach.first_layer_all == (covers[0] if covers else None)
+    # sinks: the first token's weight, the weight kept, the next token with every layer windowed
+    first = [float(np.mean(tr.head(0, h).pattern[1:, 0])) for h in range(H)]
+    assert sinks.sink_mean == pytest.approx(np.mean(first), abs=1e-9)
+    np.testing.assert_allclose(sinks.sink_per_head[0], first, atol=1e-9)
+    assert sinks.kept_window == pytest.approx(1 - outside.mean(), abs=1e-9)
+    kept_sinks = 1 - np.mean([outside_by_hand(tr.head(0, h).pattern.astype(np.float64), w, 1) for h in range(H)])
+    assert sinks.kept_sinks == pytest.approx(kept_sinks, abs=1e-9)
+    assert sinks.windows == tuple(sorted({x for x in (4, 8, 16, 32, 64) if x < N} | {w}))
+    assert sinks.windows[sinks.at] == w
+    for k, x in enumerate(sinks.windows):
+        for s, got_kept, got_kl in ((0, sinks.window_kept[k], sinks.window_kl[k]),
+                                    (1, sinks.sink_kept[k], sinks.sink_kl[k])):
+            def windowed(ht, x=x, s=s):
+                return masked_softmax(ht.scores.astype(np.float64), sees(N, x, s))
+
+            ok, kl = effect(tr.logits[-1], toy_logits(toy_model, tr, windowed))
+            assert got_kept == ok and got_kl == pytest.approx(kl, abs=1e-5)
+    assert sinks.token == tr.vocab[int(np.argmax(tr.logits[-1]))]
+    assert sinks.tail_text == " ".join(tr.tokens[-6:])
+
+
+def test_the_window_option_is_checked_and_tracked(window_plans, make_inputs):
+    from attention_manim.scenes.lessons import SLIDING_WINDOW, SOFTMAX
+    from attention_manim.scenes.options import unused_options
+
+    for bad in (1, 33, "8", True):
+        with pytest.raises(UserError, match="--window"):
+            window_plans(window=bad)
+    assert unused_options(SLIDING_WINDOW.lesson, make_inputs(options={"window": 4})) == []
+    assert unused_options(SOFTMAX.lesson, make_inputs(options={"window": 4})) == ["--window"]
+    with pytest.raises(UserError, match="removes nothing"):
+        SLIDING_WINDOW.lesson.setting(make_inputs(sentences=["the tiny red fox saw a huge green tower"]))
+
+
+def test_the_command_line_passes_window_on(capsys):
+    def run(*args):
+        try:
+            render.main(list(args))
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    code, out, err = run("lint", "sliding_window", "--model", "toy", "--window", "4", "--lang", "en")
+    assert code == 0 and "0 violation" in err + out
+    code, _, err = run("lint", "sliding_window", "--model", "toy", "--window", "99")
+    assert code == 2 and "--window 99" in err and "Traceback" not in err
+    code, _, err = run("lint", "softmax", "--window", "4")
+    assert code == 0 and "--window does not apply to softmax" in err
+
+
+# --- rendered, and linted ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", LESSONS)
+def test_the_lessons_render_tiny(name, lang, make_inputs, render_scene):
+    scene, frame = render_scene(load_all()[name], make_inputs(lang=lang))
+    assert frame[..., :3].max() > 100
+    assert scene.chapters_played == [c.key for c in load_all()[name].lesson.chapters]
+    seconds = float(scene.renderer.time)
+    assert 60 <= seconds <= 120, seconds
+    if lang == "ko":
+        assert all(any("\uac00" <= ch <= "\ud7a3" for ch in c) for c, _ in scene.caption_log)
+
+
+def lint(name, lang, model):
+    from attention_manim.scenes import review
+    from attention_manim.scenes.batch import Job, Worker
+
+    global _WORKER
+    if _WORKER is None:
+        _WORKER = Worker()
+    inputs = _WORKER.inputs(Job(scene=name, lang=lang, model=model))
+    return [v.line() for v in review.lint_scene(load_all()[name], inputs, name=name, model=model).violations
+            if not v.exception]
+
+
+_WORKER = None
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", LESSONS)
+def test_lint_is_clean_on_the_toy(name, lang):
+    assert lint(name, lang, "toy") == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", LESSONS)
+def test_lint_is_clean_on_smollm2(name, lang, smollm2_model):
+    assert lint(name, lang, "smollm2") == []
+
+
+def test_smollm2_numbers_are_measured_where_the_lesson_shows_them(smollm2_model):
+    """The passage's real numbers, recomputed here from the session's traces (the heavy model runs are
+    the session's, cached: read back through the plans)."""
+    from attention_manim.model.passages import LONG_PASSAGE, PASSAGES
+    from attention_manim.scenes.batch import Job
+
+    lint("sliding_window", "en", "smollm2")  # loads the session once
+    session, info = _WORKER.models[("smollm2", "auto")]
+    setting = load_all()["sliding_window"].lesson.setting(_WORKER.inputs(Job(scene="sliding_window", model="smollm2")))
+    mask, reach, sinks = load_all()["sliding_window"].lesson.plans(setting)
+    tr = session.trace(LONG_PASSAGE)
+    assert setting.trace.text == LONG_PASSAGE and tr.n_tokens == 166
+    L, H = info.n_layers, info.n_heads
+    first = np.array([[float(np.mean(tr.head(l, h).pattern[1:, 0])) for h in range(H)] for l in range(L)])
+    assert sinks.sink_mean == pytest.approx(first.mean(), abs=1e-6)
+    assert sinks.sink_top == pytest.approx(first.mean(1).max(), abs=1e-6)
+    out = np.array([outside_by_hand(tr.head(mask.layer, h).pattern.astype(np.float64), 8) for h in range(H)])
+    np.testing.assert_allclose(mask.outside, out, atol=1e-6)
+    assert reach.back[:L] == tuple(l * 7 for l in range(1, L + 1)) and reach.reach_model == 210
+    # linear: the pooled measures over the passages, by hand
+    lsetting = load_all()["linear_attention"].lesson.setting(_WORKER.inputs(Job(scene="linear_attention", model="smollm2")))
+    pattern = load_all()["linear_attention"].lesson.plans(lsetting)[1]
+    tv = rows = 0.0
+    for text in PASSAGES:
+        t = session.trace(text)
+        for l in range(L):
+            for h in range(H):
+                s, lin = two_patterns(t.head(l, h))
+                tv += (0.5 * np.abs(s - lin).sum(1)).sum()
+        rows += t.n_tokens
+    assert pattern.tv == pytest.approx(tv / rows / (L * H), abs=1e-6)
+    assert pattern.runs == 3 * L and 0 <= pattern.kept_count <= pattern.runs
