@@ -196,7 +196,7 @@ class ContextSpace(Chapter):
             drawn["arcs"].append(arcs)
             own = VGroup()
             if s.weights[s.focus] >= 0.05:
-                own = self_weight(say, th, s.weights[s.focus], tgt)
+                own = self_weight(say, th, s.weights[s.focus], tgt, arcs=arcs)
             with stage.narrating(attention_caption(say, s)):
                 stage.play(arcs.grow(run_time=1.0), FadeIn(wl), FadeIn(own))
                 stage.play(arcs.pulse(run_time=1.0))

@@ -17,7 +17,7 @@ from ..plans.multi_head import (HEAD_ENTRIES, TAIL_ENTRIES, HeadProposal, MultiH
 from ..stage import Region, Stage
 from .embedding_parts import direction_name, fit_into, mixed_label
 from .honest import wrapped
-from .rounding_parts import rounding_marks, rounding_note
+from .rounding_parts import declare_rows, rounding_marks, rounding_note
 
 T = "multi_head"
 PER_HEAD_CAPTIONS = 4  # with more heads than this, one caption for all of them
@@ -230,6 +230,7 @@ class MultiHead(Chapter):
             note = rounding_note(stage, full.width - 1.0)
             fit_into(note, full.width - 0.4, 0.8).next_to(eq, DOWN, buff=0.2)
             note = VGroup(note, rounding_marks(stage, Ep, s.rounding_off, scale=eq_scale))
+        declare_rows([E, *targets, *([bias] if bias is not None else [])], Ep, note[1] if note is not None else None)
         eq.note = note
         key = f"{T}.caption_sum_bias" if s.has_bias else f"{T}.caption_sum"
         with stage.narrating(say(key, word=word)):

@@ -33,10 +33,13 @@ from manim import (
 )
 
 from ..plans.space import choose_axes, pick_axes, view_matrix  # the geometry, without manim
+from ..review import clear_of
 from ..style import DARK, Theme
+from .clearance import clearance
 from .text import label
 from .vectors import math
 
+AXIS_ROOM = 0.07  # the least room between a label and an axis line's edge (the lint asks for 0.04)
 DEFAULT_PHI = 70 * DEGREES
 DEFAULT_THETA = -55 * DEGREES
 
@@ -186,8 +189,9 @@ class EmbeddingSpace(VGroup):
                 across: SpaceArrow | None = None):
         """Keep `lab` upright next to `anchor`, pushed away from `away_from` on screen (or, for an
         arrow given as `across`, sideways off the arrow on the side away from `away_from`). If it
-        would overlap a label placed before it, the other sides of the anchor are tried (turning
-        30° at a time, nearest first); failing all, it slides further out. Placement reruns only
+        would overlap a label placed before it or come within AXIS_ROOM of an axis line, the other
+        sides of the anchor are tried (turning 30° at a time, nearest first), then the same a little
+        further out, ring after ring; failing all, it slides out of the earlier labels. Placement reruns only
         when the anchors, the reference points or the label itself have moved."""
         earlier = list(self.labels)
         memo: dict = {}
@@ -234,22 +238,37 @@ class EmbeddingSpace(VGroup):
                 return p + u * (buff + abs(u[0]) * half[0] + abs(u[1]) * half[1])
 
             boxes = [_box(o) for o in earlier]  # measured once: each try below reads them all
+            axes = list(self.axis_lines)
 
             def clear(c):
-                return not any(_overlap(c, half, b) for b in boxes)
+                # clear of the labels placed before, and of the axis lines (a label resting on an axis
+                # reads as crossed out): AXIS_ROOM between its box and each line's edge
+                box = np.array([c[0] - half[0], c[1] - half[1], c[0] + half[0], c[1] + half[1]])
+                return not any(_overlap(c, half, b) for b in boxes) and clearance(box, axes) >= AXIS_ROOM
+
+            def turned(turn):
+                a = np.radians(turn)
+                return np.array([d[0] * np.cos(a) - d[1] * np.sin(a), d[0] * np.sin(a) + d[1] * np.cos(a), 0.0])
 
             centre = beside(d)
             if not clear(centre):
-                # first try the other sides of the anchor (nearest turns first), then slide out
-                for turn in (30, -30, 60, -60, 90, -90, 120, -120, 150, -150, 180):
-                    a = np.radians(turn)
-                    u = np.array([d[0] * np.cos(a) - d[1] * np.sin(a), d[0] * np.sin(a) + d[1] * np.cos(a), 0.0])
-                    if clear(beside(u)):
-                        centre = beside(u)
+                # the other sides of the anchor (nearest turns first), then the same a little further
+                # out, ring after ring: the nearest clear place, not one far along a single direction
+                found = None
+                for extra in (0.0, 0.1, 0.2, 0.35, 0.5, 0.7):
+                    for turn in (0, 30, -30, 60, -60, 90, -90, 120, -120, 150, -150, 180):
+                        u = turned(turn)
+                        c = beside(u) + u * extra
+                        if clear(c):
+                            found = c
+                            break
+                    if found is not None:
                         break
+                if found is not None:
+                    centre = found
                 else:
                     for _ in range(40):  # slide out of earlier labels
-                        if clear(centre):
+                        if not any(_overlap(centre, half, b) for b in boxes):
                             break
                         centre = centre + d * 0.12
             if self.label_bounds is not None:  # never past the frame's edge, even when slid out
@@ -262,6 +281,7 @@ class EmbeddingSpace(VGroup):
             memo["key"] = key
             memo["box"] = np.concatenate([pts.min(axis=0), pts.max(axis=0)]) if len(pts) else np.zeros(6)
         lab._space_anchor = anchor
+        clear_of(lab, self.axis_lines)  # the lint checks it (scenes/review.py, label_clear)
         lab.add_updater(place)
         place(lab)
         self.labels.add(lab)

@@ -148,7 +148,17 @@ def _prototype(text: str, font_size: float, color: str, font: str, weight: str, 
     finally:
         config.pixel_width, config.pixel_height = saved[0], saved[1]
         config.frame_width, config.frame_height = saved[2], saved[3]
-    return drop_svg_paths(mob)
+    drop_svg_paths(mob)
+    # its size as made, turned or not: the lint reads a copy's font size as this times how much the
+    # copy's outline has grown (scenes/review.py `_font_size`; manim's own reads the height, which a
+    # quarter turn swaps for the width)
+    pts = [g.points for g in mob.family_members_with_points()]
+    if pts:
+        import numpy as np
+
+        p = np.concatenate(pts)[:, :2]
+        mob.ref_rms = float(np.sqrt(((p - p.mean(axis=0)) ** 2).sum(axis=1).mean()))
+    return mob
 
 
 def label(text: str, font_size: float = 36, color: str = "#FFFFFF", font: str = FONT,
