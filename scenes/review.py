@@ -43,7 +43,8 @@ RULES = {
     "caption_end": "a number a caption says is still on screen when the caption ends (its last frame)",
     "decimal_convention": "one decimal convention (point or comma) per panel",
     "honest_title": "a title names a head's role only if the head was measured to play it",
-    "typeset_math": "no raw underscore on screen: W_Q is W with a subscript Q (typeset math)",
+    "typeset_math": "no raw underscore on screen: W_Q is W with a subscript Q (typeset math); no text-font √: "
+                    "a root is typeset with its bar over the number",
     "sum_rounding": "a sum shown beside its parts equals their sum at the shown precision, or is marked ≈; "
                     "a Σ on screen says what it adds up (declare_sum)",
     "label_clear": "a label keeps clear of the strokes it labels or sits among (an arc, an axis): its glyphs "
@@ -554,6 +555,10 @@ class Linter(Observer):
         for t in texts:
             if "_" in t.text:
                 self.add(scene, "typeset_math", f"{_short(t.text)} is drawn with a raw underscore", _where(t.box),
+                         t.exempt.get("typeset_math"), key=(t.text,))
+            elif "√" in t.text:
+                self.add(scene, "typeset_math", f"{_short(t.text)} draws a root in the text font (a lone √ with no "
+                                                f"bar over its number): typeset it (Typst sqrt)", _where(t.box),
                          t.exempt.get("typeset_math"), key=(t.text,))
 
     def check_sums(self, scene, mobs, texts) -> None:

@@ -162,8 +162,9 @@ def softmax_strip(stage: Stage, grid: AttentionGrid, query: int, top: float | No
 def query_sums(stage: Stage, grid: AttentionGrid) -> VGroup:
     """Σ of every query's weights (the real sums), under each column (video) or beside each row
     (paper), with a Σ in front; one line for all when the grid is too dense. `.numbers` holds
-    the number mobjects. A query whose weights, as the grid draws them (two decimals), do not add up
-    to its drawn Σ gets "≈" before its Σ; the lint checks it while the grid shows the weights."""
+    the number mobjects. When some query's weights, as the grid draws them (two decimals), do not add
+    up to its drawn Σ, the Σ reads "Σ ≈" (`.missed` lists those queries); the lint checks every
+    query's sum while the grid shows its weights."""
     th, say = stage.theme, stage.say
     totals = grid.pattern.sum(axis=1)
     if not grid.numbers_readable():  # too many columns to label one by one: one line for all
@@ -171,38 +172,40 @@ def query_sums(stage: Stage, grid: AttentionGrid) -> VGroup:
         line = baseline_row([label(say(f"grid.sums.every_{grid.layout}"), 24, th.dim), m])
         line.next_to(grid.lines, DOWN, buff=0.12)
         line.numbers = [m]
-        line.marks = {}
+        line.missed = []
         declare_sum(line, lambda: None, m, name="every query")  # the cells are too small for their numbers
         return line
     fs = min(grid.number_font or 22, 24)
-    sums, marks = VGroup(), {}
+    sums, missed = VGroup(), []
     out = VGroup()
     for q in range(grid.n):
         m = number(float(totals[q]), "weight", fs, th.text)
         ll, ur = grid.column_region(q)
-        keys = [k for k in range(grid.n) if not grid.mask[q, k]]
-        approx = drawn_misses([fmt_weight(grid.pattern[q, k]) for k in keys], m.shown)
-        mark = label(say("common.rounding.mark"), fs, th.dim) if approx else None
-        wide = m.width + (mark.width + 0.04 if mark is not None else 0.0)
         if grid.layout == "video":
-            m.move_to([(ll[0] + ur[0]) / 2 + (wide - m.width) / 2, ll[1] - 0.12 - m.height / 2, 0])
+            m.move_to([(ll[0] + ur[0]) / 2, ll[1] - 0.12 - m.height / 2, 0])
         else:
-            m.move_to([ur[0] + 0.12 + wide - m.width / 2, (ll[1] + ur[1]) / 2, 0])
-        if mark is not None:
-            mark.next_to(m, LEFT, buff=0.04)
-            marks[q] = mark
+            m.move_to([ur[0] + 0.12 + m.width / 2, (ll[1] + ur[1]) / 2, 0])
         sums.add(m)
-        declare_sum(out, _shown_weights(grid, q, keys), m, [mark] if mark is not None else [],
-                    name=f"query {q}")
-    sigma = label("Σ", fs * 1.1, th.dim)
-    first = VGroup(sums[0], *([marks[0]] if 0 in marks else []))
+        keys = [k for k in range(grid.n) if not grid.mask[q, k]]
+        if drawn_misses([fmt_weight(grid.pattern[q, k]) for k in keys], m.shown):
+            missed.append(q)
+    # one "≈" after the Σ when some query's weights, as drawn, miss its drawn sum (a cell is too
+    # narrow for "≈1.00" beside its neighbours)
+    sigma = VGroup(label("Σ", fs * 1.1, th.dim))
+    mark = None
+    if missed:
+        mark = label(say("common.rounding.mark"), fs, th.dim)
+        sigma = baseline_row([sigma[0], mark], buff=0.08)
     if grid.layout == "video":
-        sigma.next_to(first, LEFT, buff=0.25)
+        sigma.next_to(sums[0], LEFT, buff=0.25)
     else:
-        sigma.next_to(first, UP, buff=0.12)
-    out.add(sigma, sums, *marks.values())
+        sigma.next_to(sums[0], UP, buff=0.12)
+    out.add(sigma, sums)
+    for q in range(grid.n):
+        keys = [k for k in range(grid.n) if not grid.mask[q, k]]
+        declare_sum(out, _shown_weights(grid, q, keys), sums[q], [mark] if q in missed else [], name=f"query {q}")
     out.numbers = list(sums)
-    out.marks = marks
+    out.missed = missed
     return out
 
 

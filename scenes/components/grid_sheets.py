@@ -71,10 +71,35 @@ def _vector_letter(letter: str, index: int) -> tuple[np.ndarray, float]:
     return np.concatenate(parts), x
 
 
+MATH_PER_TEXT = 1.33  # a Typst math size whose digits stand as tall as the text font's at size 1
+
+
+def math_points(source: str, font_size: float) -> np.ndarray:
+    """Typst math `source` as fill outlines: its glyphs, and its rules (a root's bar, a fraction's
+    line, drawn by Typst as strokes) as thin filled rectangles, so the whole reads as one fill."""
+    from .vectors import math
+
+    pieces = []
+    for m in math(source, font_size).family_members_with_points():
+        if m.get_fill_opacity() > 0:
+            pieces.append(m.points)
+        elif m.get_stroke_width() > 0:  # a straight rule: a rectangle as thick as the stroke
+            a, b = m.points[0], m.points[-1]
+            half = 0.005 * float(m.get_stroke_width())
+            hw, hh = max(abs(b[0] - a[0]) / 2, half), max(abs(b[1] - a[1]) / 2, half)
+            pieces.append(rect_points(np.array([(a + b) / 2]), hw, hh))
+    return np.concatenate(pieces) if pieces else np.zeros((0, 3))
+
+
 @lru_cache(maxsize=64)
 def _denominator_glyphs(text: str) -> dict:
-    """`text` (e.g. "√16") as outline points at REF_FS, centred on x = 0 with its bottom at y = 0."""
-    pts = np.concatenate(text_points(text))
+    """`text` (e.g. "√16") as outline points at REF_FS, centred on x = 0 with its bottom at y = 0. A
+    root is typeset (Typst math: the radical with its bar over the number, as in the formula), not
+    the text font's lone "√"."""
+    if text.startswith("√"):
+        pts = math_points(f"sqrt({text[1:]})", REF_FS * MATH_PER_TEXT)
+    else:
+        pts = np.concatenate(text_points(text))
     pts = pts - np.array([(pts[:, 0].min() + pts[:, 0].max()) / 2, pts[:, 1].min(), 0])
     return {"points": pts, "width": float(np.ptp(pts[:, 0])), "height": float(np.ptp(pts[:, 1]))}
 

@@ -131,7 +131,7 @@ class SoftmaxColumn:
             note.next_to(self.sum_row, DOWN, buff=0.08).align_to(self.sum_row, RIGHT)
         self.sum_group = VGroup(self.rule, self.sum_row, *([note] if note else []))
         declare_sum(self.sum_row, self.weight_mobs if self.complete else (lambda: None), self.sum_mob,
-                    name="softmax column")
+                    [sigma] if self.sum_approx else [], name="softmax column")
         # "softmax" sits inside the box, above the query word, so nothing pokes out of the box
         self.op_label = label(op_text, fs * 0.7, th.dim)
         self.op_label.next_to(self.header, UP, buff=0.1)
