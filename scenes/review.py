@@ -10,8 +10,10 @@ ended, a chapter ended.
 - `Linter` measures, after every animation, what a student at the back of the room would see: text and
   number sizes in pixels at 720p, texts that collide, mobjects outside the frame once the camera
   settles, a chapter's last frame left half empty, a caption's number missing from the screen, two
-  decimal conventions in one panel, a title naming a role the head was not measured to play. The rules
-  and thresholds are `../shared/design/lecture-quality.md`'s; `RULES` names them.
+  decimal conventions in one panel, a title naming a role the head was not measured to play, a sum
+  whose drawn parts miss its drawn total without "≈" (`declare_sum`), a label touching the stroke it
+  labels (`clear_of`), a root or a subscript in the text font. The rules and thresholds are
+  `../shared/design/lecture-quality.md`'s; `RULES` names them.
 
 A mobject may carry a declared exception, `mob.lint_exempt = {"rule": "why"}` (see `exempt`): the
 violation is then listed as an exception, not hidden and not counted.
@@ -564,7 +566,7 @@ class Linter(Observer):
     def check_sums(self, scene, mobs, texts) -> None:
         """Declared sums add up as drawn (or say ≈); a Σ outside any declared sum is reported."""
         for m, sums in _declared_sums(mobs):
-            for k, d in enumerate(sums):
+            for d in sums:
                 total = _shown_of(d.total)
                 parts = d.parts() if callable(d.parts) else ([_shown_of(p) for p in d.parts]
                                                               if all(_seen(p) for p in d.parts) else None)
@@ -695,7 +697,10 @@ class Linter(Observer):
                                             f"{in_trace or 'nothing in particular'!r}", key=(role, layer, head))
 
 
+# a Σ that labels a sum: alone, "Σ =", "Σ ≈ 1.00", "every column: Σ =" (not "Σ weight × value", a formula)
 SIGMA_LABEL = re.compile(r"[Σ∑]\s*[=≈]?\s*(?:[−\-+]?\d[\d.,]*)?\s*$")
+
+
 def _shown_of(x) -> str | None:
     """What a viewer reads of a number: a string as given, a mobject's `.shown` or text; None when
     the mobject is not visible."""
