@@ -137,6 +137,7 @@ class ContextSpace(Chapter):
                                     color=th.dim)
             fit_into(axes_note, full.width / 2 - 0.6, 0.5).next_to(head_note, UP, buff=0.15, aligned_edge=LEFT)
             notes.append(axes_note)
+        space.avoid = list(notes)  # the arrows' labels keep off the notes under the space's left end
         drawn = {"space": space, "arrows": [], "arcs": [], "tables": [], "causal": [], "head_note": head_note,
                  "axes_note": notes[1] if len(notes) > 1 else None}
         stage.drawn[self.key] = drawn

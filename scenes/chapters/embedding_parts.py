@@ -57,6 +57,7 @@ def arc_angle(sources: Sequence[np.ndarray], target: np.ndarray, max_rise: float
 
 
 LABEL_ROOM = 0.08  # the room a weight label keeps from every arc's edge (the lint asks for at least 0.04)
+CROWDED_WEIGHT = 0.1  # below this, an arc whose number finds no clear place among the others goes unlabelled
 
 
 def _normal(arc, prop: float, below: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -81,8 +82,10 @@ def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size:
     """The real weight of every arc at or above `min_weight`, just outside its arc's bend (over the
     apex first; where a longer arc passes too close above, at the arc's foot over its source word;
     then further along the arc, then inside the bend), at the first place that keeps LABEL_ROOM from
-    the edge of every arc (thick arcs included) and from the labels placed before."""
-    from ..components.clearance import STROKE_UNIT, box_of, first_clear
+    the edge of every arc (thick arcs included) and from the labels placed before (or, where arcs
+    crowd, at least 0.05). A weight under CROWDED_WEIGHT that finds no such place is left unlabelled:
+    its thin arc says it is small."""
+    from ..components.clearance import STROKE_UNIT, box_of, clearance, first_clear
     from ..review import clear_of
 
     strokes = [a for a, _ in arcs.drawn()]
@@ -99,10 +102,19 @@ def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size:
         start, end = arc.get_start(), arc.get_end()
         away = -1.0 if end[0] >= start[0] else 1.0
         lift = (-1.0 if below else 1.0) * n.height / 2
-        spots.append(start + np.array([away * (room + n.width / 2), lift, 0.0]))
-        spots += [_beside(n, *_normal(arc, prop, below), room) for prop in (0.34, 0.66, 0.26, 0.74)]
+        foot = start + np.array([away * (room + n.width / 2), lift, 0.0])
+        spots.append(foot)
+        spots += [_beside(n, *_normal(arc, prop, below), room) for prop in (0.34, 0.66, 0.26, 0.74, 0.2, 0.8)]
+        spots += [foot + np.array([0.0, (-1.0 if below else 1.0) * k, 0.0]) for k in (0.1, 0.2)]
         spots += [_beside(n, p, -nrm, room) for p, nrm in (_normal(arc, prop, below) for prop in (0.5, 0.4, 0.6))]
-        n.move_to(first_clear(n, spots, strokes, LABEL_ROOM, avoid=placed))
+        # the most room first; where arcs crowd (a real model spreads its weight over many words), the
+        # first place that keeps at least the lint's gap
+        spot = first_clear(n, spots, strokes, LABEL_ROOM, avoid=placed)
+        if clearance(box_of(n, spot), strokes) < LABEL_ROOM:
+            spot = first_clear(n, spots, strokes, 0.05, avoid=placed)
+        if clearance(box_of(n, spot), strokes) < 0.05 and w < CROWDED_WEIGHT:
+            continue  # a thin arc among thick ones, with no room for its number: its thickness says it
+        n.move_to(spot)
         placed.append(box_of(n))
         clear_of(n, strokes)
         out.add(n)
@@ -174,7 +186,9 @@ def placed_space(trace, say: Say, theme, axes: Sequence[str], fit: np.ndarray, v
     lo, hi = bounds()
     space.shift(box.center - (lo + hi) / 2 * np.array([1.0, 1.0, 0.0]))
     fw, fh = config.frame_width / 2 - 0.15, config.frame_height / 2 - 0.15
-    space.label_bounds = (-fw, -fh, fw, fh)  # a label slid out of another's way stays in the frame
+    # a label moved out of another's way (or off an axis) stays in the frame, and on the space's side
+    # of it: not over the notes and the table beside the space
+    space.label_bounds = (max(box.left - 0.3, -fw), -fh, fw, fh)
     space._place_labels()
     return space
 

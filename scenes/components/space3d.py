@@ -152,6 +152,7 @@ class EmbeddingSpace(VGroup):
         self._placing = False  # inside a label's placement (see _attach)
         self.axis_labels = VGroup()
         self.label_bounds: tuple[float, float, float, float] | None = None  # (x0, y0, x1, y1) labels stay in
+        self.avoid: list = []  # mobjects beside the space (notes) that labels placed from now on keep off
         shown = list(axis_text) if axis_text is not None else self.names
         for name, end, is_named in zip(shown, self._axis_ends, self.named):
             lab = label(name, font_size=font_size, color=theme.text if is_named else theme.dim)
@@ -237,35 +238,55 @@ class EmbeddingSpace(VGroup):
             def beside(u):
                 return p + u * (buff + abs(u[0]) * half[0] + abs(u[1]) * half[1])
 
-            boxes = [_box(o) for o in earlier]  # measured once: each try below reads them all
+            # measured once: each try below reads them all (the labels placed before, and what the
+            # caller asked the labels to keep off: notes beside the space)
+            boxes = [_box(o) for o in earlier] + [_box(o) for o in self.avoid if o.has_points() or o.submobjects]
             axes = list(self.axis_lines)
 
-            def clear(c):
-                # clear of the labels placed before, and of the axis lines (a label resting on an axis
-                # reads as crossed out): AXIS_ROOM between its box and each line's edge
+            bounds = self.label_bounds
+
+            def room(c):
+                """How far a label centred at c is from the nearest axis line's edge, or None where it
+                is out of bounds (the space's part of the frame) or on a label placed before."""
                 box = np.array([c[0] - half[0], c[1] - half[1], c[0] + half[0], c[1] + half[1]])
-                return not any(_overlap(c, half, b) for b in boxes) and clearance(box, axes) >= AXIS_ROOM
+                if bounds is not None and (box[0] < bounds[0] or box[1] < bounds[1] or box[2] > bounds[2]
+                                           or box[3] > bounds[3]):
+                    return None
+                if any(_overlap(c, half, b) for b in boxes):
+                    return None
+                return clearance(box, axes)
 
             def turned(turn):
                 a = np.radians(turn)
                 return np.array([d[0] * np.cos(a) - d[1] * np.sin(a), d[0] * np.sin(a) + d[1] * np.cos(a), 0.0])
 
+            # clear of the labels placed before and of the axis lines (a label resting on an axis reads
+            # as crossed out: AXIS_ROOM between its box and each line's edge): the preferred side first,
+            # then the other sides of the anchor (nearest turns first), then the same a little further
+            # out, ring after ring: the nearest clear place, not one far along a single direction
             centre = beside(d)
-            if not clear(centre):
-                # the other sides of the anchor (nearest turns first), then the same a little further
-                # out, ring after ring: the nearest clear place, not one far along a single direction
+            best, best_room = None, -1.0
+            r = room(centre)
+            if r is None or r < AXIS_ROOM:
                 found = None
-                for extra in (0.0, 0.1, 0.2, 0.35, 0.5, 0.7):
+                for extra in (0.0, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9, 1.2, 1.5):
                     for turn in (0, 30, -30, 60, -60, 90, -90, 120, -120, 150, -150, 180):
                         u = turned(turn)
                         c = beside(u) + u * extra
-                        if clear(c):
+                        r = room(c)
+                        if r is None:
+                            continue
+                        if r >= AXIS_ROOM:
                             found = c
                             break
+                        if r > best_room:
+                            best, best_room = c, r
                     if found is not None:
                         break
                 if found is not None:
                     centre = found
+                elif best is not None:  # nowhere clear of the axes: the place nearest to clear
+                    centre = best
                 else:
                     for _ in range(40):  # slide out of earlier labels
                         if not any(_overlap(centre, half, b) for b in boxes):
