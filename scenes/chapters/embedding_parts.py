@@ -215,6 +215,16 @@ def label_boxes_turned(space: EmbeddingSpace, turns: Sequence[float]) -> list[tu
     return out
 
 
+def axis_lines_turned(space: EmbeddingSpace, turns: Sequence[float]) -> list:
+    """Copies of the space's axis lines as they stand at each of `turns` (as `label_boxes_turned`)."""
+    out = []
+    for angle in turns:
+        o, M = space._frame()
+        axis = M[:, 2] / np.linalg.norm(M[:, 2])
+        out += [line.copy().rotate(-angle, axis=axis, about_point=o) for line in space.axis_lines]
+    return out
+
+
 # --- the words of the context chapters: catalog sentences chosen by the plan's data ----------------
 
 CONTEXT = "embeddings.context"

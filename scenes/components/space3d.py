@@ -40,6 +40,7 @@ from .text import label
 from .vectors import math
 
 AXIS_ROOM = 0.07  # the least room between a label and an axis line's edge (the lint asks for 0.04)
+TURNS = (0, *(s * a for a in range(15, 181, 15) for s in (1, -1) if s * a != -180))  # nearest sides first
 DEFAULT_PHI = 70 * DEGREES
 DEFAULT_THETA = -55 * DEGREES
 
@@ -191,7 +192,7 @@ class EmbeddingSpace(VGroup):
         """Keep `lab` upright next to `anchor`, pushed away from `away_from` on screen (or, for an
         arrow given as `across`, sideways off the arrow on the side away from `away_from`). If it
         would overlap a label placed before it or come within AXIS_ROOM of an axis line, the other
-        sides of the anchor are tried (turning 30° at a time, nearest first), then the same a little
+        sides of the anchor are tried (turning 15° at a time, nearest first), then the same a little
         further out, ring after ring; failing all, it slides out of the earlier labels. Placement reruns only
         when the anchors, the reference points or the label itself have moved."""
         earlier = list(self.labels)
@@ -269,8 +270,8 @@ class EmbeddingSpace(VGroup):
             r = room(centre)
             if r is None or r < AXIS_ROOM:
                 found = None
-                for extra in (0.0, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9, 1.2, 1.5):
-                    for turn in (0, 30, -30, 60, -60, 90, -90, 120, -120, 150, -150, 180):
+                for extra in (0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.3, 1.6):
+                    for turn in TURNS:
                         u = turned(turn)
                         c = beside(u) + u * extra
                         r = room(c)
