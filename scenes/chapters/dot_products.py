@@ -14,8 +14,7 @@ from manim import (
 
 from ..components.attention_grid import AttentionGrid
 from ..components.text import label, number, rich_line
-from ..components.grid_sheets import MATH_PER_TEXT
-from ..components.vectors import math, symbol_source
+from ..components.vectors import MATH_PER_TEXT, math, symbol_source
 from ..lesson import Chapter
 from ..plans.grid import DotProductsPlan, plan_dot_products
 from ..stage import Stage

@@ -14,9 +14,8 @@ from manim import (
 )
 
 from ..components.formula import AttentionFormula
-from ..components.grid_sheets import MATH_PER_TEXT
 from ..components.text import label, number, rich_line
-from ..components.vectors import math, symbol_source
+from ..components.vectors import MATH_PER_TEXT, math, symbol_source
 from ..lesson import Chapter
 from ..plans.grid import FormulaPlan, plan_formula
 from ..stage import Region, Stage

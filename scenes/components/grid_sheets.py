@@ -28,6 +28,7 @@ from ..style import fmt_score, fmt_weight
 from .batched_shapes import (REF_FS, Part, boxes_points, circles_points, clear_slot, lerp_color, outline_points,
                              polygon_points, put_part, rect_points, runs, segments, text_points)
 from .text import label, number
+from .vectors import MATH_PER_TEXT, math_points
 
 WEIGHT_BINS = 5  # colour bins of the weights (dim → bright)
 
@@ -69,26 +70,6 @@ def _vector_letter(letter: str, index: int) -> tuple[np.ndarray, float]:
         parts.append(d + np.array([x, -0.28 * cap, 0]))
         x += float(np.ptp(d[:, 0])) + 0.05 * cap
     return np.concatenate(parts), x
-
-
-MATH_PER_TEXT = 1.33  # a Typst math size whose digits stand as tall as the text font's at size 1
-
-
-def math_points(source: str, font_size: float) -> np.ndarray:
-    """Typst math `source` as fill outlines: its glyphs, and its rules (a root's bar, a fraction's
-    line, drawn by Typst as strokes) as thin filled rectangles, so the whole reads as one fill."""
-    from .vectors import math
-
-    pieces = []
-    for m in math(source, font_size).family_members_with_points():
-        if m.get_fill_opacity() > 0:
-            pieces.append(m.points)
-        elif m.get_stroke_width() > 0:  # a straight rule: a rectangle as thick as the stroke
-            a, b = m.points[0], m.points[-1]
-            half = 0.005 * float(m.get_stroke_width())
-            hw, hh = max(abs(b[0] - a[0]) / 2, half), max(abs(b[1] - a[1]) / 2, half)
-            pieces.append(rect_points(np.array([(a + b) / 2]), hw, hh))
-    return np.concatenate(pieces) if pieces else np.zeros((0, 3))
 
 
 @lru_cache(maxsize=64)
