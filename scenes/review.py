@@ -10,8 +10,10 @@ ended, a chapter ended.
 - `Linter` measures, after every animation, what a student at the back of the room would see: text and
   number sizes in pixels at 720p, texts that collide, mobjects outside the frame once the camera
   settles, a chapter's last frame left half empty, a caption's number missing from the screen, two
-  decimal conventions in one panel, a title naming a role the head was not measured to play. The rules
-  and thresholds are `../shared/design/lecture-quality.md`'s; `RULES` names them.
+  decimal conventions in one panel, a title naming a role the head was not measured to play, a sum
+  whose drawn parts miss its drawn total without "≈" (`declare_sum`), a label touching the stroke it
+  labels (`clear_of`), a root or a subscript in the text font. The rules and thresholds are
+  `../shared/design/lecture-quality.md`'s; `RULES` names them.
 
 A mobject may carry a declared exception, `mob.lint_exempt = {"rule": "why"}` (see `exempt`): the
 violation is then listed as an exception, not hidden and not counted.
@@ -31,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from .i18n import unspeakable
+from .plans.rounding import drawn_sum, drawn_value
 
 PX_PER_UNIT_720 = 90.0  # manim's frame is 8 units tall; 720 px / 8
 RULES = {
@@ -43,7 +46,12 @@ RULES = {
     "caption_end": "a number a caption says is still on screen when the caption ends (its last frame)",
     "decimal_convention": "one decimal convention (point or comma) per panel",
     "honest_title": "a title names a head's role only if the head was measured to play it",
-    "typeset_math": "no raw underscore on screen: W_Q is W with a subscript Q (typeset math)",
+    "typeset_math": "no raw underscore on screen: W_Q is W with a subscript Q (typeset math); no text-font √: "
+                    "a root is typeset with its bar over the number",
+    "sum_rounding": "a sum shown beside its parts equals their sum at the shown precision, or is marked ≈; "
+                    "a Σ on screen says what it adds up (declare_sum)",
+    "label_clear": "a label keeps clear of the strokes it labels or sits among (an arc, an axis): its glyphs "
+                   "at least 0.04 units (3.6 px at 720p) from their drawn outline",
     "spoken": "a caption's spoken form holds only words, numbers and punctuation (a voice never spells a symbol)",
 }
 MIN_NUMBER_PX = 14.0
@@ -51,6 +59,7 @@ MIN_TEXT_PX = 11.0
 FRAME_MARGIN = 0.1
 MIN_SPAN = (0.55, 0.50)
 VISIBLE = 0.08  # fill or stroke opacity below this does not count as seen
+LABEL_GAP = 0.04  # the least room between a label's glyphs and the outline of a stroke it labels (units)
 
 
 def exempt(mob, rule: str, why: str):
@@ -62,6 +71,35 @@ def exempt(mob, rule: str, why: str):
 
 
 # --- what is on screen ---------------------------------------------------------------------------
+
+@dataclass
+class SumShown:
+    """A sum on screen and the parts it adds up, as the viewer reads them (see `declare_sum`)."""
+
+    parts: object  # mobjects (their `.shown`/text) or strings, or a callable -> list[str] | None (not shown now)
+    total: object  # the total's mobject or string
+    marks: tuple = ()  # mobjects that, when visible, mark the sum "≈"
+    name: str = ""
+
+
+def declare_sum(mob, parts, total, marks=(), name: str = ""):
+    """Say that `mob` (a group on screen) shows `total` as the sum of `parts`: the lint then checks,
+    whenever all of them are visible, that the parts as drawn add up to the total as drawn, unless
+    the total reads "≈" or one of `marks` is visible. `parts` may be a callable returning the shown
+    strings (None while they are not on screen, e.g. a grid showing dots). A Σ on screen outside any
+    declared sum is reported too: every sum must say what it adds up."""
+    sums = list(getattr(mob, "lint_sums", None) or [])
+    sums.append(SumShown(parts, total, tuple(marks), name))
+    mob.lint_sums = sums
+    return mob
+
+
+def clear_of(mob, strokes):
+    """Say that the label `mob` must keep clear of `strokes` (mobjects, or a callable returning them):
+    the arc it labels, the axes it sits among. The lint measures its glyphs against their outlines."""
+    mob.lint_clear_of = strokes
+    return mob
+
 
 def _opacity(m) -> float:
     try:
@@ -91,6 +129,7 @@ class TextOnScreen:
     box: tuple[float, float, float, float]
     owner: object  # the top-level scene mobject it belongs to (its "panel")
     exempt: dict
+    context: dict = field(default_factory=dict)  # what its groups declare: clear_of (strokes), in_sum
 
 
 def _text_class():
@@ -132,8 +171,13 @@ def in_view(texts: list[TextOnScreen], camera) -> list[TextOnScreen]:
     return out
 
 
-def _collect(m, owner, inherited: dict, out: list) -> None:
+def _collect(m, owner, inherited: dict, out: list, context: dict | None = None) -> None:
     ex = {**inherited, **(getattr(m, "lint_exempt", None) or {})}
+    context = dict(context or {})
+    if getattr(m, "lint_clear_of", None) is not None:
+        context["clear_of"] = m.lint_clear_of
+    if getattr(m, "lint_sums", None):
+        context["in_sum"] = True
     if _is_text(m) or _is_formula(m):
         glyph_mobs = [g for g in m.family_members_with_points() if _opacity(g) >= VISIBLE]
         if not glyph_mobs:
@@ -149,10 +193,10 @@ def _collect(m, owner, inherited: dict, out: list) -> None:
             return
         xs0, ys0, xs1, ys1 = zip(*(b for b, _ in glyphs))
         text = (getattr(m, "original_text", None) or getattr(m, "text", "")) if _is_text(m) else ""
-        out.append(TextOnScreen(m, text, glyphs, (min(xs0), min(ys0), max(xs1), max(ys1)), owner, ex))
+        out.append(TextOnScreen(m, text, glyphs, (min(xs0), min(ys0), max(xs1), max(ys1)), owner, ex, context))
         return
     for sub in m.submobjects:
-        _collect(sub, owner, ex, out)
+        _collect(sub, owner, ex, out, context)
 
 
 def visible_leaves(scene, mobs=None, whole_texts: bool = False):
@@ -441,6 +485,8 @@ class Linter(Observer):
         self.check_overlaps(scene, texts)
         self.check_decimals(scene, texts)
         self.check_underscores(scene, texts)
+        self.check_sums(scene, mobs, texts)
+        self.check_label_clear(scene, texts)
         if settled or not hasattr(scene.camera, "frame"):
             self.check_frame(scene, mobs, camera)
 
@@ -457,7 +503,7 @@ class Linter(Observer):
                 rule, limit = "text_size", MIN_TEXT_PX
                 font = getattr(t.mob, "font", "") or ""
                 per_point = self.cap_per_point.get("ko" if "Nanum" in font else "latin", 0.0101)
-                px = float(getattr(t.mob, "font_size", 0.0)) * per_point * scale
+                px = _font_size(t.mob) * per_point * scale
             if 0 < px < limit - 0.05:
                 small[rule].append((px, t))
         for rule, found in small.items():  # one line per rule and animation: the smallest, and how many
@@ -514,6 +560,51 @@ class Linter(Observer):
             if "_" in t.text:
                 self.add(scene, "typeset_math", f"{_short(t.text)} is drawn with a raw underscore", _where(t.box),
                          t.exempt.get("typeset_math"), key=(t.text,))
+            elif "√" in t.text:
+                self.add(scene, "typeset_math", f"{_short(t.text)} draws a root in the text font (a lone √ with no "
+                                                f"bar over its number): typeset it (Typst sqrt)", _where(t.box),
+                         t.exempt.get("typeset_math"), key=(t.text,))
+
+    def check_sums(self, scene, mobs, texts) -> None:
+        """Declared sums add up as drawn (or say ≈); a Σ outside any declared sum is reported."""
+        for m, sums in _declared_sums(mobs):
+            for d in sums:
+                total = _shown_of(d.total)
+                parts = d.parts() if callable(d.parts) else ([_shown_of(p) for p in d.parts]
+                                                              if all(_seen(p) for p in d.parts) else None)
+                if total is None or parts is None:
+                    continue
+                got, want = drawn_sum(parts), drawn_value(total)
+                if got is None or want is None or got == want:
+                    continue
+                if "≈" in total or any(_seen(mk) for mk in d.marks):
+                    continue
+                shown = " + ".join(parts) if len(parts) <= 6 else f"{' + '.join(parts[:5])} + … ({len(parts)} parts)"
+                ex = dict(getattr(m, "lint_exempt", None) or {})
+                self.add(scene, "sum_rounding", f"{shown} = {format(got, 'f')} drawn as {total} without ≈"
+                                                f"{' (' + d.name + ')' if d.name else ''}",
+                         _where(_box(d.total)) if hasattr(d.total, "points") and d.total.has_points() else "",
+                         ex.get("sum_rounding"), key=(d.name, tuple(parts), total))
+        for t in texts:
+            if SIGMA_LABEL.search(t.text) and not t.context.get("in_sum"):
+                self.add(scene, "sum_rounding", f"{_short(t.text)}: a Σ with no declared parts (declare_sum)",
+                         _where(t.box), t.exempt.get("sum_rounding"), key=("undeclared", t.text))
+
+    def check_label_clear(self, scene, texts) -> None:
+        """A label declared clear of some strokes (`clear_of`) keeps LABEL_GAP from their outline."""
+        from .components.clearance import clearance, strokes_of
+
+        for t in texts:
+            strokes = t.context.get("clear_of")
+            if strokes is None:
+                continue
+            strokes = strokes() if callable(strokes) else strokes
+            seen = [m for m in strokes_of(strokes) if _opacity(m) >= VISIBLE and not _related(m, t.mob)]
+            gap = clearance(np.array([b for b, _ in t.glyphs]), seen)
+            if gap < LABEL_GAP - 1e-3:
+                self.add(scene, "label_clear", f"{_short(t.text or type(t.mob).__name__)} is {max(gap, 0):.3f} units "
+                                               f"from a stroke it must clear (at least {LABEL_GAP})",
+                         _where(t.box), t.exempt.get("label_clear"), key=(id(t.mob),))
 
     def check_decimals(self, scene, texts) -> None:
         by_owner: dict[int, list[TextOnScreen]] = {}
@@ -610,6 +701,62 @@ class Linter(Observer):
                 continue
             self.add(scene, "honest_title", f"L{layer}H{head} is called {role!r} but was measured as "
                                             f"{in_trace or 'nothing in particular'!r}", key=(role, layer, head))
+
+
+# a Σ that labels a sum: alone, "Σ =", "Σ ≈ 1.00", "every column: Σ =" (not "Σ weight × value", a formula)
+SIGMA_LABEL = re.compile(r"[Σ∑]\s*[=≈]?\s*(?:[−\-+]?\d[\d.,]*)?\s*$")
+
+
+def _shown_of(x) -> str | None:
+    """What a viewer reads of a number: a string as given, a mobject's `.shown` or text; None when
+    the mobject is not visible."""
+    if isinstance(x, str):
+        return x
+    if not _seen(x):
+        return None
+    return str(getattr(x, "shown", None) or getattr(x, "original_text", None) or getattr(x, "text", "") or "")
+
+
+def _seen(m) -> bool:
+    if isinstance(m, str):
+        return True
+    return any(_opacity(g) >= VISIBLE for g in m.family_members_with_points())
+
+
+def _declared_sums(mobs):
+    """(mobject, its declared sums) for every visible mobject that declares some."""
+    out = []
+
+    def walk(m):
+        if getattr(m, "lint_sums", None) and _seen(m):
+            out.append((m, m.lint_sums))
+        for sub in m.submobjects:
+            walk(sub)
+
+    for top in mobs:
+        walk(top)
+    return out
+
+
+def _rms(m) -> float:
+    pts = [g.points for g in m.family_members_with_points()]
+    if not pts:
+        return 0.0
+    p = np.concatenate(pts)[:, :2]
+    return float(np.sqrt(((p - p.mean(axis=0)) ** 2).sum(axis=1).mean()))
+
+
+def _font_size(m) -> float:
+    """The font size a text is drawn at now: its nominal size times how much it has been scaled since it
+    was made, measured so that turning it (a label turned upright over a column) does not count as
+    growing (manim's own `font_size` reads the height, which a quarter turn swaps for the width)."""
+    ref = getattr(m, "ref_rms", None)
+    nominal = getattr(m, "_font_size", None)
+    if ref and nominal:
+        now = _rms(m)
+        if now > 0:
+            return float(nominal) * now / ref
+    return float(getattr(m, "font_size", 0.0))
 
 
 def _is_number_text(text: str) -> bool:

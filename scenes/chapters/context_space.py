@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from manim import DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, FadeTransform, VGroup, Write
 
+from ..components.clearance import box_of, clearance
 from ..components.context_arcs import ContextArcs
 from ..components.pictures import mole_animal, tower
 from ..components.text import baseline_row, label, number, text_baseline
@@ -19,7 +20,8 @@ from ..plans.honesty import note_text
 from ..stage import Region, Stage
 from .honest import wrapped
 from .embedding_parts import (
-    arc_angle, attention_caption, causal_lines, delta_caption, direction_name, fit_into, framed, label_boxes_turned,
+    arc_angle, attention_caption, axis_lines_turned, causal_lines, delta_caption, direction_name, fit_into, framed,
+    label_boxes_turned,
     mixed_label,
     placed_space, room_left_of, self_weight, tag_text, weight_labels,
 )
@@ -137,6 +139,7 @@ class ContextSpace(Chapter):
                                     color=th.dim)
             fit_into(axes_note, full.width / 2 - 0.6, 0.5).next_to(head_note, UP, buff=0.15, aligned_edge=LEFT)
             notes.append(axes_note)
+        space.avoid = list(notes)  # the arrows' labels keep off the notes under the space's left end
         drawn = {"space": space, "arrows": [], "arcs": [], "tables": [], "causal": [], "head_note": head_note,
                  "axes_note": notes[1] if len(notes) > 1 else None}
         stage.drawn[self.key] = drawn
@@ -196,7 +199,7 @@ class ContextSpace(Chapter):
             drawn["arcs"].append(arcs)
             own = VGroup()
             if s.weights[s.focus] >= 0.05:
-                own = self_weight(say, th, s.weights[s.focus], tgt)
+                own = self_weight(say, th, s.weights[s.focus], tgt, arcs=arcs)
             with stage.narrating(attention_caption(say, s)):
                 stage.play(arcs.grow(run_time=1.0), FadeIn(wl), FadeIn(own))
                 stage.play(arcs.pulse(run_time=1.0))
@@ -313,6 +316,12 @@ class ContextSpace(Chapter):
         for bx0, by0, bx1, by1 in label_boxes_turned(space, (-TURN,)):
             if bx0 < x1 and bx1 > x0 and by0 < cmp.get_top()[1] + 0.1 and by1 > cmp.get_bottom()[1] - 0.1:
                 cmp.shift(DOWN * (cmp.get_top()[1] - by0 + 0.15))
+        # an axis line that swings across it: go down until clear of its drawn edge
+        lines = axis_lines_turned(space, (-TURN,))
+        for _ in range(12):
+            if clearance(box_of(cmp), lines) >= 0.1:
+                break
+            cmp.shift(DOWN * 0.1)
         table.add(cmp)
         stage.drawn[ContextSpace.key].setdefault("comparisons", []).append(cmp)
         with stage.narrating(delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, axes,

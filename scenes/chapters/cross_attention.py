@@ -17,6 +17,8 @@ from ..components.weight_grid import WeightGrid
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter, Lesson
 from ..plans.cross_attention import CrossPlan, cross_setting, plan_cross_attention
+from ..plans.rounding import drawn_misses
+from ..review import declare_sum
 from ..stage import Stage
 from .embedding_parts import fit_into
 
@@ -116,8 +118,14 @@ class CrossAttention(Chapter):
                            fr2=q_(plan.french[s.keys[1]]), w1=s.weights[0], w2=s.weights[1], total=sum(s.weights))
             tags = VGroup(*(self.weight_tag(stage, lines[(s.query, k)], w, th.query) for k, w in zip(s.keys, s.weights)))
             if len(s.keys) > 1:  # the total the caption reads, between the two tags
-                total = VGroup(label(say(f"{T}.split_total"), font_size=24, color=th.query),
-                               number(sum(s.weights), "weight", font_size=24, color=th.query)).arrange(RIGHT, buff=0.1)
+                parts = list(tags)
+                value = number(sum(s.weights), "weight", font_size=24, color=th.query)
+                # "Σ ≈" where the two weights as drawn do not add up to the total as drawn
+                approx = drawn_misses([t.shown for t in parts], value.shown)
+                sign = [label(say("common.rounding.mark"), font_size=24, color=th.query)] if approx else []
+                total = VGroup(label(say(f"{T}.split_total"), font_size=24, color=th.query), *sign,
+                               value).arrange(RIGHT, buff=0.1)
+                declare_sum(total, parts, value, sign, name="split")
                 a, b = sorted(tags, key=lambda m: m.get_x())
                 total.move_to([(a.get_right()[0] + b.get_left()[0]) / 2, a.get_y(), 0])
                 if b.get_left()[0] - a.get_right()[0] < total.width + 0.2:  # no room between them: above

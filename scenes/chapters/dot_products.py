@@ -14,7 +14,7 @@ from manim import (
 
 from ..components.attention_grid import AttentionGrid
 from ..components.text import label, number, rich_line
-from ..components.vectors import math, symbol_source
+from ..components.vectors import MATH_PER_TEXT, math, symbol_source
 from ..lesson import Chapter
 from ..plans.grid import DotProductsPlan, plan_dot_products
 from ..stage import Stage
@@ -146,7 +146,8 @@ class DotProducts(Chapter):
         dot_mob = number(plan.card_dot, "vec", 32, th.text)
         l1 = VGroup(sym, dot_mob).arrange(RIGHT, buff=0.15)
         score_mob = number(plan.card_score, "score", 32, th.text)
-        l2 = VGroup(label(f"÷ √{d} =", 32, th.text), score_mob).arrange(RIGHT, buff=0.15)
+        # "÷ √16 =" typeset (the root with its bar over the number, as in the formula), not the text font's √
+        l2 = VGroup(math(f"div sqrt({d}) =", 32 * MATH_PER_TEXT, th.text), score_mob).arrange(RIGHT, buff=0.15)
         l3 = label(say("grid.dot_products.card_score"), 26, th.dim)
         text = VGroup(l1, l2, l3).arrange(DOWN, buff=0.22, aligned_edge=RIGHT)
         back = Rectangle(width=text.width + 0.5, height=text.height + 0.4, stroke_color=th.key, stroke_width=2,

@@ -56,23 +56,89 @@ def arc_angle(sources: Sequence[np.ndarray], target: np.ndarray, max_rise: float
     return float(min(cap, 4 * np.arctan(2 * max_rise / c)))
 
 
+LABEL_ROOM = 0.08  # the room a weight label keeps from every arc's edge (the lint asks for at least 0.04)
+CROWDED_WEIGHT = 0.1  # below this, an arc whose number finds no clear place among the others goes unlabelled
+
+
+def _normal(arc, prop: float, below: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The point of `arc` at `prop` and its unit normal on the outside of the bend (up for an arc that
+    bulges upwards)."""
+    p = arc.point_from_proportion(prop)
+    a, b = arc.point_from_proportion(max(prop - 0.01, 0.0)), arc.point_from_proportion(min(prop + 0.01, 1.0))
+    t = b - a
+    n = np.array([-t[1], t[0], 0.0])
+    n /= max(np.linalg.norm(n), 1e-9)
+    if (n[1] < 0) != below:
+        n = -n
+    return p, n
+
+
+def _beside(mob, p: np.ndarray, n: np.ndarray, room: float) -> np.ndarray:
+    """The centre that puts `mob`'s box `room` beyond the point p, along the normal n."""
+    return p + n * (room + abs(n[0]) * mob.width / 2 + abs(n[1]) * mob.height / 2)
+
+
 def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size: float = 18) -> VGroup:
-    """The real weight of every arc at or above `min_weight`, above the arc's apex."""
-    out = VGroup()
+    """The real weight of every arc at or above `min_weight`, just outside its arc's bend (over the
+    apex first; where a longer arc passes too close above, at the arc's foot over its source word;
+    then further along the arc, then inside the bend), at the first place that keeps LABEL_ROOM from
+    the edge of every arc (thick arcs included) and from the labels placed before (or, where arcs
+    crowd, at least 0.05). A weight under CROWDED_WEIGHT that finds no such place is left unlabelled:
+    its thin arc says it is small."""
+    from ..components.clearance import STROKE_UNIT, box_of, clearance, first_clear
+    from ..review import clear_of
+
+    strokes = [a for a, _ in arcs.drawn()]
+    below = bool(getattr(arcs, "below", False))
+    out, placed = VGroup(), []
     for arc, w in arcs.drawn():
         if w < min_weight:
             continue
         n = number(w, "weight", font_size=font_size, color=theme.text)
-        n.next_to(arc.point_from_proportion(0.5), UP, buff=0.06)
+        room = LABEL_ROOM + 0.5 * STROKE_UNIT * float(arc.get_stroke_width())
+        spots = [_beside(n, *_normal(arc, prop, below), room) for prop in (0.5, 0.42, 0.58)]
+        # nested arcs leave no room over the inner one's apex: then at its foot, on the side the arc
+        # does not leave towards, resting over the source word
+        start, end = arc.get_start(), arc.get_end()
+        away = -1.0 if end[0] >= start[0] else 1.0
+        lift = (-1.0 if below else 1.0) * n.height / 2
+        foot = start + np.array([away * (room + n.width / 2), lift, 0.0])
+        spots.append(foot)
+        spots += [_beside(n, *_normal(arc, prop, below), room) for prop in (0.34, 0.66, 0.26, 0.74, 0.2, 0.8)]
+        spots += [foot + np.array([0.0, (-1.0 if below else 1.0) * k, 0.0]) for k in (0.1, 0.2)]
+        spots += [_beside(n, p, -nrm, room) for p, nrm in (_normal(arc, prop, below) for prop in (0.5, 0.4, 0.6))]
+        # the most room first; where arcs crowd (a real model spreads its weight over many words), the
+        # first place that keeps at least the lint's gap
+        spot = first_clear(n, spots, strokes, LABEL_ROOM, avoid=placed)
+        if clearance(box_of(n, spot), strokes) < LABEL_ROOM:
+            spot = first_clear(n, spots, strokes, 0.05, avoid=placed)
+        if clearance(box_of(n, spot), strokes) < 0.05 and w < CROWDED_WEIGHT:
+            continue  # a thin arc among thick ones, with no room for its number: its thickness says it
+        n.move_to(spot)
+        placed.append(box_of(n))
+        clear_of(n, strokes)
         out.add(n)
     return out
 
 
-def self_weight(say: Say, theme, weight: float, target, font_size: float = 18) -> VGroup:
-    """The weight a word keeps on itself (it has no arc), above the word: "0.12 self"."""
+def self_weight(say: Say, theme, weight: float, target, font_size: float = 18, arcs: ContextArcs | None = None) -> VGroup:
+    """The weight a word keeps on itself (it has no arc), above the word: "0.12 self"; clear of the
+    ends of `arcs` coming into the word (beside them when they take the space above it)."""
     n = number(weight, "weight", font_size=font_size, color=theme.text).next_to(target, UP, buff=0.08)
     word = label(say("embeddings.self"), font_size=font_size * 14 / 18, color=theme.dim)
-    return VGroup(n, word.next_to(n, RIGHT, buff=0.06 * font_size / 18))
+    out = VGroup(n, word.next_to(n, RIGHT, buff=0.06 * font_size / 18))
+    strokes = [a for a, _ in arcs.drawn()] if arcs is not None else []
+    if strokes:
+        from ..components.clearance import first_clear
+        from ..review import clear_of
+
+        top, right = target.get_top(), target.get_right()
+        up = top[1] + 0.08 + out.height / 2
+        spots = [[top[0], up, 0], [right[0] - out.width / 2, up, 0], [right[0] + 0.1 + out.width / 2, up, 0],
+                 [right[0] + 0.12 + out.width / 2, target.get_center()[1], 0]]
+        out.move_to(first_clear(out, spots, strokes, LABEL_ROOM))
+        clear_of(out, strokes)
+    return out
 
 
 def framed(lines: Sequence[str] | VGroup, theme, color: str, font_size: float = 20) -> VGroup:
@@ -120,7 +186,9 @@ def placed_space(trace, say: Say, theme, axes: Sequence[str], fit: np.ndarray, v
     lo, hi = bounds()
     space.shift(box.center - (lo + hi) / 2 * np.array([1.0, 1.0, 0.0]))
     fw, fh = config.frame_width / 2 - 0.15, config.frame_height / 2 - 0.15
-    space.label_bounds = (-fw, -fh, fw, fh)  # a label slid out of another's way stays in the frame
+    # a label moved out of another's way (or off an axis) stays in the frame, and on the space's side
+    # of it: not over the notes and the table beside the space
+    space.label_bounds = (max(box.left - 0.3, -fw), -fh, fw, fh)
     space._place_labels()
     return space
 
@@ -144,6 +212,16 @@ def label_boxes_turned(space: EmbeddingSpace, turns: Sequence[float]) -> list[tu
             out.append((float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])))
         space.rotate(angle, axis=axis, about_point=o)
         space._place_labels()
+    return out
+
+
+def axis_lines_turned(space: EmbeddingSpace, turns: Sequence[float]) -> list:
+    """Copies of the space's axis lines as they stand at each of `turns` (as `label_boxes_turned`)."""
+    out = []
+    for angle in turns:
+        o, M = space._frame()
+        axis = M[:, 2] / np.linalg.norm(M[:, 2])
+        out += [line.copy().rotate(-angle, axis=axis, about_point=o) for line in space.axis_lines]
     return out
 
 

@@ -6,6 +6,7 @@ equals the model's own head output to the printed digit, and both ways' peak mem
 
 from __future__ import annotations
 
+import re
 from math import floor, log10
 
 import numpy as np
@@ -18,10 +19,12 @@ from ..components.number_table import aligned_rows
 from ..components.text import label
 from ..components.vectors import math
 from ..lesson import Chapter
-from ..plans.flash import O_SHOWN, FlashPlan, plan_flash
+from ..components.log_bars import LogBars
+from ..plans.flash import BYTES_PER_NUMBER, O_SHOWN, FlashPlan, plan_flash
 from ..stage import Stage
 from .embedding_parts import fit_into
 from .head_split import fixed, grouped, tiny
+from .honest import wrapped
 
 T = "blocks.flash"
 
@@ -51,6 +54,7 @@ class Flash(Chapter):
         n = len(plan.tokens)
         title = label(say(f"{T}.title", layer=plan.layer, head=plan.head), 30, th.text)
         stage.region("title").fit(title)
+        drawn["title"] = title
         top = title.get_bottom()[1] - 0.15
         video = plan.layout == "video"
         # the longest token, turned, stands above the columns (video) or beside the rows (paper)
@@ -205,20 +209,7 @@ class Flash(Chapter):
                              [label(fixed(values[i, j], d), 22, color) for j in range(O_SHOWN)])
         rows = aligned_rows(table, col_gap=0.35, row_step=0.4, align=["left", "left"] + ["right"] * O_SHOWN)
         diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff_trace, figure=True)), 22, th.highlight)
-        r = plan.result
-        memory = VGroup(
-            label(say(f"{T}.memory_ordinary", n=len(plan.tokens), count=grouped(r.peak_ordinary)), 22, th.text),
-            label(say(f"{T}.memory_tiled", count=grouped(r.peak_tiled)), 22, th.text),
-            *(label(t, 20, th.text) for t in (
-                say(f"{T}.memory_tile", bq=plan.mem_bq, bk=plan.mem_bk, count=plan.mem_tile),
-                say(f"{T}.memory_ml", bq=plan.mem_bq, count=plan.mem_ml),
-                say(f"{T}.memory_o", bq=plan.mem_bq, d=r.d, count=plan.mem_o))),
-            label(say(f"{T}.memory_ctx", n=grouped(plan.n_ctx), ordinary=grouped(plan.ctx_ordinary),
-                      tiled=grouped(plan.ctx_tiled)),
-                  22, th.dim)).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
-        for m in memory[2:5]:
-            m.shift(RIGHT * 0.4)
-        box = VGroup(rows, diff, memory).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
+        box = VGroup(rows, diff).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
         left = grid.get_right()[0] + 0.4
         fit_into(box, full.right - 0.2 - left, full.top - full.bottom - 1.5)
         box.move_to([left + box.width / 2, grid.get_center()[1], 0])
@@ -227,9 +218,53 @@ class Flash(Chapter):
             stage.play(FadeOut(drawn["panel"]), FadeOut(grid[-1]), run_time=0.4)
             stage.play(FadeIn(rows), FadeIn(diff), run_time=1.0)
             stage.wait(0.5)
+        title = stage.drawn[self.key]["title"]
+        top = title.get_bottom()[1] - 0.2
+        memory = self.memory_chart(stage, plan, full.right - 0.15 - left)
+        fit_into(memory, full.right - 0.15 - left, top - full.bottom - 0.05)
+        memory.move_to([left + memory.width / 2, top - memory.height / 2, 0])
         key = f"{T}.caption_memory" if plan.result.peak_tiled < plan.result.peak_ordinary else f"{T}.caption_memory_short"
         with stage.narrating(say(key, ordinary=plan.result.peak_ordinary,
                                  tiled=plan.result.peak_tiled, n=plan.n_ctx, big=plan.ctx_ordinary)):
+            stage.play(FadeOut(rows), FadeOut(diff), run_time=0.4)
             stage.play(FadeIn(memory, shift=UP * 0.1), run_time=0.8)
-            stage.wait(1.0)
+            stage.wait(1.5)
         drawn.update(result=rows, memory=memory)
+
+    @staticmethod
+    def memory_chart(stage: Stage, plan: FlashPlan, width: float) -> VGroup:
+        """Ordinary attention's n × n scores against flash's tile and running numbers, on this sentence
+        and at the model's full context (its config's n_ctx), as bars on a log scale (model/flash.py's
+        peak_floats); what flash's count is made of; what that is in bytes at full context."""
+        th, say = stage.theme, stage.say
+        r = plan.result
+        n = len(plan.tokens)
+        ordinary, tiled = say(f"{T}.memory_bar_ordinary"), say(f"{T}.memory_bar_tiled")
+
+        # each bar says its count; what flash's count is made of is the legend under the chart
+        groups = [
+            (say(f"{T}.memory_sentence", count=n, n=grouped(n)),
+             [(ordinary, r.peak_ordinary, grouped(r.peak_ordinary), th.delta_multi),
+              (tiled, r.peak_tiled, grouped(r.peak_tiled), th.highlight)]),
+            (say(f"{T}.memory_context", count=plan.n_ctx, n=grouped(plan.n_ctx)),
+             [(ordinary, plan.ctx_ordinary, grouped(plan.ctx_ordinary), th.delta_multi),
+              (tiled, plan.ctx_tiled, grouped(plan.ctx_tiled), th.highlight)]),
+        ]
+        chart = LogBars(groups, say(f"{T}.memory_axis"), theme=th, font_size=26, row_step=0.62, bar_height=0.4,
+                        max_width=width)
+        head = wrapped(say(f"{T}.memory_title"), width, 30, th.text, 2)
+        tag = label(f"{tiled} {grouped(r.peak_tiled)} =", 24, th.highlight)
+        # what flash's count is made of, a line each (a sum such as "2 × 2 = 4" is never broken)
+        parts = VGroup(*(wrapped(re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", t), width - 0.35, 24, th.text, 2) for t in (
+            say(f"{T}.memory_tile", bq=plan.mem_bq, bk=plan.mem_bk, count=plan.mem_tile),
+            say(f"{T}.memory_ml", bq=plan.mem_bq, count=plan.mem_ml),
+            say(f"{T}.memory_o", bq=plan.mem_bq, d=r.d, count=plan.mem_o)))).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+        parts.next_to(tag, DOWN, buff=0.1, aligned_edge=LEFT).shift(RIGHT * 0.35)
+        legend = VGroup(tag, parts)
+        (ob, ou), (tb, tu) = plan.ctx_bytes_ordinary, plan.ctx_bytes_tiled
+        size = wrapped(say(f"{T}.memory_bytes", per=BYTES_PER_NUMBER, n=grouped(plan.n_ctx),
+                           ordinary=f"{ob} {say(f'{T}.unit_{ou}')}", tiled=f"{tb} {say(f'{T}.unit_{tu}')}"),
+                       width, 24, th.dim, 2)
+        out = VGroup(head, chart, legend, size).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
+        out.chart, out.legend, out.size = chart, legend, size
+        return out

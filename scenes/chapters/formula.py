@@ -15,7 +15,7 @@ from manim import (
 
 from ..components.formula import AttentionFormula
 from ..components.text import label, number, rich_line
-from ..components.vectors import math, symbol_source
+from ..components.vectors import MATH_PER_TEXT, math, symbol_source
 from ..lesson import Chapter
 from ..plans.grid import FormulaPlan, plan_formula
 from ..stage import Region, Stage
@@ -81,7 +81,8 @@ class Formula(Chapter):
         y0 = stage.region("panel").top - 1.05
 
         def line(symbol, text, row):
-            out = panel_row(stage, [symbol, label(text, 24, th.text)], y0 - ROW * row)
+            words = label(text, 24, th.text) if isinstance(text, str) else text
+            out = panel_row(stage, [symbol, words], y0 - ROW * row)
             panel.add(out)
             return out
 
@@ -102,8 +103,11 @@ class Formula(Chapter):
                        grid.show_symbols(run_time=1.2), run_time=1.2)
             stage.wait(0.4)
         root = say.number(plan.root, f".{plan.root_digits}f")
-        l_s = line(math("sqrt(d_k)", 30, th.output), say("grid.formula.sqrt_line", d=d, root=root), 3)
-        drawn["sqrt_text"] = l_s[0][1].text
+        # "= √16 = 4, under every cell": the root typeset like the formula's √d_k, not the text font's √
+        sqrt_line = rich_line(say.catalog["grid.formula.sqrt_line"], {"root": root}, font_size=24, color=th.text,
+                              mobjects={"sqrt": math(f"sqrt({d})", 24 * MATH_PER_TEXT, th.text)})
+        l_s = line(math("sqrt(d_k)", 30, th.output), sqrt_line, 3)
+        drawn["sqrt_text"] = say("grid.formula.sqrt_line", sqrt=f"√{d}", root=root)
         frame = stage.camera_frame
         frame.save_state()
         with stage.narrating(say("grid.formula.sqrt", d=d, root=root)):

@@ -9,9 +9,10 @@ from manim import DOWN, LEFT, PI, UP, Circle, Dot, FadeIn, FadeOut, Restore, VGr
 from ..components.attention_grid import AttentionGrid
 from ..components.softmax_column import SoftmaxColumn
 from ..components.text import baseline_row, label, number
-from ..review import exempt
+from ..plans.rounding import drawn_misses
+from ..review import declare_sum, exempt
 from ..stage import Region, Stage
-from ..style import has_hangul
+from ..style import fmt_weight, has_hangul
 
 NOTE_FS = 26  # notes in the side panel
 CLOSE_UP = ("a close-up inside the grid: its lines and cells go on past the frame's edge on purpose; "
@@ -161,7 +162,9 @@ def softmax_strip(stage: Stage, grid: AttentionGrid, query: int, top: float | No
 def query_sums(stage: Stage, grid: AttentionGrid) -> VGroup:
     """Σ of every query's weights (the real sums), under each column (video) or beside each row
     (paper), with a Σ in front; one line for all when the grid is too dense. `.numbers` holds
-    the number mobjects."""
+    the number mobjects. When some query's weights, as the grid draws them (two decimals), do not add
+    up to its drawn Σ, the Σ reads "Σ ≈" (`.missed` lists those queries); the lint checks every
+    query's sum while the grid shows its weights."""
     th, say = stage.theme, stage.say
     totals = grid.pattern.sum(axis=1)
     if not grid.numbers_readable():  # too many columns to label one by one: one line for all
@@ -169,9 +172,12 @@ def query_sums(stage: Stage, grid: AttentionGrid) -> VGroup:
         line = baseline_row([label(say(f"grid.sums.every_{grid.layout}"), 24, th.dim), m])
         line.next_to(grid.lines, DOWN, buff=0.12)
         line.numbers = [m]
+        line.missed = []
+        declare_sum(line, lambda: None, m, name="every query")  # the cells are too small for their numbers
         return line
     fs = min(grid.number_font or 22, 24)
-    sums = VGroup()
+    sums, missed = VGroup(), []
+    out = VGroup()
     for q in range(grid.n):
         m = number(float(totals[q]), "weight", fs, th.text)
         ll, ur = grid.column_region(q)
@@ -180,14 +186,40 @@ def query_sums(stage: Stage, grid: AttentionGrid) -> VGroup:
         else:
             m.move_to([ur[0] + 0.12 + m.width / 2, (ll[1] + ur[1]) / 2, 0])
         sums.add(m)
-    sigma = label("Σ", fs * 1.1, th.dim)
+        keys = [k for k in range(grid.n) if not grid.mask[q, k]]
+        if drawn_misses([fmt_weight(grid.pattern[q, k]) for k in keys], m.shown):
+            missed.append(q)
+    # one "≈" after the Σ when some query's weights, as drawn, miss its drawn sum (a cell is too
+    # narrow for "≈1.00" beside its neighbours)
+    sigma = VGroup(label("Σ", fs * 1.1, th.dim))
+    mark = None
+    if missed:
+        mark = label(say("common.rounding.mark"), fs, th.dim)
+        sigma = baseline_row([sigma[0], mark], buff=0.08)
     if grid.layout == "video":
         sigma.next_to(sums[0], LEFT, buff=0.25)
     else:
         sigma.next_to(sums[0], UP, buff=0.12)
-    out = VGroup(sigma, sums)
+    out.add(sigma, sums)
+    for q in range(grid.n):
+        keys = [k for k in range(grid.n) if not grid.mask[q, k]]
+        declare_sum(out, _shown_weights(grid, q, keys), sums[q], [mark] if q in missed else [], name=f"query {q}")
     out.numbers = list(sums)
+    out.missed = missed
     return out
+
+
+def _shown_weights(grid: AttentionGrid, q: int, keys: list[int]):
+    """What the grid draws of query q's weights now (their strings), or None while it draws them not
+    all (dots, scores, a window)."""
+
+    def shown():
+        if grid.column_kinds[q] != "weights":
+            return None
+        mobs = [grid.number_mobs.get((q, k)) for k in keys]
+        return None if any(m is None for m in mobs) else [m.shown for m in mobs]
+
+    return shown
 
 
 def score_legend(stage: Stage, grid: AttentionGrid) -> VGroup:

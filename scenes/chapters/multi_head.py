@@ -17,11 +17,15 @@ from ..plans.multi_head import (HEAD_ENTRIES, TAIL_ENTRIES, HeadProposal, MultiH
 from ..stage import Region, Stage
 from .embedding_parts import direction_name, fit_into, mixed_label
 from .honest import wrapped
-from .rounding_parts import rounding_marks, rounding_note
+from .rounding_parts import declare_rows, rounding_marks, rounding_note
 
 T = "multi_head"
 PER_HEAD_CAPTIONS = 4  # with more heads than this, one caption for all of them
 FIRST_NOTE = 0.5  # the focus's mean weight on the first token, over the heads, that earns a note
+# four grids side by side leave each row little height and width: the first grid labels the rows for
+# all of them, and the labels fill more of a row than a lone grid's (0.62), so they read at the grid
+# numbers' 14 px at 720p, not at the text minimum's 11
+LABEL_FILL = 0.85
 
 
 def head_name(say, plan: MultiHeadPlan, h: HeadProposal) -> str:
@@ -91,11 +95,12 @@ class MultiHead(Chapter):
         # the grids take the height the labels over them and the ΔEs under them leave
         room_h = (top - full.bottom - 0.1 - max(m.height for m in head_labels) - max(c.height for c in cols)
                   - 2 * 0.18)
-        cell_size = self.tall_cells(s, th, cell_w - 0.25, room_h) if show_labels else None
-        for h, head_label, col in zip(s.heads, head_labels, cols):
+        # the grids share their rows' labels: the first grid carries them, the others only their columns'
+        cell_size = self.tall_cells(s, th, full.width - 0.1 * (n - 1), room_h, n) if show_labels else None
+        for k, (h, head_label, col) in enumerate(zip(s.heads, head_labels, cols)):
             grid = AttentionGrid((None, h.pattern, h.mask), s.tokens if show_labels else None, theme=th,
                                  max_width=cell_w - 0.25, max_height=2.2, show_labels=show_labels, max_label_font=22,
-                                 cell_size=cell_size)
+                                 cell_size=cell_size, label_fill=LABEL_FILL, show_row_labels=k == 0)
             grid.set_mask("cleared")
             grid.set_content("dots")
             cell = VGroup(head_label, grid, col).arrange(DOWN, buff=0.18)
@@ -155,25 +160,26 @@ class MultiHead(Chapter):
         return out
 
     @staticmethod
-    def tall_cells(s: SentenceSum, th, width: float, height: float) -> tuple[float, float] | None:
-        """A cell size for narrow grids (several heads side by side): rows as tall as the height
-        allows (so the labels are as large as the rows), columns as wide as the width allows; the
-        grid's own fit when that is no larger."""
+    def tall_cells(s: SentenceSum, th, width: float, height: float, count: int = 1) -> tuple[float, float] | None:
+        """A cell size for `count` narrow grids side by side in `width` (the first with the row labels,
+        which the others share), each at most `height` tall: rows as tall as the height allows (so
+        the labels are as large as the rows), columns as wide as the width allows; None when no size
+        fits."""
         n = len(s.tokens)
         probe = (None, s.heads[0].pattern, s.heads[0].mask)
-        best = None
+        gaps = 0.35 * (count - 1)
         ch = min(0.62, height / (n + 1.5))
         while ch > 0.2:
-            g = AttentionGrid(probe, s.tokens, theme=th, cell_size=(ch, ch), max_label_font=22)
+            g = AttentionGrid(probe, s.tokens, theme=th, cell_size=(ch, ch), max_label_font=22, label_fill=LABEL_FILL)
             left = g.lines.get_left()[0] - g.get_left()[0]
-            cw = min(ch, (width - left - 0.05) / n)
+            cw = min(ch, (width - gaps - left - 0.05) / (n * count))
             if cw > 0:
-                g = AttentionGrid(probe, s.tokens, theme=th, cell_size=(cw, ch), max_label_font=22)
-                if g.width <= width and g.height <= height:
-                    best = (cw, ch)
-                    break
-            ch -= 0.02
-        return best
+                g = AttentionGrid(probe, s.tokens, theme=th, cell_size=(cw, ch), max_label_font=22,
+                                  label_fill=LABEL_FILL)
+                if g.width + (count - 1) * n * cw + gaps <= width and g.height <= height:
+                    return cw, ch
+            ch -= 0.01
+        return None
 
     @staticmethod
     def head_label(stage: Stage, plan: MultiHeadPlan, h: HeadProposal, width: float) -> VGroup:
@@ -230,6 +236,7 @@ class MultiHead(Chapter):
             note = rounding_note(stage, full.width - 1.0)
             fit_into(note, full.width - 0.4, 0.8).next_to(eq, DOWN, buff=0.2)
             note = VGroup(note, rounding_marks(stage, Ep, s.rounding_off, scale=eq_scale))
+        declare_rows([E, *targets, *([bias] if bias is not None else [])], Ep, note[1] if note is not None else None)
         eq.note = note
         key = f"{T}.caption_sum_bias" if s.has_bias else f"{T}.caption_sum"
         with stage.narrating(say(key, word=word)):

@@ -7,6 +7,7 @@ from manim import VGroup
 
 from ..components.text import label
 from ..components.vectors import VectorColumn
+from ..review import declare_sum
 from ..stage import Stage
 from .honest import wrapped
 
@@ -17,10 +18,25 @@ def rounding_marks(stage: Stage, column: VectorColumn, rows, font_size: float = 
     th = stage.theme
     right = column.brackets.get_right()[0] + buff
     marks = VGroup()
+    marks.by_row = {}
     for i in rows:
         m = label(stage.say("common.rounding.mark"), font_size, th.dim).scale(scale)
         marks.add(m.move_to([right + m.width / 2, column.entry(i).get_y(), 0]))
+        marks.by_row[i % len(column.values)] = m
     return marks
+
+
+def declare_rows(terms, total: VectorColumn, marks: VGroup | None = None) -> VectorColumn:
+    """Tell the lint that each shown row of `total` is the sum of the same rows of the `terms`
+    columns (E + ΔE = E′), marked by `marks` (from `rounding_marks`) where the drawn digits miss."""
+    by_row = getattr(marks, "by_row", {}) if marks is not None else {}
+    for m in total.entries:
+        idx = m.index
+        parts = [next((e for e in t.entries if e.index == idx), None) for t in terms]
+        if any(e is None for e in parts):
+            continue  # a term hides this row behind its ellipsis: nothing to add up on screen
+        declare_sum(total, parts, m, [by_row[idx]] if idx in by_row else [], name=f"row {idx}")
+    return total
 
 
 def rounding_note(stage: Stage, width: float, font_size: float = 22, max_lines: int = 2) -> VGroup:

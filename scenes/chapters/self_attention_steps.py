@@ -17,7 +17,9 @@ from ..components.text import label, number
 from ..components.vectors import VectorColumn, ellipsis_dots, math, symbol_source
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
+from ..plans.rounding import drawn_misses
 from ..plans.walkthrough import StepsPlan, plan_steps
+from ..review import declare_sum
 from ..plans.windows import token_window
 from ..stage import Stage
 from .embedding_parts import fit_into
@@ -144,7 +146,8 @@ class OneToken(Chapter):
         fit_into(body, full.width, top - full.bottom)
         body.move_to([0, top - body.height / 2, 0])
         col = lambda c: VGroup(rows[0][c], *(r[c] for r in rows[1:]))  # noqa: E731
-        drawn.update(rows=by, z=zline[1])
+        zline.add(self.sum_marks(stage, plan, by, zline[1], fs))
+        drawn.update(rows=by, z=zline[1], z_marks=zline[2])
         with stage.narrating(say(f"{T}.caption_step2", word=word, d_head=plan.d_head)):
             stage.play(FadeIn(body[0]), FadeIn(qline), FadeIn(col(0)), FadeIn(col(1)), run_time=1.0)
             # the scores of the keys the query may see; the masked ones come with their own caption
@@ -167,6 +170,29 @@ class OneToken(Chapter):
                        run_time=1.2)
             stage.play(FadeIn(zline, shift=DOWN * 0.1), run_time=0.8)
             stage.wait(1.0)
+
+
+    @staticmethod
+    def sum_marks(stage: Stage, plan: StepsPlan, by: dict, z: VectorColumn, fs: float) -> VGroup:
+        """z's entries are the sums of the weight × value column above them: where every token's row is
+        drawn, each entry shown in both is declared as that sum (the lint checks it), and one whose
+        drawn terms miss its drawn digit gets a "≈" over it."""
+        marks = VGroup()
+        if None in plan.slots or len(by) != len(plan.tokens):
+            return marks  # rows left out behind an ellipsis: nothing on screen adds up to z
+        weighted = [cells[6] for cells in by.values()]
+        size = fs * z.entries[0].height / label(z.entries[0].shown, fs).height  # the entries' size as drawn
+        for m in z.entries:
+            parts = [next((e for e in w.entries if e.index == m.index), None) for w in weighted]
+            if any(e is None for e in parts):
+                continue
+            approx = drawn_misses([e.shown for e in parts], m.shown)
+            mark = None
+            if approx:
+                mark = label(stage.say("common.rounding.mark"), size * 0.9, stage.theme.dim).next_to(m, UP, buff=0.1)
+                marks.add(mark)
+            declare_sum(z, parts, m, [mark] if mark is not None else [], name=f"z entry {m.index}")
+        return marks
 
 
 class AllTokens(Chapter):

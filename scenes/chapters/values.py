@@ -19,7 +19,7 @@ from ..stage import Stage
 from .embedding_parts import direction_name, fit_into
 from .grid_parts import ensure_grid
 from .honest import honest_note
-from .rounding_parts import rounding_marks, rounding_note
+from .rounding_parts import declare_rows, rounding_marks, rounding_note
 from .qkv_parts import camera_home, drop_below, dots_column, slot_row, vector, zoom_on
 from .value_chips import fit_grid, value_chips
 
@@ -136,6 +136,7 @@ class Values(Chapter):
         eq.match_y(e_col.brackets)
         # ≈ beside the rows whose drawn digits do not add up (from the plan), and one note saying why
         marks = rounding_marks(stage, n_col, plan.rounding_off) if plan.rounding_off else VGroup()
+        declare_rows([e_col, d_col], n_col, marks)
         block = VGroup(total, marks)
         if block.width > panel.width:
             block.scale_to_fit_width(panel.width)

@@ -90,6 +90,10 @@ class AttentionGrid(GridGeometry, GridSheets, GridTweens, VGroup):
     - min_weight: weights below this get no dot (radius < ~3% of a cell, invisible anyway).
     - relative_dots: scale dots so the largest weight in the grid gets the full-size dot (for
       long sentences, where every weight is small); default: radius = dot_fraction·√weight·cell.
+    - label_fill: the share of a row's height a token label's line takes (0.62: airy; up to ~0.9
+      for small grids side by side, where the labels would otherwise be too small to read).
+    - show_row_labels: False draws the column labels only (the grid right of another that labels
+      the same rows).
 
     Content, at once: set_content(kind, window=None) with kind none|symbols|scores|weights|dots;
     set_mask(hidden|outlined|minus_inf|cleared). Animated (GridTweens): show_symbols, show_scores,
@@ -121,6 +125,8 @@ class AttentionGrid(GridGeometry, GridSheets, GridTweens, VGroup):
         dot_color: str | None = None,
         show_labels: bool = True,
         relative_dots: bool = False,
+        label_fill: float = 0.62,
+        show_row_labels: bool = True,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -141,6 +147,8 @@ class AttentionGrid(GridGeometry, GridSheets, GridTweens, VGroup):
         self.dot_color = dot_color or self.theme.text
         self.show_labels = show_labels and tokens is not None
         self.min_label_font, self.max_label_font = min_label_font, max_label_font
+        self.label_fill = label_fill  # how much of a row's height a label's line (ascender to descender) takes
+        self.show_row_labels = show_row_labels  # False: column labels only (grids side by side share one row of labels)
         self.max_label_chars = max_label_chars
         self.max_cell, self.max_aspect = max_cell, max_aspect
 

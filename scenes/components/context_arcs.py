@@ -51,6 +51,7 @@ class ContextArcs(VGroup):
         super().__init__(**kwargs)
         self.theme = get_theme(theme) if isinstance(theme, str) else theme
         self.color = color or self.theme.value
+        self.below = below
         up = np.array([0.0, -buff if below else buff, 0.0])
         self.sources = [_point(p, below) + up for p in sources_positions]
         self.target = _point(target_position, below) + up

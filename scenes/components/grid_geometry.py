@@ -152,7 +152,7 @@ class GridGeometry:
             fs, strides, ok = self.max_label_font, (1, 1), True
             for _ in range(1 if cell_size is not None else 8):
                 if self.show_labels:
-                    nominal = float(np.clip(0.62 * ch / line_h, self.min_label_font, self.max_label_font))
+                    nominal = float(np.clip(self.label_fill * ch / line_h, self.min_label_font, self.max_label_font))
                     stride_rows, stride_cols = strides_for(nominal, cw, ch)
                     cols_idx = shown(stride_cols)
                     widest_ref = max(word(i).width for i in cols_idx) / REF_FS
@@ -161,7 +161,8 @@ class GridGeometry:
                         fs_flat = 0.85 * cw * stride_cols / widest_ref  # largest font that fits, with a gap
                         ok = fs_flat >= max(self.min_label_font, 0.72 * nominal)
                         fs = min(nominal, fs_flat)
-                    left_w = max(word(i).width for i in shown(stride_rows)) / REF_FS * fs + pad
+                    left_w = (max(word(i).width for i in shown(stride_rows)) / REF_FS * fs + pad
+                              if self.show_row_labels else 0.0)
                     top_h = (line_h * fs if flat else widest_ref * fs) + pad
                     strides = (stride_rows, stride_cols)
                 else:
@@ -219,6 +220,8 @@ class GridGeometry:
             fs = self.label_font_size
             stride_rows, stride_cols = self.label_stride
             rows_idx, cols_idx = self._shown_fn(stride_rows), self._shown_fn(stride_cols)
+            if not self.show_row_labels:
+                rows_idx = []
             self.shown_labels = {"rows": rows_idx, "cols": cols_idx}
             gap = 0.12
             rl = [self._word_fn(i).placed(fs, [-gap, -(i + 0.5) * ch, 0], align="right") for i in rows_idx]

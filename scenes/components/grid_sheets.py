@@ -28,6 +28,7 @@ from ..style import fmt_score, fmt_weight
 from .batched_shapes import (REF_FS, Part, boxes_points, circles_points, clear_slot, lerp_color, outline_points,
                              polygon_points, put_part, rect_points, runs, segments, text_points)
 from .text import label, number
+from .vectors import MATH_PER_TEXT, math_points
 
 WEIGHT_BINS = 5  # colour bins of the weights (dim → bright)
 
@@ -73,8 +74,13 @@ def _vector_letter(letter: str, index: int) -> tuple[np.ndarray, float]:
 
 @lru_cache(maxsize=64)
 def _denominator_glyphs(text: str) -> dict:
-    """`text` (e.g. "√16") as outline points at REF_FS, centred on x = 0 with its bottom at y = 0."""
-    pts = np.concatenate(text_points(text))
+    """`text` (e.g. "√16") as outline points at REF_FS, centred on x = 0 with its bottom at y = 0. A
+    root is typeset (Typst math: the radical with its bar over the number, as in the formula), not
+    the text font's lone "√"."""
+    if text.startswith("√"):
+        pts = math_points(f"sqrt({text[1:]})", REF_FS * MATH_PER_TEXT)
+    else:
+        pts = np.concatenate(text_points(text))
     pts = pts - np.array([(pts[:, 0].min() + pts[:, 0].max()) / 2, pts[:, 1].min(), 0])
     return {"points": pts, "width": float(np.ptp(pts[:, 0])), "height": float(np.ptp(pts[:, 1]))}
 

@@ -7,7 +7,8 @@ real raw scores turn into the real weights (which visibly sum to 1), and it goes
 
 Every number comes from the grid's arrays: scores are `grid.scores[query]` (one decimal),
 weights `grid.pattern[query]` (two decimals) and Σ is the sum of the whole row of weights (not of
-the rounded ones shown). Blocked keys lift with what the grid shows for them: −∞ once the grid's
+the rounded ones shown): when every key is listed and the drawn weights do not add up to the drawn
+Σ, it reads "Σ ≈". Blocked keys lift with what the grid shows for them: −∞ once the grid's
 mask is revealed; otherwise their raw score, which turns to −∞ (what the softmax really sees) as
 the softmax starts. A long column shows its largest weights in key order with ⋮ where keys are
 left out (with the caller's `sum_note` under Σ, e.g. how many keys the sum covers). The three
@@ -22,6 +23,8 @@ from manim import DOWN, RIGHT, UP, Line, Rectangle, VGroup, config, linear
 
 from .attention_grid import AttentionGrid
 from .batched_shapes import Tween, lerp_color
+from ..plans.rounding import drawn_misses
+from ..review import declare_sum
 from .text import label, number
 
 
@@ -116,7 +119,10 @@ class SoftmaxColumn:
         left = min(m.get_left()[0] for m in self.key_labels)
         self.rule = Line([left, rule_y, 0], [slot_x + slot_w / 2, rule_y, 0], stroke_color=th.dim, stroke_width=1.5)
         self.sum_mob = number(self.row_sum, "weight", fs, th.text)
-        sigma = label("Σ =", fs, th.text)
+        # every key listed: its weights as drawn must add up to the Σ as drawn, or the Σ says "≈"
+        self.complete = len(keys) == len(universe)
+        self.sum_approx = self.complete and drawn_misses([m.shown for m in self.weight_mobs], self.sum_mob.shown)
+        sigma = label("Σ ≈" if self.sum_approx else "Σ =", fs, th.text)
         self.sum_row = VGroup(sigma, self.sum_mob).arrange(RIGHT, buff=0.12)
         self.sum_row.move_to([0, rule_y - row_h * 0.65, 0]).align_to([slot_x + slot_w / 2, 0, 0], RIGHT)
         note = None
@@ -124,6 +130,8 @@ class SoftmaxColumn:
             note = label(sum_note, fs * 0.6, th.dim)
             note.next_to(self.sum_row, DOWN, buff=0.08).align_to(self.sum_row, RIGHT)
         self.sum_group = VGroup(self.rule, self.sum_row, *([note] if note else []))
+        declare_sum(self.sum_row, self.weight_mobs if self.complete else (lambda: None), self.sum_mob,
+                    [sigma] if self.sum_approx else [], name="softmax column")
         # "softmax" sits inside the box, above the query word, so nothing pokes out of the box
         self.op_label = label(op_text, fs * 0.7, th.dim)
         self.op_label.next_to(self.header, UP, buff=0.1)

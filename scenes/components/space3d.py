@@ -33,10 +33,14 @@ from manim import (
 )
 
 from ..plans.space import choose_axes, pick_axes, view_matrix  # the geometry, without manim
+from ..review import clear_of
 from ..style import DARK, Theme
+from .clearance import clearance
 from .text import label
 from .vectors import math
 
+AXIS_ROOM = 0.07  # the least room between a label and an axis line's edge (the lint asks for 0.04)
+TURNS = (0, *(s * a for a in range(15, 181, 15) for s in (1, -1) if s * a != -180))  # nearest sides first
 DEFAULT_PHI = 70 * DEGREES
 DEFAULT_THETA = -55 * DEGREES
 
@@ -149,6 +153,7 @@ class EmbeddingSpace(VGroup):
         self._placing = False  # inside a label's placement (see _attach)
         self.axis_labels = VGroup()
         self.label_bounds: tuple[float, float, float, float] | None = None  # (x0, y0, x1, y1) labels stay in
+        self.avoid: list = []  # mobjects beside the space (notes) that labels placed from now on keep off
         shown = list(axis_text) if axis_text is not None else self.names
         for name, end, is_named in zip(shown, self._axis_ends, self.named):
             lab = label(name, font_size=font_size, color=theme.text if is_named else theme.dim)
@@ -186,8 +191,9 @@ class EmbeddingSpace(VGroup):
                 across: SpaceArrow | None = None):
         """Keep `lab` upright next to `anchor`, pushed away from `away_from` on screen (or, for an
         arrow given as `across`, sideways off the arrow on the side away from `away_from`). If it
-        would overlap a label placed before it, the other sides of the anchor are tried (turning
-        30° at a time, nearest first); failing all, it slides further out. Placement reruns only
+        would overlap a label placed before it or come within AXIS_ROOM of an axis line, the other
+        sides of the anchor are tried (turning 15° at a time, nearest first), then the same a little
+        further out, ring after ring; failing all, it slides out of the earlier labels. Placement reruns only
         when the anchors, the reference points or the label itself have moved."""
         earlier = list(self.labels)
         memo: dict = {}
@@ -233,23 +239,58 @@ class EmbeddingSpace(VGroup):
             def beside(u):
                 return p + u * (buff + abs(u[0]) * half[0] + abs(u[1]) * half[1])
 
-            boxes = [_box(o) for o in earlier]  # measured once: each try below reads them all
+            # measured once: each try below reads them all (the labels placed before, and what the
+            # caller asked the labels to keep off: notes beside the space)
+            boxes = [_box(o) for o in earlier] + [_box(o) for o in self.avoid if o.has_points() or o.submobjects]
+            axes = list(self.axis_lines)
 
-            def clear(c):
-                return not any(_overlap(c, half, b) for b in boxes)
+            bounds = self.label_bounds
 
+            def room(c):
+                """How far a label centred at c is from the nearest axis line's edge, or None where it
+                is out of bounds (the space's part of the frame) or on a label placed before."""
+                box = np.array([c[0] - half[0], c[1] - half[1], c[0] + half[0], c[1] + half[1]])
+                if bounds is not None and (box[0] < bounds[0] or box[1] < bounds[1] or box[2] > bounds[2]
+                                           or box[3] > bounds[3]):
+                    return None
+                if any(_overlap(c, half, b) for b in boxes):
+                    return None
+                return clearance(box, axes)
+
+            def turned(turn):
+                a = np.radians(turn)
+                return np.array([d[0] * np.cos(a) - d[1] * np.sin(a), d[0] * np.sin(a) + d[1] * np.cos(a), 0.0])
+
+            # clear of the labels placed before and of the axis lines (a label resting on an axis reads
+            # as crossed out: AXIS_ROOM between its box and each line's edge): the preferred side first,
+            # then the other sides of the anchor (nearest turns first), then the same a little further
+            # out, ring after ring: the nearest clear place, not one far along a single direction
             centre = beside(d)
-            if not clear(centre):
-                # first try the other sides of the anchor (nearest turns first), then slide out
-                for turn in (30, -30, 60, -60, 90, -90, 120, -120, 150, -150, 180):
-                    a = np.radians(turn)
-                    u = np.array([d[0] * np.cos(a) - d[1] * np.sin(a), d[0] * np.sin(a) + d[1] * np.cos(a), 0.0])
-                    if clear(beside(u)):
-                        centre = beside(u)
+            best, best_room = None, -1.0
+            r = room(centre)
+            if r is None or r < AXIS_ROOM:
+                found = None
+                for extra in (0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.3, 1.6):
+                    for turn in TURNS:
+                        u = turned(turn)
+                        c = beside(u) + u * extra
+                        r = room(c)
+                        if r is None:
+                            continue
+                        if r >= AXIS_ROOM:
+                            found = c
+                            break
+                        if r > best_room:
+                            best, best_room = c, r
+                    if found is not None:
                         break
+                if found is not None:
+                    centre = found
+                elif best is not None:  # nowhere clear of the axes: the place nearest to clear
+                    centre = best
                 else:
                     for _ in range(40):  # slide out of earlier labels
-                        if clear(centre):
+                        if not any(_overlap(centre, half, b) for b in boxes):
                             break
                         centre = centre + d * 0.12
             if self.label_bounds is not None:  # never past the frame's edge, even when slid out
@@ -262,6 +303,7 @@ class EmbeddingSpace(VGroup):
             memo["key"] = key
             memo["box"] = np.concatenate([pts.min(axis=0), pts.max(axis=0)]) if len(pts) else np.zeros(6)
         lab._space_anchor = anchor
+        clear_of(lab, self.axis_lines)  # the lint checks it (scenes/review.py, label_clear)
         lab.add_updater(place)
         place(lab)
         self.labels.add(lab)

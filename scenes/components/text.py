@@ -148,7 +148,17 @@ def _prototype(text: str, font_size: float, color: str, font: str, weight: str, 
     finally:
         config.pixel_width, config.pixel_height = saved[0], saved[1]
         config.frame_width, config.frame_height = saved[2], saved[3]
-    return drop_svg_paths(mob)
+    drop_svg_paths(mob)
+    # its size as made, turned or not: the lint reads a copy's font size as this times how much the
+    # copy's outline has grown (scenes/review.py `_font_size`; manim's own reads the height, which a
+    # quarter turn swaps for the width)
+    pts = [g.points for g in mob.family_members_with_points()]
+    if pts:
+        import numpy as np
+
+        p = np.concatenate(pts)[:, :2]
+        mob.ref_rms = float(np.sqrt(((p - p.mean(axis=0)) ** 2).sum(axis=1).mean()))
+    return mob
 
 
 def label(text: str, font_size: float = 36, color: str = "#FFFFFF", font: str = FONT,
@@ -200,10 +210,11 @@ def baseline_row(parts, buff: float = 0.14):
 
 
 def rich_line(template: str, params: dict, *, font_size: float, color: str, colors: dict | None = None,
-              numbers: dict | None = None, buff: float = 0.14):
+              numbers: dict | None = None, mobjects: dict | None = None, buff: float = 0.14):
     """One line of prose from a catalog template, with some parameters drawn as their own pieces:
     `colors` {param: colour} sets a parameter's text in its colour (a token as a query, a key), and
-    `numbers` {param: (value, kind)} draws a number mobject (so tests can read `.value`). Word order
+    `numbers` {param: (value, kind)} draws a number mobject (so tests can read `.value`), and
+    `mobjects` {param: mobject} puts a ready-made piece there (typeset math such as √16). Word order
     and spacing stay the template's, whatever the language: where the template has no space (a
     comma after a word, a Korean particle), the pieces touch. Returns a VGroup with `.numbers`."""
     import string
@@ -212,6 +223,7 @@ def rich_line(template: str, params: dict, *, font_size: float, color: str, colo
 
     colors = colors or {}
     numbers = numbers or {}
+    mobjects = mobjects or {}
     pieces, gaps, nums = [], [], []  # gaps[k]: the space before pieces[k]
     pending_space = False
     for literal, name, spec, _ in string.Formatter().parse(template):
@@ -224,7 +236,9 @@ def rich_line(template: str, params: dict, *, font_size: float, color: str, colo
         if name is None:
             continue
         gaps.append(buff if pending_space else 0.03)
-        if name in numbers:
+        if name in mobjects:
+            pieces.append(mobjects[name])
+        elif name in numbers:
             value, kind = numbers[name]
             m = number(value, kind, font_size, colors.get(name, color))
             nums.append(m)

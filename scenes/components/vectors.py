@@ -23,6 +23,7 @@ from manim import (
 
 from ..style import DARK, Theme
 from ..plans.windows import token_window, window_indices  # pure: plans use them too
+from .batched_shapes import rect_points
 from .text import drop_svg_paths, label, number
 
 # --------------------------------------------------------------------------------------------
@@ -52,6 +53,24 @@ def _math_prototype(source: str, font_size: float, color: str) -> MathTypst:
 def math(source: str, font_size: float = 36, color: str = "#FFFFFF") -> MathTypst:
     """A fresh copy of a cached MathTypst (compiling Typst costs ~50 ms; a copy ~1 ms)."""
     return _math_prototype(source, float(font_size), color).copy()
+
+
+MATH_PER_TEXT = 1.33  # a Typst math size whose digits stand as tall as the text font's at size 1
+
+
+def math_points(source: str, font_size: float) -> np.ndarray:
+    """Typst math `source` as fill outlines: its glyphs, and its rules (a root's bar, a fraction's
+    line, drawn by Typst as strokes) as thin filled rectangles, so the whole reads as one fill."""
+    pieces = []
+    for m in math(source, font_size).family_members_with_points():
+        if m.get_fill_opacity() > 0:
+            pieces.append(m.points)
+        elif m.get_stroke_width() > 0:  # a straight rule: a rectangle as thick as the stroke
+            a, b = m.points[0], m.points[-1]
+            half = 0.005 * float(m.get_stroke_width())
+            hw, hh = max(abs(b[0] - a[0]) / 2, half), max(abs(b[1] - a[1]) / 2, half)
+            pieces.append(rect_points(np.array([(a + b) / 2]), hw, hh))
+    return np.concatenate(pieces) if pieces else np.zeros((0, 3))
 
 
 def symbol(base: str, index: int | str | None = None, *, prime: bool = False, delta: bool = False,

@@ -17,6 +17,22 @@ from ..setting import Setting
 
 BLOCK_Q, BLOCK_K = 2, 3  # key blocks of 3 on most sentences leave a ragged last block
 O_SHOWN = 2  # entries of the running output shown per row
+BYTES_PER_NUMBER = 4  # a float32
+BYTE_UNITS = ("b", "kb", "mb", "gb", "tb")  # catalog keys blocks.flash.unit_<unit>: powers of 1000
+
+
+def byte_size(numbers: int, per_number: int = BYTES_PER_NUMBER) -> tuple[str, str]:
+    """The memory of `numbers` floats as a figure and a unit key: ("16.4", "kb") for 4,096 float32s;
+    three significant digits, powers of 1000 (a figure keeps its decimal point in every language)."""
+    b = float(numbers) * per_number
+    k = 0
+    while b >= 1000 and k < len(BYTE_UNITS) - 1:
+        b /= 1000
+        k += 1
+    if k == 0:
+        return f"{int(b)}", BYTE_UNITS[0]
+    digits = 2 if b < 10 else (1 if b < 100 else 0)
+    return f"{b:.{digits}f}", BYTE_UNITS[k]
 
 
 @dataclass(frozen=True)
@@ -43,6 +59,9 @@ class FlashPlan:
     mem_tile: int = 0  # the tile of scores: mem_bq · mem_bk
     mem_ml: int = 0  # the running maximum m and sum l: 2 · mem_bq
     mem_o: int = 0  # the running output O: mem_bq · d
+    ctx_terms: tuple[int, int, int] = (0, 0, 0)  # the tiled count at n_ctx tokens: tile, m and l, O
+    ctx_bytes_ordinary: tuple[str, str] = ("", "b")  # the score grid at n_ctx tokens, as float32 (figure, unit)
+    ctx_bytes_tiled: tuple[str, str] = ("", "b")
 
     @property
     def steps(self):
@@ -59,6 +78,8 @@ def plan_flash(setting: Setting, block_q: int = BLOCK_Q, block_k: int = BLOCK_K)
     qb = f // block_q
     bq, bk = min(block_q, tr.n_tokens), min(block_k, tr.n_tokens)  # as peak_floats counts them
     r0, r1 = qb * block_q, min((qb + 1) * block_q, tr.n_tokens)
+    ctx = peak_floats(tr.model.n_ctx, tr.model.n_ctx, res.d, block_q, block_k)  # the model's full context
+    cq, ck = min(block_q, tr.model.n_ctx), min(block_k, tr.model.n_ctx)  # as peak_floats counts them
     decimals = 1
     for dec in range(6, 0, -1):
         if all(f"{res.output[i, j]:.{dec}f}" == f"{z[i, j]:.{dec}f}" for i in range(r0, r1) for j in range(O_SHOWN)):
@@ -69,6 +90,7 @@ def plan_flash(setting: Setting, block_q: int = BLOCK_Q, block_k: int = BLOCK_K)
                      decimals=decimals, n_key_blocks=-(-tr.n_tokens // block_k),
                      n_query_blocks=-(-tr.n_tokens // block_q), skipped=sum(s.skipped for s in res.steps),
                      layout=setting.layout, n_ctx=tr.model.n_ctx,
-                     ctx_ordinary=peak_floats(tr.model.n_ctx, tr.model.n_ctx, res.d, block_q, block_k)[0],
-                     ctx_tiled=peak_floats(tr.model.n_ctx, tr.model.n_ctx, res.d, block_q, block_k)[1],
-                     mem_bq=bq, mem_bk=bk, mem_tile=bq * bk, mem_ml=2 * bq, mem_o=bq * res.d)
+                     ctx_ordinary=ctx[0], ctx_tiled=ctx[1],
+                     mem_bq=bq, mem_bk=bk, mem_tile=bq * bk, mem_ml=2 * bq, mem_o=bq * res.d,
+                     ctx_terms=(cq * ck, 2 * cq, cq * res.d),
+                     ctx_bytes_ordinary=byte_size(ctx[0]), ctx_bytes_tiled=byte_size(ctx[1]))

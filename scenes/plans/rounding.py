@@ -6,6 +6,8 @@ once that the model adds the unrounded numbers (`common.rounding`)."""
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
 from typing import Iterable, Sequence
 
 
@@ -22,3 +24,29 @@ def misses(terms: Sequence[float], total: float, decimals: int = 1) -> bool:
 def rounding_off(rows: Iterable[tuple[object, Sequence[float], float]], decimals: int = 1) -> tuple:
     """The keys of the rows (key, terms, total) whose drawn terms miss their drawn total."""
     return tuple(key for key, terms, total in rows if misses(terms, total, decimals))
+
+
+# --- the same question asked of what is drawn (strings such as "0.48", "−1.2", "≈1.00") -------------
+_DRAWN = re.compile(r"^[≈~]?\s*([−\-+]?)(\d+)(?:[.,](\d+))?%?$")
+
+
+def drawn_value(text: str) -> Decimal | None:
+    """A drawn number as an exact decimal ("−0.48" -> -0.48, "≈1.00" -> 1.00); None if it is not one
+    (a word, "−∞")."""
+    m = _DRAWN.match(str(text).strip().replace(" ", ""))
+    if not m:
+        return None
+    sign, whole, frac = m.groups()
+    return Decimal(f"{'-' if sign in ('−', '-') else ''}{whole}.{frac or '0'}")
+
+
+def drawn_sum(parts: Sequence[str]) -> Decimal | None:
+    """The exact sum of drawn numbers, as a reader adding them up gets it; None if one is not a number."""
+    vals = [drawn_value(p) for p in parts]
+    return None if any(v is None for v in vals) else sum(vals, Decimal(0))
+
+
+def drawn_misses(parts: Sequence[str], total: str) -> bool:
+    """True when the drawn parts do not add up to the drawn total (so the total needs its "≈")."""
+    got, want = drawn_sum(parts), drawn_value(total)
+    return got is not None and want is not None and got != want

@@ -1,0 +1,294 @@
+"""The lint rules added for issue 18's open defects, each fed a deliberately bad frame and a good one:
+sums drawn beside their parts (sum_rounding), labels touching the strokes they label (label_clear),
+turned labels measured as turned (text_size), roots in the text font (typeset_math); and the fixed
+pieces measured on their own geometry: arc weight labels, 3-D arrow labels and the axes, multi_head's
+grid labels, flash's memory chart, the typeset √ under every cell."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from manim import PI, RIGHT, UP, ArcBetweenPoints, FadeIn, VGroup
+
+from attention_manim.scenes import review
+from attention_manim.scenes.components.clearance import clearance, strokes_of
+from attention_manim.scenes.components.text import label, number
+from attention_manim.scenes.lesson import Chapter, Lesson, lesson_scene
+
+
+def lint_of(chapter_cls, make_inputs):
+    linter = review.Linter("rules_lesson", "en", "toy")
+    review.play_watched(lesson_scene(Lesson("rules_lesson", (chapter_cls(),))), make_inputs(), linter)
+    return [v for v in linter.violations if not v.exception], [v for v in linter.violations if v.exception]
+
+
+# --- sum_rounding ------------------------------------------------------------------------------------
+
+def column_sum(parts, total, mark=None):
+    """Parts one under another, a Σ and the total under them (test fixture: symbols, no words)."""
+    nums = [number(p, "weight", 30) for p in parts]
+    col = VGroup(*nums).arrange(UP * -1, buff=0.15)
+    sigma = label("Σ ≈" if mark else "Σ =", 30)
+    tot = number(total, "weight", 30)
+    row = VGroup(sigma, tot).arrange(RIGHT, buff=0.15).next_to(col, UP * -1, buff=0.3)
+    group = VGroup(col, row)
+    review.declare_sum(group, nums, tot, [sigma] if mark else [], name="test")
+    return group
+
+
+class BadSum(Chapter):
+    """0.33 + 0.33 + 0.34 drawn from three thirds… as 0.33 three times, under Σ = 1.00."""
+
+    key = "bad_sum"
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        stage.clear()
+        g = column_sum([1 / 3, 1 / 3, 1 / 3], 1.0).move_to([-4, 0, 0])
+        ok = column_sum([0.25, 0.75], 1.0).move_to([-1, 0, 0])  # adds up: no violation
+        marked = column_sum([1 / 3, 1 / 3, 1 / 3], 1.0, mark=True).move_to([2, 0, 0])  # says ≈: no violation
+        loose = label("Σ = 1.00", 30).move_to([5, 0, 0])  # a Σ that says nothing of its parts
+        big = label("a frame wide enough", 40).move_to([0, 3, 0])
+        stage.play(*(FadeIn(m) for m in (g, ok, marked, loose, big)), run_time=0.5)
+        stage.wait(0.2)
+
+
+def test_a_sum_whose_drawn_parts_miss_it_needs_its_approx_sign(make_inputs):
+    bad, _ = lint_of(BadSum, make_inputs)
+    sums = [v for v in bad if v.rule == "sum_rounding"]
+    assert len(sums) == 2, [v.line() for v in bad]
+    missed = [v for v in sums if "drawn as 1.00 without ≈" in v.what]
+    assert len(missed) == 1 and "0.33 + 0.33 + 0.33 = 0.99" in missed[0].what
+    loose = [v for v in sums if "no declared parts" in v.what]
+    assert len(loose) == 1 and "Σ = 1.00" in loose[0].what
+
+
+def test_drawn_sums_are_added_as_a_reader_adds_them():
+    from attention_manim.scenes.plans.rounding import drawn_misses, drawn_value
+
+    assert drawn_misses(["0.33", "0.33", "0.33"], "1.00")
+    assert not drawn_misses(["0.48", "0.52"], "1.00")
+    assert not drawn_misses(["+0.6", "−0.2"], "+0.4")
+    assert drawn_misses(["+0.6", "+0.7"], "+1.2")  # 0.64 + 0.56 = 1.20 drawn one decimal at a time
+    assert drawn_value("≈1.00") == drawn_value("1.00")
+    assert drawn_value("−∞") is None and not drawn_misses(["−∞", "0.5"], "0.5")
+
+
+def test_the_softmax_column_and_the_sums_say_approx_exactly_when_drawn_weights_miss(make_inputs):
+    """Thirds drawn 0.33 three times miss Σ 1.00; halves do not: the softmax column reads "Σ ≈" for the
+    first query only, and the per-query sums put one "≈" after their Σ, listing that query."""
+    from attention_manim.scenes.chapters.grid_parts import query_sums
+    from attention_manim.scenes.components.attention_grid import AttentionGrid
+    from attention_manim.scenes.components.softmax_column import SoftmaxColumn
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.stage import Stage
+    from attention_manim.scenes.style import DARK
+
+    pattern = np.array([[1 / 3, 1 / 3, 1 / 3], [0.5, 0.5, 0.0], [0.25, 0.25, 0.5]])
+    scores = np.log(np.maximum(pattern, 1e-9))
+    g = AttentionGrid((scores, pattern, np.zeros((3, 3), bool)), ["a", "b", "c"])
+    approx = [SoftmaxColumn(g, q).sum_approx for q in range(3)]
+    assert approx == [True, False, False]
+    assert SoftmaxColumn(g, 0).sum_row[0].text.replace(" ", "") == "Σ≈"
+    assert SoftmaxColumn(g, 1).sum_row[0].text.replace(" ", "") == "Σ="
+    stage = Stage.__new__(Stage)
+    stage.theme, stage.say = DARK, Say("en")
+    sums = query_sums(stage, g)
+    assert sums.missed == [0] and [m.shown for m in sums.numbers] == ["1.00"] * 3
+    assert len(sums.lint_sums) == 3 and sums.lint_sums[0].marks and not sums.lint_sums[1].marks
+    g.set_content("weights")
+    assert sums.lint_sums[0].parts() == ["0.33", "0.33", "0.33"]
+    g.set_content("dots")
+    assert sums.lint_sums[0].parts() is None  # dots: nothing to add up on screen
+
+
+# --- label_clear -------------------------------------------------------------------------------------
+
+class Touching(Chapter):
+    """A weight resting on its arc (declared clear of it), and one lifted clear of its own."""
+
+    key = "touching"
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        stage.clear()
+        arc = ArcBetweenPoints([-5, 0, 0], [-1, 0, 0], angle=-PI / 2).set_stroke(width=12)
+        top = arc.point_from_proportion(0.5)
+        bad = review.clear_of(number(0.52, "weight", 24).next_to(top, UP, buff=0.02), [arc])
+        arc2 = ArcBetweenPoints([1, 0, 0], [5, 0, 0], angle=-PI / 2).set_stroke(width=12)
+        good = review.clear_of(number(0.44, "weight", 24).next_to(arc2.point_from_proportion(0.5), UP, buff=0.15),
+                               [arc2])
+        big = label("a frame wide enough", 40).move_to([0, 3, 0])
+        low = label("and tall", 40).move_to([0, -3, 0])
+        stage.play(*(FadeIn(m) for m in (arc, bad, arc2, good, big, low)), run_time=0.5)
+
+
+def test_a_label_touching_the_stroke_it_labels_is_found(make_inputs):
+    bad, _ = lint_of(Touching, make_inputs)
+    clear = [v for v in bad if v.rule == "label_clear"]
+    assert len(clear) == 1 and "'0.52'" in clear[0].what, [v.line() for v in bad]
+
+
+def test_arc_weight_labels_keep_clear_of_every_arc(make_inputs):
+    """Nested arcs (the eiffel_tower case: 'miniature eiffel tower' into 'tower'), labels as the lesson
+    places them: every label at least the lint's gap from every arc's edge, none on another label."""
+    from attention_manim.scenes.chapters.embedding_parts import arc_angle, weight_labels
+    from attention_manim.scenes.components.context_arcs import ContextArcs
+    from attention_manim.scenes.components.word_boxes import WordBoxes
+    from attention_manim.scenes.style import DARK
+
+    for tokens, weights in ((["miniature", "eiffel", "tower"], [0.44, 0.52, 0.04]),
+                            (["eiffel", "tower"], [0.95, 0.05]),
+                            (["a", "very", "small", "eiffel", "tower"], [0.1, 0.2, 0.3, 0.3, 0.1])):
+        row = WordBoxes(tokens, theme=DARK, font_size=32).move_to([0, 2.68, 0])
+        f = len(tokens) - 1
+        srcs = [row.box(j) for j in range(len(tokens))]
+        ang = arc_angle([b.get_top() for b in srcs], row.box(f).get_top(), max_rise=0.62)
+        arcs = ContextArcs(srcs, row.box(f), weights, theme=DARK, angle=ang, max_stroke=12)
+        labels = weight_labels(arcs, DARK)
+        assert len(labels) == sum(w >= 0.05 for w in weights[:-1])
+        strokes = strokes_of([a for a, _ in arcs.drawn()])
+        for lab in labels:
+            boxes = np.array([[g.get_left()[0], g.get_bottom()[1], g.get_right()[0], g.get_top()[1]] for g in lab])
+            assert clearance(boxes, strokes) >= review.LABEL_GAP, (tokens, lab.text)
+        for a in labels:
+            for b in labels:
+                if a is not b:
+                    assert (a.get_right()[0] < b.get_left()[0] or b.get_right()[0] < a.get_left()[0]
+                            or a.get_top()[1] < b.get_bottom()[1] or b.get_top()[1] < a.get_bottom()[1])
+
+
+def test_3d_arrow_labels_keep_clear_of_the_axes(tracer):
+    """An arrow along an axis (E straight up 'large' in eiffel_tower) and others around: every label
+    keeps the lint's gap from every axis line, from the start and after the space turns."""
+    from attention_manim.scenes.components.space3d import EmbeddingSpace
+    from attention_manim.scenes.style import DARK
+
+    t = tracer("the miniature eiffel tower")
+    E = t.embeddings[-1]
+    space = EmbeddingSpace(t, None, fit_to=[E, E * 0.5], theme=DARK)
+    basis = space.basis
+    along = basis[:, 2] * 3.0  # a vector on the third axis only: its tip is on the axis line
+    arrows = [space.arrow(along, DARK.embedding, "arrow(E)"), space.arrow(E, DARK.updated, "arrow(E)'"),
+              space.difference_arrow(along, E, DARK.delta, "Delta arrow(E)")]
+    for turn in (0.0, -35 * PI / 180):
+        if turn:
+            space.rotate(turn, axis=space._frame()[1][:, 2], about_point=space._frame()[0])
+            for lab in space.labels:
+                lab.update()
+        for lab in [a.label for a in arrows] + list(space.axis_labels):
+            boxes = np.array([[g.get_left()[0], g.get_bottom()[1], g.get_right()[0], g.get_top()[1]]
+                              for g in lab.family_members_with_points() if g.get_fill_opacity() > 0])
+            assert clearance(boxes, list(space.axis_lines)) >= review.LABEL_GAP, (turn, lab)
+            assert getattr(lab, "lint_clear_of", None) is not None  # the lint checks it in every lesson
+
+
+# --- sizes and typesetting ---------------------------------------------------------------------------
+
+class Turned(Chapter):
+    """A label turned upright over a column, 9 points: as small turned as flat."""
+
+    key = "turned"
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        stage.clear()
+        small = label("wizard", 9).rotate(PI / 2).move_to([-5, 0, 0])
+        root = label("√16 = 4", 30).move_to([2, -2, 0])
+        big = label("a frame wide enough", 40).move_to([0, 3, 0])
+        low = label("and tall", 40).move_to([0, -3, 0])
+        stage.play(*(FadeIn(m) for m in (small, root, big, low)), run_time=0.5)
+
+
+def test_a_turned_label_is_measured_as_turned_and_a_text_font_root_is_found(make_inputs):
+    bad, _ = lint_of(Turned, make_inputs)
+    rules = {v.rule: v for v in bad}
+    assert "text_size" in rules and "'wizard'" in rules["text_size"].what, [v.line() for v in bad]
+    px = float(rules["text_size"].what.split()[1])
+    assert 6 < px < 10  # 9 points is about 7.7 px of cap height at 720p, turned or not
+    assert "typeset_math" in rules and "√16" in rules["typeset_math"].what
+
+
+def test_the_root_under_every_cell_is_typeset_with_its_bar():
+    from attention_manim.scenes.components.grid_sheets import _denominator_glyphs
+    from attention_manim.scenes.components.batched_shapes import text_points
+
+    typeset = _denominator_glyphs("√16")["points"]
+    digits = np.concatenate(text_points("16"))
+    # the bar over the number: points above the digits' height, across the right part of the outline
+    top = typeset[:, 1].max()
+    high = typeset[typeset[:, 1] > top - 0.02 * (top - typeset[:, 1].min())]
+    assert np.ptp(high[:, 0]) > 0.5 * np.ptp(digits[:, 0])
+
+
+def test_multi_head_grid_labels_read_at_the_grid_numbers_size(make_inputs):
+    """Four grids side by side: the first labels the rows for all, and every grid's labels are at
+    least 14 px cap height at 720p (the grid numbers' minimum), in every sentence of the lesson."""
+    from attention_manim.scenes.components.attention_grid import AttentionGrid
+    from attention_manim.scenes.registry import load_all
+
+    class Sizes(review.Linter):
+        def played(self, scene, animations):
+            super().played(scene, animations)
+            scale = 720.0 / 8.0
+
+            def walk(m):
+                if isinstance(m, AttentionGrid) and m.show_labels:
+                    px = m.label_font_size * self.cap_per_point["latin"] * scale * m.lines.height / m._built_height
+                    self.sizes.append((px, m.show_row_labels))
+                for s in m.submobjects:
+                    walk(s)
+
+            for top in scene.mobjects:
+                walk(top)
+
+    original = AttentionGrid._build_frame
+
+    def remember(self):
+        original(self)
+        self._built_height = self.lines.height
+
+    AttentionGrid._build_frame = remember
+    try:
+        watcher = Sizes("multi_head", "en", "toy")
+        watcher.sizes = []
+        review.play_watched(load_all()["multi_head"], make_inputs(), watcher)
+    finally:
+        AttentionGrid._build_frame = original
+    assert watcher.sizes and min(px for px, _ in watcher.sizes) >= 14.0
+    assert {rows for _, rows in watcher.sizes} == {True, False}  # the first grid labels the rows for all
+
+
+# --- flash's memory chart --------------------------------------------------------------------------
+
+def test_flash_memory_chart_draws_the_counts_of_peak_floats_on_a_log_scale(make_inputs):
+    from attention_manim.model.flash import peak_floats
+    from attention_manim.scenes.chapters.flash import Flash
+    from attention_manim.scenes.plans.flash import byte_size, plan_flash
+    from attention_manim.scenes.registry import load_all
+    from attention_manim.scenes.stage import Stage
+
+    setting = load_all()["flash_attention"].lesson.setting(make_inputs())
+    plan = plan_flash(setting)
+    n, ctx = len(plan.tokens), plan.n_ctx
+    stage = Stage.__new__(Stage)
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.style import DARK
+
+    stage.theme, stage.say = DARK, Say("en")
+    chart = Flash.memory_chart(stage, plan, 6.5).chart
+    want = [*peak_floats(n, n, plan.result.d, 2, 3), *peak_floats(ctx, ctx, plan.result.d, 2, 3)]
+    assert [b.value for b in chart.bars] == want
+    assert [f.text for f in chart.figures] == [f"{v:,}" for v in want]
+    for bar in chart.bars:  # a bar's length is log10 of its value on the drawn scale
+        assert chart.value_of(bar) == pytest.approx(bar.value, rel=1e-6)
+    assert chart.decades == int(np.ceil(np.log10(ctx * ctx)))
+    assert len(chart.ticks) == chart.decades + 1
+    assert byte_size(4096) == ("16.4", "kb") and byte_size(42) == ("168", "b")
+    assert byte_size(8192 ** 2) == ("268", "mb")
