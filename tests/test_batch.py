@@ -55,7 +55,8 @@ def test_two_workers_render_every_language_and_a_failure_does_not_stop_them(tmp_
     assert outcomes[1].user_error and "xylophone" in outcomes[1].error
     q = tmp_path / "480p15"
     assert sorted(p.name for p in q.iterdir()) == ["attention_pattern.ko.mp4", "attention_pattern.ko.srt",
-                                                   "attention_pattern.mp4", "attention_pattern.srt"]
+                                                   "attention_pattern.ko.vtt", "attention_pattern.mp4",
+                                                   "attention_pattern.srt", "attention_pattern.vtt"]
     for o in (outcomes[0], outcomes[2]):
         assert o.files[0] == str(o.job.clip()) and abs(seconds(o.files[0]) - o.duration) < 0.2 + 1e-9
         assert o.duration > 1 and o.wall_time > 0
@@ -152,7 +153,8 @@ def test_ray_with_two_local_workers_sends_the_files_back(tmp_path):
     q = tmp_path / "480p15"
     assert sorted(p.name for p in q.iterdir()) == ["attention_pattern", "attention_pattern.mp4", "attention_pattern.pt",
                                                    "attention_pattern.pt.mp4", "attention_pattern.pt.srt",
-                                                   "attention_pattern.srt"]
+                                                   "attention_pattern.pt.vtt", "attention_pattern.srt",
+                                                   "attention_pattern.vtt"]
     import json
 
     for o in outcomes:

@@ -47,7 +47,8 @@ def test_korean_chapter_clips_add_up_to_the_whole_clip(make_inputs, tmp_path):
     res = render(TwoChapters, make_inputs(lang="ko"), tmp_path)
     q = tmp_path / "480p15"
     assert res.files[0] == q / "two_chapters.ko.mp4" and res.index == q / "two_chapters.ko" / "index.json"
-    assert sorted(os.listdir(q)) == ["two_chapters.ko", "two_chapters.ko.mp4", "two_chapters.ko.srt"]
+    assert sorted(os.listdir(q)) == ["two_chapters.ko", "two_chapters.ko.mp4", "two_chapters.ko.srt",
+                                  "two_chapters.ko.vtt"]
     index = json.loads(res.index.read_text(encoding="utf-8"))
     assert {k: index[k] for k in ("scene", "lang", "quality", "format", "clip")} == {
         "scene": "two_chapters", "lang": "ko", "quality": "l", "format": "mp4", "clip": "../two_chapters.ko.mp4"}
@@ -56,7 +57,8 @@ def test_korean_chapter_clips_add_up_to_the_whole_clip(make_inputs, tmp_path):
     assert chapters == res.chapters
     assert [(c["number"], c["key"], c["file"]) for c in chapters] == [(1, "softmax", "01_softmax.mp4"),
                                                                       (2, "masking", "02_masking.mp4")]
-    assert sorted(os.listdir(res.index.parent)) == ["01_softmax.mp4", "02_masking.mp4", "index.json"]
+    assert sorted(os.listdir(res.index.parent)) == ["01_softmax.mp4", "01_softmax.vtt", "02_masking.mp4",
+                                                    "02_masking.vtt", "index.json"]  # each chapter's captions too
     ko = Say("ko")
     for c in chapters:  # titles in the clip's language, from the catalog
         assert c["title"] == ko(f"lessons.chapters.{c['key']}.title")
@@ -109,7 +111,7 @@ def test_english_names_do_not_change_and_a_failed_render_keeps_the_old_chapters(
     with pytest.raises(RuntimeError, match="boom"):
         render_scene(Broken, make_inputs(), name="one_chapter", quality="l", fmt="mp4", out=tmp_path,
                      extra_config=TINY, chapters=True)
-    assert sorted(os.listdir(q)) == ["one_chapter", "one_chapter.mp4", "one_chapter.srt"]  # no temp leftovers
+    assert sorted(os.listdir(q)) == ["one_chapter", "one_chapter.mp4", "one_chapter.srt", "one_chapter.vtt"]  # no temp leftovers
     assert {p.name: p.stat().st_mtime_ns for p in (q / "one_chapter").iterdir()} == before
 
     with pytest.raises(RuntimeError, match="boom"):  # into an empty folder: no chapter folder at all

@@ -223,7 +223,9 @@ def test_the_root_under_every_cell_is_typeset_with_its_bar():
     digits = np.concatenate(text_points("16"))
     # the bar over the number: points above the digits' height, across the right part of the outline
     top = typeset[:, 1].max()
-    high = typeset[typeset[:, 1] > top - 0.02 * (top - typeset[:, 1].min())]
+    # (the radical's hook may rise a little above the bar, depending on how its outline was sampled:
+    # the band is the top tenth, still well above the digits, which stop under the bar)
+    high = typeset[typeset[:, 1] > top - 0.10 * (top - typeset[:, 1].min())]
     assert np.ptp(high[:, 0]) > 0.5 * np.ptp(digits[:, 0])
 
 
