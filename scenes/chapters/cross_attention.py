@@ -17,7 +17,7 @@ from ..components.weight_grid import WeightGrid
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter, Lesson
 from ..plans.cross_attention import CrossPlan, cross_setting, plan_cross_attention
-from ..plans.rounding import drawn_misses
+from ..plans.rounding import drawn_misses, tenths
 from ..review import declare_sum
 from ..stage import Stage
 from .embedding_parts import fit_into
@@ -193,12 +193,24 @@ class CrossAttention(Chapter):
         splits = [s.query for s in plan.stories if len(s.keys) > 1]
         first = (list(plan.spread) + splits + [s.query for s in plan.stories] + [0])[0]
         box = grid.outline(first, th.query)
-        with stage.narrating(say(f"{T}.caption_sum", word=say.quote(plan.english[first]))):
-            stage.play(FadeIn(box), run_time=0.5)
+        # the weights add up to 1; their two-decimal roundings, as drawn, may make 0.99 or 1.01
+        drawn = sum(tenths(w, 2) for w in plan.pattern[first]) / 100
+        words = dict(word=say.quote(plan.english[first]))
+        caption = (say(f"{T}.caption_sum", **words) if round(drawn, 2) == 1.0
+                   else say(f"{T}.caption_sum_rounded", drawn=drawn, **words))
+        # the column's drawn sum under it (beside the row in the paper layout), as a reader adds it up
+        total = label(f"{say(f'{T}.split_total')} {say.number(drawn, '.2f')}", font_size=24, color=th.query)
+        total.shown = say.number(drawn, ".2f")  # what the sum rule reads (the Σ aside)
+        total.next_to(box, DOWN if plan.layout == "video" else RIGHT, buff=0.12)
+        shown = [grid.number_mobs[(first, k)] for k in range(len(plan.french)) if (first, k) in grid.number_mobs]
+        if len(shown) == len(plan.french):
+            declare_sum(total, shown, total, name="caption_sum")
+        with stage.narrating(caption):
+            stage.play(FadeIn(box), FadeIn(total), run_time=0.5)
             stage.wait(0.8)
         learned = "caption_learned_seen" if plan.seen_in_training else "caption_learned_unseen"
         with stage.narrating(say(f"{T}.{learned}", pairs=plan.pairs_trained)):
-            stage.play(FadeOut(box), run_time=0.4)
+            stage.play(FadeOut(box), FadeOut(total), run_time=0.4)
             stage.wait(1.0)
 
     def causal_icon(self, stage, n: int) -> VGroup:
