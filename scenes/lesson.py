@@ -131,11 +131,12 @@ class LessonSceneBase:
         if self.narrator is None:
             return
         self.narrator.check_all_used([b["id"] for b in self.stage.blocks])
-        writer = getattr(self.renderer, "file_writer", None)
-        if getattr(writer, "includes_sound", False):
-            from .sound import finish_soundtrack
+        speeches = getattr(self, "speech_track", [])
+        if speeches:
+            from .sound import mix_speech
 
-            finish_soundtrack(writer, float(self.renderer.time))
+            # the runner muxes it into the clip and slices it for the chapters
+            self.soundtrack = mix_speech(speeches, float(self.renderer.time))
 
     def play(self, *args, **kwargs):
         if self.observer is None or not self.observer.skip(self, args, kwargs):

@@ -129,7 +129,7 @@ def _write_chapters(scene, writer, *, name: str, stem: str, lang: str, quality: 
         file = f"{i + 1:02d}_{key}.{fmt}"
         if files:
             writer.combine_files(files, folder / file, create_gif=(fmt == "gif"))
-            soundtrack = getattr(writer, "soundtrack", None)
+            soundtrack = getattr(scene, "soundtrack", None)
             if soundtrack is not None and fmt != "gif":
                 from .sound import chapter_sound
 
@@ -241,6 +241,11 @@ def render_scene(scene_cls, inputs, *, name: str, quality: str = "l", fmt: str =
             if fmt == "gif":
                 produced = Path(writer.gif_file_path)
             duration = float(scene.renderer.time)
+            soundtrack = getattr(scene, "soundtrack", None)
+            if soundtrack is not None and fmt in ("mp4", "webm", "mov") and produced.is_file():
+                from .sound import add_soundtrack
+
+                add_soundtrack(produced, soundtrack)
             entries = []
             if chapters:
                 entries = _write_chapters(scene, writer, name=name, stem=stem, lang=lang, quality=quality, fmt=fmt,

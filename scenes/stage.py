@@ -181,8 +181,8 @@ class Stage:
         start = scene.renderer.time
         narrator = getattr(scene, "narrator", None)
         speech = narrator.speak(block, self.say.spoken(text)) if narrator is not None else None
-        if speech is not None:
-            scene.add_sound(str(speech.path))
+        if speech is not None:  # mixed when the scene ends (scenes/sound.py)
+            scene.speech_track = [*getattr(scene, "speech_track", []), (float(start), speech.path)]
         try:
             yield
         finally:
