@@ -101,6 +101,9 @@ class LessonSceneBase:
             self.camera.background_opacity = 0.0
 
     def construct(self):
+        from .components.text import set_number_language
+
+        set_number_language(self.say.lang)
         self.stage = Stage(self, self.say, self.theme)
         self.stage.captions = self.caption_log
         main = set(map(id, self.lesson.chapters))

@@ -8,6 +8,8 @@ from step to step instead of rebuilding. Regions are in scene units of the defau
 
 from __future__ import annotations
 
+import sys
+
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -180,13 +182,16 @@ class Stage:
         block = self.block_id()
         start = scene.renderer.time
         narrator = getattr(scene, "narrator", None)
-        speech = narrator.speak(block, self.say.spoken(text)) if narrator is not None else None
-        if speech is not None:  # mixed when the scene ends (scenes/sound.py)
-            scene.speech_track = [*getattr(scene, "speech_track", []), (float(start), speech.path)]
+        pending = narrator.speak_later(block, self.say.spoken(text)) if narrator is not None else None
         try:
             yield
         finally:
             self._in_block = False
+            if pending is not None and not pending.done() and sys.exc_info()[0] is not None:
+                pending.cancel()
+        speech = pending.result() if pending is not None else None
+        if speech is not None:  # mixed when the scene ends (scenes/sound.py)
+            scene.speech_track = [*getattr(scene, "speech_track", []), (float(start), speech.path)]
         needed = len(text) / self.say.chars_per_second
         if speech is not None:
             needed = max(needed, speech.duration + BREATH_S)

@@ -89,6 +89,7 @@ class Narrator:
         self.used: set[str] = set()
         self.notes: list[str] = []  # warnings for the user (missing or overlong recordings)
         self.spoken: list[Speech] = []
+        self._worker = None  # one background thread for speak_later
 
     @property
     def speaks(self) -> bool:
@@ -101,6 +102,16 @@ class Narrator:
                 "recordings": str(self.voice_dir) if self.voice_dir else None}
 
     # --- one block ---------------------------------------------------------------------------------
+    def speak_later(self, block: str, text: str):
+        """`speak` in the narrator's one background thread, as a Future: the block's animations render
+        while its speech is synthesized (onnxruntime and espeak-ng run outside the GIL); the block asks
+        for the result at its end, when it needs the speech's length. One thread keeps blocks in order."""
+        if self._worker is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="narrator")
+        return self._worker.submit(self.speak, block, text)
+
     def speak(self, block: str, text: str) -> Speech | None:
         if not text.strip():
             return None

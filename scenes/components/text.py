@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from contextvars import ContextVar
 import tempfile
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +26,18 @@ def fmt_signed2(x: float) -> str:
 
 
 FORMATTERS = {"vec": fmt_vec, "weight": fmt_weight, "score": fmt_score, "signed2": fmt_signed2}
+
+# The language numbers are drawn in (0.48 in en and ko, 0,48 in pt): set by the lesson being rendered,
+# per thread (the explorer may render two languages at once), English where nothing set it.
+_NUMBER_LANG: ContextVar[str] = ContextVar("number_language", default="en")
+
+
+def set_number_language(lang: str) -> None:
+    _NUMBER_LANG.set(lang)
+
+
+def number_language() -> str:
+    return _NUMBER_LANG.get()
 
 
 def drop_svg_paths(mob):
@@ -173,8 +186,11 @@ def label(text: str, font_size: float = 36, color: str = "#FFFFFF", font: str = 
 def number(value: float, kind: str = "vec", font_size: float = 28, color: str = "#FFFFFF") -> Text:
     """A number as shown on screen (`kind`: vec = signed one decimal, weight = two decimals,
     score = signed one decimal or −∞, signed2 = signed two decimals, for cosines). The mobject
-    keeps the exact value in `.value` and the shown string in `.shown`, so tests can compare what is drawn with the trace."""
-    shown = FORMATTERS[kind](value)
+    keeps the exact value in `.value` and the shown string in `.shown`, so tests can compare what is drawn with the trace.
+    The string is written the way the lesson's language writes numbers (`set_number_language`)."""
+    from ..i18n import localize_number
+
+    shown = localize_number(FORMATTERS[kind](value), number_language())
     mob = label(shown, font_size=font_size, color=color)
     mob.value = float(value)
     mob.shown = shown
@@ -182,8 +198,9 @@ def number(value: float, kind: str = "vec", font_size: float = 28, color: str = 
 
 
 def parse_shown(shown: str) -> float:
-    """The number a viewer reads from a shown string ("−1.2" -> -1.2, "−∞" -> -inf)."""
-    s = shown.replace("−", "-").replace("∞", "inf")
+    """The number a viewer reads from a shown string ("−1.2" -> -1.2, "−∞" -> -inf, "0,48" -> 0.48:
+    `number`'s kinds have no thousands separators, so a comma is a decimal one)."""
+    s = shown.replace("−", "-").replace("∞", "inf").replace(",", ".")
     return float(s)
 
 
