@@ -7,7 +7,7 @@ of all the one-head chapters. Descriptions and chapter titles are in the catalog
 
 from __future__ import annotations
 
-from .chapters.context_size import ContextSize, ContextSizeLesson
+from .chapters.context_size import ContextMemory, ContextSize, ContextSizeLesson
 from .chapters.context_space import ContextSpace, SameLookup
 from .chapters.cross_attention import CrossAttention, CrossLesson
 from .chapters.dot_products import DotProducts
@@ -57,7 +57,7 @@ EIFFEL_TOWER_LESSON = register_lesson(Lesson("eiffel_tower", (ContextSpace(EIFFE
                                              max_sentences=4))
 LAST_TOKEN = register_lesson(EveryHeadLesson("last_token", (LastToken(),), examples=("murder_mystery",), role=None))
 COMPONENTS = register_lesson(Lesson("components", GALLERY, examples=("fluffy_blue_creature",), role="adjective_noun"))
-CONTEXT_SIZE = register_lesson(ContextSizeLesson("context_size", (ContextSize(),)))
+CONTEXT_SIZE = register_lesson(ContextSizeLesson("context_size", (ContextSize(), ContextMemory())))
 ATTENTION_FORMULA = register_lesson(Lesson("attention_formula", (Formula(),)))
 # how many numbers a head, a layer and a model hold: the model in use, and GPT-3 as the video counts it
 PARAMETER_COUNT = register_lesson(Lesson("parameter_count", (ParameterCount(),), role=None))

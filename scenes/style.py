@@ -92,3 +92,29 @@ def fmt_score(x: float) -> str:
     if x == float("-inf"):
         return "−∞"
     return fmt_vec(x)
+
+
+# byte counts in decimal units (powers of 1000), largest first; the unit's label is the catalog's
+# common.bytes.<unit>, the figure and its unit joined by common.bytes.size
+BYTE_UNITS = ((10**12, "TB"), (10**9, "GB"), (10**6, "MB"), (10**3, "kB"))
+
+
+def byte_size(b: float) -> tuple[float, int, str]:
+    """(value, decimals, unit) of a byte count in decimal units, three significant digits: 23,040,000
+    bytes -> (23.04, 1, "MB"), read "23.0 MB"; below 1,000 bytes, whole bytes."""
+    for size, unit in BYTE_UNITS:
+        if round(b / size, 2) >= 1.0:  # 999,600 bytes read "1.00 MB", not "1000 kB"
+            v = b / size
+            # three significant digits, rounded first (9.996 MB reads "10.0 MB", not "10.00 MB")
+            dec = 2 if round(v, 2) < 10 else 1 if round(v, 1) < 100 else 0
+            return v, dec, unit
+    return float(b), 0, "B"
+
+
+def byte_text(say, b: float, figure: bool = False) -> str:
+    """A byte count as words on screen: "23.0 GB". In prose (a caption, a sentence on screen) the figure
+    takes the language's decimal mark ("23,0 GB" in Portuguese); with figure=True (beside figures that
+    keep the point in every language, as the flash lesson's chart does) it keeps the point."""
+    v, dec, unit = byte_size(b)
+    value = f"{v:.{dec}f}" if figure else say.number(v, f".{dec}f")
+    return say("common.bytes.size", value=value, unit=say(f"common.bytes.{unit}"))

@@ -277,7 +277,7 @@ def test_multi_head_grid_labels_read_at_the_grid_numbers_size(make_inputs):
 def test_flash_memory_chart_draws_the_counts_of_peak_floats_on_a_log_scale(make_inputs):
     from attention_manim.model.flash import peak_floats
     from attention_manim.scenes.chapters.flash import Flash
-    from attention_manim.scenes.plans.flash import byte_size, plan_flash
+    from attention_manim.scenes.plans.flash import plan_flash
     from attention_manim.scenes.registry import load_all
     from attention_manim.scenes.stage import Stage
 
@@ -297,5 +297,10 @@ def test_flash_memory_chart_draws_the_counts_of_peak_floats_on_a_log_scale(make_
         assert chart.value_of(bar) == pytest.approx(bar.value, rel=1e-6)
     assert chart.decades == int(np.ceil(np.log10(ctx * ctx)))
     assert len(chart.ticks) == chart.decades + 1
-    assert byte_size(4096) == ("16.4", "kb") and byte_size(42) == ("168", "b")
-    assert byte_size(8192 ** 2) == ("268", "mb")
+    # the bytes line: float32 counts as figures (a point in every language), in decimal units
+    from attention_manim.scenes.style import byte_text
+
+    assert (plan.ctx_bytes_ordinary, plan.ctx_bytes_tiled) == (4 * want[2], 4 * want[3])
+    en, pt = Say("en"), Say("pt")
+    assert byte_text(en, 4 * 4096, figure=True) == byte_text(pt, 4 * 4096, figure=True) == "16.4 kB"
+    assert byte_text(en, 4 * 42, figure=True) == "168 B" and byte_text(pt, 4 * 8192 ** 2, figure=True) == "268 MB"

@@ -145,7 +145,7 @@ def test_memory_and_traffic_from_the_models_sizes(make_inputs):
 def test_smollm2_sizes_read_as_the_table_shows_them():
     """SmolLM2's config (30 layers, 3 key/value heads of 64, BF16) at a million tokens on 4 devices."""
     from attention_manim.model.ring import ring_memory
-    from attention_manim.scenes.chapters.ring import byte_text
+    from attention_manim.scenes.style import byte_text
     from attention_manim.scenes.i18n import Say
 
     r = ring_memory(1_000_000, 64, 3, 30, 2, 4)
@@ -160,7 +160,7 @@ def test_smollm2_sizes_read_as_the_table_shows_them():
                                      (737_280_000, (0, "MB")), (999_600, (2, "MB")), (99_960, (0, "kB")),
                                      (512, (0, "B")), (12, (0, "B"))])
 def test_byte_sizes_keep_three_significant_digits(b, want):
-    from attention_manim.scenes.plans.ring import byte_size
+    from attention_manim.scenes.style import byte_size
 
     v, dec, unit = byte_size(b)
     assert (dec, unit) == want

@@ -3,23 +3,38 @@ back while the grid grows to a long passage (its first n × n block is the sente
 the mask makes the first words' pattern independent of what follows), a close look at a word of
 the new part, and a nod to the work on longer contexts. Real patterns throughout.
 
+`ContextMemory` ends the lesson: a table of the memory the pattern takes (or what stands in for it) at
+1,000, 32,000 and 1,000,000 tokens for full, flash, ring (per device), linear and sliding-window
+attention, one layer of the model's heads, built row by row, largest first; then how many times the
+full grid outweighs each of the others at the longest length (plans/context_size.py).
+
 `ContextSizeLesson` traces the long passage when it makes the setting (see plans/context_size.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import log10
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Line, VGroup
 
 from ..components.attention_grid import AttentionGrid
-from ..components.text import label, rich_line
+from ..components.text import label, rich_line, text_baseline
 from ..lesson import Chapter, Lesson
 from ..review import exempt
-from ..plans.context_size import ContextSizePlan, plan_context_size, with_context_traces
+from ..components.batched_shapes import lerp_color
+from ..components.number_table import aligned_rows
+from ..plans.context_size import (
+    ContextMemoryPlan, ContextSizePlan, MemoryRow, plan_context_memory, plan_context_size, with_context_traces,
+)
 from ..stage import Stage
+from ..style import byte_text
+from .embedding_parts import fit_into
 from .grid_parts import NOTE_FS, ensure_grid, grid_key, titles_of
+from .head_split import model_name
+from .honest import wrapped
+from .ring import level
 
 
 @dataclass(frozen=True)
@@ -180,3 +195,112 @@ class ContextSize(Chapter):
                    run_time=2.0)
         big.lint_exempt = before
 
+
+# --- the memory table --------------------------------------------------------------------------------
+
+M = "grid.context_memory"  # its words: scenes/locales/<lang>/grid.toml
+SMALL, MIDDLE = "#83C167", "#F0AC5F"  # the smallest cells green, through orange, to the theme's red
+
+
+def size_color(b: int, low: int, high: int, theme) -> str:
+    """A cell's colour on a log scale of bytes: green for the table's smallest, red for its largest."""
+    t = (log10(b) - log10(low)) / max(log10(high) - log10(low), 1e-9)
+    return lerp_color(SMALL, MIDDLE, 2 * t) if t < 0.5 else lerp_color(MIDDLE, theme.value, 2 * t - 1)
+
+
+def ratio_text(say, row: MemoryRow, mark: bool) -> str:
+    """How many times the full grid outweighs `row`, three significant digits, the language's way:
+    drawn "≈ 240,000,000" (mark=True) and said "about 240,000,000" where rounded."""
+    v, dec = row.ratio_shown
+    figure = say.number(float(v), f",.{dec}f")
+    if not row.about:
+        return figure
+    return say(f"{M}.about_mark" if mark else f"{M}.about", value=figure)
+
+
+class ContextMemory(Chapter):
+    key = "context_memory"
+
+    def plan(self, setting) -> ContextMemoryPlan:
+        return plan_context_memory(setting)
+
+    def play(self, stage: Stage, plan: ContextMemoryPlan) -> None:
+        say, th = stage.say, stage.theme
+        stage.clear()
+        full = stage.region("full")
+        name = model_name(say, plan.model)
+        N, w, d, n = plan.devices, plan.window, plan.d_head, plan.longest
+        longest = say.number(n, ",d")
+        drawn: dict = {}
+        stage.drawn[self.key] = drawn
+
+        title = label(say(f"{M}.title", model=name), 32, th.text)
+        counted = label(say(f"{M}.counted", count=plan.n_heads, bpn=plan.bytes_per_number), 23, th.dim)
+        for m in (title, counted):
+            fit_into(m, full.width, 0.6)
+        title.move_to([0, full.top - title.height / 2 - 0.05, 0])
+        counted.next_to(title, DOWN, buff=0.2)
+        beyond = VGroup()
+        if plan.beyond_context:
+            beyond = wrapped(say(f"{M}.beyond", model=name, n_ctx=say.number(plan.n_ctx, ",d")), full.width, 23,
+                             th.dim, 2)
+            beyond.move_to([0, full.bottom + beyond.height / 2 + 0.05, 0])
+
+        # the table: a row per way of attending, a column per length, then full ÷ this row at the longest
+        low = min(min(r.bytes) for r in plan.rows)
+        high = max(max(r.bytes) for r in plan.rows)
+        head = [label(say(f"{M}.tokens"), 26, th.dim), *(label(say.number(k, ",d"), 30, th.dim) for k in plan.lengths),
+                label(say(f"{M}.ratio_head"), 26, th.highlight)]
+        words = {"full": {}, "flash": {"bq": plan.block_q, "bk": plan.block_k}, "ring": {"count": N},
+                 "linear": {"d": d}, "window": {"w": w}}
+        cells, whats, ratios = [], [], []
+        for r in plan.rows:
+            sizes = [label(byte_text(say, b), 34, size_color(b, low, high, th)) for b in r.bytes]
+            ratio = label(ratio_text(say, r, mark=True), 34, th.highlight) if r.way != "full" else VGroup()
+            cells.append([label(say(f"{M}.way_{r.way}", **words[r.way]), 30, th.text), *sizes, ratio])
+            whats.append(label(say(f"{M}.what_{r.way}", **words[r.way]), 24, th.dim))
+            ratios.append(ratio)
+        table = level(aligned_rows([head, *cells], col_gap=0.55, row_step=1.08,
+                                   align=["left"] + ["right"] * (len(plan.lengths) + 1)))
+        for row in table:  # a wider gap between the names and the numbers than between the numbers
+            for cell in row[1:]:
+                cell.shift(RIGHT * 0.35)
+        tokens = table[0][0]  # "tokens" at the name column's right, just before the lengths
+        tokens.shift(RIGHT * (max(row[0].get_right()[0] for row in table[1:]) - tokens.get_right()[0]))
+        for row, what in zip(table[1:], whats):
+            what.align_to(row[0], LEFT)  # its baseline a fixed step under the name's (a comma does not push it)
+            what.shift(UP * (text_baseline(row[0]) - 0.42 - text_baseline(what)))
+        at = label(say(f"{M}.ratio_at", n=longest), 22, th.dim)
+        at.next_to(table[0][-1], DOWN, buff=0.1).align_to(table[0][-1], RIGHT)
+        y = at.get_bottom()[1] - 0.12
+        rule = Line([table.get_left()[0], y, 0], [table.get_right()[0], y, 0], stroke_color=th.dim, stroke_width=1.5)
+        for row in table[1:]:  # the rows clear of the rule under the two-line header
+            row.shift(DOWN * 0.15)
+        for what in whats:
+            what.shift(DOWN * 0.15)
+        body = VGroup(table, VGroup(*whats), at, rule)
+        top = counted.get_bottom()[1] - 0.35
+        bottom = (beyond.get_top()[1] if plan.beyond_context else full.bottom) + 0.3
+        fit_into(body, full.width, top - bottom)
+        body.move_to([0, (top + bottom) / 2, 0])
+        drawn.update(table=table, sizes=[row[1:1 + len(plan.lengths)] for row in table[1:]], ratios=ratios,
+                     whats=whats, title=title, counted=counted, beyond=beyond)
+
+        headers = VGroup(*table[0][:-1], rule)
+        with stage.narrating(say(f"{M}.caption_intro", count=plan.n_heads, model=name, bpn=plan.bytes_per_number)):
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(counted), run_time=0.8)
+            stage.play(FadeIn(headers, lag_ratio=0.1), run_time=0.8)
+        if plan.beyond_context:
+            with stage.narrating(say(f"{M}.caption_beyond", model=name, n_ctx=say.number(plan.n_ctx, ",d"))):
+                stage.play(FadeIn(beyond, shift=UP * 0.1), run_time=0.8)
+                stage.wait(0.4)
+        for r, row, what in zip(plan.rows, table[1:], whats):
+            with stage.narrating(say(f"{M}.caption_{r.way}", n=longest, size=byte_text(say, r.bytes[-1]),
+                                     **words[r.way])):
+                stage.play(FadeIn(VGroup(row[0], what), shift=RIGHT * 0.2), run_time=0.6)
+                stage.play(FadeIn(VGroup(*row[1:1 + len(plan.lengths)]), lag_ratio=0.3), run_time=1.0)
+                stage.wait(0.4)
+        others = {r.way: ratio_text(say, r, mark=False) for r in plan.rows if r.way != "full"}
+        with stage.narrating(say(f"{M}.caption_point", n=longest, **others)):
+            stage.play(FadeIn(VGroup(table[0][-1], at)), FadeIn(VGroup(*ratios), lag_ratio=0.2), run_time=1.2)
+            stage.wait(1.5)

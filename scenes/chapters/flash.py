@@ -22,6 +22,7 @@ from ..lesson import Chapter
 from ..components.log_bars import LogBars
 from ..plans.flash import BYTES_PER_NUMBER, O_SHOWN, FlashPlan, plan_flash
 from ..stage import Stage
+from ..style import byte_text
 from .embedding_parts import fit_into
 from .head_split import fixed, grouped, tiny
 from .honest import wrapped
@@ -261,9 +262,9 @@ class Flash(Chapter):
             say(f"{T}.memory_o", bq=plan.mem_bq, d=r.d, count=plan.mem_o)))).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
         parts.next_to(tag, DOWN, buff=0.1, aligned_edge=LEFT).shift(RIGHT * 0.35)
         legend = VGroup(tag, parts)
-        (ob, ou), (tb, tu) = plan.ctx_bytes_ordinary, plan.ctx_bytes_tiled
         size = wrapped(say(f"{T}.memory_bytes", per=BYTES_PER_NUMBER, n=grouped(plan.n_ctx),
-                           ordinary=f"{ob} {say(f'{T}.unit_{ou}')}", tiled=f"{tb} {say(f'{T}.unit_{tu}')}"),
+                           ordinary=byte_text(say, plan.ctx_bytes_ordinary, figure=True),
+                           tiled=byte_text(say, plan.ctx_bytes_tiled, figure=True)),
                        width, 24, th.dim, 2)
         out = VGroup(head, chart, legend, size).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
         out.chart, out.legend, out.size = chart, legend, size

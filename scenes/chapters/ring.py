@@ -35,9 +35,10 @@ from ..components.vectors import ellipsis_dots, math
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter, Lesson
 from ..plans.ring import (
-    RingCausalPlan, RingMemoryPlan, RingPlan, byte_size, plan_ring, plan_ring_causal, plan_ring_memory,
+    RingCausalPlan, RingMemoryPlan, RingPlan, plan_ring, plan_ring_causal, plan_ring_memory,
 )
 from ..stage import Stage
+from ..style import byte_text
 from .embedding_parts import fit_into
 from .head_split import fixed, model_name, tiny
 
@@ -67,12 +68,6 @@ class RingLesson(Lesson):
 
 def score_text(x: float) -> str:
     return "−∞" if x == float("-inf") else fixed(x, 1)
-
-
-def byte_text(say, b: int) -> str:
-    """A byte count in decimal units, written the language's way ("23.0 GB", "23,0 GB")."""
-    v, dec, unit = byte_size(b)
-    return say(f"{T}.memory.size", value=say.number(v, f".{dec}f"), unit=say(f"{T}.memory.unit_{unit}"))
 
 
 # --- the ring's geometry ----------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Plan of the context-size chapter: the grid grows from the sentence to a long passage (no manim).
+"""Plans of the context-size lesson (no manim): the grid grows from the sentence to a long passage
+(`plan_context_size`), then what the pattern costs in memory at long lengths (`plan_context_memory`).
 
 The long passage is the model's own example "long" (its config's `examples`), put after the
 sentence and cut to the context; a model with no such example repeats the sentence to fill the
@@ -10,6 +11,7 @@ context instead, and the chapter says so. A sentence longer than 16 words grows 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Callable
 
 import numpy as np
@@ -18,6 +20,9 @@ from attention_manim.model.errors import UserError
 from attention_manim.model.trace import HeadTrace, Trace
 
 from ..setting import HeadRef, Setting, focus_tops
+from .flash import BLOCK_K, BLOCK_Q, BYTES_PER_NUMBER
+from .ring import DEVICES, MEMORY_LENGTHS
+from .sliding_window import DEFAULT_WINDOW
 
 PASSAGE = "long"  # the example id of the passage the sentence grows into
 CONTEXT_TRACES = "context_traces"  # Setting.options key: (short trace, long trace, repeated)
@@ -143,3 +148,105 @@ def plan_context_size(setting: Setting) -> ContextSizePlan:
                            short_open=int((~hs.mask).sum()), long_open=int((~hl.mask).sum()),
                            close_query=q, close_keys=tuple(ks),
                            close_weights=tuple(float(hl.pattern[q, j]) for j in ks))
+
+
+# --- the memory table: what the pattern (or what stands in for it) holds at long lengths -------------
+#
+# One layer, all of the model's (query) heads, BYTES_PER_NUMBER (flash's: float32) a number, at the
+# lengths of ring's memory table. Per head, at n tokens:
+#   full    the whole n × n grid of scores
+#   flash   one tile of BLOCK_Q × BLOCK_K scores and each of its BLOCK_Q rows' running max m and sum l
+#   ring    on one of DEVICES devices: its block of n/N queries against one block of n/N keys, and those
+#           rows' m and l (blocks of ceil(n/N) tokens, as model/ring.py cuts them)
+#   linear  the d × d state φ(K)ᵀV and the normalizer Σφ(k) of d numbers; no n at all
+#   window  n × w scores, w the sliding-window lesson's default width
+# The output (n × d) is left out of every row: every way writes it.
+
+MEMORY_WAYS = ("full", "flash", "ring", "linear", "window")
+
+
+def pattern_numbers(way: str, n: int, d: int, devices: int = DEVICES, window: int = DEFAULT_WINDOW,
+                    block_q: int = BLOCK_Q, block_k: int = BLOCK_K) -> int:
+    """Numbers one head holds for its pattern at n tokens, the way `way` attends (see above)."""
+    if way == "full":
+        return n * n
+    if way == "flash":
+        bq, bk = min(block_q, n), min(block_k, n)
+        return bq * bk + 2 * bq
+    if way == "ring":
+        b = -(-n // devices)
+        return b * b + 2 * b
+    if way == "linear":
+        return d * d + d
+    if way == "window":
+        return n * min(window, n)
+    raise ValueError(f"unknown way of attending {way!r}: one of {', '.join(MEMORY_WAYS)}")
+
+
+def rounded_ratio(x: Fraction, digits: int = 3) -> tuple[Fraction, int]:
+    """`x` (≥ 1) to `digits` significant digits, as (the rounded value, its decimals): 240,384,615.4 ->
+    (240,000,000, 0), 15.9998 -> (16.0, 1). The value is exact: compare it with `x` to know whether to
+    say "about"."""
+    x = Fraction(x)
+    e = len(str(int(x))) - 1  # the power of ten of the leading digit (x ≥ 1)
+    v = round(x / Fraction(10) ** (e - digits + 1)) * Fraction(10) ** (e - digits + 1)
+    if v >= 10 ** (e + 1):  # 99.96 rounds up to 100: one digit more before the point
+        e += 1
+    return v, max(digits - 1 - e, 0)
+
+
+@dataclass(frozen=True)
+class MemoryRow:
+    way: str  # one of MEMORY_WAYS
+    numbers: tuple[int, ...]  # one head's numbers at each length
+    bytes: tuple[int, ...]  # all heads of one layer, BYTES_PER_NUMBER a number, at each length
+    ratio: Fraction  # the full grid's bytes over this row's, at the longest length (exact)
+    ratio_shown: tuple[Fraction, int]  # that ratio to three significant digits: (value, decimals)
+
+    @property
+    def about(self) -> bool:
+        """Whether the ratio shown is rounded (said "about", drawn "≈")."""
+        return self.ratio_shown[0] != self.ratio
+
+
+@dataclass(frozen=True)
+class ContextMemoryPlan:
+    model: str
+    n_ctx: int  # the model's own context: the table goes beyond it (it says so)
+    n_heads: int
+    d_head: int
+    bytes_per_number: int
+    devices: int  # ring's default device count
+    window: int  # the sliding window's default width
+    block_q: int  # flash's blocks
+    block_k: int
+    lengths: tuple[int, ...]  # ring's MEMORY_LENGTHS
+    rows: tuple[MemoryRow, ...]  # largest first at the longest length (full attention's at the top)
+
+    @property
+    def longest(self) -> int:
+        return self.lengths[-1]
+
+    @property
+    def beyond_context(self) -> bool:
+        """Whether the table's lengths go past what the model itself reads."""
+        return self.longest > self.n_ctx
+
+    def row(self, way: str) -> MemoryRow:
+        return next(r for r in self.rows if r.way == way)
+
+
+def plan_context_memory(setting: Setting) -> ContextMemoryPlan:
+    m = setting.model
+    heads, d = m.n_heads, m.d_head
+    full_last = pattern_numbers("full", MEMORY_LENGTHS[-1], d) * heads * BYTES_PER_NUMBER
+    rows = []
+    for way in MEMORY_WAYS:
+        numbers = tuple(pattern_numbers(way, n, d) for n in MEMORY_LENGTHS)
+        b = tuple(k * heads * BYTES_PER_NUMBER for k in numbers)
+        ratio = Fraction(full_last, b[-1])
+        rows.append(MemoryRow(way=way, numbers=numbers, bytes=b, ratio=ratio, ratio_shown=rounded_ratio(ratio)))
+    rows.sort(key=lambda r: (-r.bytes[-1], MEMORY_WAYS.index(r.way)))
+    return ContextMemoryPlan(model=m.name, n_ctx=m.n_ctx, n_heads=heads, d_head=d, bytes_per_number=BYTES_PER_NUMBER,
+                             devices=DEVICES, window=DEFAULT_WINDOW, block_q=BLOCK_Q, block_k=BLOCK_K,
+                             lengths=tuple(MEMORY_LENGTHS), rows=tuple(rows))

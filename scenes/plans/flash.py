@@ -17,22 +17,7 @@ from ..setting import Setting
 
 BLOCK_Q, BLOCK_K = 2, 3  # key blocks of 3 on most sentences leave a ragged last block
 O_SHOWN = 2  # entries of the running output shown per row
-BYTES_PER_NUMBER = 4  # a float32
-BYTE_UNITS = ("b", "kb", "mb", "gb", "tb")  # catalog keys blocks.flash.unit_<unit>: powers of 1000
-
-
-def byte_size(numbers: int, per_number: int = BYTES_PER_NUMBER) -> tuple[str, str]:
-    """The memory of `numbers` floats as a figure and a unit key: ("16.4", "kb") for 4,096 float32s;
-    three significant digits, powers of 1000 (a figure keeps its decimal point in every language)."""
-    b = float(numbers) * per_number
-    k = 0
-    while b >= 1000 and k < len(BYTE_UNITS) - 1:
-        b /= 1000
-        k += 1
-    if k == 0:
-        return f"{int(b)}", BYTE_UNITS[0]
-    digits = 2 if b < 10 else (1 if b < 100 else 0)
-    return f"{b:.{digits}f}", BYTE_UNITS[k]
+BYTES_PER_NUMBER = 4  # a float32 (the memory count in bytes)
 
 
 @dataclass(frozen=True)
@@ -60,8 +45,8 @@ class FlashPlan:
     mem_ml: int = 0  # the running maximum m and sum l: 2 · mem_bq
     mem_o: int = 0  # the running output O: mem_bq · d
     ctx_terms: tuple[int, int, int] = (0, 0, 0)  # the tiled count at n_ctx tokens: tile, m and l, O
-    ctx_bytes_ordinary: tuple[str, str] = ("", "b")  # the score grid at n_ctx tokens, as float32 (figure, unit)
-    ctx_bytes_tiled: tuple[str, str] = ("", "b")
+    ctx_bytes_ordinary: int = 0  # bytes of the score grid at n_ctx tokens, as float32
+    ctx_bytes_tiled: int = 0  # bytes of the tiled way's numbers at n_ctx tokens
 
     @property
     def steps(self):
@@ -93,4 +78,5 @@ def plan_flash(setting: Setting, block_q: int = BLOCK_Q, block_k: int = BLOCK_K)
                      ctx_ordinary=ctx[0], ctx_tiled=ctx[1],
                      mem_bq=bq, mem_bk=bk, mem_tile=bq * bk, mem_ml=2 * bq, mem_o=bq * res.d,
                      ctx_terms=(cq * ck, 2 * cq, cq * res.d),
-                     ctx_bytes_ordinary=byte_size(ctx[0]), ctx_bytes_tiled=byte_size(ctx[1]))
+                     ctx_bytes_ordinary=ctx[0] * BYTES_PER_NUMBER,
+                     ctx_bytes_tiled=ctx[1] * BYTES_PER_NUMBER)

@@ -191,17 +191,3 @@ def plan_ring_memory(setting: Setting) -> RingMemoryPlan:
     return RingMemoryPlan(model=m.name, n_layers=m.n_layers, n_kv_heads=kv_heads, d_head=m.d_head,
                           bytes_per_number=BYTES_PER_NUMBER, n_devices=N, rows=rows)
 
-
-UNITS = ((10**12, "TB"), (10**9, "GB"), (10**6, "MB"), (10**3, "kB"))
-
-
-def byte_size(b: int) -> tuple[float, int, str]:
-    """(value, decimals, unit) of a byte count in decimal units, three significant digits: 23,040,000
-    bytes -> (23.04, 1, "MB") read "23.0 MB"; below 1,000 bytes, whole bytes."""
-    for size, unit in UNITS:
-        if round(b / size, 2) >= 1.0:  # 999,600 bytes read "1.00 MB", not "1000 kB"
-            v = b / size
-            # three significant digits, rounded first (9.996 MB reads "10.0 MB", not "10.00 MB")
-            dec = 2 if round(v, 2) < 10 else 1 if round(v, 1) < 100 else 0
-            return v, dec, unit
-    return float(b), 0, "B"

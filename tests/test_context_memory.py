@@ -1,0 +1,172 @@
+"""The memory table that ends `context_size`: every cell against the bytes of the arrays each way of
+attending holds, written out here from the model's config (shapes and a float32's size, not the plan's
+formula); the rows' order; full ÷ each row at the longest length; the words drawn in English and
+Portuguese; and the chapter in the lesson, played without drawing."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from manim import MovingCameraScene, tempconfig
+
+from attention_manim.scenes.i18n import Say
+from attention_manim.scenes.plans.context_size import plan_context_memory
+from attention_manim.scenes.plans.flash import BLOCK_K, BLOCK_Q
+from attention_manim.scenes.plans.ring import DEVICES, MEMORY_LENGTHS
+from attention_manim.scenes.plans.sliding_window import DEFAULT_WINDOW
+from attention_manim.scenes.registry import load_all
+from attention_manim.scenes.style import byte_text
+
+from .conftest import tiny_config
+
+FLOAT32 = np.dtype(np.float32).itemsize
+
+
+def shapes(way: str, n: int, heads: int, d: int) -> list[tuple[int, ...]]:
+    """The arrays one layer's heads hold for their pattern at n tokens, the way `way` attends."""
+    b = math.ceil(n / DEVICES)  # ring: one device's block of queries, and the key block beside it
+    return {
+        "full": [(heads, n, n)],  # every score
+        "flash": [(heads, BLOCK_Q, BLOCK_K), (heads, BLOCK_Q), (heads, BLOCK_Q)],  # a tile, running max m, sum l
+        "ring": [(heads, b, b), (heads, b), (heads, b)],  # a block against a block, its rows' m and l
+        "linear": [(heads, d, d), (heads, d)],  # φ(K)ᵀV and Σφ(k)
+        "window": [(heads, n, DEFAULT_WINDOW)],  # a band of w scores per query
+    }[way]
+
+
+def expected_bytes(way: str, n: int, heads: int, d: int) -> int:
+    return sum(int(np.prod(s, dtype=np.int64)) for s in shapes(way, n, heads, d)) * FLOAT32
+
+
+def three_digits(x: float, group: str = ",") -> str:
+    """x to three significant digits (English), grouped unless group="": 15.9998 -> "16.0", 9.996 -> "10.0",
+    240,384,615 -> "240,000,000"."""
+    v = float(f"{x:.3g}")
+    dec = max(0, 2 - int(math.floor(math.log10(v))))
+    return f"{v:{group}.{dec}f}"
+
+
+SMOLLM2 = SimpleNamespace(name="smollm2", n_heads=9, d_head=64, n_ctx=8192)  # its config
+
+
+def setting_of(info) -> SimpleNamespace:
+    return SimpleNamespace(model=info)
+
+
+@pytest.fixture(scope="module")
+def toy_setting(make_inputs):
+    return load_all()["context_size"].lesson.setting(make_inputs())
+
+
+def test_the_chapter_ends_the_context_size_lesson():
+    keys = [c.key for c in load_all()["context_size"].lesson.chapters]
+    assert keys == ["context_size", "context_memory"]
+
+
+@pytest.mark.parametrize("model", ["toy", "smollm2"])
+def test_every_cell_is_the_bytes_of_the_arrays_held(model, toy_setting):
+    setting = toy_setting if model == "toy" else setting_of(SMOLLM2)
+    m = setting.model
+    plan = plan_context_memory(setting)
+    assert plan.lengths == MEMORY_LENGTHS == (1_000, 32_000, 1_000_000)
+    assert (plan.n_heads, plan.d_head, plan.n_ctx) == (m.n_heads, m.d_head, m.n_ctx)
+    assert (plan.devices, plan.window, plan.block_q, plan.block_k) == (DEVICES, DEFAULT_WINDOW, BLOCK_Q, BLOCK_K)
+    assert plan.bytes_per_number == FLOAT32 and plan.beyond_context  # both models read far less than 1M tokens
+    assert sorted(r.way for r in plan.rows) == sorted(["full", "flash", "ring", "linear", "window"])
+    for r in plan.rows:
+        assert r.bytes == tuple(expected_bytes(r.way, n, m.n_heads, m.d_head) for n in MEMORY_LENGTHS), r.way
+    # and at 1,000 tokens, the arrays themselves (small enough to make)
+    for r in plan.rows:
+        made = sum(np.zeros(s, np.float32).nbytes for s in shapes(r.way, 1_000, m.n_heads, m.d_head))
+        assert r.bytes[0] == made, r.way
+
+
+@pytest.mark.parametrize("model", ["toy", "smollm2"])
+def test_full_is_largest_and_only_n_squared_ways_grow_a_thousandfold(model, toy_setting):
+    setting = toy_setting if model == "toy" else setting_of(SMOLLM2)
+    plan = plan_context_memory(setting)
+    last = [r.bytes[-1] for r in plan.rows]
+    assert last == sorted(last, reverse=True) and plan.rows[0].way == "full"
+    full = plan.row("full")
+    for i in range(len(MEMORY_LENGTHS)):
+        assert all(full.bytes[i] > r.bytes[i] for r in plan.rows if r.way != "full")
+    # from 1,000 to 1,000,000 tokens: n² grows a million times, n a thousand times, flash and linear not at all
+    grow = {r.way: r.bytes[-1] / r.bytes[0] for r in plan.rows}
+    assert grow["full"] == 1e6 and grow["window"] == 1e3 and grow["flash"] == grow["linear"] == 1
+    assert grow["ring"] == pytest.approx(1e6, rel=1e-2)
+    for r in plan.rows:  # full ÷ this row at the longest length, exact, and as drawn
+        assert r.ratio == pytest.approx(full.bytes[-1] / r.bytes[-1], rel=1e-12)
+        shown = r.ratio_shown[0]
+        assert f"{float(shown):,.{r.ratio_shown[1]}f}" == three_digits(full.bytes[-1] / r.bytes[-1])
+        assert r.about == (shown != full.bytes[-1] / r.bytes[-1])
+
+
+def test_smollm2_at_a_million_tokens():
+    """SmolLM2: 9 heads of 64, float32, 4 devices, a window of 8, flash tiles of 2 × 3."""
+    plan = plan_context_memory(setting_of(SMOLLM2))
+    en, pt = Say("en"), Say("pt")
+    got = {r.way: byte_text(en, r.bytes[-1]) for r in plan.rows}
+    assert got == {"full": "36.0 TB", "ring": "2.25 TB", "window": "288 MB", "linear": "150 kB", "flash": "360 B"}
+    assert {r.way: byte_text(pt, r.bytes[-1]) for r in plan.rows}["full"] == "36,0 TB"
+    assert [r.way for r in plan.rows] == ["full", "ring", "window", "linear", "flash"]
+
+
+def scene_of(lang: str, tmp_path, inputs):
+    """The chapter alone, played without drawing."""
+    from attention_manim.scenes.chapters.context_size import ContextMemory
+    from attention_manim.scenes.lesson import Lesson, LessonSceneBase
+
+    lesson = Lesson("context_memory_only", (ContextMemory(),), role=None)
+    cls = type("MemoryOnly", (LessonSceneBase, MovingCameraScene), {"lesson": lesson, "__module__": __name__})
+    with tempconfig(tiny_config(tmp_path, png=False)):
+        scene = cls(inputs(lang=lang))
+        scene.render()
+    return scene
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_table_draws_the_numbers_the_languages_way(lang, make_inputs, tmp_path):
+    scene = scene_of(lang, tmp_path, make_inputs)
+    m = scene.setting.model
+    drawn = scene.stage.drawn["context_memory"]
+    rows = scene.plans[0].rows
+    sep = (lambda s: s.replace(",", "\0").replace(".", ",").replace("\0", ".")) if lang == "pt" else (lambda s: s)
+    for r, cells in zip(rows, drawn["sizes"]):
+        texts = [c.text for c in cells]
+        want = []
+        for n in MEMORY_LENGTHS:  # bytes in decimal units, three significant digits, written out here
+            b = expected_bytes(r.way, n, m.n_heads, m.d_head)
+            for size, unit in ((10**12, "TB"), (10**9, "GB"), (10**6, "MB"), (10**3, "kB"), (1, "B")):
+                if float(f"{b / size:.2f}") >= 1 or size == 1:  # the largest unit it reads at least 1.00 in
+                    want.append(sep(str(b) if size == 1 else three_digits(b / size, group="")) + unit)
+                    break
+        assert texts == want, r.way  # Text drops the spaces
+    heads = [t.text for t in drawn["table"][0][1:1 + len(MEMORY_LENGTHS)]]
+    assert heads == [sep(f"{n:,}") for n in MEMORY_LENGTHS]
+    full = next(r for r in rows if r.way == "full")
+    for r, mob in zip(rows, drawn["ratios"]):
+        if r.way == "full":
+            continue
+        ratio = three_digits(full.bytes[-1] / r.bytes[-1])
+        assert mob.text == ("≈" if r.about else "") + sep(ratio)
+    # the last caption says the same ratios, the language's way, and every caption is the catalog's
+    point = scene.caption_log[-1][0]
+    for r in rows:
+        if r.way != "full":
+            assert sep(three_digits(full.bytes[-1] / r.bytes[-1])) in point
+    if lang == "pt":
+        assert "1.000.000" in point and "cerca de" in point
+
+
+@pytest.mark.parametrize("b, en, pt", [(994_999, "995 kB", "995 kB"), (996_000, "1.00 MB", "1,00 MB"),
+                                       (999_600, "1.00 MB", "1,00 MB"), (9_996_000, "10.0 MB", "10,0 MB"),
+                                       (36 * 10**12, "36.0 TB", "36,0 TB"), (360, "360 B", "360 B")])
+def test_one_byte_formatter_for_every_lesson(b, en, pt):
+    """scenes/style.py's byte_text, shared by flash, ring and this table: three significant digits in the
+    largest decimal unit the count reads at least 1.00 in (to two decimals: 996 kB reads "1.00 MB", never
+    "1000 kB"); prose takes the language's decimal mark, a figure keeps the point."""
+    assert byte_text(Say("en"), b) == en and byte_text(Say("pt"), b) == pt
+    assert byte_text(Say("pt"), b, figure=True) == en
