@@ -193,12 +193,16 @@ class Say:
         return self.words([self.quote(t) for t in tokens])
 
     def role(self, role: str, layer: int, head: int) -> str:
-        """A head's role in words ("adjectives → nouns"), or "L0H3" when the model names none."""
+        """A head's role in words ("adjectives → nouns"), or "layer 0 · head 3" when the model names none."""
         key = f"common.roles.{role}"
         if role and self.has(key):
             self.roles_named.append((role, int(layer), int(head)))
             return self(key)
-        return f"L{layer}H{head}"
+        return self.head_name(layer, head)
+
+    def head_name(self, layer: int, head: int) -> str:
+        """A head named in words: "layer 0 · head 3" (never "L0H3", which reads as code)."""
+        return self("common.head.layer_head", layer=int(layer), head=int(head))
 
     @property
     def chars_per_second(self) -> float:

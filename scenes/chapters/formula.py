@@ -1,4 +1,4 @@
-"""The formula: Attention(Q, K, V) = softmax(KᵀQ / √d_k) V written above the grid, each symbol
+"""The formula: Attention(Q, K, V) = V softmax(KᵀQ / √d_k) written above the grid, each symbol
 tied to the part of the grid it names (Q the labels across the top, K down the side, KᵀQ every
 cell, √d_k under every cell, softmax down each column, V one value per key, mixed by the focus's
 real weights); then the paper's QKᵀ, the same grid flipped over its diagonal.

@@ -73,7 +73,7 @@ class MaskedRows(Chapter):
         stage.region("title").fit(title)
         notes = [say(f"{T}.orientation")]
         if plan.chosen:
-            notes.append(say(f"{T}.chosen", head=f"L{plan.head.layer}H{plan.head.head}",
+            notes.append(say(f"{T}.chosen", head=say.head_name(plan.head.layer, plan.head.head),
                              role=say(f"common.roles.{plan.chosen}"), share=percent(say, plan.previous_share)))
         # the grid of the head, queries as rows (the paper's layout), on the left two thirds; how it
         # is oriented and how the head was chosen in the panel beside it until the mask comes

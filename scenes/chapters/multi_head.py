@@ -29,12 +29,12 @@ LABEL_FILL = 0.85
 
 
 def head_name(say, plan: MultiHeadPlan, h: HeadProposal) -> str:
-    """The head's role in words (common roles, then this lesson's measured ones), else L{l}H{h}."""
+    """The head's role in words (common roles, then this lesson's measured ones), else its layer and number."""
     if h.role and say.has(f"common.roles.{h.role}"):
         return say.role(h.role, plan.layer, h.head)
     if h.role and say.has(f"{T}.roles.{h.role}"):
         return say(f"{T}.roles.{h.role}")
-    return f"L{plan.layer}H{h.head}"
+    return say.head_name(plan.layer, h.head)
 
 
 def habit_line(say, h: HeadProposal) -> str | None:
@@ -183,10 +183,10 @@ class MultiHead(Chapter):
 
     @staticmethod
     def head_label(stage: Stage, plan: MultiHeadPlan, h: HeadProposal, width: float) -> VGroup:
-        """Two lines over a head's grid. The toy: its role, then L0H{h}. A real model: L{l}H{h},
-        then the role measured for it or its strongest habit on this sentence."""
+        """Two lines over a head's grid. The toy: its role, then "head h". A real model: "head h",
+        then the role measured for it or its strongest habit on this sentence (the title names the layer)."""
         th, say = stage.theme, stage.say
-        ident = f"L{plan.layer}H{h.head}"
+        ident = say("common.head.head_only", head=h.head)
         if plan.real:
             first, second = ident, (head_name(say, plan, h) if h.role else habit_line(say, h))
         else:

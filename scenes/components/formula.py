@@ -1,12 +1,13 @@
 """The attention formula, typeset with MathTypst (no LaTeX), every part addressable.
 
-    f = AttentionFormula(theme=theme)                  # Attention(Q,K,V) = softmax(KᵀQ/√d_k) V
+    f = AttentionFormula(theme=theme)                  # Attention(Q,K,V) = V softmax(KᵀQ/√d_k)
     self.play(Write(f)); self.play(f.part("Q").animate.scale(1.3))   # both Q's
     paper = AttentionFormula(form="paper")             # softmax(QKᵀ/√d_k) V, as in the paper
 
 `form="video"` puts KᵀQ in the numerator: the video draws keys as rows and queries as columns,
-so its grid is KᵀQ (softmax down each column). `form="paper"` is the paper's QKᵀ (queries as rows,
-softmax along each row): the same numbers, transposed.
+so its grid is KᵀQ (softmax down each column), and with vectors as columns the values come first:
+V softmax(KᵀQ/√d_k). `form="paper"` is the paper's softmax(QKᵀ/√d_k) V (queries as rows, softmax
+along each row): the same numbers, the whole product transposed.
 
 Parts (`part(name)`), all occurrences unless a side is named:
   Q, K, V            every occurrence; Q_lhs/K_lhs/V_lhs on the left, Q_rhs/K_rhs/V_rhs on the right
@@ -44,7 +45,11 @@ def formula_source(form: str = "video", lhs: bool = True) -> str:
     else:
         raise ValueError(f"unknown form {form!r}: use 'video' (KᵀQ) or 'paper' (QKᵀ)")
     frac = f"{{{{ ({{{{ {scores} : scores }}}}) / ({{{{ sqrt({{{{ d_k : dk }}}}) : sqrt }}}}) : fraction }}}}"
-    rhs = f'{{{{ {{{{ op("softmax") : softmax }}}} ( {frac} ) {_sym("V", "rhs")} : rhs }}}}'
+    soft = f'{{{{ op("softmax") : softmax }}}} ( {frac} )'
+    v = _sym("V", "rhs")
+    # video: vectors are columns (V is d × n_keys, the weights n_keys × n_queries), so V comes first;
+    # paper: vectors are rows, the weights n_queries × n_keys, so V comes last
+    rhs = f"{{{{ {v} {soft} : rhs }}}}" if form == "video" else f"{{{{ {soft} {v} : rhs }}}}"
     if not lhs:
         return rhs
     left = (f'{{{{ {{{{ op("Attention") : attention }}}}({_sym("Q", "lhs")}, {_sym("K", "lhs")}, '
@@ -53,7 +58,7 @@ def formula_source(form: str = "video", lhs: bool = True) -> str:
 
 
 class AttentionFormula(MathTypst):
-    """Attention(Q,K,V) = softmax(KᵀQ/√d_k)V (form="video") or softmax(QKᵀ/√d_k)V (form="paper").
+    """Attention(Q,K,V) = V softmax(KᵀQ/√d_k) (form="video") or softmax(QKᵀ/√d_k)V (form="paper").
 
     `colored=True` paints Q, K, V in the theme's query/key/value colours. `lhs=False` drops the
     "Attention(Q, K, V) =" part."""
