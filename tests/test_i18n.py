@@ -121,7 +121,8 @@ def test_lists_and_quotes_in_each_language():
     assert Say("pt").quoted_words(["a", "b", "c"]) == "“a”, “b” e “c”"
     assert Say("ko").quoted_words(["fluffy", "blue"]) == "‘fluffy’, ‘blue’"
     assert Say("ko").role("adjective_noun", 0, 0) == "형용사 → 명사"
-    assert Say("pt").role("", 2, 5) == "L2H5"
+    assert Say("pt").role("", 2, 5) == "camada 2 · head 5"  # a head with no role is named in words
+    assert Say("ko").head_name(2, 5) == "2층 · 헤드 5"
 
 
 def test_unknown_key_and_unknown_language_fail_clearly():

@@ -16,6 +16,7 @@ from pathlib import Path
 from manim import Text, VMobject, config
 
 from . import glyph_store
+from .coverage import drawable
 from ..speed import enabled as fast_enabled
 from ..style import FONT, KOREAN_FONT, fmt_fixed, fmt_score, fmt_vec, fmt_weight, has_hangul
 
@@ -177,7 +178,9 @@ def _prototype(text: str, font_size: float, color: str, font: str, weight: str, 
 def label(text: str, font_size: float = 36, color: str = "#FFFFFF", font: str = FONT,
           weight: str = "NORMAL", slant: str = "NORMAL") -> Text:
     """A fresh copy of a cached Text, in `color` (one prototype serves every colour). Text with
-    Hangul is set in the Korean serif (Latin letters and digits in it come from that face too)."""
+    Hangul is set in the Korean serif (Latin letters and digits in it come from that face too).
+    A character no installed font has is drawn as a placeholder square (`coverage.drawable`)."""
+    text = drawable(text)
     if font == FONT and has_hangul(text):
         font = KOREAN_FONT
     return _prototype(text, float(font_size), "#FFFFFF", font, weight, slant).copy().set_color(color)
