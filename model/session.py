@@ -21,6 +21,8 @@ import numpy as np
 from .trace import ModelInfo, Trace
 
 DEFAULT_ROLE = "adjective_noun"  # the role a head is picked by when a lesson names none
+# structural roles any vocabulary can be measured for (model/probes.py), the most telling first
+FALLBACK_ROLES = ("previous_token", "induction", "same_word", "first_token")
 MAX_TRACES = 64  # traces kept per session
 MAX_TRACE_BYTES = 512 * 2**20  # and at most this many bytes of their arrays
 MAX_SESSIONS = 4  # models kept loaded per process (the least recently used goes first)
@@ -115,10 +117,15 @@ class ModelSession:
         return self._info
 
     def default_head(self, role: str | None = None) -> tuple[int, int]:
-        """(layer, head) of the head measured or named for `role` (default: adjectives → nouns);
-        layer 0 head 0 when the model has none for it."""
+        """(layer, head) of the head measured or named for `role` (default: adjectives → nouns). A model
+        with none for it (a vocabulary without the story's probe words) falls back to its structural
+        heads, in FALLBACK_ROLES order, so the head shown has a measured role the lesson can name;
+        layer 0 head 0 only when nothing was measured at all."""
         roles = self.info.roles
-        return tuple(roles.get(role or DEFAULT_ROLE) or roles.get(DEFAULT_ROLE) or (0, 0))
+        for r in (role or DEFAULT_ROLE, DEFAULT_ROLE, *FALLBACK_ROLES):
+            if roles.get(r):
+                return tuple(roles[r])
+        return (0, 0)
 
     def trace(self, sentence: str) -> Trace:
         hit = self.traces.get(sentence)

@@ -356,3 +356,21 @@ def test_a_restart_sweeps_what_stopped_renders_left_and_says_so(tmp_path):
     assert q.queue()["lost_at_start"] == 1
     assert not stopped.exists() and (done / "480p15" / "softmax.mp4").read_bytes() == b"clip"
     assert not (done / "480p15" / ".query-rendering-9-zz").exists() and other.is_dir()
+
+
+def test_a_model_without_story_heads_falls_back_to_a_measured_structural_head():
+    """A vocabulary without the story's probe words: the head shown is one measured for a structural
+    role (previous token first), never an unexplained layer 0 head 0."""
+    from types import SimpleNamespace
+
+    from attention_manim.model.session import ModelSession
+
+    def session(roles):
+        s = ModelSession(SimpleNamespace(info=SimpleNamespace(roles=roles)), "fake")
+        s._info = SimpleNamespace(roles=roles)
+        return s
+
+    assert session({"induction": (3, 1), "previous_token": (2, 4)}).default_head() == (2, 4)
+    assert session({"first_token": (0, 2), "induction": (5, 0)}).default_head("verb_object") == (5, 0)
+    assert session({"adjective_noun": (1, 1), "previous_token": (2, 4)}).default_head("no_such") == (1, 1)
+    assert session({}).default_head() == (0, 0)
