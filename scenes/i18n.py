@@ -99,10 +99,20 @@ class _LocalFormatter(string.Formatter):
         return out
 
 
+@lru_cache(maxsize=None)
+def number_symbols(lang: str) -> tuple[str, str]:
+    """(decimal sign, group sign) of `lang`'s numbers, from Babel's CLDR data: "." and "," in en and
+    ko, "," and "." in pt; a new language needs no code."""
+    symbols = _locale(lang).number_symbols
+    symbols = symbols.get("latn", symbols)
+    return symbols["decimal"], symbols["group"]
+
+
 def localize_number(text: str, lang: str) -> str:
-    """"1,572,864.5" as the language writes it in prose; the minus sign is the typographic one."""
-    if lang == "pt":
-        text = text.replace(",", "\0").replace(".", ",").replace("\0", ".")
+    """"1,572,864.5" (Python's format) as the language writes it; the minus sign is the typographic one."""
+    decimal, group = number_symbols(lang)
+    if (decimal, group) != (".", ","):
+        text = "".join(decimal if ch == "." else group if ch == "," else ch for ch in text)
     return text.replace("-", "−")
 
 
