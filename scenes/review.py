@@ -54,8 +54,9 @@ RULES = {
                    "at least 0.04 units (3.6 px at 720p) from their drawn outline",
     "spoken": "a caption's spoken form holds only words, numbers and punctuation (a voice never spells a symbol)",
     "number_locale": "a number is written the language's way: Portuguese 0,48 and 1.572.864, English and Korean "
-                     "0.48 and 1,572,864 (a figure of a grid, matrix or vector, a number mobject, keeps its decimal "
-                     "point in every language; a thousands comma never reads right in Portuguese)",
+                     "0.48 and 1,572,864, in captions and in every label with words; a bare figure (a grid's cell, "
+                     "a vector's entry) may keep its decimal point in every language, but a thousands comma never "
+                     "reads right in Portuguese (65,536 reads 65,5)",
 }
 MIN_NUMBER_PX = 14.0
 MIN_TEXT_PX = 11.0
@@ -669,7 +670,8 @@ class Linter(Observer):
     def check_number_locale(self, scene, texts) -> None:
         """Numbers drawn in the other language's convention (65,536 in Portuguese reads 65,5)."""
         for t in texts:
-            found = foreign_numbers(t.text, self.lang, figure=is_figure(t.mob))
+            # a bare figure (a cell, an entry, a bar's value) may keep its point; a label with words may not
+            found = foreign_numbers(t.text, self.lang, figure=is_figure(t.mob) or _is_number_text(t.text))
             if found:
                 token, why = found[0]
                 self.add(scene, "number_locale", f"{token} in {_short(t.text)}: {why}", _where(t.box),

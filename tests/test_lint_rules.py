@@ -321,6 +321,7 @@ class ForeignNumbers(Chapter):
             label("KL médio 0,080", 30),  # pt: right; en: a decimal comma
             label("1.572.864 parâmetros", 30),  # pt: right; en: thousands points
             number(0.45, "weight", 30),  # a grid's figure keeps its point in every language
+            label("−0.17", 30),  # a bare figure too
         ).arrange(UP * -1, buff=0.2)
         stage.play(FadeIn(lines), run_time=0.5)
         stage.wait(0.2)

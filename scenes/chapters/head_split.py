@@ -46,8 +46,11 @@ def tiny(say, x: float, figure: bool = False) -> str:
 
 
 def model_name(say, name: str) -> str:
-    """The model's name as prose gives it: the toy is "the toy model" in the language; others by name."""
-    return say("blocks.toy_model") if name == "toy" else name
+    """The model's name as prose gives it: the toy is "the toy model" in the language; others by their
+    display name ("SmolLM2", not the command line's "smollm2")."""
+    from .beyond_parts import MODEL_NAMES
+
+    return say("blocks.toy_model") if name == "toy" else MODEL_NAMES.get(name, name)
 
 
 def segmented_bar(pieces: int, width: float, height: float, color: str, theme, names: bool = True,
