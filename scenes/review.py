@@ -98,6 +98,15 @@ def declare_sum(mob, parts, total, marks=(), name: str = ""):
     return mob
 
 
+def figure_note(mob):
+    """Say that `mob` (a note beside a grid, and its family) writes its numbers as the grid's figures
+    (README, "Numbers": the short notes beside a grid keep its decimal point in every language, where each
+    figure is the same object the grid shows). The number_locale rule then reads them as figures."""
+    for m in mob.get_family():  # each piece, however it is later put on the stage
+        m.lint_figures = True
+    return mob
+
+
 def clear_of(mob, strokes):
     """Say that the label `mob` must keep clear of `strokes` (mobjects, or a callable returning them):
     the arc it labels, the axes it sits among. The lint measures its glyphs against their outlines."""
@@ -182,6 +191,8 @@ def _collect(m, owner, inherited: dict, out: list, context: dict | None = None) 
         context["clear_of"] = m.lint_clear_of
     if getattr(m, "lint_sums", None):
         context["in_sum"] = True
+    if getattr(m, "lint_figures", False):
+        context["figures"] = True
     if _is_text(m) or _is_formula(m):
         glyph_mobs = [g for g in m.family_members_with_points() if _opacity(g) >= VISIBLE]
         if not glyph_mobs:
@@ -671,7 +682,8 @@ class Linter(Observer):
         """Numbers drawn in the other language's convention (65,536 in Portuguese reads 65,5)."""
         for t in texts:
             # a bare figure (a cell, an entry, a bar's value) may keep its point; a label with words may not
-            found = foreign_numbers(t.text, self.lang, figure=is_figure(t.mob) or _is_number_text(t.text))
+            figure = is_figure(t.mob) or _is_number_text(t.text) or t.context.get("figures", False)
+            found = foreign_numbers(t.text, self.lang, figure=figure)
             if found:
                 token, why = found[0]
                 self.add(scene, "number_locale", f"{token} in {_short(t.text)}: {why}", _where(t.box),

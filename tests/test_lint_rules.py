@@ -322,6 +322,7 @@ class ForeignNumbers(Chapter):
             label("1.572.864 parâmetros", 30),  # pt: right; en: thousands points
             number(0.45, "weight", 30),  # a grid's figure keeps its point in every language
             label("−0.17", 30),  # a bare figure too
+            review.figure_note(VGroup(label("0.50 em “blue”", 30))),  # a note beside a grid, declared so
         ).arrange(UP * -1, buff=0.2)
         stage.play(FadeIn(lines), run_time=0.5)
         stage.wait(0.2)

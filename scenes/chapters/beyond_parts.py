@@ -68,8 +68,11 @@ def with_math(words: str, formula, font_size: float, color: str, buff: float = 0
     base = text_baseline(row[0])
     if centred:
         formula.set_y(base + label("H", font_size).height / 2)
-    else:
-        formula.shift(UP * (base - formula.get_bottom()[1]))  # the digits on the words' line
+    else:  # the digits on the words' line: the bottom of its full-size glyphs (not a comma, not an exponent)
+        glyphs = formula.family_members_with_points()
+        tallest = max(g.height for g in glyphs)
+        digits = [g.get_bottom()[1] for g in glyphs if g.height >= 0.8 * tallest]
+        formula.shift(UP * (base - float(np.median(digits))))
     return row
 
 

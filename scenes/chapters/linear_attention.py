@@ -27,7 +27,8 @@ from ..plans.linear_attention import (CostPlan, KernelPlan, PatternPlan, plan_li
 from ..stage import Region, Stage
 from ..review import clear_of
 from .beyond_parts import (count, dec, future_cells, grid_key, head_name, model_forms, power_math, sci, sci_math,
-                           share_bars, shown_model, with_math)
+                           share_bars, with_math)
+from .head_split import model_name
 from .ring import shown_token
 from .embedding_parts import fit_into
 from .embedding_parts import mixed_label as text
@@ -199,7 +200,8 @@ class LinearKernel(Chapter):
         fit_into(lines, full.width - 0.4, max(notes.get_bottom()[1] - 0.2 - full.bottom, 0.5))
         lines.next_to(notes, DOWN, buff=0.2).align_to(notes, LEFT)
         drawn["regroup_check"] = check
-        with stage.narrating(say(f"{T}.caption_same", head=hname, n=plan.n, diff=sci(plan.regroup_diff, say))):
+        with stage.narrating(say(f"{T}.caption_same", layer=plan.layer, head=plan.head, n=plan.n,
+                                 diff=sci(plan.regroup_diff, say))):
             stage.play(FadeIn(lines, shift=UP * 0.1), run_time=0.8)
             stage.wait(0.4)
         stage.play(FadeOut(VGroup(block1, block2, notes, lines)), run_time=0.5)
@@ -280,7 +282,7 @@ class LinearPattern(Chapter):
         hname = head_name(say, plan.layer, plan.head, plan.role)
         title = title_of(stage, say(f"{T}.pattern_title"))
         full = stage.region("full")
-        sub = text(say(f"{T}.pattern_head", head=hname, model=shown_model(say, plan.model_name)), 24, th.dim)
+        sub = text(say(f"{T}.pattern_head", head=hname, model=model_name(say, plan.model_name)), 24, th.dim)
         fit_into(sub, full.width - 0.6, 0.4).move_to([0, title.get_bottom()[1] - 0.1 - sub.height / 2, 0])
         top = sub.get_bottom()[1] - 0.1
         bottom = full.bottom + 1.0  # the row notes and the key under the grids

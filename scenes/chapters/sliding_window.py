@@ -22,7 +22,6 @@ from manim import (DOWN, LEFT, RIGHT, UP, DashedLine, FadeIn, FadeOut, Line, Rec
 from ..components.batched_shapes import rect_points
 from ..components.number_table import aligned_rows
 from ..components.text import label
-from ..components.vectors import math
 from ..lesson import Chapter, Lesson
 from ..plans.sliding_window import (ReachPlan, SinksPlan, WindowMaskPlan, plan_window_mask, plan_window_reach,
                                     plan_window_sinks, window_text, with_window_study)
@@ -34,6 +33,7 @@ from .embedding_parts import fit_into
 from .embedding_parts import mixed_label as text
 from .grid_parts import new_grid
 from .honest import wrapped
+from .head_split import model_name
 from .ring import shown_token
 
 T = "beyond.window"
@@ -81,7 +81,7 @@ class WindowMask(Chapter):
         title = title_of(stage, say(f"{T}.mask_title", w=plan.window))
         full = stage.region("full")
         hname = head_name(say, plan.layer, plan.head, plan.role)
-        sub = text(say(f"{T}.mask_head", head=hname, model=shown_model(say, plan.model_name)), 24, th.dim)
+        sub = text(say(f"{T}.mask_head", head=hname, model=model_name(say, plan.model_name)), 24, th.dim)
         fit_into(sub, full.width - 0.6, 0.4).move_to([0, title.get_bottom()[1] - 0.1 - sub.height / 2, 0])
         top = sub.get_bottom()[1] - 0.1
         split = 1.0  # the grid left of this x, the notes and bars right of it
@@ -100,7 +100,8 @@ class WindowMask(Chapter):
         fit_into(key, full.width - 0.6, 0.35)
         key.move_to([0, full.bottom + 0.1 + key.height / 2, 0])
         drawn.update(grid=grid, removed=cut, future=future, key=key)
-        with stage.narrating(say(f"{T}.caption_window", w=plan.window, back=plan.window - 1, head=hname)):
+        with stage.narrating(say(f"{T}.caption_window", w=plan.window, back=plan.window - 1, layer=plan.layer,
+                                 head=plan.head)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(sub), FadeIn(VGroup(grid, titles, future)),
                        FadeIn(VGroup(key.dots, key.future)), run_time=1.0)
             stage.play(FadeIn(cut), FadeIn(key.removed), run_time=1.0)
