@@ -360,7 +360,9 @@ class LinearPattern(Chapter):
         cell = min(0.42, room_w / L)
         left = full.center[0] - (names.width + 0.3 + L * cell) / 2 + names.width + 0.3
         title = text(say(f"{T}.swap_title"), FS, th.text)
-        fit_into(title, full.width - 0.6, 0.5)
+        if title.width > full.width - 0.6:  # a long question on two lines, not squeezed onto one
+            title = wrapped(say(f"{T}.swap_title"), full.width - 1.2, FS, th.text, 2)
+        fit_into(title, full.width - 0.6, 0.8)
         top = above.get_bottom()[1] - 0.4
         title.move_to([full.center[0], top - title.height / 2, 0])
         y0 = title.get_bottom()[1] - 0.25 - cell / 2
