@@ -244,17 +244,17 @@ class Flash(Chapter):
 
         # each bar says its count; what flash's count is made of is the legend under the chart
         groups = [
-            (say(f"{T}.memory_sentence", count=n, n=grouped(n)),
-             [(ordinary, r.peak_ordinary, grouped(r.peak_ordinary), th.delta_multi),
-              (tiled, r.peak_tiled, grouped(r.peak_tiled), th.highlight)]),
-            (say(f"{T}.memory_context", count=plan.n_ctx, n=grouped(plan.n_ctx)),
-             [(ordinary, plan.ctx_ordinary, grouped(plan.ctx_ordinary), th.delta_multi),
-              (tiled, plan.ctx_tiled, grouped(plan.ctx_tiled), th.highlight)]),
+            (say(f"{T}.memory_sentence", count=n, n=grouped(n, say)),
+             [(ordinary, r.peak_ordinary, grouped(r.peak_ordinary, say), th.delta_multi),
+              (tiled, r.peak_tiled, grouped(r.peak_tiled, say), th.highlight)]),
+            (say(f"{T}.memory_context", count=plan.n_ctx, n=grouped(plan.n_ctx, say)),
+             [(ordinary, plan.ctx_ordinary, grouped(plan.ctx_ordinary, say), th.delta_multi),
+              (tiled, plan.ctx_tiled, grouped(plan.ctx_tiled, say), th.highlight)]),
         ]
         chart = LogBars(groups, say(f"{T}.memory_axis"), theme=th, font_size=26, row_step=0.62, bar_height=0.4,
                         max_width=width)
         head = wrapped(say(f"{T}.memory_title"), width, 30, th.text, 2)
-        tag = label(f"{tiled} {grouped(r.peak_tiled)} =", 24, th.highlight)
+        tag = label(f"{tiled} {grouped(r.peak_tiled, say)} =", 24, th.highlight)
         # what flash's count is made of, a line each (a sum such as "2 × 2 = 4" is never broken)
         parts = VGroup(*(wrapped(re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", t), width - 0.35, 24, th.text, 2) for t in (
             say(f"{T}.memory_tile", bq=plan.mem_bq, bk=plan.mem_bk, count=plan.mem_tile),
