@@ -249,7 +249,7 @@ class LinearKernel(Chapter):
         same = with_math(say(f"{T}.rnn_same"), sci_math(plan.rnn_diff, say, 24, th.highlight), 24, th.highlight)
         notes = VGroup(size, same).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
         lower = VGroup(eqs, notes).arrange(RIGHT, buff=0.8)
-        fit_into(lower, full.width - 0.2, full.top - full.bottom)
+        fit_into(lower, full.width - 0.6, full.top - full.bottom)
         lower.move_to([0, (y_out - 0.45 + full.bottom) / 2, 0])
         drawn.update(words=words, states=boxes, outputs=outs, equations=eqs, state_size=size, rnn_check=same)
         with stage.narrating(say(f"{T}.caption_rnn")):
