@@ -53,6 +53,10 @@ RULES = {
     "label_clear": "a label keeps clear of the strokes it labels or sits among (an arc, an axis): its glyphs "
                    "at least 0.04 units (3.6 px at 720p) from their drawn outline",
     "spoken": "a caption's spoken form holds only words, numbers and punctuation (a voice never spells a symbol)",
+    "number_locale": "a number is written the language's way: Portuguese 0,48 and 1.572.864, English and Korean "
+                     "0.48 and 1,572,864, in captions and in every label with words; a bare figure (a grid's cell, "
+                     "a vector's entry) may keep its decimal point in every language, but a thousands comma never "
+                     "reads right in Portuguese (65,536 reads 65,5)",
 }
 CODE_HEAD_NAME = re.compile(r"\bL\d+\s?H\d+\b")  # "L0H3": a head named the way code names it
 MIN_NUMBER_PX = 14.0
@@ -92,6 +96,15 @@ def declare_sum(mob, parts, total, marks=(), name: str = ""):
     sums = list(getattr(mob, "lint_sums", None) or [])
     sums.append(SumShown(parts, total, tuple(marks), name))
     mob.lint_sums = sums
+    return mob
+
+
+def figure_note(mob):
+    """Say that `mob` (a note beside a grid, and its family) writes its numbers as the grid's figures
+    (README, "Numbers": the short notes beside a grid keep its decimal point in every language, where each
+    figure is the same object the grid shows). The number_locale rule then reads them as figures."""
+    for m in mob.get_family():  # each piece, however it is later put on the stage
+        m.lint_figures = True
     return mob
 
 
@@ -179,6 +192,8 @@ def _collect(m, owner, inherited: dict, out: list, context: dict | None = None) 
         context["clear_of"] = m.lint_clear_of
     if getattr(m, "lint_sums", None):
         context["in_sum"] = True
+    if getattr(m, "lint_figures", False):
+        context["figures"] = True
     if _is_text(m) or _is_formula(m):
         glyph_mobs = [g for g in m.family_members_with_points() if _opacity(g) >= VISIBLE]
         if not glyph_mobs:
@@ -193,7 +208,9 @@ def _collect(m, owner, inherited: dict, out: list, context: dict | None = None) 
         if not glyphs:
             return
         xs0, ys0, xs1, ys1 = zip(*(b for b, _ in glyphs))
-        text = (getattr(m, "original_text", None) or getattr(m, "text", "")) if _is_text(m) else ""
+        # a formula says what a reader reads in it with `.shown` ("1,1×10⁻¹⁵"), for the number rules
+        text = (getattr(m, "original_text", None) or getattr(m, "text", "")) if _is_text(m) else \
+            str(getattr(m, "shown", "") or "")
         out.append(TextOnScreen(m, text, glyphs, (min(xs0), min(ys0), max(xs1), max(ys1)), owner, ex, context))
         return
     for sub in m.submobjects:
@@ -231,6 +248,47 @@ NUMBER_IN_TEXT = re.compile(r"[−\-+]?\d[\d.,]*(?:\s?×\s?10[⁻⁰¹²³⁴⁵
 # group never follows a lone 0: "0.121" is a decimal point, "0,121" a decimal comma.
 DECIMAL_COMMA = re.compile(r"(?<![\d,.])(?:0,\d+|[1-9]\d*,(?!\d{3}(?!\d))\d+)(?!\d)|(?<![\d,.])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.,])")
 DECIMAL_POINT = re.compile(r"(?<![\d,.])(?:0\.\d+|[1-9]\d*\.(?!\d{3}(?!\d))\d+)(?!\d)|(?<![\d,.])[1-9]\d{0,2}(?:,\d{3})+(?![\d.,])")
+
+
+NUMBER_TOKEN = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)*")
+
+
+def foreign_number(token: str, lang: str, figure: bool = False) -> str | None:
+    """Why `token` (digits and separators, "0.58", "12,561", "1.572.864") reads wrong in `lang`, or None.
+    Portuguese: a thousands comma ("65,536", "1,048,576": a Portuguese reader sees 65,5 and 1,0), or a
+    decimal point outside a bare figure ("0.00000047" in a sentence; a thousands group "23.040" is
+    Portuguese). English and Korean: a decimal comma ("0,58") or thousands points ("1.572.864")."""
+    has_point, has_comma = "." in token, "," in token
+    if not (has_point or has_comma):
+        return None
+    last = "." if token.rfind(".") > token.rfind(",") else ","
+    if lang == "pt":
+        if re.fullmatch(r"[1-9]\d{0,2}(?:\.\d{3})+", token):
+            return None  # thousands points: the Portuguese way
+        if has_point and has_comma:
+            return "English separators (thousands comma, decimal point)" if last == "." else None
+        if re.fullmatch(r"\d{1,3}(?:,\d{3}){2,}", token) or re.fullmatch(r"[1-9]\d{0,2},\d{3}", token):
+            return "a thousands comma (Portuguese writes a thousands point)"
+        if has_point and not figure:
+            return "a decimal point (Portuguese writes a decimal comma)"
+        return None
+    if re.fullmatch(r"\d{1,3}(?:\.\d{3}){2,}", token):
+        return "thousands points (English and Korean write a thousands comma)"
+    if has_point and has_comma:
+        return "Portuguese separators (thousands point, decimal comma)" if last == "," else None
+    if has_comma and not re.fullmatch(r"[1-9]\d{0,2}(?:,\d{3})+", token):
+        return "a decimal comma (English and Korean write a decimal point)"
+    return None
+
+
+def foreign_numbers(text: str, lang: str, figure: bool = False) -> list[tuple[str, str]]:
+    """(number, why) for every number of `text` written in another language's convention."""
+    out = []
+    for m in NUMBER_TOKEN.finditer(text):
+        why = foreign_number(m.group(0), lang, figure)
+        if why:
+            out.append((m.group(0), why))
+    return out
 
 
 def _normalized(token: str, lang: str) -> str | None:
@@ -485,6 +543,7 @@ class Linter(Observer):
         self.check_merged_labels(scene, mobs, scale)
         self.check_overlaps(scene, texts)
         self.check_decimals(scene, texts)
+        self.check_number_locale(scene, texts)
         self.check_underscores(scene, texts)
         self.check_sums(scene, mobs, texts)
         self.check_label_clear(scene, texts)
@@ -624,6 +683,17 @@ class Linter(Observer):
                          f"{_short(commas[0].text, 24)} (comma) beside {_short(points[0].text, 24)} (point)",
                          _where(points[0].box), reason)
 
+    def check_number_locale(self, scene, texts) -> None:
+        """Numbers drawn in the other language's convention (65,536 in Portuguese reads 65,5)."""
+        for t in texts:
+            # a bare figure (a cell, an entry, a bar's value) may keep its point; a label with words may not
+            figure = is_figure(t.mob) or _is_number_text(t.text) or t.context.get("figures", False)
+            found = foreign_numbers(t.text, self.lang, figure=figure)
+            if found:
+                token, why = found[0]
+                self.add(scene, "number_locale", f"{token} in {_short(t.text)}: {why}", _where(t.box),
+                         t.exempt.get("number_locale"), key=(t.text,))
+
     def check_frame(self, scene, mobs, camera) -> None:
         """What is partly in the frame must be wholly in it (a mobject wholly outside is not seen)."""
         from manim import config
@@ -657,6 +727,9 @@ class Linter(Observer):
         if odd:
             self.add(scene, "spoken", f"a voice cannot say {' '.join(sorted(odd))} in ({_short(text, 50)}): "
                                       f"add them to scenes/locales/{self.lang}/spoken.toml", key=tuple(sorted(odd)))
+        for token, why in foreign_numbers(text, self.lang)[:1]:
+            self.add(scene, "number_locale", f"{token} in the caption ({_short(text, 50)}): {why}",
+                     key=("caption", token))
         now = screen_numbers(in_view(visible_texts(scene, _flat_mobjects(scene)), _frame_box(scene)))
         shown = self._block_numbers | now
         for written, n in caption_numbers(text, self.lang):
@@ -769,6 +842,12 @@ def _is_number_text(text: str) -> bool:
     s = text.strip()
     letters = sum(ch.isalpha() for ch in s if ch not in "eE×")
     return letters == 0 or (letters <= 2 and sum(ch.isdigit() for ch in s) >= 2)
+
+
+def is_figure(mob) -> bool:
+    """A figure of a grid, matrix or vector: a number mobject (`components.text.number`, or one that says
+    its `.value` and `.shown` the same way), which keeps its decimal point in every language."""
+    return getattr(mob, "value", None) is not None and bool(getattr(mob, "shown", None))
 
 
 def _related(a, b) -> bool:

@@ -118,6 +118,8 @@ def test_the_kernel_plan_against_numpy(linear_plans):
         rnn.append(fq[t] @ S / (fq[t] @ z))
     assert np.abs(masked - np.array(rnn)).max() < 1e-12
     assert 0 <= kernel.regroup_diff < 1e-12 and 0 <= kernel.rnn_diff < 1e-12
+    # the check runs on the sentence itself, shown with its own length (not the drawing's n)
+    assert kernel.sentence == setting.trace.text and kernel.n == len(q) != kernel.n_demo
 
 
 def test_the_pattern_plan_against_numpy(linear_plans, toy_model):
@@ -236,6 +238,28 @@ def test_the_window_plans_against_numpy(window_plans, toy_model, w):
             assert got_kept == ok and got_kl == pytest.approx(kl, abs=1e-5)
     assert sinks.token == tr.vocab[int(np.argmax(tr.logits[-1]))]
     assert sinks.tail_text == " ".join(tr.tokens[-6:])
+    # how far the windows could reach, and the layers a token seen_back tokens back must be handed through
+    assert sinks.reach_model == reach.reach_model == w - 1
+    seen = next((b for b, t in enumerate(reversed(tr.tokens), 1) if t == sinks.token), None)
+    assert sinks.seen_back == seen and sinks.hops == (None if seen is None else math.ceil(seen / (w - 1)))
+    lost = not sinks.window_kept[sinks.at] and not sinks.sink_kept[sinks.at]
+    assert sinks.reach_not_enough == (lost and seen is not None and seen <= w - 1)
+    assert mask.layout == setting.layout == "video"
+
+
+def test_the_heads_are_named_in_words_and_numbers_the_languages_way(toy_model):
+    """A head is "layer 11 · head 1" (the suite's common.head), never "L11H1"; counts and shares are
+    written the language's way (Portuguese: 65.536 and 0,58), bare figures keep their point."""
+    from attention_manim.scenes.chapters.beyond_parts import count, dec, head_name, sci
+    from attention_manim.scenes.i18n import Say
+
+    en, ko, pt = Say("en"), Say("ko"), Say("pt")
+    assert head_name(en, 11, 1) == "layer 11 · head 1" and head_name(ko, 11, 1) == "11층 · 헤드 1"
+    assert head_name(pt, 24, 0) == "camada 24 · head 0"
+    assert head_name(en, 0, 1, "previous_token") == "layer 0 · head 1: previous token"
+    assert (count(65_536, pt), count(65_536, en), count(65_536)) == ("65.536", "65,536", "65,536")
+    assert (dec(0.58, pt), dec(0.58, ko), dec(0.58)) == ("0,58", "0.58", "0.58")
+    assert sci(1.1e-15, pt) == "1,1×10⁻¹⁵" and sci(8.7e9, en) == "8.7×10⁹"
 
 
 def test_the_window_option_is_checked_and_tracked(window_plans, make_inputs):

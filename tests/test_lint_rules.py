@@ -304,3 +304,56 @@ def test_flash_memory_chart_draws_the_counts_of_peak_floats_on_a_log_scale(make_
     en, pt = Say("en"), Say("pt")
     assert byte_text(en, 4 * 4096, figure=True) == byte_text(pt, 4 * 4096, figure=True) == "16.4 kB"
     assert byte_text(en, 4 * 42, figure=True) == "168 B" and byte_text(pt, 4 * 8192 ** 2, figure=True) == "268 MB"
+
+
+# --- number_locale ----------------------------------------------------------------------------------
+
+class ForeignNumbers(Chapter):
+    """Numbers in English and in Portuguese writing, in sentences and as figures (a number mobject)."""
+
+    key = "foreign_numbers"
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        stage.clear()
+        lines = VGroup(
+            label("maior diferença 0.00000047", 30),  # pt: a decimal point in a sentence
+            label("65,536 números", 30),  # pt: a thousands comma reads 65,5
+            label("1,048,576", 30),  # pt: even a bare figure
+            label("23.040 bytes de K e V", 30),  # pt: thousands points, right
+            label("KL médio 0,080", 30),  # pt: right; en: a decimal comma
+            label("1.572.864 parâmetros", 30),  # pt: right; en: thousands points
+            number(0.45, "weight", 30),  # a grid's figure keeps its point in every language
+            label("−0.17", 30),  # a bare figure too
+            review.figure_note(VGroup(label("0.50 em “blue”", 30))),  # a note beside a grid, declared so
+        ).arrange(UP * -1, buff=0.2)
+        stage.play(FadeIn(lines), run_time=0.5)
+        stage.wait(0.2)
+
+
+def numbers_linted(lang, make_inputs):
+    linter = review.Linter("rules_lesson", lang, "toy")
+    review.play_watched(lesson_scene(Lesson("rules_lesson", (ForeignNumbers(),))), make_inputs(lang=lang), linter)
+    return sorted(v.what.split(" in ")[0] for v in linter.violations if v.rule == "number_locale")
+
+
+def test_a_number_in_the_other_languages_writing_is_found(make_inputs):
+    assert numbers_linted("pt", make_inputs) == ["0.00000047", "1,048,576", "65,536"]
+    assert numbers_linted("en", make_inputs) == ["0,080", "1.572.864"]
+    assert numbers_linted("ko", make_inputs) == ["0,080", "1.572.864"]
+
+
+def test_number_writing_rules_read_as_a_reader_reads():
+    from attention_manim.scenes.review import foreign_numbers
+
+    def wrong(text, lang, figure=False):
+        return [n for n, _ in foreign_numbers(text, lang, figure)]
+
+    assert wrong("em n = 1,048,576: 16,132 vezes menos", "pt") == ["1,048,576", "16,132"]
+    assert wrong("0,00000047 e 1.000.000 tokens; 8,9×10⁻¹⁶", "pt") == []
+    assert wrong("KL 13.50", "pt") == ["13.50"] and wrong("0.45", "pt", figure=True) == []
+    assert wrong("0,121 and 1,5", "en") == ["0,121", "1,5"]
+    assert wrong("12,561 of 13,861; 0.58; 1,234.5", "en") == []
+    assert wrong("tokens 0–11, step 2 of 4, layer 24: 0.67", "ko") == []

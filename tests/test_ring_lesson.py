@@ -6,6 +6,7 @@ languages, and the lint in three languages on the toy and on SmolLM2."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -112,7 +113,12 @@ def test_the_causal_load_contiguous_and_striped(make_inputs):
         assert sum(res.cells) == plan.total_cells == n * (n + 1) // 2
         np.testing.assert_array_equal(grouped_order(res), np.concatenate(parts))
     assert plan.max_diff_striped == pytest.approx(np.abs(s.output - ht.z.astype(np.float64)).max())
+    assert plan.max_diff_contiguous == pytest.approx(np.abs(c.output - ht.z.astype(np.float64)).max())
     assert np.abs(s.output - full_attention(ht.q, ht.k, ht.v)).max() < 1e-12
+    # striping's gain is the busiest device's load: it sets when each step ends
+    assert max(s.cells) < max(c.cells) == c.cells[-1]
+    assert plan.layout == setting.layout == "video"
+    assert plan_ring_causal(setting_for(make_inputs, layout="paper")).layout == "paper"
 
 
 def grouped_order(res):
@@ -140,6 +146,22 @@ def test_memory_and_traffic_from_the_models_sizes(make_inputs):
         assert r.full_kv == r.n * per_token * m.n_layers
         assert r.kv_per_device == block * per_token * m.n_layers
         assert r.sent_per_step == block * per_token
+
+
+def test_the_memory_formula_multiplies_out_to_what_it_says(make_inputs):
+    """layers × key/value heads × numbers × 2 (K and V) × bytes = bytes per token, every factor drawn."""
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.plans.ring import plan_ring_memory
+
+    plan = plan_ring_memory(setting_for(make_inputs))
+    factors = plan.kv_factors
+    assert math.prod(factors) == plan.kv_token and factors[3] == 2
+    layers, heads, d, kv, bpn = factors
+    for lang, word in (("en", "(K and V)"), ("ko", "(K와 V)"), ("pt", "(K e V)")):
+        line = Say(lang)("ring.memory.sizes", count=layers, heads=heads, d=d, kv=kv, bpn=bpn, bytes=plan.kv_token)
+        assert f"× {kv} {word}" in line.replace(f"{kv}(", f"{kv} (")
+        shown = [int(x) for x in re.findall(r"(?<![A-Za-z\d.,])(\d+)(?![A-Za-z\d.,])", line.split("=")[0])]
+        assert math.prod(shown) == plan.kv_token, line
 
 
 def test_smollm2_sizes_read_as_the_table_shows_them():

@@ -1,13 +1,17 @@
 """Pieces the `linear_attention` and `sliding_window` chapters share: numbers as figures and as prose,
-the model's name in a sentence, labelled bars on a 0-to-1 scale, a head's name."""
+the model's name in a sentence, labelled bars on a 0-to-1 scale, a head's name, the key to a grid of
+dots (circle area = weight; the future, masked)."""
 
 from __future__ import annotations
 
 from math import floor, log10
 
-from manim import DOWN, LEFT, RIGHT, UP, DashedLine, Line, Rectangle, VGroup
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, Circle, DashedLine, Line, Rectangle, VGroup, VMobject
 
-from ..components.text import label
+from ..components.batched_shapes import rect_points
+from ..components.text import label, text_baseline
+from ..components.vectors import MATH_PER_TEXT, math
 from .embedding_parts import mixed_label as text
 from ..i18n import Say
 
@@ -33,6 +37,45 @@ def power_of_ten(e: int) -> str:
     return f"10{str(int(e)).translate(SUPERSCRIPT)}"
 
 
+def sci_math(x: float, say: Say, font_size: float, color: str):
+    """`sci` typeset (the exponent a real superscript in the math face, not a text font's superscript
+    glyph), the mantissa the language's way; `.shown` is what a reader reads ("1,1×10⁻¹⁵"), for the lint.
+    `font_size` is the text size it stands beside."""
+    x = float(x)
+    shown = sci(x, say)
+    if x == 0:
+        mob = math("0", font_size * MATH_PER_TEXT, color)
+    else:
+        mant, exp = shown.split("×10")
+        e = int(exp.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
+        mob = math(f'"{mant}" times 10^({e})', font_size * MATH_PER_TEXT, color)
+    mob.shown = shown
+    return mob
+
+
+def power_math(e: int, font_size: float, color: str):
+    """10ᵉ typeset (an axis tick): `.shown` "10¹⁴"."""
+    mob = math(f"10^({int(e)})", font_size * MATH_PER_TEXT, color)
+    mob.shown = power_of_ten(e)
+    return mob
+
+
+def with_math(words: str, formula, font_size: float, color: str, buff: float = 0.14, centred: bool = False):
+    """A line of words followed by a typeset piece ("largest difference" + 1,1×10⁻¹⁵), on one line: the
+    piece's bottom on the words' baseline (digits), or `centred` on their capitals (a formula with
+    brackets and subscripts that hang below the line)."""
+    row = VGroup(text(words, font_size, color), formula).arrange(RIGHT, buff=buff)
+    base = text_baseline(row[0])
+    if centred:
+        formula.set_y(base + label("H", font_size).height / 2)
+    else:  # the digits on the words' line: the bottom of its full-size glyphs (not a comma, not an exponent)
+        glyphs = formula.family_members_with_points()
+        tallest = max(g.height for g in glyphs)
+        digits = [g.get_bottom()[1] for g in glyphs if g.height >= 0.8 * tallest]
+        formula.shift(UP * (base - float(np.median(digits))))
+    return row
+
+
 def dec(x: float, say: Say | None = None, digits: int = 2) -> str:
     """A weight or share to `digits` decimals (three when it would read 0.00 and is not zero): a figure,
     or with `say` the language's prose."""
@@ -42,9 +85,10 @@ def dec(x: float, say: Say | None = None, digits: int = 2) -> str:
     return say.number(x, f".{digits}f") if say is not None else f"{x:.{digits}f}"
 
 
-def count(n: int) -> str:
-    """A count drawn as a figure (thousands comma in every language, like the grids)."""
-    return f"{int(n):,}"
+def count(n: int, say: Say | None = None) -> str:
+    """A count: with `say` the language's thousands separator (65,536; 65.536 in Portuguese, where a
+    thousands comma reads as a decimal one); without, a bare figure's comma."""
+    return say.number(int(n), ",d") if say is not None else f"{int(n):,}"
 
 
 MODEL_NAMES = {"smollm2": "SmolLM2"}
@@ -66,18 +110,19 @@ def model_forms(say: Say, name: str) -> dict:
 
 
 def head_name(say: Say, layer: int, head: int, role: str = "") -> str:
-    """"L11H1" or, when the model names or measured a role for the head, "L11H1, previous token"."""
+    """A head as the suite names it (common.head): "layer 11 · head 1", or, when the model names or the
+    probes measured a role for it, "layer 11 · head 1: previous token". Layers and heads from 0."""
     if role and say.has(f"common.roles.{role}"):
-        return say(f"{T}.head_role", layer=layer, head=head, role=say.role(role, layer, head))
-    return say(f"{T}.head", layer=layer, head=head)
+        return say("common.head.layer_head_role", layer=layer, head=head, role=say.role(role, layer, head))
+    return say("common.head.layer_head", layer=layer, head=head)
 
 
 def share_bars(rows: list[tuple[str, float, str]], theme, *, length: float = 4.0, height: float = 0.34,
                gap: float = 0.16, font_size: float = 22, name_width: float | None = None,
-               highlight: int | None = None) -> VGroup:
+               highlight: int | None = None, say: Say | None = None) -> VGroup:
     """Horizontal bars on one 0-to-1 scale: (name, value, colour) per row, the name on the left, the value
-    (two decimals) right of the bar, and a faint track showing 1. `.bars`, `.values`, `.names`, `.tracks`,
-    `.unit` (scene units per 1.0) for placing marks on the same scale."""
+    (two decimals, the language's way with `say`) right of the bar, and a faint track showing 1. `.bars`,
+    `.values`, `.names`, `.tracks`, `.unit` (scene units per 1.0) for placing marks on the same scale."""
     names = VGroup(*(text(n, font_size, theme.text if k != highlight else theme.highlight)
                      for k, (n, _, _) in enumerate(rows)))
     left = (name_width if name_width is not None else max((m.width for m in names), default=0)) + 0.2
@@ -91,7 +136,7 @@ def share_bars(rows: list[tuple[str, float, str]], theme, *, length: float = 4.0
         bar = Rectangle(width=max(length * float(v), 0.01), height=height, stroke_width=0)
         bar.set_fill(color, opacity=0.85).move_to([left, y, 0], aligned_edge=LEFT)
         name.move_to([left - 0.2 - name.width / 2, y, 0])
-        value = label(dec(v), font_size, theme.text if k != highlight else theme.highlight)
+        value = label(dec(v, say), font_size, theme.text if k != highlight else theme.highlight)
         value.next_to(track, RIGHT, buff=0.15)
         value.set_y(y)
         out.tracks.add(track)
@@ -121,5 +166,40 @@ def axis_line(start, end, theme) -> Line:
     return Line(start, end, stroke_color=theme.dim, stroke_width=2)
 
 
-__all__ = ["T", "sci", "power_of_ten", "dec", "count", "shown_model", "head_name", "share_bars", "bar_x",
-           "mark_line", "axis_line", "UP", "DOWN"]
+def future_cells(grid, mask: np.ndarray, theme) -> VMobject:
+    """The cells the causal mask blocks (the future), filled grey under the grid's lines: visibly not
+    there, unlike a weight too small to see."""
+    cw, ch = grid.cell_width, grid.cell_height
+    cells = VMobject().set_points(rect_points(grid.cell_centers()[np.asarray(mask, bool)], cw * 0.5, ch * 0.5))
+    cells.set_fill(theme.dim, opacity=0.3).set_stroke(width=0)
+    cells.set_z_index(-1)
+    return cells
+
+
+def grid_key(say: Say, grid, theme, font_size: float = 22, removed: str | None = None) -> VGroup:
+    """The key to a grid of dots: two dots at the grid's own sizes, "circle area = weight"; a grey cell,
+    "future: masked"; with `removed` (a colour), a red cell, "removed by the window". `.dots`, `.future`,
+    `.removed` (empty when not asked)."""
+    r1 = grid.dot_fraction * min(grid.cell_width, grid.cell_height)
+    side = min(grid.cell_width, grid.cell_height, 0.4)
+    dots = VGroup()
+    for w in (1.0, 0.25):
+        dot = Circle(radius=r1 * float(np.sqrt(w)), stroke_width=0).set_fill(grid.dot_color, opacity=0.9)
+        dots.add(VGroup(dot, label(dec(w, say), font_size, theme.text)).arrange(RIGHT, buff=0.1))
+    dots = VGroup(*dots, text(say(f"{T}.key_area"), font_size, theme.text)).arrange(RIGHT, buff=0.25)
+    future = VGroup(Rectangle(width=side, height=side, stroke_width=0).set_fill(theme.dim, opacity=0.3),
+                    text(say(f"{T}.key_future"), font_size, theme.text)).arrange(RIGHT, buff=0.12)
+    parts = [dots, future]
+    out_removed = VGroup()
+    if removed is not None:
+        out_removed = VGroup(Rectangle(width=side, height=side, stroke_color=removed, stroke_width=2)
+                             .set_fill(removed, opacity=0.28),
+                             text(say(f"{T}.key_removed"), font_size, theme.text)).arrange(RIGHT, buff=0.12)
+        parts.append(out_removed)
+    key = VGroup(*parts).arrange(RIGHT, buff=0.5)
+    key.dots, key.future, key.removed = dots, future, out_removed
+    return key
+
+
+__all__ = ["T", "sci", "sci_math", "power_of_ten", "power_math", "with_math", "dec", "count", "shown_model",
+           "head_name", "share_bars", "bar_x", "mark_line", "axis_line", "future_cells", "grid_key", "UP", "DOWN"]

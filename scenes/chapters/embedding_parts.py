@@ -32,6 +32,8 @@ def mixed_label(text: str, font_size: float, color: str):
     groups: list[tuple[bool, list[str]]] = []
     for word in text.split(" "):
         hangul = has_hangul(word)
+        if groups and not any(c.isalnum() for c in word):
+            hangul = groups[-1][0]  # a lone sign (·, =, +) stays in the face of the words before it, on their line
         if groups and groups[-1][0] == hangul:
             groups[-1][1].append(word)
         else:

@@ -18,6 +18,7 @@ from manim import (
 from ..components.number_table import aligned_rows
 from ..components.text import label
 from ..components.vectors import math
+from ..review import figure_note
 from ..lesson import Chapter
 from ..components.log_bars import LogBars
 from ..plans.flash import BYTES_PER_NUMBER, O_SHOWN, FlashPlan, plan_flash
@@ -193,7 +194,7 @@ class Flash(Chapter):
         parts = [where, table]
         fin = np.isfinite(s.m_before)
         if not s.skipped and fin.any() and float(s.rescale[fin].min()) < 1.0:
-            parts.append(label(say(f"{T}.rescaled", rescale=fixed(f := float(s.rescale[fin].min()), factor_digits(f))), 22, th.highlight))
+            parts.append(figure_note(label(say(f"{T}.rescaled", rescale=fixed(f := float(s.rescale[fin].min()), factor_digits(f))), 22, th.highlight)))
         return VGroup(*parts).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
 
     def finish(self, stage: Stage, plan: FlashPlan, drawn: dict, grid: VGroup) -> None:
@@ -209,7 +210,7 @@ class Flash(Chapter):
                 table.append([label(plan.tokens[i] if k == 0 else "", 22, th.query), label(say(name), 22, color)] +
                              [label(fixed(values[i, j], d), 22, color) for j in range(O_SHOWN)])
         rows = aligned_rows(table, col_gap=0.35, row_step=0.4, align=["left", "left"] + ["right"] * O_SHOWN)
-        diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff_trace, figure=True)), 22, th.highlight)
+        diff = figure_note(label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff_trace, figure=True)), 22, th.highlight))
         box = VGroup(rows, diff).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
         left = grid.get_right()[0] + 0.4
         fit_into(box, full.right - 0.2 - left, full.top - full.bottom - 1.5)
@@ -244,17 +245,17 @@ class Flash(Chapter):
 
         # each bar says its count; what flash's count is made of is the legend under the chart
         groups = [
-            (say(f"{T}.memory_sentence", count=n, n=grouped(n)),
-             [(ordinary, r.peak_ordinary, grouped(r.peak_ordinary), th.delta_multi),
-              (tiled, r.peak_tiled, grouped(r.peak_tiled), th.highlight)]),
-            (say(f"{T}.memory_context", count=plan.n_ctx, n=grouped(plan.n_ctx)),
-             [(ordinary, plan.ctx_ordinary, grouped(plan.ctx_ordinary), th.delta_multi),
-              (tiled, plan.ctx_tiled, grouped(plan.ctx_tiled), th.highlight)]),
+            (say(f"{T}.memory_sentence", count=n, n=grouped(n, say)),
+             [(ordinary, r.peak_ordinary, grouped(r.peak_ordinary, say), th.delta_multi),
+              (tiled, r.peak_tiled, grouped(r.peak_tiled, say), th.highlight)]),
+            (say(f"{T}.memory_context", count=plan.n_ctx, n=grouped(plan.n_ctx, say)),
+             [(ordinary, plan.ctx_ordinary, grouped(plan.ctx_ordinary, say), th.delta_multi),
+              (tiled, plan.ctx_tiled, grouped(plan.ctx_tiled, say), th.highlight)]),
         ]
         chart = LogBars(groups, say(f"{T}.memory_axis"), theme=th, font_size=26, row_step=0.62, bar_height=0.4,
                         max_width=width)
         head = wrapped(say(f"{T}.memory_title"), width, 30, th.text, 2)
-        tag = label(f"{tiled} {grouped(r.peak_tiled)} =", 24, th.highlight)
+        tag = label(f"{tiled} {grouped(r.peak_tiled, say)} =", 24, th.highlight)
         # what flash's count is made of, a line each (a sum such as "2 × 2 = 4" is never broken)
         parts = VGroup(*(wrapped(re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", t), width - 0.35, 24, th.text, 2) for t in (
             say(f"{T}.memory_tile", bq=plan.mem_bq, bk=plan.mem_bk, count=plan.mem_tile),

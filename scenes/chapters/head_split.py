@@ -13,6 +13,7 @@ from ..components.number_table import aligned_rows
 from ..components.text import label
 from ..components.vectors import VectorColumn, math
 from ..components.word_boxes import WordBoxes
+from ..review import figure_note
 from ..lesson import Chapter
 from ..plans.head_split import SHOWN_HEAD, SHOWN_TAIL, HeadSplitPlan, plan_head_split
 from ..stage import Stage
@@ -28,10 +29,10 @@ def fixed(x: float, decimals: int) -> str:
     return fmt_fixed(x, decimals)
 
 
-def grouped(n: int) -> str:
-    """A count drawn as a figure beside other figures: thousands comma in every language (4,096), the
-    figures' convention (a sentence's count goes to the catalog as a number and is localized)."""
-    return f"{int(n):,}"
+def grouped(n: int, say=None) -> str:
+    """A count with thousands separators: with `say` the language's (4,096; 4.096 in Portuguese, where a
+    thousands comma reads as a decimal one); without, a bare figure's comma."""
+    return say.number(int(n), ",d") if say is not None else f"{int(n):,}"
 
 
 def tiny(say, x: float, figure: bool = False) -> str:
@@ -46,8 +47,11 @@ def tiny(say, x: float, figure: bool = False) -> str:
 
 
 def model_name(say, name: str) -> str:
-    """The model's name as prose gives it: the toy is "the toy model" in the language; others by name."""
-    return say("blocks.toy_model") if name == "toy" else name
+    """The model's name as prose gives it: the toy is "the toy model" in the language; others by their
+    display name ("SmolLM2", not the command line's "smollm2")."""
+    from .beyond_parts import MODEL_NAMES
+
+    return say("blocks.toy_model") if name == "toy" else MODEL_NAMES.get(name, name)
 
 
 def segmented_bar(pieces: int, width: float, height: float, color: str, theme, names: bool = True,
@@ -196,5 +200,6 @@ class HeadSplit(Chapter):
         size = VGroup(math("W_O", 32, th.output),
                       label(say(f"{T}.wo_size", rows=plan.n_heads * plan.d_head, cols=plan.d_model), 28, th.dim))
         size.arrange(RIGHT, buff=0.15)
-        diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff, figure=True)), 28, th.highlight)
+        # in the panel of the merged figures: their decimal point, in every language (README, "Numbers")
+        diff = figure_note(label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff, figure=True)), 28, th.highlight))
         return VGroup(size, lines, diff).arrange(DOWN, buff=0.35)

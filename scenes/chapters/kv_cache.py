@@ -68,7 +68,7 @@ class KvCache(Chapter):
             y = Y_MACS - 0.55 - k * 0.55
             bar = Rectangle(width=max(BAR_W * count / top, 0.02), height=0.36, stroke_width=0)
             bar.set_fill(color, opacity=0.85).move_to([full.left + 0.05, y, 0], aligned_edge=LEFT)
-            text = label(say(f"{T}.{key}", count=grouped(count)), 24, color)
+            text = label(say(f"{T}.{key}", count=grouped(count, say)), 24, color)
             text.next_to(bar, RIGHT, buff=0.2)
             rows.add(VGroup(bar, text))
         return rows
@@ -175,11 +175,11 @@ class KvCache(Chapter):
         th, say = stage.theme, stage.say
         full = stage.region("full")
         key = f"{T}.check_same" if plan.same_tokens else f"{T}.check_differ"
-        text = say(key, diff=tiny(say, plan.max_diff, figure=True), count=len(plan.steps))
+        text = say(key, diff=tiny(say, plan.max_diff), count=len(plan.steps))
         line = wrapped(text, full.width * 0.78, 28, th.highlight, 2)  # not from edge to edge
-        saving = label(say(f"{T}.saving", cached=grouped(plan.total_cached), full=grouped(plan.total_full),
-                             ratio=f"{plan.saving:.1f}"), 26, th.text)
-        memory = label(say(f"{T}.memory", floats=grouped(plan.cache_floats), count=plan.n_layers), 24, th.dim)
+        saving = label(say(f"{T}.saving", cached=grouped(plan.total_cached, say), full=grouped(plan.total_full, say),
+                             ratio=say.number(plan.saving, ".1f")), 26, th.text)
+        memory = label(say(f"{T}.memory", floats=grouped(plan.cache_floats, say), count=plan.n_layers), 24, th.dim)
         box = VGroup(line, saving, memory).arrange(DOWN, buff=0.16)
         fit_into(box, full.width - 0.2, Y_MACS + 0.2 - full.bottom)
         box.move_to([0, full.bottom + box.height / 2, 0])

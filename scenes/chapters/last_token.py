@@ -11,6 +11,7 @@ from manim import DOWN, PI, FadeIn, FadeOut, VGroup
 from ..components.context_arcs import ContextArcs
 from ..components.text import label
 from ..components.word_boxes import WordBoxes
+from ..review import figure_note
 from ..lesson import Chapter, Lesson
 from ..plans.last_token import HeadInto, LastTokenPlan, plan_last_token
 from ..stage import Region, Stage
@@ -127,7 +128,7 @@ class LastToken(Chapter):
             items[f"i{n}"] = say(item, word=say.quote(plan.tokens[k]), weight=f"{float(h.weights[k]):.2f}")
         detail = label(say(f"{T}.strongest_{len(h.strongest)}", **items), font_size=22, color=th.dim)
         far = label(say(f"{T}.reach", weight=f"{h.reach:.2f}"), font_size=22, color=th.dim)
-        return VGroup(title, detail, far).arrange(DOWN, buff=0.14)
+        return figure_note(VGroup(title, detail, far).arrange(DOWN, buff=0.14))
 
     @staticmethod
     def head_caption(stage: Stage, plan: LastTokenPlan, h: HeadInto) -> str:

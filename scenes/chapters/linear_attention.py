@@ -18,14 +18,18 @@ from types import SimpleNamespace
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Dot, FadeIn, FadeOut, Line, Rectangle, Square, Transform, VGroup, VMobject)
 
-from ..components.text import label
-from ..components.vectors import math
+from ..components.text import label, text_baseline
+from ..components.vectors import MATH_PER_TEXT, math
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter, Lesson
 from ..plans.linear_attention import (CostPlan, KernelPlan, PatternPlan, plan_linear_cost, plan_linear_kernel,
                                       plan_linear_pattern, with_linear_study)
 from ..stage import Region, Stage
-from .beyond_parts import count, dec, head_name, model_forms, power_of_ten, sci, share_bars
+from ..review import clear_of
+from .beyond_parts import (count, dec, future_cells, grid_key, head_name, model_forms, power_math, sci, sci_math,
+                           share_bars, with_math)
+from .head_split import model_name
+from .ring import shown_token
 from .embedding_parts import fit_into
 from .embedding_parts import mixed_label as text
 from .grid_parts import new_grid
@@ -64,8 +68,10 @@ class LinearKernel(Chapter):
         drawn = stage.drawn[self.key] = {}
         title = title_of(stage, say(f"{T}.kernel_title"))
         # the two weights, one above the other, each named on its left
-        sm = math(r"w_(i j) = exp(q_i dot k_j) / (sum_(j') exp(q_i dot k_(j')))", 34, th.text)
-        ln = math(r"w_(i j) = (phi(q_i) dot phi(k_j)) / (sum_(j') phi(q_i) dot phi(k_(j')))", 34, th.text)
+        # as the model computes them: the scores scaled by √d, the linear form's query scaled the same way
+        sm = math(r"w_(i j) = exp(q_i dot k_j \/ sqrt(d)) / (sum_(j') exp(q_i dot k_(j') \/ sqrt(d)))", 34, th.text)
+        ln = math(r"w_(i j) = (phi(q_i \/ sqrt(d)) dot phi(k_j)) / (sum_(j') phi(q_i \/ sqrt(d)) dot phi(k_(j')))", 34,
+                  th.text)
         names = VGroup(text(say(f"{T}.softmax_name"), 26, th.value), text(say(f"{T}.linear_name"), 26, th.key))
         rows = VGroup(VGroup(names[0], sm).arrange(RIGHT, buff=0.4), VGroup(names[1], ln).arrange(RIGHT, buff=0.4))
         rows.arrange(DOWN, buff=0.6, aligned_edge=LEFT)
@@ -95,14 +101,19 @@ class LinearKernel(Chapter):
             [[x * sx, y * sy, 0] for x, y in zip(xs, ys)])
         x_axis = Line([-3.2 * sx, 0, 0], [2.3 * sx, 0, 0], stroke_color=th.dim, stroke_width=2)
         y_axis = Line([0, -0.2 * sy, 0], [0, 3.3 * sy, 0], stroke_color=th.dim, stroke_width=2)
-        ticks = VGroup()
+        ticks, marks = VGroup(), VGroup()
         for v in (-2, 1):
-            ticks.add(label(str(v).replace("-", "−"), FIG, th.dim).next_to([v * sx, 0, 0], DOWN, buff=0.12))
-        one = label("1", FIG, th.dim).next_to([0, 1 * sy, 0], LEFT, buff=0.12)
-        tick_one = Line([-0.06, sy, 0], [0.06, sy, 0], stroke_color=th.dim, stroke_width=2)
-        name = math('phi(x) = op("elu")(x) + 1', 30, th.key).next_to(VGroup(curve, y_axis), UP, buff=0.2)
+            marks.add(Line([v * sx, -0.06, 0], [v * sx, 0.06, 0], stroke_color=th.dim, stroke_width=2))
+            ticks.add(label(str(v).replace("-", "−"), FIG, th.dim).next_to([v * sx, 0, 0], DOWN, buff=0.14))
+        for v in (1, 2):
+            marks.add(Line([-0.06, v * sy, 0], [0.06, v * sy, 0], stroke_color=th.dim, stroke_width=2))
+            # left of the axis, where the curve is low (eˣ < 0.6 there): clear of it
+            ticks.add(clear_of(label(str(v), FIG, th.dim).next_to([-0.1, v * sy, 0], LEFT, buff=0.12), [curve]))
+        x_name = math("x", 26, th.dim).next_to(x_axis, RIGHT, buff=0.1)
+        y_name = math("phi(x)", 26, th.dim).next_to(y_axis, UP, buff=0.1)
+        name = math('phi(x) = op("elu")(x) + 1', 30, th.key).next_to(VGroup(curve, y_axis, y_name), UP, buff=0.25)
         note = text(say(f"{T}.phi_note"), FIG, th.dim).next_to(x_axis, DOWN, buff=0.55)
-        return VGroup(x_axis, y_axis, tick_one, curve, ticks, one, name, note)
+        return VGroup(x_axis, y_axis, marks, curve, ticks, x_name, y_name, name, note)
 
     @staticmethod
     def shape(w_tokens: float, h_tokens: float, unit: float, color: str, symbol: str, th, fill: float = 0.35):
@@ -122,32 +133,41 @@ class LinearKernel(Chapter):
         unit = 1.9 / n  # scene units per token: n tokens are 1.9 units
         op = lambda s: math(s, 34, th.text)  # noqa: E731
 
+        def paren(s, height):
+            """A bracket as tall as the shapes it holds."""
+            m = op(s)
+            return m.stretch_to_fit_height(height).stretch_to_fit_width(max(m.width, 0.12))
+
         def dims(mob, rows, cols):
-            t = text(say(f"{T}.shape", rows=count(rows), cols=count(cols)), FIG, th.dim)
+            t = text(say(f"{T}.shape", rows=rows, cols=cols), FIG + 1, th.dim)
             return t.next_to(mob[0], DOWN, buff=0.12)
 
-        # (φ(Q) φ(K)ᵀ) V: the n × n grid
+        # (φ(Q) · φ(K)ᵀ) · V = [the n × n grid] · V
         fq = self.shape(d, n, unit, th.query, "phi(Q)", th)
         fkt = self.shape(n, d, unit, th.key, "phi(K)^T", th)
         grid = self.shape(n, n, unit, th.value, "", th, fill=0.22)
         v1 = self.shape(d, n, unit, th.value, "V", th)
-        row1 = VGroup(fq, op("dot"), fkt, op("="), grid, op("dot"), v1).arrange(RIGHT, buff=0.25)
-        # φ(Q) (φ(K)ᵀ V): the d × d state
+        v1b = self.shape(d, n, unit, th.value, "V", th)
+        h1 = n * unit + 0.1
+        row1 = VGroup(paren("(", h1), fq, op("dot"), fkt, paren(")", h1), op("dot"), v1, op("="), grid, op("dot"),
+                      v1b).arrange(RIGHT, buff=0.2)
+        # φ(Q) · (φ(K)ᵀ · V) = φ(Q) · [the d × d state S]
+        fq2 = self.shape(d, n, unit, th.query, "phi(Q)", th)
         fkt2 = self.shape(n, d, unit, th.key, "phi(K)^T", th)
         v2 = self.shape(d, n, unit, th.value, "V", th)
+        fq3 = self.shape(d, n, unit, th.query, "phi(Q)", th)
         state = self.shape(d, d, unit, th.highlight, "S", th, fill=0.5)
-        fq2 = self.shape(d, n, unit, th.query, "phi(Q)", th)
-        row2 = VGroup(fkt2, op("dot"), v2, op("="), state, op(";"), fq2, op("dot"), state.copy()).arrange(
-            RIGHT, buff=0.25)
+        row2 = VGroup(fq2, op("dot"), paren("(", h1), fkt2, op("dot"), v2, paren(")", h1), op("="), fq3, op("dot"),
+                      state).arrange(RIGHT, buff=0.2)
         grid_note = VGroup(text(say(f"{T}.grid_order"), FS, th.text),
-                           text(say(f"{T}.numbers", count=count(plan.grid_numbers)), FS, th.value)).arrange(
+                           text(say(f"{T}.numbers", count=plan.grid_numbers), FS, th.value)).arrange(
             DOWN, buff=0.1, aligned_edge=LEFT)
         state_note = VGroup(text(say(f"{T}.state_order"), FS, th.text),
-                            text(say(f"{T}.numbers", count=count(plan.state_numbers_d)), FS, th.highlight)).arrange(
+                            text(say(f"{T}.numbers", count=plan.state_numbers_d), FS, th.highlight)).arrange(
             DOWN, buff=0.1, aligned_edge=LEFT)
         full = stage.region("full")
-        d1 = VGroup(dims(fq, n, d), dims(fkt, d, n), dims(grid, n, n), dims(v1, n, d))
-        d2 = VGroup(dims(fkt2, d, n), dims(v2, n, d), dims(state, d, d), dims(fq2, n, d))
+        d1 = VGroup(dims(fq, n, d), dims(fkt, d, n), dims(v1, n, d), dims(grid, n, n), dims(v1b, n, d))
+        d2 = VGroup(dims(fq2, n, d), dims(fkt2, d, n), dims(v2, n, d), dims(fq3, n, d), dims(state, d, d))
         block1 = VGroup(grid_note, VGroup(row1, d1)).arrange(RIGHT, buff=0.5)
         block2 = VGroup(state_note, VGroup(row2, d2)).arrange(RIGHT, buff=0.5)
         left = full.left + 0.1
@@ -155,25 +175,36 @@ class LinearKernel(Chapter):
         for b, note in ((block1, grid_note), (block2, state_note)):
             note.move_to([left + note.width / 2, note.get_y(), 0])
             b[1].move_to([left + note_w + 0.5 + b[1].width / 2, b[1].get_y(), 0])
-        both = VGroup(block1, block2).arrange(DOWN, buff=0.55, aligned_edge=LEFT)
-        at = text(say(f"{T}.at_length", n=count(n), d=count(d)), FS, th.dim)
-        fit_into(both, full.width - 0.2, 5.2)
-        both.move_to([full.center[0], 0.45, 0])
-        at.next_to(both, DOWN, buff=0.3).align_to(both, LEFT)
-        drawn.update(grid_row=block1, state_row=block2)
+        both = VGroup(block1, block2).arrange(DOWN, buff=0.45, aligned_edge=LEFT)
+        # what the drawing leaves out: each output row is divided by its weights' sum (the normalizer)
+        norm = with_math(say(f"{T}.normalizer"), math("phi(q_i) dot z, quad z = scripts(sum)_j phi(k_j)",
+                                                      FS * MATH_PER_TEXT, th.dim), FS, th.dim, centred=True)
+        at = text(say(f"{T}.at_length", n=n, d=d), FS, th.dim)
+        fit_into(both, full.width - 0.4, 4.6)
+        both.move_to([full.center[0], 0.75, 0])
+        notes = VGroup(at, norm).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
+        fit_into(notes, full.width - 0.4, 0.9)
+        notes.next_to(both, DOWN, buff=0.25).align_to(both, LEFT)
+        drawn.update(grid_row=block1, state_row=block2, normalizer=norm)
         with stage.narrating(say(f"{T}.caption_regroup", state=plan.state_numbers_d, grid=plan.grid_numbers, n=n)):
-            stage.play(FadeIn(block1), FadeIn(at), run_time=1.0)
+            stage.play(FadeIn(block1), FadeIn(notes), run_time=1.0)
             stage.wait(0.4)
             stage.play(FadeIn(block2, shift=UP * 0.1), run_time=1.0)
             stage.wait(0.6)
+        # the check on a real sentence, shown: its tokens are not the n of the drawing
         hname = head_name(say, plan.layer, plan.head)
-        check = text(say(f"{T}.same_output", head=hname, diff=sci(plan.regroup_diff)), FS, th.highlight)
-        fit_into(check, full.width - 0.2, 0.5).next_to(at, DOWN, buff=0.2).align_to(at, LEFT)
+        sentence = text(say(f"{T}.real_sentence", n=plan.n, sentence=say.quote(plan.sentence)), FS, th.text)
+        check = with_math(say(f"{T}.same_output", head=hname), sci_math(plan.regroup_diff, say, FS, th.highlight), FS,
+                          th.highlight)
+        lines = VGroup(sentence, check).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+        fit_into(lines, full.width - 0.4, max(notes.get_bottom()[1] - 0.2 - full.bottom, 0.5))
+        lines.next_to(notes, DOWN, buff=0.2).align_to(notes, LEFT)
         drawn["regroup_check"] = check
-        with stage.narrating(say(f"{T}.caption_same", head=hname, diff=sci(plan.regroup_diff, say))):
-            stage.play(FadeIn(check, shift=UP * 0.1), run_time=0.8)
+        with stage.narrating(say(f"{T}.caption_same", layer=plan.layer, head=plan.head, n=plan.n,
+                                 diff=sci(plan.regroup_diff, say))):
+            stage.play(FadeIn(lines, shift=UP * 0.1), run_time=0.8)
             stage.wait(0.4)
-        stage.play(FadeOut(VGroup(block1, block2, at, check)), run_time=0.5)
+        stage.play(FadeOut(VGroup(block1, block2, notes, lines)), run_time=0.5)
 
     def running_sum(self, stage: Stage, plan: KernelPlan, drawn: dict, title) -> None:
         """The causal form unrolled along the sentence: each token adds φ(k_t)v_tᵀ into a state of one
@@ -214,11 +245,11 @@ class LinearKernel(Chapter):
                      math(r"z_t = z_(t-1) + phi(k_t)", 30, th.text),
                      math(r"o_t = (phi(q_t)^T S_t) / (phi(q_t)^T z_t)", 30, th.text)).arrange(DOWN, buff=0.2,
                                                                                           aligned_edge=LEFT)
-        size = text(say(f"{T}.state_size", d=plan.d_head, count=count(plan.state_numbers)), 24, th.highlight)
-        same = text(say(f"{T}.rnn_same", diff=sci(plan.rnn_diff)), 24, th.highlight)
+        size = text(say(f"{T}.state_size", d=plan.d_head, count=plan.state_numbers), 24, th.highlight)
+        same = with_math(say(f"{T}.rnn_same"), sci_math(plan.rnn_diff, say, 24, th.highlight), 24, th.highlight)
         notes = VGroup(size, same).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
         lower = VGroup(eqs, notes).arrange(RIGHT, buff=0.8)
-        fit_into(lower, full.width - 0.2, full.top - full.bottom)
+        fit_into(lower, full.width - 0.6, full.top - full.bottom)
         lower.move_to([0, (y_out - 0.45 + full.bottom) / 2, 0])
         drawn.update(words=words, states=boxes, outputs=outs, equations=eqs, state_size=size, rnn_check=same)
         with stage.narrating(say(f"{T}.caption_rnn")):
@@ -249,45 +280,53 @@ class LinearPattern(Chapter):
         drawn = stage.drawn[self.key] = {}
         model = model_forms(say, plan.model_name)
         hname = head_name(say, plan.layer, plan.head, plan.role)
-        title = title_of(stage, say(f"{T}.pattern_title", head=hname, **model))
+        title = title_of(stage, say(f"{T}.pattern_title"))
         full = stage.region("full")
-        top = full.top - 0.85
-        halves = (Region("left_half", full.left, -0.15, full.bottom + 0.75, top - 0.45),
-                  Region("right_half", 0.15, full.right, full.bottom + 0.75, top - 0.45))
+        sub = text(say(f"{T}.pattern_head", head=hname, model=model_name(say, plan.model_name)), 24, th.dim)
+        fit_into(sub, full.width - 0.6, 0.4).move_to([0, title.get_bottom()[1] - 0.1 - sub.height / 2, 0])
+        top = sub.get_bottom()[1] - 0.1
+        bottom = full.bottom + 1.0  # the row notes and the key under the grids
+        halves = (Region("left_half", full.left, -0.15, bottom, top - 0.45),
+                  Region("right_half", 0.15, full.right, bottom, top - 0.45))
         grids, heads = [], VGroup()
         layout = plan.layout
+        tokens = [shown_token(say, t) for t in plan.tokens]
         for pattern, header, color, region in ((plan.softmax, "softmax_header", th.value, halves[0]),
                                                (plan.linear, "linear_header", th.key, halves[1])):
             data = SimpleNamespace(pattern=pattern, mask=plan.mask, scores=None, layer=plan.layer, head=plan.head)
-            grid, titles = new_grid(stage, data, plan.tokens, layout, region=region)
+            grid, titles = new_grid(stage, data, tokens, layout, region=region)
             grid.set_mask("cleared")
             grid.set_content("dots")
+            future = future_cells(grid, plan.mask, th)
             head = text(say(f"{T}.{header}"), 26, color)
             head.move_to([region.center[0], top - 0.2, 0])
-            grids.append((grid, titles))
+            grids.append((grid, VGroup(titles, future)))
             heads.add(head)
-        drawn.update(grids=[g for g, _ in grids], headers=heads)
-        key = "caption_pattern_sharp" if plan.sharp else "caption_pattern_flat"
-        with stage.narrating(say(f"{T}.{key}")):
-            stage.play(FadeIn(title, shift=DOWN * 0.2), *(FadeIn(VGroup(g, t)) for g, t in grids), FadeIn(heads),
-                       run_time=1.2)
+        key = grid_key(say, grids[0][0], th, FS)
+        fit_into(key, full.width - 0.6, 0.4).move_to([0, full.bottom + 0.1 + key.height / 2, 0])
+        drawn.update(grids=[g for g, _ in grids], headers=heads, key=key, head_line=sub)
+        caption = "caption_pattern_sharp" if plan.sharp else "caption_pattern_flat"
+        with stage.narrating(say(f"{T}.{caption}")):
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(sub), *(FadeIn(VGroup(g, t)) for g, t in grids),
+                       FadeIn(heads), FadeIn(key), run_time=1.2)
             stage.wait(0.8)
         # one row read out under each grid
         q, k = plan.tokens[plan.query], plan.tokens[plan.top_key]
         quote = say.quote
         notes = VGroup(
-            text(say(f"{T}.row_softmax", query=quote(q), weight=dec(plan.row_softmax), key=quote(k)), FS, th.text),
-            text(say(f"{T}.row_linear", query=quote(q), weight=dec(plan.row_linear), key=quote(k),
-                      top=dec(plan.row_linear_top)), FS, th.text))
+            text(say(f"{T}.row_softmax", query=quote(q), weight=dec(plan.row_softmax, say), key=quote(k)), FS,
+                 th.text),
+            text(say(f"{T}.row_linear", query=quote(q), weight=dec(plan.row_linear, say), key=quote(k),
+                      top=dec(plan.row_linear_top, say)), FS, th.text))
         for note, (grid, titles), region in zip(notes, grids, halves):
             fit_into(note, region.width - 0.1, 0.45)
-            note.move_to([region.center[0], full.bottom + 0.35, 0])
+            note.move_to([region.center[0], key.get_top()[1] + 0.2 + note.height / 2, 0])
         drawn["row_notes"] = notes
         with stage.narrating(say(f"{T}.caption_row", query=quote(q), key=quote(k), softmax=dec(plan.row_softmax, say),
                                  linear=dec(plan.row_linear, say), top=dec(plan.row_linear_top, say))):
             stage.play(*(g.highlight_column(plan.query, color=th.query) for g, _ in grids), FadeIn(notes), run_time=0.8)
             stage.wait(0.8)
-        stage.play(FadeOut(VGroup(*(VGroup(g, t) for g, t in grids), heads, notes)), run_time=0.5)
+        stage.play(FadeOut(VGroup(*(VGroup(g, t) for g, t in grids), heads, notes, key, sub)), run_time=0.5)
         stage.remove(*(g for g, _ in grids))
         self.measured(stage, plan, drawn, model, title)
 
@@ -295,12 +334,13 @@ class LinearPattern(Chapter):
         th, say = stage.theme, stage.say
         full = stage.region("full")
         header = text(say(f"{T}.every_head", **model, layers=plan.n_layers, heads=plan.n_heads,
-                           passages=plan.n_passages, rows=count(plan.n_rows)), 30, th.text)
+                           passages=plan.n_passages, rows=plan.n_rows), 30, th.text)
         stage.region("title").fit(header)
+        fit_into(header, full.width - 0.6, 0.6)
         rows = [(say(f"{T}.top_softmax"), plan.top_softmax, th.value), (say(f"{T}.top_linear"), plan.top_linear, th.key),
                 (say(f"{T}.tv"), plan.tv, th.highlight)]
-        bars = share_bars(rows, th, length=4.6, font_size=24)
-        fit_into(bars, full.width - 0.2, 2.0)
+        bars = share_bars(rows, th, length=4.6, font_size=24, say=say)
+        fit_into(bars, full.width - 0.6, 2.0)
         bars.move_to([0, full.top - 0.95 - bars.height / 2, 0])
         drawn.update(measured=bars, measured_header=header)
         with stage.narrating(say(f"{T}.caption_measured", **model, passages=plan.n_passages,
@@ -316,12 +356,14 @@ class LinearPattern(Chapter):
         full = stage.region("full")
         P, L = plan.kept.shape
         names = VGroup(*(text(say(f"{T}.swap_passage", number=p + 1), FS, th.text) for p in range(P)))
-        room_w = full.width - 0.2 - names.width - 0.3
+        room_w = full.width - 0.6 - names.width - 0.3
         cell = min(0.42, room_w / L)
         left = full.center[0] - (names.width + 0.3 + L * cell) / 2 + names.width + 0.3
         title = text(say(f"{T}.swap_title"), FS, th.text)
-        fit_into(title, full.width - 0.2, 0.5)
-        top = above.get_bottom()[1] - 0.45
+        if title.width > full.width - 0.6:  # a long question on two lines, not squeezed onto one
+            title = wrapped(say(f"{T}.swap_title"), full.width - 1.2, FS, th.text, 2)
+        fit_into(title, full.width - 0.6, 0.8)
+        top = above.get_bottom()[1] - 0.4
         title.move_to([full.center[0], top - title.height / 2, 0])
         y0 = title.get_bottom()[1] - 0.25 - cell / 2
         cells = VGroup()
@@ -339,30 +381,36 @@ class LinearPattern(Chapter):
         nums = VGroup(*(label(str(l), 18, th.dim).move_to([left + (l + 0.5) * cell, y0 - (P - 0.5) * cell - 0.22, 0])
                         for l in range(0, L, stride)))
         layer_name.next_to(nums, DOWN, buff=0.12).set_x(left + L * cell / 2)
-        legend = VGroup(
-            VGroup(Square(0.26, stroke_width=0).set_fill(th.key, opacity=0.55), text(say(f"{T}.kept"), FS, th.text)).arrange(RIGHT, buff=0.12),
-            VGroup(Square(0.26, stroke_width=0).set_fill(th.mask, opacity=0.85), text(say(f"{T}.lost"), FS, th.text)).arrange(RIGHT, buff=0.12),
-        ).arrange(RIGHT, buff=0.5)
-        total = text(say(f"{T}.swap_count", kept=plan.kept_count, runs=plan.runs, kl=f"{plan.kl_mean:.3f}"), 24,
-                      th.highlight)
+        items = [VGroup(Square(0.26, stroke_width=0).set_fill(th.key, opacity=0.55), text(say(f"{T}.kept"), FS, th.text)),
+                 VGroup(Square(0.26, stroke_width=0).set_fill(th.mask, opacity=0.85), text(say(f"{T}.lost"), FS, th.text))]
+        cap = label("H", FS).height
+        for sw, words in items:  # the swatch centred on the words' capitals, whatever their descenders
+            words.next_to(sw, RIGHT, buff=0.12)
+            sw.set_y(text_baseline(words) + cap / 2)
+        legend = VGroup(*items).arrange(RIGHT, buff=0.5)
+        items[1].shift(UP * (text_baseline(items[0][1]) - text_baseline(items[1][1])))  # one line: "changed" has a g
+        total = text(say(f"{T}.swap_count", kept=plan.kept_count, runs=plan.runs, kl=say.number(plan.kl_mean, ".3f")), 24,
+                     th.highlight)
         foot = VGroup(total, legend).arrange(RIGHT, buff=0.8)
-        fit_into(foot, full.width - 0.2, 0.5)
-        foot.next_to(layer_name, DOWN, buff=0.25).set_x(full.center[0])
+        fit_into(foot, full.width - 0.6, 0.5)
+        foot.next_to(layer_name, DOWN, buff=0.2).set_x(full.center[0])
+        kl_note = text(say("beyond.kl_note"), 20, th.dim)
+        fit_into(kl_note, full.width - 0.6, 0.4).next_to(foot, DOWN, buff=0.12).set_x(full.center[0])
         grid = VGroup(cells, names, nums, layer_name)
-        drawn.update(swap_cells=cells, swap_total=total)
+        drawn.update(swap_cells=cells, swap_total=total, kl_note=kl_note)
         with stage.narrating(say(f"{T}.caption_swap_runs", kept=plan.kept_count, runs=plan.runs,
                                  kl=say.number(plan.kl_mean, ".3f"))):
             stage.play(FadeIn(title), FadeIn(VGroup(names, nums, layer_name)), run_time=0.6)
             stage.play(FadeIn(cells, lag_ratio=0.01), run_time=1.2)
-            stage.play(FadeIn(foot, shift=UP * 0.1), run_time=0.6)
+            stage.play(FadeIn(foot, shift=UP * 0.1), FadeIn(kl_note), run_time=0.6)
             stage.wait(0.5)
         verdict = ("verdict_far_kept" if plan.kept_most else "verdict_far_changed") if plan.sharp else \
             ("verdict_near_kept" if plan.kept_most else "verdict_near_changed")
         drawn["verdict"] = verdict
         said_text = say(f"{T}.{verdict}")
         line = wrapped(said_text, full.width - 1.0, 24, th.highlight, 2)
-        fit_into(line, full.width - 0.2, max(foot.get_bottom()[1] - 0.2 - full.bottom, 0.4))
-        line.move_to([0, (foot.get_bottom()[1] - 0.2 + full.bottom) / 2, 0])
+        fit_into(line, full.width - 0.6, max(kl_note.get_bottom()[1] - 0.15 - full.bottom, 0.4))
+        line.move_to([0, (kl_note.get_bottom()[1] - 0.15 + full.bottom) / 2, 0])
         drawn["verdict_line"] = line
         with stage.narrating(said_text):
             stage.play(FadeIn(line, shift=UP * 0.1), run_time=0.6)
@@ -395,33 +443,37 @@ class LinearCost(Chapter):
         axes = VGroup(Line([ox, oy, 0], [ox + W + 0.2, oy, 0], stroke_color=th.dim, stroke_width=2),
                       Line([ox, oy, 0], [ox, oy + H + 0.2, 0], stroke_color=th.dim, stroke_width=2))
         ticks = VGroup()
-        for n in plan.lengths[::2] + (plan.lengths[-1],):
+        named_right = None  # the right edge of the last tick label: one that would touch it is left out
+        for n in sorted(set(plan.lengths[::2] + (plan.lengths[-1],)), reverse=True):
             x = X(n)
             ticks.add(Line([x, oy - 0.08, 0], [x, oy + 0.08, 0], stroke_color=th.dim, stroke_width=2))
-            ticks.add(label(count(n), FIG, th.text).next_to([x, oy, 0], DOWN, buff=0.15))
+            name = label(count(n, say), FIG, th.text).next_to([x, oy, 0], DOWN, buff=0.15)
+            if named_right is None or name.get_right()[0] < named_right - 0.3:
+                ticks.add(name)
+                named_right = name.get_left()[0]
         for e in range(y_lo + (y_lo % 2), y_hi + 1, 2):
             y = Y(10 ** e)
             ticks.add(Line([ox - 0.08, y, 0], [ox + 0.08, y, 0], stroke_color=th.dim, stroke_width=2))
-            ticks.add(label(power_of_ten(e), 26, th.text).next_to([ox, y, 0], LEFT, buff=0.15))
+            ticks.add(power_math(e, 26, th.text).next_to([ox, y, 0], LEFT, buff=0.15))
         x_name = text(say(f"{T}.axis_n"), FS, th.dim).next_to(ticks, DOWN, buff=0.15).set_x(ox + W / 2)
         y_name = text(say(f"{T}.axis_cost"), FS, th.dim).move_to([ox, oy + H + 0.45, 0])
         curves = VGroup()
         ends = VGroup()
-        for costs, color, name in ((plan.softmax, th.value, "softmax_curve"), (plan.linear, th.key, "linear_curve")):
+        for costs, color, name, formula in ((plan.softmax, th.value, "softmax_curve", "2 dot n^2 dot d"),
+                                            (plan.linear, th.key, "linear_curve", "2 dot n dot d^2 + 2 dot n dot d")):
             pts = [[X(n), Y(c), 0] for n, c in zip(plan.lengths, costs)]
             line = VMobject(stroke_color=color, stroke_width=4).set_points_as_corners(pts)
             dots = VGroup(*(Dot(p, radius=0.06, color=color) for p in pts))
             curves.add(VGroup(line, dots))
-            end = VGroup(text(say(f"{T}.{name}"), FS, color), label(sci(costs[-1]), FIG + 2, color)).arrange(
-                DOWN, buff=0.08, aligned_edge=LEFT)
+            end = VGroup(with_math(say(f"{T}.{name}"), math(formula, FS * MATH_PER_TEXT, color), FS, color),
+                         sci_math(costs[-1], say, FIG + 2, color)).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
             end.next_to(pts[-1], RIGHT, buff=0.2)
             ends.add(end)
         if ends[0].get_bottom()[1] < ends[1].get_top()[1] + 0.15:  # keep the two end notes apart
             ends[1].shift(DOWN * (ends[1].get_top()[1] + 0.15 - ends[0].get_bottom()[1]))
-        cross = text(say(f"{T}.crossover", n=count(plan.crossover)), FS, th.text)
+        cross = text(say(f"{T}.crossover", n=plan.crossover), FS, th.text)
         cross.move_to([ox + 0.45 * W + cross.width / 2, oy + 0.35 + cross.height / 2, 0])
-        ratio = text(say(f"{T}.at_end", n=count(plan.lengths[-1]), ratio=count(round(plan.ratio_last))), 24,
-                      th.highlight)
+        ratio = text(say(f"{T}.at_end", n=plan.lengths[-1], ratio=round(plan.ratio_last)), 24, th.highlight)
         ratio.move_to([ox + 0.3 + ratio.width / 2, oy + H - 0.1, 0])
         plot = VGroup(axes, ticks, x_name, y_name, curves, ends, cross, ratio)
         fit_into(plot, full.width - 0.2, full.top - 0.85 - full.bottom)

@@ -11,6 +11,7 @@ from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, SurroundingRectangle, 
 
 from ..components.text import FORMATTERS, label, number
 from ..components.vectors import VectorColumn, ellipsis_dots, math
+from ..review import figure_note
 from ..lesson import Chapter
 from ..plans.walkthrough import LookupPlan, plan_lookup
 from ..stage import Stage
@@ -148,7 +149,7 @@ class Lookup(Chapter):
                  label(say(f"{T}.result_soft"), fr, th.text)]
         res = table([[names[0], hard], [names[1], soft]], gap=0.35, row_gap=0.18, first_left=True)
         dist = VGroup(label(say(f"{T}.distance"), fr, th.highlight), number(plan.distance, "weight", fr, th.highlight),
-                      label(say(f"{T}.norm", norm=FORMATTERS["weight"](plan.hard_norm)), fr, th.dim)  # a figure: a point, as the distance
+                      figure_note(label(say(f"{T}.norm", norm=FORMATTERS["weight"](plan.hard_norm)), fr, th.dim))  # a figure: a point, as the distance
                       ).arrange(RIGHT, buff=0.2)
         out = VGroup(res, dist).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         return out, res, dist, hard, soft, names

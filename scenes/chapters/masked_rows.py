@@ -11,6 +11,7 @@ from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Rectangle, R
 from ..components.attention_grid import AttentionGrid
 from ..components.text import label, number
 from ..components.vectors import math
+from ..review import figure_note
 from ..lesson import Chapter
 from ..plans.walkthrough import MaskedPlan, plan_masked
 from ..stage import Region, Stage
@@ -124,7 +125,7 @@ class MaskedRows(Chapter):
         shrink = 0.72
         left_edge = board.get_left()[0]
         wide = full.right - (left_edge + board.width * shrink) - 0.5
-        why = VGroup(*(wrapped(t, wide, 24, th.text if k < 3 else th.highlight, 4) for k, t in enumerate(lines)))
+        why = figure_note(VGroup(*(wrapped(t, wide, 24, th.text if k < 3 else th.highlight, 4) for k, t in enumerate(lines))))
         diff = float(np.abs(plan.weights_ours - plan.weights_gpt2).max())
         why[2].add(scientific(say, plan.tiny, 30, th.text, figure_mark=True).next_to(why[2], DOWN, buff=0.12).align_to(why[2], LEFT))
         if not plan.same_bits:

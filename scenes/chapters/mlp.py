@@ -70,7 +70,7 @@ def scale_bar(stage: Stage, count: int, unit: float) -> VGroup:
     ticks = VGroup(*(Line(LEFT * 0.12, RIGHT * 0.12, stroke_width=2, color=th.dim).move_to(bar.get_edge_center(e))
                      for e in (UP, DOWN)))
     # a figure beside the diagrams' figures: the thousands comma in every language (4,096)
-    text = label(stage.say(f"{T}.scale", count=grouped(count)), 22, th.dim).next_to(bar, UP, buff=0.15)
+    text = label(stage.say(f"{T}.scale", count=grouped(count, stage.say)), 22, th.dim).next_to(bar, UP, buff=0.15)
     return VGroup(bar, ticks, text)
 
 
@@ -166,7 +166,7 @@ class Mlp(Chapter):
         with stage.narrating(say(f"{T}.caption_active", count=plan.active, d_mlp=plan.d_mlp)):
             stage.play(table.brace.animate.set_color(th.highlight), FadeIn(active, shift=UP * 0.1), run_time=0.5)
             stage.wait(0.6)
-        check = label(say(f"{T}.check", diff=tiny(say, plan.max_diff, figure=True)), 26, th.highlight)
+        check = label(say(f"{T}.check", diff=tiny(say, plan.max_diff)), 26, th.highlight)
         fit_into(check, full.width, 0.4).next_to(active, DOWN, buff=0.25).set_x(0)
         with stage.narrating(say(f"{T}.caption_out", d_model=plan.d_model, word=word, diff=tiny(say, plan.max_diff))):
             stage.play(FadeIn(arrows[1]), FadeIn(og), run_time=1.0)

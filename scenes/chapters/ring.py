@@ -39,7 +39,9 @@ from ..plans.ring import (
 )
 from ..stage import Stage
 from ..style import byte_text
+from ..style import has_hangul
 from .embedding_parts import fit_into
+from .embedding_parts import mixed_label as text
 from .head_split import fixed, model_name, tiny
 
 T = "ring"  # the catalog: scenes/locales/<lang>/ring.toml
@@ -64,6 +66,14 @@ class RingLesson(Lesson):
             if inputs.layer is None:
                 inputs = replace(inputs, layer=info.n_layers // 2)
         return super().setting(inputs)
+
+
+def figure(value: float, shown: str, font_size: float, color: str):
+    """A vector's entry as a figure (m, l, an entry of O): its decimal point in every language, as the
+    grids' (README, "Numbers"); `.value` and `.shown` say so, as `components.text.number` does."""
+    mob = label(shown, font_size, color)
+    mob.value, mob.shown = float(value), shown
+    return mob
 
 
 def score_text(x: float) -> str:
@@ -123,7 +133,7 @@ class Ring(Chapter):
         drawn: dict = {"tables": [], "chips": [], "status": []}
         stage.drawn[self.key] = drawn
 
-        title = label(say(f"{T}.steps.title", layer=plan.layer, head=plan.head), 30, th.text)
+        title = label(say(f"{T}.steps.title", head=head_words(say, plan.layer, plan.head)), 30, th.text)
         fit_into(title, full.width * 0.55, 0.6)
         title.move_to([full.left + title.width / 2, full.top - 0.35, 0])
         top = full.top - 0.85
@@ -158,7 +168,7 @@ class Ring(Chapter):
                                    stroke_width=3).move_to(centres[i])
             a, b = plan.span(i)
             head = VGroup(label(say(f"{T}.steps.device", device=i), 26, device_color(i)),
-                          label(say(f"{T}.steps.queries", first=a, last=b), 24, th.query)).arrange(RIGHT, buff=0.3)
+                          text(say(f"{T}.steps.queries", first=a, last=b), 24, th.query)).arrange(RIGHT, buff=0.3)
             boxes.add(box)
             heads.append(head)
         arrows = VGroup()
@@ -214,7 +224,7 @@ class Ring(Chapter):
         # the end: O / l on every device, beside the model's own output for the same rows
         results = [self.result_table(stage, plan, i) for i in range(N)]
         place_all(results, slots, top_shift=0.4)
-        diff = label(say(f"{T}.steps.max_diff", diff=tiny(say, plan.max_diff_trace, figure=True)), 24, th.highlight)
+        diff = label(say(f"{T}.steps.max_diff", diff=tiny(say, plan.max_diff_trace)), 24, th.highlight)
         diff.move_to([full.right - diff.width / 2, title.get_center()[1], 0])
         if diff.get_left()[0] < title.get_right()[0] + 0.3:
             fit_into(diff, full.right - title.get_right()[0] - 0.3, 0.5)
@@ -293,22 +303,24 @@ class Ring(Chapter):
         cols = plan.o_shown
         return (cols[0], cols[-1]) if (self.narrow or short) and len(cols) > 2 else cols
 
-    def header_row(self, stage: Stage, plan: RingPlan, short: bool = False) -> list:
-        """The heads of the O columns: O₁, O₂, …, O_d (the entries shown, an ellipsis before the last)."""
+    def header_row(self, stage: Stage, plan: RingPlan, short: bool = False, final: bool = False) -> list:
+        """The heads of the O columns: O₁, O₂, …, O_d (the entries shown, an ellipsis before the last);
+        `final`: the output, O₁/l … O_d/l (the running O divided by the running sum)."""
         th = stage.theme
         cols = self.o_columns(plan, short)
-        cells = [math(f"O_({j + 1})", 30, th.value) for j in cols[:-1]]
+        name = (lambda j: f"O_({j + 1}) slash l") if final else (lambda j: f"O_({j + 1})")
+        cells = [math(name(j), 30, th.value) for j in cols[:-1]]
         if len(cols) > 1:
             cells.append(ellipsis_dots(RIGHT, spacing=0.1, radius=0.025, color=th.dim))
-        cells.append(math(f"O_({cols[-1] + 1})", 30, th.value))
+        cells.append(math(name(cols[-1]), 30, th.value))
         return cells
 
     def entries(self, plan: RingPlan, values: np.ndarray, decimals: int, color: str, short: bool = False) -> list:
         cols = self.o_columns(plan, short)
-        cells = [label(fixed(float(values[j]), decimals), 24, color) for j in cols[:-1]]
+        cells = [figure(float(values[j]), fixed(float(values[j]), decimals), 24, color) for j in cols[:-1]]
         if len(cols) > 1:
             cells.append(ellipsis_dots(RIGHT, spacing=0.1, radius=0.025, color="#888888"))
-        cells.append(label(fixed(float(values[cols[-1]]), decimals), 24, color))
+        cells.append(figure(float(values[cols[-1]]), fixed(float(values[cols[-1]]), decimals), 24, color))
         return cells
 
     def state_table(self, stage: Stage, plan: RingPlan, t: int, i: int) -> VGroup:
@@ -323,8 +335,8 @@ class Ring(Chapter):
         for k, (r, p) in enumerate(zip(picked, plan.rows_shown[i])):
             if k > 0:
                 rows.append([ellipsis_dots(DOWN, spacing=0.07, radius=0.022, color=th.dim)])
-            rows.append([self.row_name(stage, plan, p), label(score_text(float(s.m[r])), 24, color),
-                         label(fixed(float(s.l[r]), 2), 24, color)] + self.entries(plan, s.O[r], 2, color))
+            rows.append([self.row_name(stage, plan, p), figure(float(s.m[r]), score_text(float(s.m[r])), 24, color),
+                         figure(float(s.l[r]), fixed(float(s.l[r]), 2), 24, color)] + self.entries(plan, s.O[r], 2, color))
         table = level(aligned_rows(rows, col_gap=0.2 if self.narrow else 0.26, row_step=0.42,
                                    align=["left"] + ["right"] * 7))
         return table
@@ -333,7 +345,7 @@ class Ring(Chapter):
         """Device i's output rows O / l (ring) above the model's own head output (model), same rows."""
         th, say = stage.theme, stage.say
         last = plan.result.steps_of(i)[-1]
-        rows = [[label("", 22, th.text), label("", 22, th.text)] + self.header_row(stage, plan, short=True)]
+        rows = [[label("", 22, th.text), label("", 22, th.text)] + self.header_row(stage, plan, short=True, final=True)]
         for k, (r, p) in enumerate(zip(plan.rows(i), plan.rows_shown[i])):
             if k > 0:
                 rows.append([ellipsis_dots(DOWN, spacing=0.07, radius=0.022, color=th.dim)])
@@ -347,11 +359,13 @@ class Ring(Chapter):
         return table
 
     def row_name(self, stage: Stage, plan: RingPlan, p: int) -> VGroup:
-        """A query row: its position (dim) and its token (in a narrow box, its position only)."""
+        """A query row: its position (dim) and its token (in a narrow box, its position only); a token
+        without a letter or digit (".") quoted, so that it is not a lone speck."""
         th = stage.theme
         if self.narrow:
             return VGroup(label(str(p), 24, th.query))
-        return VGroup(label(str(p), 24, th.dim), label(plan.tokens[p], 24, th.query)).arrange(RIGHT, buff=0.12)
+        return VGroup(label(str(p), 24, th.dim), label(shown_token(stage.say, plan.tokens[p]), 24, th.query)).arrange(
+            RIGHT, buff=0.12)
 
     @staticmethod
     def caption_for_step(stage: Stage, plan: RingPlan, t: int) -> str:
@@ -374,17 +388,38 @@ class Ring(Chapter):
         return say(f"{T}.steps.caption_again_all", step=t + 1)
 
 
-def level(table: VGroup) -> VGroup:
-    """Every row's texts on one baseline (a comma or a descender does not lift a number)."""
+def level(table: VGroup, row_step: float | None = None) -> VGroup:
+    """Every row's texts on one baseline (a comma or a descender does not lift a number); with
+    `row_step`, the rows' baselines evenly `row_step` apart as well (a row of "6,14 MB" no lower than
+    a row of "192 MB")."""
     from manim import Text
 
-    for row in table:
+    first = None
+    for k, row in enumerate(table):
         texts = [m for m in row if isinstance(m, Text) and m.text.strip()]
-        if len(texts) > 1:
-            base = text_baseline(texts[-1])
-            for m in texts[:-1]:
+        if not texts:
+            continue
+        base = text_baseline(texts[-1])
+        for m in texts[:-1]:
+            if has_hangul(m.text):  # a round Hangul bottom (링) overshoots the line: centred on the figures
+                m.set_y(texts[-1].get_center()[1])
+            else:
                 m.shift(UP * (base - text_baseline(m)))
+        if row_step is not None:
+            if first is None:
+                first = base + k * row_step
+            row.shift(UP * (first - k * row_step - base))
     return table
+
+
+def head_words(say, layer: int, head: int) -> str:
+    """A head as the suite names it on screen: "layer 15 · head 0" (layers and heads from 0)."""
+    return say("common.head.layer_head", layer=layer, head=head)
+
+
+def shown_token(say, token: str) -> str:
+    """A token as a label: one without a letter or digit (".", ",") quoted, so it is not a lone speck."""
+    return token if any(c.isalnum() for c in token) else say.quote(token.strip() or token)
 
 
 def place_all(tables: list, slots: list, top_shift: float = 0.0) -> None:
@@ -449,47 +484,74 @@ class RingCausal(Chapter):
         fit_into(title, full.width, 0.6)
         title.move_to([0, full.top - 0.35, 0])
         top = full.top - 0.9
+        c, s = plan.contiguous, plan.striped
+        # at the bottom: what the two codes mean, and what striping gains (the busiest device's scores)
+        legend = self.legend(stage)
+        gain = label(say(f"{T}.causal.busiest", before=max(c.cells), after=max(s.cells)), 24, th.highlight)
+        fit_into(gain, full.width - 0.6, 0.45)
+        fit_into(legend, full.width - 0.6, 0.4)
+        gain.move_to([0, full.bottom + 0.1 + gain.height / 2, 0])
+        legend.move_to([0, gain.get_top()[1] + 0.2 + legend.height / 2, 0])
+        bottom = legend.get_top()[1] + 0.25
         half = (full.width - 0.6) / 2
         panels = [self.panel(stage, plan, res, name)
                   for res, name in ((plan.contiguous, "contiguous"), (plan.striped, "striped"))]
         # one scale for both, so that equal blocks look equal; side by side, tops level
-        k = min(min(half / p.width, (top - full.bottom) / p.height) for p in panels)
+        k = min(min(half / p.width, (top - bottom) / p.height) for p in panels)
         for p in panels:
             p.scale(k)
-        y_top = top - (top - full.bottom - max(p.height for p in panels)) / 2
+        y_top = top - (top - bottom - max(p.height for p in panels)) / 2
         for i, panel in enumerate(panels):
             x = full.left + half / 2 if i == 0 else full.right - half / 2
             panel.move_to([x, y_top - panel.height / 2, 0])
         left, right = panels
-        drawn.update(contiguous=left, striped=right)
-        c, s = plan.contiguous, plan.striped
+        drawn.update(contiguous=left, striped=right, legend=legend, gain=gain)
         with stage.narrating(say(f"{T}.causal.caption_mask", count=N)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(VGroup(left.heading, left.strip, left.matrix,
                                                                       left.axes)), run_time=1.0)
             stage.wait(0.4)
         with stage.narrating(say(f"{T}.causal.caption_contiguous", count=N, low=min(c.busy_steps),
                                  high=max(c.busy_steps), least=min(c.cells), most=max(c.cells))):
-            stage.play(FadeIn(left.skipped), run_time=0.6)
-            stage.play(FadeIn(left.schedule), run_time=0.8)
+            stage.play(FadeIn(left.skipped), FadeIn(legend.skip), run_time=0.6)
+            stage.play(FadeIn(left.schedule), FadeIn(legend.steps), run_time=0.8)
             stage.wait(0.6)
         with stage.narrating(say(f"{T}.causal.caption_striped", count=N)):
             stage.play(FadeIn(VGroup(right.heading, right.strip, right.matrix, right.axes)), run_time=1.0)
             stage.wait(0.4)
         even = f"{T}.causal.caption_even_all" if min(s.busy_steps) == N else f"{T}.causal.caption_even"
         with stage.narrating(say(even, count=N, low=min(s.busy_steps), high=max(s.busy_steps),
-                                 least=min(s.cells), most=max(s.cells), diff=tiny(say, plan.max_diff_striped))):
+                                 least=min(s.cells), most=max(s.cells), before=max(c.cells),
+                                 diff=tiny(say, plan.max_diff_striped))):
             stage.play(FadeIn(right.schedule), FadeIn(right.check), run_time=0.8)
+            stage.play(FadeIn(gain, shift=UP * 0.1), run_time=0.6)
             stage.wait(0.8)
 
+    @staticmethod
+    def legend(stage: Stage) -> VGroup:
+        """The key to the panels' codes: a skipped block (red), a busy step (filled), an idle one (empty)."""
+        th, say = stage.theme, stage.say
+        swatch = Rectangle(width=0.42, height=0.3, stroke_color=th.mask, stroke_width=3).set_fill(th.mask,
+                                                                                               opacity=0.22)
+        skip = VGroup(swatch, text(say(f"{T}.causal.skipped_key"), 22, th.text)).arrange(RIGHT, buff=0.15)
+        busy = VGroup(Rectangle(width=0.26, height=0.26, stroke_color=th.text, stroke_width=2).set_fill(
+            th.text, opacity=0.85), text(say(f"{T}.causal.busy_key"), 22, th.text)).arrange(RIGHT, buff=0.15)
+        idle = VGroup(Rectangle(width=0.26, height=0.26, stroke_color=th.text, stroke_width=2),
+                      text(say(f"{T}.causal.idle_key"), 22, th.text)).arrange(RIGHT, buff=0.15)
+        steps = VGroup(busy, idle).arrange(RIGHT, buff=0.5)
+        out = VGroup(skip, steps).arrange(RIGHT, buff=0.8)
+        out.skip, out.steps = skip, steps
+        return out
+
     def panel(self, stage: Stage, plan: RingCausalPlan, res, name: str) -> VGroup:
-        """One way of cutting: its heading, the tokens coloured by device, the causal mask with rows and
-        columns grouped by device and cut into N × N blocks, and per device its busy steps and pairs."""
+        """One way of cutting: its heading, the tokens coloured by device, the causal mask with queries
+        and keys grouped by device and cut into N × N blocks (keys as rows and queries as columns in the
+        video layout, the transpose in the paper's), and per device its busy steps and scores."""
         th, say = stage.theme, stage.say
         N, n = plan.n_devices, plan.n
+        video = plan.layout == "video"
         size = 3.6
         cell = size / n
         order = RingCausalPlan.order(res)
-        dev = RingCausalPlan.device_of(res)
         heading = VGroup(label(say(f"{T}.causal.{name}"), 28, th.text),
                          label(say(f"{T}.causal.rule_{name}", count=N), 22, th.dim)).arrange(DOWN, buff=0.12)
 
@@ -499,22 +561,27 @@ class RingCausal(Chapter):
             toks = [int(t) for t in res.tokens[i]]
             centres = np.array([[(t + 0.5) * cell, 0, 0] for t in toks])
             strip.add(points_mobject([rect_points(centres, cell * 0.42, 0.12)], device_color(i)))
-        first, last = label("0", 22, th.dim), label(str(n - 1), 22, th.dim)
+        first, last = label("0", 26, th.dim), label(str(n - 1), 26, th.dim)
         tok_word = label(say(f"{T}.causal.tokens"), 22, th.dim)
         first.next_to(strip, LEFT, buff=0.12)
         last.next_to(strip, RIGHT, buff=0.12)
         tok_word.next_to(first, LEFT, buff=0.2)
         strip_group = VGroup(strip, first, last, tok_word)
 
-        # the mask: a cell is drawn when its key is at or before its query, in the query's device colour
-        pos = np.asarray(order)
+        pos = np.asarray(order)  # pos[g]: the token at place g of the grouped order
         sizes = [len(t) for t in res.tokens]
         starts = np.concatenate([[0], np.cumsum(sizes)])
+
+        def place(q: float, k: float):
+            """The point of grouped query place q and key place k (video: keys as rows)."""
+            r, c = (k, q) if video else (q, k)
+            return [c * cell, -r * cell, 0]
+
+        # the mask: a cell is drawn when its key is at or before its query, in the query's device colour
         matrix = VGroup()
         for i in range(N):
-            rows = range(starts[i], starts[i + 1])
-            centres = np.array([[(c + 0.5) * cell, -(r + 0.5) * cell, 0] for r in rows for c in range(n)
-                                if pos[c] <= pos[r]])
+            centres = np.array([place(a + 0.5, b + 0.5) for a in range(starts[i], starts[i + 1]) for b in range(n)
+                                if pos[b] <= pos[a]])
             if len(centres):
                 matrix.add(points_mobject([rect_points(centres, cell * 0.45, cell * 0.45)], device_color(i))
                            .set_fill(opacity=0.8))
@@ -525,49 +592,65 @@ class RingCausal(Chapter):
                        *(Line([0, -starts[k] * cell, 0], [size, -starts[k] * cell, 0], stroke_color=th.text,
                               stroke_width=2) for k in range(1, N)))
         skipped = VGroup()
-        for i in range(N):
-            for j in range(N):
-                rows, cols = pos[starts[i]:starts[i + 1]], pos[starts[j]:starts[j + 1]]
-                if cols.min() > rows.max():  # every key of block j after every query of device i
-                    w, h = sizes[j] * cell, sizes[i] * cell
+        for i in range(N):  # queries of device i
+            for j in range(N):  # keys of device j
+                queries, keys = pos[starts[i]:starts[i + 1]], pos[starts[j]:starts[j + 1]]
+                if keys.min() > queries.max():  # every key of block j after every query of device i
+                    w, h = (sizes[i] * cell, sizes[j] * cell) if video else (sizes[j] * cell, sizes[i] * cell)
                     skipped.add(Rectangle(width=w, height=h, stroke_color=th.mask, stroke_width=3)
                                 .set_fill(th.mask, opacity=0.22)
-                                .move_to([(starts[j] + sizes[j] / 2) * cell, -(starts[i] + sizes[i] / 2) * cell, 0]))
+                                .move_to(place(starts[i] + sizes[i] / 2, starts[j] + sizes[j] / 2)))
         mat = VGroup(frame, matrix, lines)
-        # device numbers: along the rows (queries) and the columns (keys)
-        row_nums = VGroup(*(label(str(i), 24, device_color(i)).move_to(
+        # device numbers along the rows and the columns (both grouped the same way)
+        row_nums = VGroup(*(label(str(i), 26, device_color(i)).move_to(
             [-0.22, -(starts[i] + sizes[i] / 2) * cell, 0]) for i in range(N)))
-        col_nums = VGroup(*(label(str(j), 24, device_color(j)).move_to(
+        col_nums = VGroup(*(label(str(j), 26, device_color(j)).move_to(
             [(starts[j] + sizes[j] / 2) * cell, 0.22, 0]) for j in range(N)))
-        keys_word = label(say(f"{T}.causal.keys_axis"), 22, th.key).next_to(col_nums, UP, buff=0.1)
-        q_word = label(say(f"{T}.causal.queries_axis"), 22, th.query).rotate(PI / 2)
-        q_word.next_to(row_nums, LEFT, buff=0.12)
-        axes = VGroup(row_nums, col_nums, keys_word, q_word)
+        q_axis = text(say(f"{T}.causal.queries_axis"), 22, th.query)
+        k_axis = text(say(f"{T}.causal.keys_axis"), 22, th.key)
+        top_word, side_word = (q_axis, k_axis) if video else (k_axis, q_axis)
+        top_word.next_to(col_nums, UP, buff=0.1)
+        side_word.rotate(PI / 2).next_to(row_nums, LEFT, buff=0.12)
+        axes = VGroup(row_nums, col_nums, top_word, side_word)
 
-        # per device, level with its rows: one square per step (filled: busy) and its pairs; the column
-        # heads above them, the pairs' column right of whichever is wider, the squares or their head
-        sq = min(0.26, 1.4 / N)
-        x_sq = size + 0.3
+        # per query device: one square per step (filled: busy) and its scores. Paper: right of its rows,
+        # the squares in a row; video: under its columns, in a row when they fit its width, else a column
+        narrowest = min(sizes) * cell
+        across = min(0.26, 0.9 * narrowest / (N + (N - 1) * 0.25))
+        stacked = video and across < 0.15
+        sq = min(0.26, 1.4 / N) if not video else (min(0.24, 1.0 / N) if stacked else across)
         steps_head = label(say(f"{T}.causal.busy_head", count=N), 20, th.dim)
         pairs_head = label(say(f"{T}.causal.pairs_head"), 20, th.dim)
-        squares_w = N * sq + (N - 1) * sq * 0.25
-        steps_head.move_to([x_sq + steps_head.width / 2, 0.22, 0])
-        x_pairs = x_sq + max(squares_w, steps_head.width) + 0.3
-        pairs_head.move_to([x_pairs + pairs_head.width / 2, 0.22, 0])
         sched = VGroup()
+        direction = DOWN if stacked else RIGHT
         for i in range(N):
-            y = -(starts[i] + sizes[i] / 2) * cell
             squares = VGroup(*(Rectangle(width=sq, height=sq, stroke_color=device_color(i), stroke_width=2)
                                .set_fill(device_color(i), opacity=0.85 if res.at(t, i).busy else 0.0)
-                               for t in range(N))).arrange(RIGHT, buff=sq * 0.25)
-            squares.move_to([x_sq + squares.width / 2, y, 0])
-            pairs = label(str(res.cells[i]), 24, th.text)
-            pairs.move_to([x_pairs + pairs.width / 2, y, 0])
-            sched.add(VGroup(squares, pairs))
+                               for t in range(N))).arrange(direction, buff=sq * 0.25)
+            sched.add(VGroup(squares, label(str(res.cells[i]), 26, th.text)))
+        if video:
+            y_sq = -size - 0.25
+            y_pairs = y_sq - (N * sq + (N - 1) * sq * 0.25 if stacked else sq) - 0.3
+            for i, (squares, pairs) in enumerate(sched):
+                x = (starts[i] + sizes[i] / 2) * cell
+                squares.move_to([x, y_sq - squares.height / 2, 0])
+                pairs.move_to([x, y_pairs, 0])
+            steps_head.move_to([-0.15 - steps_head.width / 2, sched[0][0].get_center()[1], 0])
+            pairs_head.move_to([-0.15 - pairs_head.width / 2, y_pairs, 0])
+        else:
+            x_sq = size + 0.3
+            squares_w = N * sq + (N - 1) * sq * 0.25
+            steps_head.move_to([x_sq + steps_head.width / 2, 0.22, 0])
+            x_pairs = x_sq + max(squares_w, steps_head.width) + 0.3
+            pairs_head.move_to([x_pairs + pairs_head.width / 2, 0.22, 0])
+            for i, (squares, pairs) in enumerate(sched):
+                y = -(starts[i] + sizes[i] / 2) * cell
+                squares.move_to([x_sq + squares.width / 2, y, 0])
+                pairs.move_to([x_pairs + pairs.width / 2, y, 0])
         schedule = VGroup(sched, steps_head, pairs_head)
 
         body = VGroup(mat, skipped, axes, schedule)
-        strip_group.next_to(keys_word, UP, buff=0.3)
+        strip_group.next_to(top_word, UP, buff=0.3)
         strip_group.shift(RIGHT * (size / 2 - strip.get_center()[0]))
         heading.next_to(strip_group, UP, buff=0.25)
         heading.set_x(body.get_center()[0])
@@ -580,8 +663,7 @@ class RingCausal(Chapter):
         panel.add(total)
         panel.check = VGroup()  # the striped panel says its output is the same (set by the caller below)
         if name == "striped":
-            check = label(say(f"{T}.causal.same", diff=tiny(say, plan.max_diff_striped, figure=True)), 22,
-                          th.highlight)
+            check = label(say(f"{T}.causal.same", diff=tiny(say, plan.max_diff_striped)), 22, th.highlight)
             check.next_to(total, DOWN, buff=0.15).set_x(body.get_center()[0])
             panel.check = check
             panel.add(check)
@@ -608,9 +690,11 @@ class RingMemory(Chapter):
         title = label(say(f"{T}.memory.title", model=name), 30, th.text)
         fit_into(title, full.width, 0.6)
         title.move_to([0, full.top - 0.35, 0])
-        sizes = label(say(f"{T}.memory.sizes", count=plan.n_layers, heads=plan.n_kv_heads, d=plan.d_head,
-                          bpn=plan.bytes_per_number, bytes=plan.kv_token), 24, th.dim)
-        fit_into(sizes, full.width, 0.4)
+        layers, heads, d, kv, bpn = plan.kv_factors
+        assert layers * heads * d * kv * bpn == plan.kv_token  # the formula multiplies out to what it says
+        sizes = label(say(f"{T}.memory.sizes", count=layers, heads=heads, d=d, kv=kv, bpn=bpn,
+                          bytes=plan.kv_token), 24, th.dim)
+        fit_into(sizes, full.width - 0.6, 0.4)
         sizes.next_to(title, DOWN, buff=0.25)
 
         # to scale: all of K and V at the longest length, one device's share of it
@@ -652,12 +736,12 @@ class RingMemory(Chapter):
             rows.append([label(say.number(r.n, ",d"), 30, th.text), label(byte_text(say, r.full_kv), 30, th.text),
                          label(byte_text(say, r.kv_per_device), 30, th.highlight),
                          label(byte_text(say, r.sent_per_step), 30, th.text)])
-        table = level(aligned_rows(rows, col_gap=0.8, row_step=0.58, align=["right"] * 4))
+        table = level(aligned_rows(rows, col_gap=0.8, row_step=0.58, align=["right"] * 4), row_step=0.58)
         y = table[0].get_bottom()[1] - 0.12
         rule = Line([table.get_left()[0], y, 0], [table.get_right()[0], y, 0], stroke_color=th.dim, stroke_width=1.5)
         tab = VGroup(table, rule)
         body = VGroup(picture, tab).arrange(DOWN, buff=0.7)
-        fit_into(body, full.width, sizes.get_bottom()[1] - 0.3 - full.bottom)
+        fit_into(body, full.width - 0.6, sizes.get_bottom()[1] - 0.3 - full.bottom)
         body.move_to([0, (sizes.get_bottom()[1] - 0.3 + full.bottom) / 2, 0])
         drawn.update(bar=bar, table=table)
         with stage.narrating(say(f"{T}.memory.caption_share", model=name, layers=plan.n_layers, heads=plan.n_kv_heads,
@@ -671,6 +755,6 @@ class RingMemory(Chapter):
             stage.wait(0.5)
         short = plan.rows[0]
         with stage.narrating(say(f"{T}.memory.caption_table", count=N, short=say.number(short.n, ",d"),
-                                 per=byte_text(say, short.kv_per_device))):
+                                 per=byte_text(say, short.kv_per_device), full=byte_text(say, short.full_kv))):
             stage.play(FadeIn(tab, shift=UP * 0.1), run_time=0.8)
             stage.wait(1.0)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, DashedLine, FadeIn, FadeOut, Line, Rectangle, SurroundingRectangle, VGroup,
+from manim import (DOWN, LEFT, RIGHT, UP, DashedLine, FadeIn, FadeOut, Line, Rectangle, VGroup,
                    VMobject)
 
 from ..components.batched_shapes import rect_points
@@ -27,10 +27,14 @@ from ..plans.sliding_window import (ReachPlan, SinksPlan, WindowMaskPlan, plan_w
                                     plan_window_sinks, window_text, with_window_study)
 from ..setting import SceneInputs
 from ..stage import Region, Stage
-from .beyond_parts import count, dec, head_name, mark_line, model_forms, share_bars, shown_model
+from .beyond_parts import (count, dec, future_cells, grid_key, head_name, mark_line, model_forms, share_bars,
+                           shown_model)
 from .embedding_parts import fit_into
 from .embedding_parts import mixed_label as text
 from .grid_parts import new_grid
+from .honest import wrapped
+from .head_split import model_name
+from .ring import shown_token
 
 T = "beyond.window"
 FS = 22
@@ -74,12 +78,16 @@ class WindowMask(Chapter):
         th, say = stage.theme, stage.say
         stage.clear()
         drawn = stage.drawn[self.key] = {}
-        title = title_of(stage, say(f"{T}.mask_title", w=plan.window, head=head_name(say, plan.layer, plan.head, plan.role)))
+        title = title_of(stage, say(f"{T}.mask_title", w=plan.window))
         full = stage.region("full")
+        hname = head_name(say, plan.layer, plan.head, plan.role)
+        sub = text(say(f"{T}.mask_head", head=hname, model=model_name(say, plan.model_name)), 24, th.dim)
+        fit_into(sub, full.width - 0.6, 0.4).move_to([0, title.get_bottom()[1] - 0.1 - sub.height / 2, 0])
+        top = sub.get_bottom()[1] - 0.1
         split = 1.0  # the grid left of this x, the notes and bars right of it
-        region = Region("window_grid", full.left, split - 0.15, full.bottom, full.top - 0.75)
+        region = Region("window_grid", full.left, split - 0.15, full.bottom + 0.55, top)
         data = SimpleNamespace(pattern=plan.pattern, mask=plan.mask, scores=None, layer=plan.layer, head=plan.head)
-        grid, titles = new_grid(stage, data, plan.tokens, "video", region=region)
+        grid, titles = new_grid(stage, data, [shown_token(say, t) for t in plan.tokens], plan.layout, region=region)
         grid.set_mask("cleared")
         grid.set_content("dots")
         cw, ch = grid.cell_width, grid.cell_height
@@ -87,18 +95,22 @@ class WindowMask(Chapter):
         cut = VMobject().set_points(rect_points(centers, cw * 0.47, ch * 0.47))
         cut.set_fill(th.mask, opacity=0.28).set_stroke(th.mask, width=float(np.clip(min(cw, ch) * 5, 0.8, 2.5)))
         cut.set_z_index(-1)  # under the dots and the grid's lines
-        drawn.update(grid=grid, removed=cut)
-        hname = head_name(say, plan.layer, plan.head, plan.role)
-        with stage.narrating(say(f"{T}.caption_window", w=plan.window, back=plan.window - 1, head=hname)):
-            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(VGroup(grid, titles)), run_time=1.0)
-            stage.play(FadeIn(cut), run_time=1.0)
+        future = future_cells(grid, plan.mask, th)
+        key = grid_key(say, grid, th, 20, removed=th.mask)
+        fit_into(key, full.width - 0.6, 0.35)
+        key.move_to([0, full.bottom + 0.1 + key.height / 2, 0])
+        drawn.update(grid=grid, removed=cut, future=future, key=key)
+        with stage.narrating(say(f"{T}.caption_window", w=plan.window, back=plan.window - 1, layer=plan.layer,
+                                 head=plan.head)):
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(sub), FadeIn(VGroup(grid, titles, future)),
+                       FadeIn(VGroup(key.dots, key.future)), run_time=1.0)
+            stage.play(FadeIn(cut), FadeIn(key.removed), run_time=1.0)
             stage.wait(0.3)
-        panel = Region("window_panel", split + 0.15, full.right, full.bottom, full.top - 0.75)
-        counts = VGroup(text(say(f"{T}.grid_count", n=len(plan.tokens), removed=count(plan.grid_removed),
-                                  cells=count(plan.grid_causal)), 24, th.text),
-                        text(say(f"{T}.text_count", n=plan.n_text, removed=count(plan.text_removed),
-                                  cells=count(plan.text_causal)), 24, th.text)).arrange(DOWN, buff=0.15,
-                                                                                        aligned_edge=LEFT)
+        panel = Region("window_panel", split + 0.15, full.right - 0.3, key.get_top()[1] + 0.2, top)
+        counts = VGroup(text(say(f"{T}.grid_count", n=len(plan.tokens), removed=plan.grid_removed,
+                                  cells=plan.grid_causal), 24, th.text),
+                        text(say(f"{T}.text_count", n=plan.n_text, removed=plan.text_removed,
+                                  cells=plan.text_causal), 24, th.text)).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
         fit_into(counts, panel.width, 1.0)
         counts.move_to([panel.left + counts.width / 2, panel.top - counts.height / 2, 0])
         drawn["counts"] = counts
@@ -110,10 +122,10 @@ class WindowMask(Chapter):
         # one layer's heads: the share of each one's weight outside the window
         rows = [(say(f"{T}.head_bar", head=h), float(v), th.highlight if h == plan.head else th.value)
                 for h, v in enumerate(plan.outside)]
-        bars = share_bars(rows, th, length=2.6, height=0.3, gap=0.12, font_size=FS, highlight=plan.head)
+        bars = share_bars(rows, th, length=2.6, height=0.3, gap=0.12, font_size=FS, highlight=plan.head, say=say)
         many = plan.n_layers * plan.n_heads > len(plan.outside)
         mean = mark_line(bars, plan.outside_all, th.text,
-                         say(f"{T}.all_heads", count=plan.n_layers * plan.n_heads, value=dec(plan.outside_all)), FS)
+                         say(f"{T}.all_heads", count=plan.n_layers * plan.n_heads, value=dec(plan.outside_all, say)), FS)
         head = text(say(f"{T}.bars_title", layer=plan.layer), FS, th.text)
         block = VGroup(head, VGroup(bars, mean)).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         room = counts.get_bottom()[1] - 0.35 - panel.bottom
@@ -146,7 +158,7 @@ class WindowReach(Chapter):
         L = plan.layers
         start_back = plan.n_text - 1
         span = max(plan.back[-1], start_back)
-        probe = text(say(f"{T}.reach_value", layer=L, back=count(plan.back[-1])), FS, th.text)
+        probe = text(say(f"{T}.reach_value", count=L, back=plan.back[-1]), FS, th.text)
         right = full.right - probe.width - 0.3  # the last token's edge; each layer's reach named right of it
         left = full.left + 0.3
         W = right - left
@@ -172,8 +184,9 @@ class WindowReach(Chapter):
             bar.move_to([right, y, 0], aligned_edge=RIGHT)
             bars.add(bar)
             if i in named:
-                v = text(say(f"{T}.reach_value", layer=i + 1, back=count(b)), FS,
-                          th.highlight if first else (th.text if own else th.dim))
+                # after i + 1 layers (a count: layer i, from 0, is the (i + 1)-th)
+                v = text(say(f"{T}.reach_value", count=i + 1, back=b), FS,
+                         th.highlight if first else (th.text if own else th.dim))
                 v.move_to([right + 0.15 + v.width / 2, y, 0])
                 values.add(v)
         axis = Line([left, bottom - 0.05, 0], [right, bottom - 0.05, 0], stroke_color=th.dim, stroke_width=2)
@@ -182,12 +195,12 @@ class WindowReach(Chapter):
         for t in range(0, span + 1, step):
             x = right - t * unit
             ticks.add(Line([x, bottom - 0.12, 0], [x, bottom + 0.02, 0], stroke_color=th.dim, stroke_width=2))
-            ticks.add(label(str(t), 20, th.dim).move_to([x, bottom - 0.32, 0]))
+            ticks.add(label(count(t, say), 20, th.dim).move_to([x, bottom - 0.32, 0]))
         axis_name = text(say(f"{T}.tokens_back"), FS, th.dim).next_to(ticks, DOWN, buff=0.1).set_x((left + right) / 2)
         x0 = right - start_back * unit
         start = DashedLine([x0, bottom - 0.1, 0], [x0, top + 0.15, 0], color=th.highlight, stroke_width=2.5,
                            dash_length=0.1)
-        start_note = text(say(f"{T}.passage_start", back=count(start_back)), FS, th.highlight)
+        start_note = text(say(f"{T}.passage_start", back=start_back), FS, th.highlight)
         start_note.next_to(start, UP, buff=0.1)
         if start_note.get_left()[0] < full.left:
             start_note.shift(RIGHT * (full.left - start_note.get_left()[0]))
@@ -195,10 +208,13 @@ class WindowReach(Chapter):
             start_note.shift(LEFT * (start_note.get_right()[0] - full.right))
         extra = VGroup()
         if plan.layers > plan.n_layers:
-            extra = text(say(f"{T}.more_layers", model=shown_model(say, plan.model_name)), FS, th.dim)
+            words = say(f"{T}.more_layers", model=shown_model(say, plan.model_name))
+            extra = text(words, FS, th.dim)
             y = bottom + (plan.n_layers + (L - plan.n_layers) / 2) * row
             dim_left = right - plan.back[-1] * unit  # the longest drawn bar's left end
             room = dim_left - 0.25 - max(x0 + 0.25, left)
+            if extra.width > room:  # two lines before a smaller font
+                extra = wrapped(words, max(room, 0.5), FS, th.dim, 2)
             if extra.width > room:
                 extra.scale(max(room, 0.5) / extra.width)
             extra.move_to([dim_left - 0.25 - extra.width / 2, y, 0])
@@ -247,7 +263,7 @@ class WindowSinks(Chapter):
         # the weight kept: the window alone, and the first token with it
         kept_head = text(say(f"{T}.kept_title"), FS, th.text)
         kept = share_bars([(say(f"{T}.kept_window", w=plan.window), plan.kept_window, th.value),
-                           (say(f"{T}.kept_sinks"), plan.kept_sinks, th.key)], th, length=4.4, font_size=FS)
+                           (say(f"{T}.kept_sinks"), plan.kept_sinks, th.key)], th, length=4.4, font_size=FS, say=say)
         block = VGroup(kept_head, kept).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         room_top = chart.get_bottom()[1] - 0.45
         fit_into(block, full.width - 0.2, room_top - full.bottom)
@@ -271,10 +287,10 @@ class WindowSinks(Chapter):
         y_name = text(say(f"{T}.sink_axis"), FS, th.dim)
         if L < 4:  # few layers: a bar for every head, each named by layer and head
             H = plan.sink_per_head.shape[1]
-            rows = [(say("beyond.head", layer=l, head=h), float(plan.sink_per_head[l, h]), th.delta_multi)
+            rows = [(head_name(say, l, h), float(plan.sink_per_head[l, h]), th.delta_multi)
                     for l in range(L) for h in range(H)]
-            bars = share_bars(rows, th, length=6.0, height=0.36, gap=0.16, font_size=24)
-            mean = mark_line(bars, plan.sink_mean, th.text, say(f"{T}.sink_mean", value=dec(plan.sink_mean)), 24)
+            bars = share_bars(rows, th, length=6.0, height=0.36, gap=0.16, font_size=24, say=say)
+            mean = mark_line(bars, plan.sink_mean, th.text, say(f"{T}.sink_mean", value=dec(plan.sink_mean, say)), 24)
             chart = VGroup(y_name, VGroup(bars, mean)).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
             fit_into(chart, full.width - 0.2, top_y - full.bottom - 2.2)
             chart.move_to([0, top_y - chart.height / 2, 0])
@@ -282,12 +298,18 @@ class WindowSinks(Chapter):
             chart.notes = VGroup(mean)
             bars_only = VGroup(*(VGroup(b, v) for b, v in zip(bars.bars, bars.values)))
             return chart, bars_only, mean[1], VGroup()
-        left, right = full.left + 0.6, full.right - 2.0
+        left, right = full.left + 1.0, full.right - 2.0
         step = min(0.6, (right - left) / L)
-        height = 2.2
-        base = top_y - 0.5 - 0.45 - height
-        top_value = max(float(plan.sink_per_layer.max()), 0.1)
-        scale = height / top_value
+        height = 2.4
+        base = top_y - 0.5 - 0.3 - height
+        scale = height  # a weight runs from 0 to 1: the axis does too
+        y_axis = Line([left, base, 0], [left, base + height, 0], stroke_color=th.dim, stroke_width=2)
+        y_ticks = VGroup()
+        for v in (0.0, 0.5, 1.0):
+            y = base + v * scale
+            y_ticks.add(Line([left - 0.08, y, 0], [left, y, 0], stroke_color=th.dim, stroke_width=2))
+            y_ticks.add(label(say.number(v, ".1f") if v % 1 else str(int(v)), 20, th.dim).next_to([left - 0.08, y, 0],
+                                                                                               LEFT, buff=0.1))
         bars, ticks = VGroup(), VGroup()
         for i, v in enumerate(plan.sink_per_layer):
             x = left + (i + 0.5) * step
@@ -299,18 +321,20 @@ class WindowSinks(Chapter):
                 ticks.add(label(str(i), 20, th.dim).move_to([x, base - 0.22, 0]))
         axis = Line([left, base, 0], [left + L * step, base, 0], stroke_color=th.dim, stroke_width=2)
         axis_name = text(say(f"{T}.layer_axis"), FS, th.dim).next_to(ticks, DOWN, buff=0.1).set_x(left + L * step / 2)
-        y_name.move_to([left + y_name.width / 2, top_y - y_name.height / 2, 0])
+        y_name.move_to([left - 0.5 + y_name.width / 2, top_y - y_name.height / 2, 0])
         y_mean = base + plan.sink_mean * scale
         mean = DashedLine([left, y_mean, 0], [left + L * step + 0.1, y_mean, 0], color=th.text, stroke_width=2,
                           dash_length=0.08)
-        mean_note = text(say(f"{T}.sink_mean", value=dec(plan.sink_mean)), FS, th.text).next_to(mean, RIGHT, buff=0.12)
+        mean_note = text(say(f"{T}.sink_mean", value=dec(plan.sink_mean, say)), FS, th.text).next_to(mean, RIGHT,
+                                                                                                   buff=0.12)
         top_bar = bars[plan.sink_top_layer]
-        top_note = text(say(f"{T}.sink_top", layer=plan.sink_top_layer, value=dec(plan.sink_top)), FS, th.highlight)
+        top_note = text(say(f"{T}.sink_top", layer=plan.sink_top_layer, value=dec(plan.sink_top, say)), FS,
+                        th.highlight)
         top_note.next_to(top_bar, UP, buff=0.1)
         if top_note.get_right()[0] > full.right:
             top_note.shift(LEFT * (top_note.get_right()[0] - full.right))
-        chart = VGroup(axis, bars, ticks, axis_name, y_name, mean, mean_note, top_note)
-        chart.frame = VGroup(axis, ticks, axis_name, y_name)
+        chart = VGroup(axis, y_axis, y_ticks, bars, ticks, axis_name, y_name, mean, mean_note, top_note)
+        chart.frame = VGroup(axis, y_axis, y_ticks, ticks, axis_name, y_name)
         chart.notes = VGroup(mean, mean_note, top_note)
         return chart, bars, mean_note, top_note
 
@@ -321,26 +345,42 @@ class WindowSinks(Chapter):
         head = text(say(f"{T}.next_title"), 30, th.text)
         stage.region("title").fit(head)
         tail = "… " + plan.tail_text
-        said = VGroup(label(tail, 32, th.dim),
-                      text(say(f"{T}.model_says", token=quote(plan.token), p=dec(plan.p_token)), 32, th.text)).arrange(
-            RIGHT, buff=0.4)
+        # the passage's end, then (a line of its own) what the model says next, with its probability
+        lines = [label(tail, 32, th.dim),
+                 text(say(f"{T}.model_says", token=quote(plan.token), p=dec(plan.p_token, say)), 30, th.text)]
         if plan.seen_back is not None:
-            seen = text(say(f"{T}.seen", token=quote(plan.token), back=plan.seen_back), 26, th.dim)
-            said = VGroup(said, seen).arrange(DOWN, buff=0.2)
+            lines.append(text(say(f"{T}.seen", token=quote(plan.token), back=plan.seen_back), 26, th.dim))
+        said = VGroup(*lines).arrange(DOWN, buff=0.18)
         table = [[text(say(f"{T}.col_width"), 26, th.dim), text(say(f"{T}.col_window"), 26, th.dim),
                   text(say(f"{T}.col_sinks"), 26, th.dim)]]
         for i, w in enumerate(plan.windows):
             cells = [label(str(w), 32, th.highlight if i == plan.at else th.text)]
             for tok, kl, ok in ((plan.window_token[i], plan.window_kl[i], plan.window_kept[i]),
                                 (plan.sink_token[i], plan.sink_kl[i], plan.sink_kept[i])):
-                cells.append(text(say(f"{T}.cell", token=quote(tok), kl=kl_text(kl)), 32, th.key if ok else th.mask))
+                cells.append(text(say(f"{T}.cell", token=quote(tok), kl=kl_text(kl, say)), 32, th.key if ok else th.mask))
             table.append(cells)
         rows = aligned_rows(table, col_gap=1.1, row_step=0.75, align=["right", "left", "left"])
-        body = VGroup(said, rows).arrange(DOWN, buff=0.6)
-        fit_into(body, full.width - 0.2, full.top - 0.95 - full.bottom)
+        kl_note = text(say("beyond.kl_note"), 24, th.dim)
+        fit_into(kl_note, rows.width, 0.4)
+        parts = [said, VGroup(rows, kl_note.next_to(rows, DOWN, buff=0.3))]
+        note = None
+        if plan.reach_not_enough:  # the cone of chapter 2 reaches the token: why is it lost all the same?
+            why = say(f"{T}.reach_bound_note", token=quote(plan.token), back=plan.seen_back, hops=plan.hops,
+                      step=plan.window - 1)
+            note = wrapped(why, full.width - 1.6, 26, th.highlight, 2)
+            parts.append(note)
+        body = VGroup(*parts).arrange(DOWN, buff=0.45)
+        fit_into(body, full.width - 0.6, full.top - 0.95 - full.bottom)
         body.move_to([0, (full.top - 0.95 + full.bottom) / 2, 0])
-        mark = SurroundingRectangle(VGroup(*rows[1 + plan.at]), buff=0.1, color=th.highlight, stroke_width=2.5)
-        drawn.update(table=rows, said=said, mark=mark)
+
+        def row_box(k: int, color: str) -> Rectangle:
+            """A row of the table outlined, clear of its figures, as wide as the whole table."""
+            r = VGroup(*rows[1 + k])
+            box = Rectangle(width=rows.width + 0.44, height=r.height + 0.24, stroke_color=color, stroke_width=2.5)
+            return box.move_to([rows.get_center()[0], r.get_center()[1], 0])
+
+        mark = row_box(plan.at, th.highlight)
+        drawn.update(table=rows, said=said, mark=mark, kl_note=kl_note)
         lost = (not plan.window_kept[plan.at], not plan.sink_kept[plan.at])
         key = {(True, True): "both_lost", (False, False): "both_kept", (True, False): "sinks_kept",
                (False, True): "window_kept"}[lost]
@@ -356,13 +396,20 @@ class WindowSinks(Chapter):
         with stage.narrating(say(f"{T}.caption_next_{key}", w=plan.window,
                                  window=quote(plan.window_token[at]), window_kl=kl_text(plan.window_kl[at], say),
                                  sinks=quote(plan.sink_token[at]), sinks_kl=kl_text(plan.sink_kl[at], say))):
-            stage.play(FadeIn(result_cells, lag_ratio=0.1), FadeIn(mark), run_time=1.2)
+            stage.play(FadeIn(result_cells, lag_ratio=0.1), FadeIn(mark), FadeIn(kl_note), run_time=1.2)
             stage.wait(0.4)
+        if note is not None:
+            drawn["reach_note"] = note
+            with stage.narrating(say(f"{T}.caption_reach_bound", token=quote(plan.token), back=plan.seen_back,
+                                     hops=plan.hops, step=plan.window - 1, count=len(plan.sink_per_layer),
+                                     reach=plan.reach_model)):
+                stage.play(FadeIn(note, shift=UP * 0.1), run_time=0.6)
+                stage.wait(0.6)
         if plan.back_from is not None and plan.back_from > plan.window:
             k = plan.windows.index(plan.back_from)
             said_text = say(f"{T}.caption_back_from", token=quote(plan.token), back=plan.back_from,
-                       window_kl=kl_text(plan.window_kl[k], say), sinks_kl=kl_text(plan.sink_kl[k], say))
-            again = SurroundingRectangle(VGroup(*rows[1 + k]), buff=0.1, color=th.key, stroke_width=2.5)
+                            window_kl=kl_text(plan.window_kl[k], say), sinks_kl=kl_text(plan.sink_kl[k], say))
+            again = row_box(k, th.key)
         elif plan.back_from is None:
             said_text = say(f"{T}.caption_never_back", token=quote(plan.token), widest=plan.windows[-1])
             again = None

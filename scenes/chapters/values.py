@@ -13,6 +13,7 @@ from manim import (
 from ..components.matrices import MatVecProduct, WeightMatrix
 from ..components.text import label, number
 from ..components.vectors import math, symbol_source
+from ..review import figure_note
 from ..lesson import Chapter
 from ..plans.qkv import ValuesPlan, plan_values
 from ..stage import Stage
@@ -71,7 +72,7 @@ class Values(Chapter):
                        28, th.value) for j in plan.tops]
         if plan.rest_weight >= 0.005:
             lines.append(label(say("walkthrough.masked.share_rest", weight=f"{plan.rest_weight:.2f}"), 28, th.dim))
-        tally = VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.22)
+        tally = figure_note(VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.22))
         if tally.width > panel.width - 0.3:
             tally.scale_to_fit_width(panel.width - 0.3)
         return tally.move_to(panel.center)

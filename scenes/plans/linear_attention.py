@@ -55,6 +55,7 @@ class KernelPlan:
     rnn_diff: float  # max |causal quadratic − running sum|
     state_numbers: int  # S and z that the running sum carries: d·d + d
     n: int  # the sentence's tokens
+    sentence: str = ""  # the sentence as the reader typed it (the check runs on it, not on n_demo tokens)
 
 
 def plan_linear_kernel(setting: Setting) -> KernelPlan:
@@ -70,7 +71,7 @@ def plan_linear_kernel(setting: Setting) -> KernelPlan:
                       n_demo=n_demo, grid_numbers=n_demo * n_demo, state_numbers_d=d * d,
                       regroup_diff=float(np.abs(quad - reg.output).max()),
                       rnn_diff=float(np.abs(quad_c - rnn.output).max()), state_numbers=rnn.state_numbers,
-                      n=tr.n_tokens)
+                      n=tr.n_tokens, sentence=tr.text)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ DEVICES = 4  # the ring's size when the user gives no --devices
 MAX_DEVICES = 6  # the most devices the ring's picture holds with readable numbers (three boxes a row)
 O_SHOWN = 2  # the first entries of a row's (running) output shown, then an ellipsis and its last entry
 BYTES_PER_NUMBER = 2  # keys and values sent in bf16, as long-context models are run
+KV_TENSORS = 2  # a token's keys and its values: the ×2 of the memory formula
 MEMORY_LENGTHS = (1_000, 32_000, 1_000_000)  # sequence lengths of the memory table
 
 
@@ -127,6 +128,8 @@ class RingCausalPlan:
     contiguous: RingResult  # causal, contiguous blocks
     striped: RingResult  # causal, token t on device t mod N
     max_diff_striped: float  # max |striped ring − the model's own output|
+    max_diff_contiguous: float  # the same for contiguous blocks (chapter 1's ring)
+    layout: str = "video"  # video: keys as rows, queries as columns; paper: the transpose
 
     @property
     def n(self) -> int:
@@ -160,7 +163,8 @@ def plan_ring_causal(setting: Setting) -> RingCausalPlan:
             for s in (False, True)]
     z = np.asarray(ht.z, np.float64)
     return RingCausalPlan(tokens=tr.tokens, n_devices=N, contiguous=both[0], striped=both[1],
-                          max_diff_striped=float(np.abs(both[1].output - z).max()))
+                          max_diff_striped=float(np.abs(both[1].output - z).max()),
+                          max_diff_contiguous=float(np.abs(both[0].output - z).max()), layout=setting.layout)
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,12 @@ class RingMemoryPlan:
     def kv_token(self) -> int:
         """Bytes of one token's keys and values over every layer."""
         return self.rows[0].kv_token_layer * self.n_layers
+
+    @property
+    def kv_factors(self) -> tuple[int, int, int, int, int]:
+        """The memory formula's factors, as drawn: layers × key/value heads × numbers per head × 2 (keys
+        and values) × bytes per number; their product is `kv_token`."""
+        return (self.n_layers, self.n_kv_heads, self.d_head, KV_TENSORS, self.bytes_per_number)
 
     @property
     def longest(self) -> RingMemory:

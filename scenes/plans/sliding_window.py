@@ -102,6 +102,7 @@ class WindowMaskPlan:
     outside_all: float  # the mean over every head of every layer
     n_layers: int
     n_heads: int
+    layout: str = "video"  # video: keys as rows, queries as columns; paper: the transpose
 
 
 def plan_window_mask(setting: Setting) -> WindowMaskPlan:
@@ -117,8 +118,9 @@ def plan_window_mask(setting: Setting) -> WindowMaskPlan:
                           pattern=np.asarray(ht.pattern, float)[:n, :n], mask=np.asarray(ht.mask, bool)[:n, :n],
                           removed=removed(n, w), grid_causal=n * (n + 1) // 2, grid_removed=removed_count(n, w),
                           n_text=N, text_causal=N * (N + 1) // 2, text_removed=removed_count(N, w), layer=layer,
-                          head=head, role=measured_role(setting, layer, head), outside=np.array(st.outside[layer]), outside_all=float(st.outside.mean()),
-                          n_layers=st.outside.shape[0], n_heads=st.outside.shape[1])
+                          head=head, role=measured_role(setting, layer, head), outside=np.array(st.outside[layer]),
+                          outside_all=float(st.outside.mean()), n_layers=st.outside.shape[0],
+                          n_heads=st.outside.shape[1], layout=setting.layout)
 
 
 @dataclass(frozen=True)
@@ -186,6 +188,15 @@ class SinksPlan:
     seen_back: int | None  # how many tokens before the end the model's next token last appeared (None: never)
     at: int  # the index of the lesson's window in `windows`
     back_from: int | None  # the smallest width at which sink + window keeps the token (None: none does)
+    reach_model: int = 0  # L·(w − 1): how far back stacked windows could reach at most
+    hops: int | None = None  # layers the token must at least be handed through: ⌈seen_back / (w − 1)⌉
+
+    @property
+    def reach_not_enough(self) -> bool:
+        """The token lies within reach of the stacked windows, yet the lesson's window loses it: reach is
+        only an upper bound (the information must be handed on, layer by layer, by heads that do so)."""
+        lost = not self.window_kept[self.at] and not self.sink_kept[self.at]
+        return lost and self.seen_back is not None and self.seen_back <= self.reach_model
 
 
 TAIL = 6
@@ -213,6 +224,7 @@ def plan_window_sinks(setting: Setting) -> SinksPlan:
     tr = setting.trace
     at = st.windows.index(st.window)
     back = [w for w, k in zip(st.windows, st.sink_kept) if k]
+    seen = last_seen(tr.tokens, st.token)
     return SinksPlan(model_name=st.model, window=st.window, sinks=st.sinks, sink_per_layer=np.array(per_layer),
                      sink_per_head=np.array(st.sink),
                      sink_mean=float(st.sink.mean()), sink_top_layer=top, sink_top=float(per_layer[top]),
@@ -221,4 +233,6 @@ def plan_window_sinks(setting: Setting) -> SinksPlan:
                      tail_text=tail_text(tr, TAIL), token=st.token,
                      p_token=st.p_token, windows=st.windows, window_kept=st.window_kept, window_kl=st.window_kl,
                      window_token=st.window_token, sink_kept=st.sink_kept, sink_kl=st.sink_kl,
-                     sink_token=st.sink_token, seen_back=last_seen(tr.tokens, st.token), at=at, back_from=back[0] if back else None)
+                     sink_token=st.sink_token, seen_back=seen, at=at, back_from=back[0] if back else None,
+                     reach_model=reach(per_layer.shape[0], st.window),
+                     hops=None if seen is None else -(-seen // (st.window - 1)))
