@@ -256,8 +256,8 @@ NUMBER_TOKEN = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)*")
 def foreign_number(token: str, lang: str, figure: bool = False) -> str | None:
     """Why `token` (digits and separators, "0.58", "12,561", "1.572.864") reads wrong in `lang`, or None.
     Portuguese: a thousands comma ("65,536", "1,048,576": a Portuguese reader sees 65,5 and 1,0), or a
-    decimal point outside a bare figure ("0.00000047" in a sentence; a thousands group "23.040" is
-    Portuguese). English and Korean: a decimal comma ("0,58") or thousands points ("1.572.864")."""
+    decimal point, in a sentence or a figure ("0.00000047", "0.45"; a thousands group "23.040" is
+    Portuguese). `figure` is kept for callers; figures follow the language too now. English and Korean: a decimal comma ("0,58") or thousands points ("1.572.864")."""
     has_point, has_comma = "." in token, "," in token
     if not (has_point or has_comma):
         return None
@@ -269,7 +269,7 @@ def foreign_number(token: str, lang: str, figure: bool = False) -> str | None:
             return "English separators (thousands comma, decimal point)" if last == "." else None
         if re.fullmatch(r"\d{1,3}(?:,\d{3}){2,}", token) or re.fullmatch(r"[1-9]\d{0,2},\d{3}", token):
             return "a thousands comma (Portuguese writes a thousands point)"
-        if has_point and not figure:
+        if has_point:  # in a sentence and in a figure alike (README, "Numbers")
             return "a decimal point (Portuguese writes a decimal comma)"
         return None
     if re.fullmatch(r"\d{1,3}(?:\.\d{3}){2,}", token):

@@ -10,7 +10,8 @@ from manim import DOWN, LEFT, RIGHT, UP, Brace, FadeIn, FadeOut, Rectangle, Repl
 
 from ..components.attention_grid import AttentionGrid
 from ..components.number_table import aligned_rows
-from ..components.text import label
+from ..components.text import label, number_language
+from ..i18n import localize_number
 from ..components.vectors import VectorColumn, math
 from ..components.word_boxes import WordBoxes
 from ..review import figure_note
@@ -25,8 +26,8 @@ BAR_W = 12.0  # the long query vector's width on screen
 
 
 def fixed(x: float, decimals: int) -> str:
-    """A number to a fixed count of decimals, with a real minus sign (language-neutral, like grids)."""
-    return fmt_fixed(x, decimals)
+    """A number to a fixed count of decimals, with a real minus sign, written the lesson's way (0,48 in pt)."""
+    return localize_number(fmt_fixed(x, decimals), number_language())
 
 
 def grouped(n: int, say=None) -> str:

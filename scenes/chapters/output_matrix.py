@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from manim import DOWN, RIGHT, UP, Brace, FadeIn, Line, VGroup
 
-from ..components.text import baseline_row, label
+from ..components.text import baseline_row, label, number_language
+from ..i18n import localize_number
 from ..components.vectors import bracket_pair, ellipsis_dots, math
 from ..lesson import Chapter
 from ..plans.low_rank import OutputMatrixPlan, plan_output_matrix
@@ -18,7 +19,7 @@ T = "low_rank.output_matrix"
 
 
 def shown_number(x: float, decimals: int, font_size: float, color: str):
-    shown = fmt_fixed(x, decimals)
+    shown = localize_number(fmt_fixed(x, decimals), number_language())
     mob = label(shown, font_size, color)
     mob.value, mob.shown = float(x), shown
     return mob
