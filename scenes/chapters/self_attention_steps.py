@@ -176,10 +176,10 @@ class OneToken(Chapter):
     def sum_marks(stage: Stage, plan: StepsPlan, by: dict, z: VectorColumn, fs: float) -> VGroup:
         """z's entries are the sums of the weight × value column above them: where every token's row is
         drawn, each entry shown in both is declared as that sum (the lint checks it), and one whose
-        drawn terms miss its drawn digit gets a "≈" over it."""
+        drawn terms miss its drawn digit gets a "≈" over it. Where rows are left out behind a "⋮" the
+        drawn rows are declared all the same: a z entry they miss (the hidden rows add to it, and
+        rounding) is marked "≈" too, never drawn as if the shown rows made it exactly."""
         marks = VGroup()
-        if None in plan.slots or len(by) != len(plan.tokens):
-            return marks  # rows left out behind an ellipsis: nothing on screen adds up to z
         weighted = [cells[6] for cells in by.values()]
         size = fs * z.entries[0].height / label(z.entries[0].shown, fs).height  # the entries' size as drawn
         for m in z.entries:
