@@ -192,6 +192,15 @@ def test_mole_lookup_plan_identical_because_the_lookups_are(make_inputs, tracer)
     assert lookup.position_visible == bool(np.abs(positions).max() > 1e-4)
 
 
+def test_context_plan_says_what_the_head_and_the_layer_do(make_inputs, tracer):
+    """The toy's layer-0 head starts every phrase from the lookup and moves the word a lot: no
+    "layer input" note, no "barely moves" closing, positions added (not rotary)."""
+    lookup, plan = plans("mole", make_inputs)
+    assert not lookup.rotary and not plan.inputs_differ and not plan.small_delta
+    reach = max(float(np.abs(s.coords[0]).max()) for s in plan.phrases)
+    assert max(float(np.abs(s.coords[1]).max()) for s in plan.phrases) >= 0.1 * reach
+
+
 def test_mole_with_another_head_uses_that_heads_delta(make_inputs, tracer):
     _, plan = plans("mole", make_inputs, head=2)
     check_steps(plan, tracer, MOLE, "mole", MOLE_AXES, 2)
