@@ -19,7 +19,7 @@ from ..stage import Stage
 from .embedding_parts import direction_name, fit_into
 from .grid_parts import ensure_grid
 from .honest import honest_note, wrapped
-from .rounding_parts import declare_rows, rounding_marks, rounding_note
+from .rounding_parts import declare_rows, rounding_marks
 from .qkv_parts import camera_home, drop_below, dots_column, slot_row, vector, zoom_on
 from .value_chips import fit_grid, value_chips
 
@@ -143,8 +143,9 @@ class Values(Chapter):
         block.move_to([panel.center[0], panel.top - 0.3 - block.height / 2, 0])
         rounding = VGroup()
         if plan.rounding_off:
-            note = rounding_note(stage, panel.width, font_size=20, max_lines=5)
-            fit_into(note, panel.width, 1.8).next_to(block, DOWN, buff=0.25).set_x(panel.center[0])
+            # the one-line note, at a readable size (≥ 16 px) in every language
+            note = wrapped(say("common.rounding.short"), panel.width, 24, th.dim, 5)
+            fit_into(note, panel.width, 2.0).next_to(block, DOWN, buff=0.25).set_x(panel.center[0])
             rounding = VGroup(marks, note)
         lines = VGroup()
         for d in plan.directions:
