@@ -97,6 +97,24 @@ def test_tokens_plan_repeated_words_get_identical_lookups(make_inputs, tracer):
         assert g.differ_after == int((tr.embeddings[g.positions[0]] != tr.embeddings[g.positions[1]]).sum()) > 0
 
 
+def test_tokens_plan_marks_the_sums_whose_drawn_parts_miss(make_inputs, tracer):
+    """The ≈ rows of word + position: exactly those whose one-decimal parts miss the one-decimal sum."""
+    from attention_manim.scenes.plans.embeddings import COLUMN
+    from attention_manim.scenes.plans.windows import window_indices
+
+    sentence = "prince harry met the queen at the palace"
+    (plan,) = plans("tokens_to_vectors", make_inputs, sentences=[sentence])
+    tr = tracer(sentence)
+    assert len(plan.sum_rounding) == len(plan.shown) and any(plan.sum_rounding)
+    for k, i in enumerate(plan.shown):
+        for r in window_indices(tr.model.d_model, *COLUMN):
+            if r is None:
+                continue
+            a, b, t = (round(float(x), 1) for x in (tr.token_embeddings[i][r], tr.position_embeddings[i][r],
+                                                     tr.embeddings[i][r]))
+            assert (r in plan.sum_rounding[k]) == (round(a + b, 1) != t)
+
+
 def test_tokens_plan_default_sentence_is_an_example_with_a_repeat(make_inputs, toy_model):
     (plan,) = plans("tokens_to_vectors", make_inputs)
     assert " ".join(plan.tokens) == toy_model.info.examples["harry_royal"]
