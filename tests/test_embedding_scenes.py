@@ -97,6 +97,24 @@ def test_tokens_plan_repeated_words_get_identical_lookups(make_inputs, tracer):
         assert g.differ_after == int((tr.embeddings[g.positions[0]] != tr.embeddings[g.positions[1]]).sum()) > 0
 
 
+def test_tokens_plan_marks_the_sums_whose_drawn_parts_miss(make_inputs, tracer):
+    """The ≈ rows of word + position: exactly those whose one-decimal parts miss the one-decimal sum."""
+    from attention_manim.scenes.plans.embeddings import COLUMN
+    from attention_manim.scenes.plans.windows import window_indices
+
+    sentence = "prince harry met the queen at the palace"
+    (plan,) = plans("tokens_to_vectors", make_inputs, sentences=[sentence])
+    tr = tracer(sentence)
+    assert len(plan.sum_rounding) == len(plan.shown) and any(plan.sum_rounding)
+    for k, i in enumerate(plan.shown):
+        for r in window_indices(tr.model.d_model, *COLUMN):
+            if r is None:
+                continue
+            a, b, t = (round(float(x), 1) for x in (tr.token_embeddings[i][r], tr.position_embeddings[i][r],
+                                                     tr.embeddings[i][r]))
+            assert (r in plan.sum_rounding[k]) == (round(a + b, 1) != t)
+
+
 def test_tokens_plan_default_sentence_is_an_example_with_a_repeat(make_inputs, toy_model):
     (plan,) = plans("tokens_to_vectors", make_inputs)
     assert " ".join(plan.tokens) == toy_model.info.examples["harry_royal"]
@@ -190,6 +208,15 @@ def test_mole_lookup_plan_identical_because_the_lookups_are(make_inputs, tracer)
     assert lookup.show and lookup.identical and np.array_equal(lookup.columns, np.array(lookups))  # ... so: lookups
     positions = [tracer(s).project(tracer(s).position_embeddings[tracer(s).index_of("mole")], MOLE_AXES) for s in MOLE]
     assert lookup.position_visible == bool(np.abs(positions).max() > 1e-4)
+
+
+def test_context_plan_says_what_the_head_and_the_layer_do(make_inputs, tracer):
+    """The toy's layer-0 head starts every phrase from the lookup and moves the word a lot: no
+    "layer input" note, no "barely moves" closing, positions added (not rotary)."""
+    lookup, plan = plans("mole", make_inputs)
+    assert not lookup.rotary and not plan.inputs_differ and not plan.small_delta
+    reach = max(float(np.abs(s.coords[0]).max()) for s in plan.phrases)
+    assert max(float(np.abs(s.coords[1]).max()) for s in plan.phrases) >= 0.1 * reach
 
 
 def test_mole_with_another_head_uses_that_heads_delta(make_inputs, tracer):

@@ -93,7 +93,8 @@ class SameLookup(Chapter):
         note = label(say(f"{T}.lookup_identical" if plan.identical else f"{T}.lookup_differ"), font_size=24,
                      color=th.highlight if plan.identical else th.value)
         fit_into(note, full.width, 1).next_to(cols, DOWN, buff=0.35)
-        pos_note = label(say(f"{T}.position_shifts" if plan.position_visible else f"{T}.position_unseen"),
+        pos_key = "position_rotary" if plan.rotary else "position_shifts" if plan.position_visible else "position_unseen"
+        pos_note = label(say(f"{T}.{pos_key}"),
                          font_size=18, color=th.dim)
         fit_into(pos_note, full.width, 1).next_to(note, DOWN, buff=0.15)
         stage.drawn[self.key] = {"rows": rows, "columns": cols, "note": note}
@@ -139,9 +140,14 @@ class ContextSpace(Chapter):
                                     color=th.dim)
             fit_into(axes_note, full.width / 2 - 0.6, 0.5).next_to(head_note, UP, buff=0.15, aligned_edge=LEFT)
             notes.append(axes_note)
+        if plan.inputs_differ:  # the layer's input is no longer the lookup: say so on screen
+            input_note = mixed_label(say(f"{T}.input_note", layer=plan.head.layer), font_size=20, color=th.dim)
+            fit_into(input_note, full.width / 2 - 0.6, 0.5).next_to(notes[-1], UP, buff=0.15, aligned_edge=LEFT)
+            notes.append(input_note)
         space.avoid = list(notes)  # the arrows' labels keep off the notes under the space's left end
         drawn = {"space": space, "arrows": [], "arcs": [], "tables": [], "causal": [], "head_note": head_note,
                  "axes_note": notes[1] if len(notes) > 1 else None}
+        drawn["input_note"] = notes[-1] if plan.inputs_differ else None
         stage.drawn[self.key] = drawn
         pic = place_picture(stage, self.key, self.variant.focus, 1.0)
         notes += [pic] if pic is not None else []
@@ -152,7 +158,8 @@ class ContextSpace(Chapter):
                         else say(f"{T}.caption_axes", axes=say.words(names)))
         with stage.narrating(axes_caption):
             stage.play(FadeIn(space), FadeIn(space.axis_labels), *(FadeIn(n) for n in notes), run_time=1.0)
-        with stage.narrating(say(f"{T}.caption_generic", word=word)):
+        generic_key = "caption_generic_layer" if plan.inputs_differ else "caption_generic"
+        with stage.narrating(say(f"{T}.{generic_key}", word=word, layer=plan.head.layer)):
             stage.play(space.grow_arrow(generic), run_time=0.9)
             stage.wait(0.8)
 
@@ -233,12 +240,15 @@ class ContextSpace(Chapter):
                 stage.play(space.grow_arrow(E2), table.cells[2].animate.set_opacity(1), run_time=0.9)
                 stage.wait(0.9)
             if s.compare is not None:
-                self.comparison(stage, s, k, table, names, plan.axes)
+                self.comparison(stage, s, k, table, names, plan.axes,
+                                input_part=plan.phrases[k - 1] if plan.inputs_differ else None)
             stage.play(FadeOut(arcs), FadeOut(wl), FadeOut(own), run_time=0.4)
             prev = [dE, E2]
 
         # the end: all refined arrows, the space turning
-        closing = f"{T}.closing_own_direction" if plan.own_direction else f"{T}.closing_own_delta"
+        # a head whose ΔE is a stub on every phrase is said to barely move the word (measured, plan)
+        closing = (f"{T}.closing_small_delta" if plan.small_delta else
+                   f"{T}.closing_own_direction" if plan.own_direction else f"{T}.closing_own_delta")
         with stage.narrating(say(closing, word=word)):
             stage.play(*(a.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2"),
                        *(FadeOut(a.label) for a in prev if a.kind == "dE" and a.label is not None), run_time=0.5)
@@ -296,7 +306,8 @@ class ContextSpace(Chapter):
         stage.play(FadeOut(box), row.animate.recolor(later, th.dim), run_time=0.5)
 
     @staticmethod
-    def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str], axes: tuple[str, ...]):
+    def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str], axes: tuple[str, ...],
+                   input_part: Phrase | None = None):
         """Under the table: this phrase's E′ (phrase k + 1) minus the previous phrase's, on each axis.
         The phrases are named by number (the captions' "Phrase 2"): written out, a real model's
         tokens make the label too long to read."""
@@ -324,7 +335,11 @@ class ContextSpace(Chapter):
             cmp.shift(DOWN * 0.1)
         table.add(cmp)
         stage.drawn[ContextSpace.key].setdefault("comparisons", []).append(cmp)
-        with stage.narrating(delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, axes,
-                                           before=before)):
+        text = delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, axes, before=before)
+        if input_part is not None:  # the layer's inputs differ: say how much of the change is the head's
+            heads = s.coords[1] - input_part.coords[1]
+            if np.abs(heads).max() < 0.5 * np.abs(s.compare.change).max():  # "most of that": measured
+                text += " " + say(f"{T}.compare_input", most=say.number(float(np.abs(heads).max()), ".1f"))
+        with stage.narrating(text):
             stage.play(FadeIn(cmp), run_time=0.6)
             stage.wait(0.6)

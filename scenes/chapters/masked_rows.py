@@ -13,7 +13,9 @@ from ..components.text import label, number
 from ..components.vectors import math
 from ..review import figure_note
 from ..lesson import Chapter
+from ..plans.rounding import drawn_misses
 from ..plans.walkthrough import MaskedPlan, plan_masked
+from ..review import declare_sum
 from ..stage import Region, Stage
 from .embedding_parts import fit_into
 from .grid_parts import axis_titles, query_sums
@@ -48,13 +50,21 @@ def percent(say, w: float) -> str:
     return say(f"{T}.percent", weight=say.number(p, ".0f"))
 
 
+def reading_percents(say, r) -> list[str]:
+    """The percents a row's reading shows, in order (the rest last, when it is named)."""
+    shown = [percent(say, w) for w in r.weights]
+    return shown + [percent(say, r.rest)] if r.rest >= 0.0005 else shown
+
+
 def reading_text(say, plan: MaskedPlan, r) -> str:
-    """"while processing 'must': 48% on 'robot', 52% on 'must'" (every key of weight ≥ 0.5%)."""
+    """"while processing 'must': 48% on 'robot', 52% on 'must'" (every key of weight ≥ 0.5%); where the
+    whole percents shown miss 100% (14% + 80% + 5%) the sentence says they are rounded (≈ 100%)."""
     tokens = plan.tokens
     parts = [say(f"{T}.share", weight=percent(say, w), word=say.quote(tokens[j])) for j, w in zip(r.keys, r.weights)]
     if r.rest >= 0.0005:
         parts.append(say(f"{T}.share_rest", weight=percent(say, r.rest)))
-    return say(f"{T}.reading", word=say.quote(tokens[r.query]), shares=say.words(parts))
+    key = "reading_rounded" if drawn_misses(reading_percents(say, r), "100%") else "reading"
+    return say(f"{T}.{key}", word=say.quote(tokens[r.query]), shares=say.words(parts))
 
 
 class MaskedRows(Chapter):
@@ -177,6 +187,9 @@ class MaskedRows(Chapter):
             fit_into(line, pw, room_top - full.bottom - 0.2)
             line.move_to([panel.left + line.width / 2, room_top - line.height / 2, 0])
             readings.add(line)
+            # the percents add up to 100% as drawn, or the sentence says ≈ (the lint checks it)
+            declare_sum(line, reading_percents(say, reading), "100%", [line] if "≈" in text else [],
+                        name="reading")
             with stage.narrating(text):
                 anims = [FadeIn(line, shift=UP * 0.1)]
                 anims.append(FadeIn(frame) if box is None else box.animate.become(frame))

@@ -93,12 +93,13 @@ class Masking(Chapter):
             stage.play(sm.lift())
             stage.play(sm.normalize())
             stage.wait(0.8)
+        # the block about the visible weights ends on them: the column settles back under the next caption
         with stage.narrating(say("grid.masking.visible", count=plan.strip_visible)):
             stage.play(Indicate(sm.sum_row, color=th.query), run_time=1.0)
-            stage.wait(0.4)
-            stage.play(sm.settle())
+            stage.wait(0.8)
         sums = query_sums(stage, grid)
         with stage.narrating(say(f"grid.masking.all_{layout}")):
+            stage.play(sm.settle())
             stage.play(grid.clear_mask(run_time=1.2), grid.show_weights(run_time=1.2))
             stage.play(FadeIn(sums, lag_ratio=0.05), run_time=0.8)
             stage.wait(1.0)

@@ -64,6 +64,12 @@ def square_columns(plan: StepsPlan) -> list[int | None]:
     return list(token_window(n, [plan.focus] + order, SQUARE_MAX))
 
 
+def qk_formula(name: str, rotary: bool) -> str:
+    """"Q = X W_Q"; on a rotary model "Q = R(X W_Q)": the matrix drawn is the turned one."""
+    product = f"X W_{name}"
+    return f'{name} = R({product})' if rotary else f"{name} = {product}"
+
+
 class OneToken(Chapter):
     key = "steps_one"
 
@@ -120,7 +126,8 @@ class OneToken(Chapter):
         stage.play(FadeOut(block), run_time=0.5)
 
         # 2. the query against every key, and the softmax
-        rows = [[label(say(f"{T}.col_word"), 18, th.dim), label(say(f"{T}.col_key"), 18, th.key),
+        rows = [[label(say(f"{T}.col_word"), 18, th.dim),
+                 label(say(f"{T}.col_key_rotary" if plan.rotary else f"{T}.col_key"), 18, th.key),
                  math("q dot k \\/ sqrt(d)", 20, th.dim), label(say(f"{T}.col_weight"), 18, th.dim),
                  label(say(f"{T}.col_value"), 18, th.value), VGroup(), label(say(f"{T}.col_weighted"), 18, th.value)]]
         by = {}
@@ -137,7 +144,10 @@ class OneToken(Chapter):
             rows.append(cells)
             by[j] = cells
         grid = table(rows, gap=0.3, row_gap=0.14)
-        qline = VGroup(math(f"arrow(q)_{i + 1}", 26, th.query), hvec(plan.Q[i], th, th.query, fs, kind=digits(plan.Q))).arrange(RIGHT, buff=0.2)
+        qline = VGroup(math(f"arrow(q)_{i + 1}", 26, th.query), hvec(plan.Q[i], th, th.query, fs, kind=digits(plan.Q)))
+        if plan.rotary:  # not x W_Q any more: turned by position (the scores use the turned q and k)
+            qline.add(label(say(f"{T}.after_rotary"), 20, th.dim))
+        qline.arrange(RIGHT, buff=0.2)
         zline = VGroup(label(say(f"{T}.sum"), 22, th.text),
                        VectorColumn(plan.z, head=6, tail=1, font_size=fs, theme=th, horizontal=True, kind=digits(plan.V),
                                     bracket_color=th.delta, symbol=symbol_source("z", i + 1), symbol_color=th.delta,
@@ -176,10 +186,10 @@ class OneToken(Chapter):
     def sum_marks(stage: Stage, plan: StepsPlan, by: dict, z: VectorColumn, fs: float) -> VGroup:
         """z's entries are the sums of the weight × value column above them: where every token's row is
         drawn, each entry shown in both is declared as that sum (the lint checks it), and one whose
-        drawn terms miss its drawn digit gets a "≈" over it."""
+        drawn terms miss its drawn digit gets a "≈" over it. Where rows are left out behind a "⋮" the
+        drawn rows are declared all the same: a z entry they miss (the hidden rows add to it, and
+        rounding) is marked "≈" too, never drawn as if the shown rows made it exactly."""
         marks = VGroup()
-        if None in plan.slots or len(by) != len(plan.tokens):
-            return marks  # rows left out behind an ellipsis: nothing on screen adds up to z
         weighted = [cells[6] for cells in by.values()]
         size = fs * z.entries[0].height / label(z.entries[0].shown, fs).height  # the entries' size as drawn
         for m in z.entries:
@@ -213,8 +223,10 @@ class AllTokens(Chapter):
         shape = lambda r, c: say(f"{T}.shape", rows=r, cols=c)  # noqa: E731
         steps = [  # (formula, shapes, matrix, kind, caption key)
             ("X", shape(n, dm), plan.X, "vec", "caption_X"),
-            ("Q = X W_Q", say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.Q, "vec", "caption_Q"),
-            ("K = X W_K", say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.K, "vec", "caption_K"),
+            (qk_formula("Q", plan.rotary), say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.Q,
+             "vec", "caption_Q_rotary" if plan.rotary else "caption_Q"),
+            (qk_formula("K", plan.rotary), say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.K,
+             "vec", "caption_K_rotary" if plan.rotary else "caption_K"),
             ("V = X W_V", say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.V, "vec", "caption_V"),
             ("S = Q K^T \\/ sqrt(d)", say(f"{T}.product", a=shape(n, dh), b=shape(dh, n), c=shape(n, n)), plan.S, "score",
              "caption_S"),
@@ -223,11 +235,16 @@ class AllTokens(Chapter):
             ("Z = P V", say(f"{T}.product", a=shape(n, n), b=shape(n, dh), c=shape(n, dh)), plan.Z, "vec", "caption_Z"),
         ]
         lines = VGroup()
-        for formula, shp, _, _, _ in steps:
-            lines.add(VGroup(math(formula, 34, th.text), label(shp, 22, th.dim)).arrange(RIGHT, buff=0.3))
+        for k, (formula, shp, _, _, _) in enumerate(steps):
+            line = VGroup(math(formula, 34, th.text), label(shp, 22, th.dim)).arrange(RIGHT, buff=0.3)
+            if plan.rotary and k == 1:  # "rot" said once, under Q's line: the turn by position
+                line = VGroup(line, label(say(f"{T}.rot_note"), 22, th.dim)).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+            lines.add(line)
         lines.arrange(DOWN, buff=0.4, aligned_edge=LEFT)
         left_w = full.width * 0.34
+        natural = lines.width
         fit_into(lines, left_w, top - full.bottom - 0.4)
+        k_fit = lines.width / natural  # a formula standing alone over its table is drawn at full size
         lines.move_to([full.left + lines.width / 2, top - lines.height / 2, 0])
         right = (full.left + left_w + 0.4, full.right)
         shown = shown_head = None
@@ -254,7 +271,7 @@ class AllTokens(Chapter):
             anims = []
             if square:
                 head = line.copy().set_color(th.text)
-                head.scale(min(1.0, full.width / head.width)).move_to([full.left + head.width / 2,
+                head.scale(min(1.0 / k_fit, full.width / head.width)).move_to([full.left + head.width / 2,
                                                                        top - head.height / 2, 0])
                 room = (full.left + 0.2, full.right - 0.3, head.get_bottom()[1] - 0.2)
                 anims += [FadeIn(head, shift=RIGHT * 0.2)]
@@ -288,10 +305,14 @@ class AllTokens(Chapter):
         row = VGroup(z_table.row_labels[i], z_table.row(i))
         frame = SurroundingRectangle(row, buff=0.08, color=th.highlight, stroke_width=2)
         diff = float(np.abs(plan.Z[i] - plan.z).max())
-        check = VGroup(label(say(f"{T}.check", word=say.quote(toks[i])), 22, th.highlight),
-                       scientific(say, diff, 30, th.highlight, figure_mark=True)).arrange(RIGHT, buff=0.15)  # beside the matrix's figures
-        fit_into(check, right[1] - right[0], 0.5)
-        check.next_to(z_table, DOWN, buff=0.3)
+        # readable (≥ 16 px): on one line where it fits at full size, else the number under the words
+        check = VGroup(label(say(f"{T}.check", word=say.quote(toks[i])), 28, th.highlight),
+                       scientific(say, diff, 34, th.highlight, figure_mark=True)).arrange(RIGHT, buff=0.15)  # beside the matrix's figures
+        if check.width > right[1] - right[0]:
+            check.arrange(DOWN, buff=0.12)
+        room = max(0.5, z_table.get_bottom()[1] - 0.2 - (full.bottom + 0.1))
+        fit_into(check, right[1] - right[0], room)
+        check.next_to(z_table, DOWN, buff=0.2)
         drawn["check"] = check
         with stage.narrating(say(f"{T}.caption_check", word=say.quote(toks[i]))):
             stage.play(FadeIn(frame), FadeIn(check, shift=UP * 0.1), run_time=0.8)

@@ -13,9 +13,11 @@ from ..components.text import label
 from ..components.vectors import VectorColumn, symbol
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
-from ..plans.embeddings import TokensPlan, plan_tokens
+from ..plans.embeddings import COLUMN, TokensPlan, plan_tokens
 from ..stage import Stage
 from .embedding_parts import fit_into
+from .honest import wrapped
+from .rounding_parts import declare_rows_of, rounding_marks
 
 FONT = 22  # the numbers of the columns
 Y_BOX, Y_COL, Y_POS = 3.25, 1.05, -2.25  # rows: the boxes, the lookup (and sum) columns, the position columns
@@ -35,7 +37,7 @@ class TokensToVectors(Chapter):
         boxes = WordBoxes(display, theme=th, font_size=30)
 
         def column(values, **kw):
-            return VectorColumn(values, head=4, tail=1, font_size=FONT, theme=th, **kw)
+            return VectorColumn(values, head=COLUMN[0], tail=COLUMN[1], font_size=FONT, theme=th, **kw)
 
         cols = VGroup(*(column(v) for v in plan.lookups))
         pos_cols = VGroup(*(column(v, bracket_color=th.positive) for v in plan.positions))
@@ -135,6 +137,17 @@ class TokensToVectors(Chapter):
             stage.play(FadeIn(pos_cols, shift=UP * 0.3, lag_ratio=0.08), FadeIn(plus), FadeIn(row_position),
                        FadeIn(pos_ellipses), run_time=1.4)
             stage.wait(1.0)
+        # ≈ beside the sums' entries whose drawn lookup + position miss them (from the plan), one note why
+        approx = VGroup()
+        for k in range(len(shown)):
+            rows = plan.sum_rounding[k] if k < len(plan.sum_rounding) else ()
+            m = rounding_marks(stage, sums[k], rows, font_size=FONT, scale=k_fit, buff=0.04, left=True)
+            declare_rows_of([cols[k], pos_cols[k]], sums[k], m)
+            approx.add(m)
+        if any(plan.sum_rounding):
+            note = wrapped(say("common.rounding.short"), full.width - 1.0, 26, th.dim, 2)
+            approx.add(note.move_to([0, full.bottom + 0.35 + note.height / 2, 0]))  # under the E symbols to come
+        stage.drawn[self.key]["rounding"] = approx
         with stage.narrating(say("embeddings.tokens.caption_sum")):
             # the lookup columns stay as they were (kept for inspection); copies morph into the sums
             morphing = [c.copy() for c in cols]
@@ -144,6 +157,8 @@ class TokensToVectors(Chapter):
                        *(ReplacementTransform(morphing[k], sums[k]) for k in range(len(shown))),
                        ReplacementTransform(row_lookup, row_sum), run_time=1.5)
             stage.remove(pos_cols)
+            if len(approx):
+                stage.play(FadeIn(approx), run_time=0.5)
         if plan.marked:
             sum_at = {i: sums[k] for k, i in enumerate(shown)}
             marks, notes = self.mark_groups(stage, plan, sum_at, th.positive, "note_differ")

@@ -19,8 +19,8 @@ from ..plans.qkv import ValuesPlan, plan_values
 from ..stage import Stage
 from .embedding_parts import direction_name, fit_into
 from .grid_parts import ensure_grid
-from .honest import honest_note
-from .rounding_parts import declare_rows, rounding_marks, rounding_note
+from .honest import honest_note, wrapped
+from .rounding_parts import declare_rows, rounding_marks
 from .qkv_parts import camera_home, drop_below, dots_column, slot_row, vector, zoom_on
 from .value_chips import fit_grid, value_chips
 
@@ -144,8 +144,9 @@ class Values(Chapter):
         block.move_to([panel.center[0], panel.top - 0.3 - block.height / 2, 0])
         rounding = VGroup()
         if plan.rounding_off:
-            note = rounding_note(stage, panel.width, font_size=20, max_lines=5)
-            fit_into(note, panel.width, 1.8).next_to(block, DOWN, buff=0.25).set_x(panel.center[0])
+            # the one-line note, at a readable size (≥ 16 px) in every language
+            note = wrapped(say("common.rounding.short"), panel.width, 24, th.dim, 5)
+            fit_into(note, panel.width, 2.0).next_to(block, DOWN, buff=0.25).set_x(panel.center[0])
             rounding = VGroup(marks, note)
         lines = VGroup()
         for d in plan.directions:
@@ -183,7 +184,7 @@ class Values(Chapter):
         row, xs = slot_row(plan.tokens, plan.band_slots, th, width=12.3, centre_x=0.45)
         row.set_y(3.35)
         arrays = {"E": plan.residual, "dE": ht.delta_e, "E'": plan.updated_all}
-        bands = (("E", th.text, 2.55), ("dE", th.delta, 0.35), ("E'", th.updated, -1.85))
+        bands = (("E", th.text, 2.75), ("dE", th.delta, 0.6), ("E'", th.updated, -1.5))
         cols = {name: {} for name, *_ in bands}
         dots = VGroup()
         for name, color, y_top in bands:
@@ -201,7 +202,20 @@ class Values(Chapter):
                       math("arrow(E)'", font_size=34, color=th.updated).move_to([-6.5, mids[2], 0]),
                       label("+", font_size=34, color=th.text).move_to([-6.5, gaps[0], 0]),
                       label("=", font_size=34, color=th.text).move_to([-6.5, gaps[1], 0]))
-        everything = VGroup(row, side, dots, *(c for band in cols.values() for c in band.values()))
+        # ≈ beside each word's E′ rows whose drawn E + ΔE miss it (from the plan), and the one note why
+        marks = VGroup()
+        for j, n_col in cols["E'"].items():
+            rows = plan.band_rounding.get(j, ())
+            m = rounding_marks(stage, n_col, rows, font_size=19, buff=0.05) if rows else VGroup()
+            declare_rows([cols["E"][j], cols["dE"][j]], n_col, m)
+            marks.add(m)
+        note = VGroup()
+        if any(plan.band_rounding.get(j) for j in cols["E'"]):
+            bottom = VGroup(*cols["E'"].values()).get_bottom()[1]
+            room = bottom - 0.15 - (-config.frame_height / 2 + 0.15)
+            note = wrapped(say("common.rounding.short"), 12.6, 26, th.dim, 2)
+            fit_into(note, 12.6, room).next_to([0.2, bottom, 0], DOWN, buff=0.15)
+        everything = VGroup(row, side, dots, marks, note, *(c for band in cols.values() for c in band.values()))
         everything.shift(BELOW)
         stage.drawn["values"].update(all_words=cols, all_row=row)
         with stage.narrating(say("qkv.values.every")):
@@ -213,6 +227,8 @@ class Values(Chapter):
         with stage.narrating(say("qkv.values.refined")):
             stage.play(LaggedStart(*(FadeIn(c, shift=DOWN * 0.15) for c in cols["E'"].values()), lag_ratio=0.05),
                        run_time=1.2)
+            if len(note):
+                stage.play(FadeIn(marks), FadeIn(note), run_time=0.6)
             stage.wait(1.5)
         # back home only once the caption about every word has been read over every word
         stage.play(camera_home(stage, run_time=1.2))

@@ -35,7 +35,7 @@ from manim import (
 from ..plans.space import choose_axes, pick_axes, view_matrix  # the geometry, without manim
 from ..review import clear_of
 from ..style import DARK, Theme
-from .clearance import clearance
+from .clearance import STROKE_UNIT, boxes_to_segments, clearance
 from .text import label
 from .vectors import math
 
@@ -70,7 +70,9 @@ def cone_tip(apex: np.ndarray, direction: np.ndarray, length: float, radius: flo
     ring = [base_c + radius * (np.cos(t) * a + np.sin(t) * b) for t in np.linspace(0, 2 * np.pi, sides, endpoint=False)]
     faces = VGroup()
     for k in range(sides):
-        f = VMobject(fill_color=color, fill_opacity=1, stroke_width=0)
+        # a hairline outline in the fill's colour: drawn the same, and a label's clearance (the lint's
+        # label_clear, which measures strokes) sees the tip
+        f = VMobject(fill_color=color, fill_opacity=1, stroke_color=color, stroke_width=1)
         f.set_points_as_corners([apex, ring[k], ring[(k + 1) % sides], apex])
         faces.add(f)
     base = VMobject(fill_color=color, fill_opacity=1, stroke_width=0)
@@ -187,8 +189,13 @@ class EmbeddingSpace(VGroup):
         return np.linalg.solve(M, np.asarray(point, float) - o) / self.unit
 
     # --- arrows and labels --------------------------------------------------------------------
+    def _shown_arrows(self, own: SpaceArrow | None = None) -> list:
+        """The arrows drawn in the space now (grown into it and not faded out), but `own`."""
+        return [a for a in self.__dict__.get("arrows", {}).values() if a is not own and a in self.submobjects
+                and a.shaft.get_stroke_opacity() >= 0.08]
+
     def _attach(self, lab: VMobject, anchor: VMobject, away_from: VMobject | None = None, buff: float = 0.22,
-                across: SpaceArrow | None = None):
+                across: SpaceArrow | None = None, own: SpaceArrow | None = None):
         """Keep `lab` upright next to `anchor`, pushed away from `away_from` on screen (or, for an
         arrow given as `across`, sideways off the arrow on the side away from `away_from`). If it
         would overlap a label placed before it or come within AXIS_ROOM of an axis line, the other
@@ -215,8 +222,10 @@ class EmbeddingSpace(VGroup):
             refs = [anchor, *(getattr(o, "_space_anchor", o) for o in earlier)]
             if away_from is not None:
                 refs.append(away_from)
+            others = self._shown_arrows(own)
             key = np.concatenate([r.get_center() for r in refs]
-                                 + ([across.start_point(), across.end_point()] if across is not None else []))
+                                 + ([across.start_point(), across.end_point()] if across is not None else [])
+                                 + [p for a in others for p in (a.start_point(), a.end_point())])
             pts = m.get_all_points()
             box = np.concatenate([pts.min(axis=0), pts.max(axis=0)]) if len(pts) else np.zeros(6)
             if memo and np.array_equal(key, memo["key"]) and np.allclose(box, memo["box"], atol=1e-9):
@@ -243,6 +252,14 @@ class EmbeddingSpace(VGroup):
             # caller asked the labels to keep off: notes beside the space)
             boxes = [_box(o) for o in earlier] + [_box(o) for o in self.avoid if o.has_points() or o.submobjects]
             axes = list(self.axis_lines)
+            # the other arrows, each as one segment as wide as its shaft, or its tip where wider
+            shafts = [(np.array([[a.start_point()[:2], a.end_point()[:2]]]),
+                       0.5 * STROKE_UNIT * float(a.shaft.get_stroke_width())) for a in others]
+            tips = [(np.array([[a.tip.get_center()[:2], a.end_point()[:2]]]), 0.5 * min(a.tip.width, a.tip.height))
+                    for a in others]
+
+            def arrow_room(box):
+                return min((boxes_to_segments(box, seg) - half_w for seg, half_w in shafts + tips), default=np.inf)
 
             bounds = self.label_bounds
 
@@ -255,7 +272,7 @@ class EmbeddingSpace(VGroup):
                     return None
                 if any(_overlap(c, half, b) for b in boxes):
                     return None
-                return clearance(box, axes)
+                return min(clearance(box, axes), arrow_room(box))
 
             def turned(turn):
                 a = np.radians(turn)
@@ -303,7 +320,8 @@ class EmbeddingSpace(VGroup):
             memo["key"] = key
             memo["box"] = np.concatenate([pts.min(axis=0), pts.max(axis=0)]) if len(pts) else np.zeros(6)
         lab._space_anchor = anchor
-        clear_of(lab, self.axis_lines)  # the lint checks it (scenes/review.py, label_clear)
+        # the lint checks it (scenes/review.py, label_clear): the axes and every other arrow drawn
+        clear_of(lab, lambda: [*self.axis_lines, *self._shown_arrows(own)])
         lab.add_updater(place)
         place(lab)
         self.labels.add(lab)
@@ -362,7 +380,7 @@ class EmbeddingSpace(VGroup):
         a.label = lab
         if lab is not None:
             self._attach(lab, anchor or a._end, away_from=away_from, buff=0.15,
-                         across=a if anchor is not None else None)
+                         across=a if anchor is not None else None, own=a)
 
     def grow_arrow(self, a: SpaceArrow, **kwargs) -> AnimationGroup:
         """The arrow grows from its start (its label fades in) and joins the space."""

@@ -21,6 +21,7 @@ from .space import choose_axes, choose_view, resolve_axes
 ATTENTION_MIN = 0.1  # a context word is named in the attention caption from this weight up
 ATTENTION_MOST = 3
 DELTA_MIN = 0.3  # a ΔE component is named from this size up (and from a quarter of the largest)
+STUB = 0.1  # a head whose ΔE stays under this share of the largest |E| on the axes barely moves the word
 TAG_MIN = 0.2  # E′ is labelled with the context words it drew at least this much from
 AFTER_MAX_CHARS = 28  # longer runs of masked words are abbreviated to three and "…"
 
@@ -100,6 +101,12 @@ class ContextPlan:
     own_direction: bool  # every phrase moved the word furthest along a different axis
     # a real model: each axis is a word's unembedding row; the words as the model spells them ("Paris")
     unembedding: tuple[str, ...] = ()
+    # the head's layer receives a different vector for the word in each phrase (earlier layers have
+    # already read the phrase): no "one generic arrow, whatever the phrase"
+    inputs_differ: bool = False
+    # the head's ΔE is under DELTA_MIN on every shown axis in every phrase: its arrows are stubs, and
+    # the lesson says the head barely moves the word here
+    small_delta: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,6 +121,7 @@ class LookupPlan:
     position_visible: bool  # position moves the word on the chosen axes (else it is invisible there)
     d_model: int
     show: bool  # "identical" needs at least two phrases to compare
+    rotary: bool = False  # nothing is added for position (the model rotates queries and keys instead)
 
 
 def focus_word(setting: Setting, variant: ContextVariant) -> str:
@@ -221,10 +229,14 @@ def plan_context(setting: Setting, variant: ContextVariant) -> ContextPlan:
             compare=compare, honesty=read_head(tr.head(setting.head.layer, setting.head.head), i)))
     view = choose_view(fit @ basis, np.array([s.E2 for s in phrases]) @ basis)
     best = [int(np.argmax(np.abs(s.coords[1]))) for s in phrases]
+    reach = max(float(np.abs(s.coords[0]).max()) for s in phrases)  # the largest |E| on the axes
     return ContextPlan(trace=setting.trace, head=setting.head, role=setting.head_trace().role, word=word, axes=tuple(names),
                        named=tuple(named), basis=basis, fit=fit, view=view, phrases=tuple(phrases),
                        own_direction=len(best) > 1 and len(set(best)) == len(best),
-                       unembedding=unembedding_words(setting.trace, names))
+                       unembedding=unembedding_words(setting.trace, names),
+                       inputs_differ=setting.head.layer > 0 and any(s.own_E for s in phrases),
+                       small_delta=all(float(np.abs(s.coords[1]).max()) < max(DELTA_MIN, STUB * reach)
+                                       for s in phrases))
 
 
 def plan_lookup(setting: Setting, variant: ContextVariant) -> LookupPlan:
@@ -235,4 +247,5 @@ def plan_lookup(setting: Setting, variant: ContextVariant) -> LookupPlan:
     visible = any(np.abs(tr.position_embeddings[i] @ basis).max() > 1e-4 for tr, i, *_ in raw)
     return LookupPlan(word=word, phrases=tuple(r[0].tokens for r in raw), focus=tuple(r[1] for r in raw),
                       columns=cols, identical=bool(np.all(cols == cols[0])), position_visible=visible,
+                      rotary=bool(setting.trace.model.rotary),
                       d_model=setting.model.d_model, show=len(raw) > 1)

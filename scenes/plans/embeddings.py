@@ -12,6 +12,8 @@ from typing import Sequence
 import numpy as np
 
 from ..setting import Setting
+from .rounding import rounding_off
+from .windows import window_indices
 
 MAX_COLUMNS = 10  # longer phrases show this many columns, with "…" where tokens are skipped
 MARKED_GROUPS = 2  # at most this many groups of repeated words are marked and named
@@ -63,6 +65,9 @@ def box_row(shown: Sequence[int]) -> tuple[tuple[int | None, ...], dict[int, int
     return tuple(row), box_of
 
 
+COLUMN = (4, 1)  # a column shows its first 4 entries and its last (chapters/tokens_to_vectors.py)
+
+
 @dataclass(frozen=True)
 class RepeatGroup:
     """One repeated word: where it stands and what the columns show about it."""
@@ -87,6 +92,7 @@ class TokensPlan:
     marked: tuple[RepeatGroup, ...]  # the first groups, marked on screen and named in captions
     rotary: bool = False  # position is not added to the embedding (queries and keys are rotated instead)
     pieces: bool = False  # some words are several tokens (the first caption says so)
+    sum_rounding: tuple = ()  # per shown column: its entries whose drawn lookup + position miss the drawn sum (≈)
 
     @property
     def marked_words(self) -> tuple[str, ...]:
@@ -107,4 +113,9 @@ def plan_tokens(setting: Setting) -> TokensPlan:
     return TokensPlan(tokens=tokens, d_model=tr.model.d_model, shown=tuple(shown), row=row, box_of=box_of,
                       lookups=tr.token_embeddings[shown], positions=tr.position_embeddings[shown],
                       sums=tr.embeddings[shown], repeated=tuple(tuple(g) for g in groups), marked=marked,
-                      rotary=tr.model.rotary, pieces=len(set(tr.word_of_token)) < tr.n_tokens)
+                      rotary=tr.model.rotary, pieces=len(set(tr.word_of_token)) < tr.n_tokens,
+                      sum_rounding=() if tr.model.rotary else tuple(
+                          rounding_off((k, (tr.token_embeddings[i][k], tr.position_embeddings[i][k]),
+                                        tr.embeddings[i][k])
+                                       for k in window_indices(tr.model.d_model, *COLUMN) if k is not None)
+                          for i in shown))

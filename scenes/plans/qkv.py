@@ -8,7 +8,7 @@ role (`qkv.lines.<role>.question`), the neutral pair when the model names no rol
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -253,6 +253,7 @@ class ValuesPlan:
     updated_all: np.ndarray  # [n, d_model] E′ of every word
     honesty: Honesty  # what a real head does with the focus (a note when not what the story says)
     rounding_off: tuple[int, ...] = ()  # E′'s shown entries whose drawn E + ΔE miss E′ as drawn (marked ≈)
+    band_rounding: dict = field(default_factory=dict)  # every word at once: token -> its E′ rows marked ≈
 
 
 def plan_values(setting: Setting) -> ValuesPlan:
@@ -288,4 +289,7 @@ def plan_values(setting: Setting) -> ValuesPlan:
         updated=shown(updated[i], SUM), directions=tuple(directions), band_slots=tuple(band_slots), bands=bands,
         residual=resid, updated_all=updated, honesty=read_head(ht, i),
         rounding_off=rounding_off((k, (resid[i][k], ht.delta_e[i][k]), updated[i][k])
-                                  for k in window_indices(resid.shape[1], *SUM) if k is not None))
+                                  for k in window_indices(resid.shape[1], *SUM) if k is not None),
+        band_rounding={j: rounding_off((k, (resid[j][k], ht.delta_e[j][k]), updated[j][k])
+                                       for k in window_indices(resid.shape[1], *BAND) if k is not None)
+                       for j in band_slots if j is not None})
