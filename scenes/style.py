@@ -116,5 +116,5 @@ def byte_text(say, b: float, figure: bool = False) -> str:
     takes the language's decimal mark ("23,0 GB" in Portuguese); with figure=True (beside figures that
     keep the point in every language, as the flash lesson's chart does) it keeps the point."""
     v, dec, unit = byte_size(b)
-    value = f"{v:.{dec}f}" if figure else say.number(v, f".{dec}f")
+    value = say.number(v, f".{dec}f")  # figures follow the language too (README, "Numbers")
     return say("common.bytes.size", value=value, unit=say(f"common.bytes.{unit}"))

@@ -44,7 +44,7 @@ def tiny(say, x: float, figure: bool = False) -> str:
     if x == 0:
         return "0"
     digits = max(1, 1 - floor(log10(x)))
-    return format(x, f".{digits}f") if figure else say.number(x, f".{digits}f")
+    return say.number(x, f".{digits}f")  # figures follow the language too (README, "Numbers")
 
 
 def model_name(say, name: str) -> str:

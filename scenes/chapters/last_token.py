@@ -125,9 +125,9 @@ class LastToken(Chapter):
         items = {}
         for n, k in enumerate(h.strongest):
             item = f"{T}.item_self" if k == plan.last else f"{T}.item"
-            items[f"i{n}"] = say(item, word=say.quote(plan.tokens[k]), weight=f"{float(h.weights[k]):.2f}")
+            items[f"i{n}"] = say(item, word=say.quote(plan.tokens[k]), weight=say.number(float(h.weights[k]), ".2f"))
         detail = label(say(f"{T}.strongest_{len(h.strongest)}", **items), font_size=22, color=th.dim)
-        far = label(say(f"{T}.reach", weight=f"{h.reach:.2f}"), font_size=22, color=th.dim)
+        far = label(say(f"{T}.reach", weight=say.number(h.reach, ".2f")), font_size=22, color=th.dim)
         return figure_note(VGroup(title, detail, far).arrange(DOWN, buff=0.14))
 
     @staticmethod

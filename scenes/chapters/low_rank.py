@@ -29,7 +29,7 @@ def scientific(say, x: float, figure: bool = False) -> str:
     mant = x / 10.0 ** exp
     if round(abs(mant), 1) >= 10:
         mant, exp = mant / 10, exp + 1
-    digits = format(mant, ".1f") if figure else say.number(mant, ".1f")
+    digits = say.number(mant, ".1f")  # figures follow the language too (README, "Numbers")
     return f"{digits}×10{str(exp).translate(SUPERSCRIPT)}"
 
 
@@ -167,7 +167,7 @@ class LowRank(Chapter):
         axis_name = math("sigma_i", 34, th.text).next_to(bars[0], DOWN, buff=0.1)
         # the scale: a tick at the largest singular value, its value beside it
         tick = Line([-step * 0.9, height, 0], [-step * 0.5, height, 0], color=th.text, stroke_width=2)
-        top_value = label(f"{top:.2f}", 24, th.text).next_to(tick, LEFT, buff=0.08)
+        top_value = label(say.number(top, ".2f"), 24, th.text).next_to(tick, LEFT, buff=0.08)
         axis = VGroup(axis, tick, top_value)
         chart = VGroup(bars, axis, divider, notes, axis_name)
         chart.bars, chart.axis, chart.divider, chart.notes, chart.axis_name = bars, axis, divider, notes, axis_name

@@ -9,7 +9,8 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Rectangle, Restore, VGroup
 
 from ..components.attention_grid import AttentionGrid
-from ..components.text import label, number
+from ..components.text import label, number, number_language
+from ..i18n import localize_number
 from ..components.vectors import math
 from ..review import figure_note
 from ..lesson import Chapter
@@ -25,8 +26,8 @@ T = "walkthrough.masked"
 
 
 def figure(x: float, spec: str) -> str:
-    """A number drawn as a figure: a decimal point and a real minus sign in every language."""
-    return format(x, spec).replace("-", "−")
+    """A number drawn as a figure: the lesson's language's decimal mark and a real minus sign."""
+    return localize_number(format(x, spec), number_language())
 
 
 def scientific(say, x: float, font_size: float, color: str, figure_mark: bool = False):

@@ -68,10 +68,10 @@ class Values(Chapter):
         """The focus's strongest weights and what is left for the rest, as the caption says them."""
         th, say, panel = stage.theme, stage.say, stage.region("panel")
         # figures beside the chips' figures: the decimal point in every language, as the chips write it
-        lines = [label(say("walkthrough.masked.share", word=say.quote(plan.tokens[j]), weight=f"{plan.weights[j]:.2f}"),
+        lines = [label(say("walkthrough.masked.share", word=say.quote(plan.tokens[j]), weight=say.number(plan.weights[j], ".2f")),
                        28, th.value) for j in plan.tops]
         if plan.rest_weight >= 0.005:
-            lines.append(label(say("walkthrough.masked.share_rest", weight=f"{plan.rest_weight:.2f}"), 28, th.dim))
+            lines.append(label(say("walkthrough.masked.share_rest", weight=say.number(plan.rest_weight, ".2f")), 28, th.dim))
         tally = figure_note(VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.22))
         if tally.width > panel.width - 0.3:
             tally.scale_to_fit_width(panel.width - 0.3)
