@@ -304,3 +304,44 @@ def test_flash_memory_chart_draws_the_counts_of_peak_floats_on_a_log_scale(make_
     en, pt = Say("en"), Say("pt")
     assert byte_text(en, 4 * 4096, figure=True) == byte_text(pt, 4 * 4096, figure=True) == "16.4 kB"
     assert byte_text(en, 4 * 42, figure=True) == "168 B" and byte_text(pt, 4 * 8192 ** 2, figure=True) == "268 MB"
+
+
+# --- honest_title: a role over a sentence where it has nothing to act on --------------------------
+
+class IdleRole(Chapter):
+    """The toy's adjectives → nouns head named over "they crashed the car" (no adjective: every word
+    keeps to itself), once bare and once with the frame saying so (test fixture: no lesson words)."""
+
+    key = "idle_role"
+    said = False
+
+    def plan(self, setting):
+        return setting
+
+    def play(self, stage, setting):
+        tokens = setting.traces[0].tokens
+        name = stage.say.role("adjective_noun", 0, 0, tokens=tokens, idle_said=self.said)
+        stage.play(FadeIn(label(name, 30)), run_time=0.5)
+
+
+class IdleRoleSaid(IdleRole):
+    said = True
+
+
+def test_a_role_named_where_its_head_is_idle_needs_the_frame_to_say_so(make_inputs):
+    from attention_manim.scenes.plans.honesty import role_idle
+
+    def lint(cls):
+        linter = review.Linter("rules_lesson", "en", "toy")
+        review.play_watched(lesson_scene(Lesson("rules_lesson", (cls(),))),
+                            make_inputs(sentences=["they crashed the car"]), linter)
+        return [v for v in linter.violations if v.rule == "honest_title"]
+
+    bad = lint(IdleRole)
+    assert len(bad) == 1 and "every word keeps at least" in bad[0].what, [v.what for v in bad]
+    assert lint(IdleRoleSaid) == []
+    # the measure: a head where one word looks away is at work; one where all keep to themselves is idle
+    assert role_idle(np.eye(4)) == 1.0
+    at_work = np.eye(4)
+    at_work[3] = [0.0, 0.7, 0.0, 0.3]
+    assert role_idle(at_work) is None
