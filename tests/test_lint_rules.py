@@ -297,6 +297,10 @@ def test_flash_memory_chart_draws_the_counts_of_peak_floats_on_a_log_scale(make_
         assert chart.value_of(bar) == pytest.approx(bar.value, rel=1e-6)
     assert chart.decades == int(np.ceil(np.log10(ctx * ctx)))
     assert len(chart.ticks) == chart.decades + 1
+    # the axis words say the factor the labelled ticks step by (1, 10², 10⁴: × 100, not × 10)
+    step = (len(chart.ticks) - 1) // max(1, len(chart.tick_labels) - 1)
+    assert chart.label_step == 10 ** step
+    assert f"× {chart.label_step:,}" in chart.axis_title.original_text
     # the bytes line: float32 counts as figures (a point in every language), in decimal units
     from attention_manim.scenes.style import byte_text
 
