@@ -216,6 +216,17 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
         assert drawn["title"].original_text.endswith(Say(lang)("blocks.toy_model"))
     else:
         assert len(drawn["columns"]) == 1 and len(drawn["note"]) == 3  # the honest note and the hint
+        # the bars have a scale: each tick stands at the height a bar of its length would have
+        from attention_manim.scenes.chapters.going_deeper import BAR_H, BASE_Y
+        plan = scene.plans[0]
+        top = max(max(plan.attn_norms), max(plan.mlp_norms))
+        scale = drawn["y_scale"]
+        assert 1 <= len(scale.marks) <= 5
+        for k, (tick, num) in enumerate(scale.marks, start=1):
+            assert float(num.original_text.replace(",", ".")) == pytest.approx(k * scale.step)
+            assert tick.get_y() == pytest.approx(BASE_Y + BAR_H * k * scale.step / top)
+        col = drawn["columns"][0]
+        assert col.attn.height == pytest.approx(max(BAR_H * plan.attn_norms[0] / top, 0.01))
 
 
 @pytest.mark.render
