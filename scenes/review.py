@@ -47,7 +47,8 @@ RULES = {
     "decimal_convention": "one decimal convention (point or comma) per panel",
     "honest_title": "a title names a head's role only if the head was measured to play it",
     "typeset_math": "no raw underscore on screen: W_Q is W with a subscript Q (typeset math); no text-font √: "
-                    "a root is typeset with its bar over the number; no head named like code (L0H3)",
+                    "a root is typeset with its bar over the number; no head named like code (L0H3), no model by its id "
+                    "(smollm2)",
     "sum_rounding": "a sum shown beside its parts equals their sum at the shown precision, or is marked ≈; "
                     "a Σ on screen says what it adds up (declare_sum)",
     "label_clear": "a label keeps clear of the strokes it labels or sits among (an arc, an axis): its glyphs "
@@ -55,6 +56,7 @@ RULES = {
     "spoken": "a caption's spoken form holds only words, numbers and punctuation (a voice never spells a symbol)",
 }
 CODE_HEAD_NAME = re.compile(r"\bL\d+\s?H\d+\b")  # "L0H3": a head named the way code names it
+MODEL_ID = re.compile(r"\b(?:smollm2|gpt3)\b")  # a built-in model by its lowercase id, not its name (SmolLM2)
 MIN_NUMBER_PX = 14.0
 MIN_TEXT_PX = 11.0
 FRAME_MARGIN = 0.1
@@ -564,6 +566,10 @@ class Linter(Observer):
             elif CODE_HEAD_NAME.search(t.text):
                 self.add(scene, "typeset_math", f"{_short(t.text)} names a head like code (L0H3): say "
                                                 f"'layer 0 · head 3' (common.head.layer_head)", _where(t.box),
+                         t.exempt.get("typeset_math"), key=(t.text,))
+            elif MODEL_ID.search(t.text):
+                self.add(scene, "typeset_math", f"{_short(t.text)} names a model by its id: say its name "
+                                                f"(params.model.*, head_split.model_name)", _where(t.box),
                          t.exempt.get("typeset_math"), key=(t.text,))
             elif "√" in t.text:
                 self.add(scene, "typeset_math", f"{_short(t.text)} draws a root in the text font (a lone √ with no "

@@ -349,3 +349,24 @@ def test_a_role_named_where_its_head_is_idle_needs_the_frame_to_say_so(make_inpu
     at_work = np.eye(4)
     at_work[3] = [0.0, 0.7, 0.0, 0.3]
     assert role_idle(at_work) is None
+
+
+# --- typeset_math: a model named by its id ---------------------------------------------------------
+
+class ModelId(Chapter):
+    """A title naming the model by its lowercase id (test fixture: no lesson words)."""
+
+    key = "model_id"
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        stage.play(FadeIn(label("The MLP of layer 15 (smollm2)", 30).move_to([0, 3, 0])),
+                   FadeIn(label("SmolLM2 keeps its name", 30).move_to([0, 0, 0])), run_time=0.5)
+
+
+def test_a_model_named_by_its_id_is_found(make_inputs):
+    bad, _ = lint_of(ModelId, make_inputs)
+    found = [v for v in bad if v.rule == "typeset_math"]
+    assert len(found) == 1 and "smollm2" in found[0].what, [v.line() for v in bad]
