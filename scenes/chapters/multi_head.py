@@ -28,7 +28,7 @@ FIRST_NOTE = 0.5  # the focus's mean weight on the first token, over the heads, 
 LABEL_FILL = 0.85
 COMPARE_MAX_SCALE = 1.6  # the closing table grows at most this much to fill the frame
 TOP_SHRINK = 0.85  # a head's title shrinks at most this much to stay on one line, else it wraps
-CELL_GAP = 0.4  # between two heads' columns: their titles never touch
+CELL_GAP = 0.25  # between two heads' columns: their titles never touch
 
 
 def head_name(say, plan: MultiHeadPlan, h: HeadProposal, tokens=None) -> str:
@@ -100,7 +100,7 @@ class MultiHead(Chapter):
         room_h = (top - full.bottom - 0.1 - max(m.height for m in head_labels) - max(c.height for c in cols)
                   - 2 * 0.18)
         # the grids share their rows' labels: the first grid carries them, the others only their columns'
-        cell_size = self.tall_cells(s, th, full.width - 0.1 * (n - 1), room_h, n) if show_labels else None
+        cell_size = self.tall_cells(s, th, full.width - CELL_GAP * (n - 1), room_h, n) if show_labels else None
         for k, (h, head_label, col) in enumerate(zip(s.heads, head_labels, cols)):
             grid = AttentionGrid((None, h.pattern, h.mask), s.tokens if show_labels else None, theme=th,
                                  max_width=cell_w - 0.25, max_height=2.2, show_labels=show_labels, max_label_font=22,
