@@ -202,11 +202,13 @@ class Say:
     def quoted_words(self, tokens: list[str]) -> str:
         return self.words([self.quote(t) for t in tokens])
 
-    def role(self, role: str, layer: int, head: int) -> str:
-        """A head's role in words ("adjectives → nouns"), or "layer 0 · head 3" when the model names none."""
+    def role(self, role: str, layer: int, head: int, tokens=None, idle_said: bool = False) -> str:
+        """A head's role in words ("adjectives → nouns"), or "layer 0 · head 3" when the model names none.
+        `tokens`: the sentence the role is named over (default: the lesson's first); `idle_said`: the
+        frame also says the head has nothing to do on it (the lint's honest_title checks both)."""
         key = f"common.roles.{role}"
         if role and self.has(key):
-            self.roles_named.append((role, int(layer), int(head)))
+            self.roles_named.append((role, int(layer), int(head), tuple(tokens) if tokens else None, idle_said))
             return self(key)
         return self.head_name(layer, head)
 

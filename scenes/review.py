@@ -47,7 +47,8 @@ RULES = {
     "decimal_convention": "one decimal convention (point or comma) per panel",
     "honest_title": "a title names a head's role only if the head was measured to play it",
     "typeset_math": "no raw underscore on screen: W_Q is W with a subscript Q (typeset math); no text-font √: "
-                    "a root is typeset with its bar over the number; no head named like code (L0H3)",
+                    "a root is typeset with its bar over the number; no head named like code (L0H3), no model by its id "
+                    "(smollm2)",
     "sum_rounding": "a sum shown beside its parts equals their sum at the shown precision, or is marked ≈; "
                     "a Σ on screen says what it adds up (declare_sum)",
     "label_clear": "a label keeps clear of the strokes it labels or sits among (an arc, an axis): its glyphs "
@@ -59,6 +60,7 @@ RULES = {
                      "reads right in Portuguese (65,536 reads 65,5)",
 }
 CODE_HEAD_NAME = re.compile(r"\bL\d+\s?H\d+\b")  # "L0H3": a head named the way code names it
+MODEL_ID = re.compile(r"\b(?:smollm2|gpt3)\b")  # a built-in model by its lowercase id, not its name (SmolLM2)
 MIN_NUMBER_PX = 14.0
 MIN_TEXT_PX = 11.0
 FRAME_MARGIN = 0.1
@@ -624,6 +626,10 @@ class Linter(Observer):
                 self.add(scene, "typeset_math", f"{_short(t.text)} names a head like code (L0H3): say "
                                                 f"'layer 0 · head 3' (common.head.layer_head)", _where(t.box),
                          t.exempt.get("typeset_math"), key=(t.text,))
+            elif MODEL_ID.search(t.text):
+                self.add(scene, "typeset_math", f"{_short(t.text)} names a model by its id: say its name "
+                                                f"(params.model.*, head_split.model_name)", _where(t.box),
+                         t.exempt.get("typeset_math"), key=(t.text,))
             elif "√" in t.text:
                 self.add(scene, "typeset_math", f"{_short(t.text)} draws a root in the text font (a lone √ with no "
                                                 f"bar over its number): typeset it (Typst sqrt)", _where(t.box),
@@ -764,21 +770,33 @@ class Linter(Observer):
                                           f"height (at least {MIN_SPAN[0]:.0%} × {MIN_SPAN[1]:.0%})",
                      _where((min(xs0), min(ys0), max(xs1), max(ys1))), reason)
 
-    def roles_named(self, scene, named: list[tuple[str, int, int]]) -> None:
+    def roles_named(self, scene, named: list[tuple]) -> None:
         """A head is called by a role only where the model names it so (the toy's trained heads) or
-        the probes measured it (a real model's roles, model/probes.py, in the lesson's model info)."""
+        the probes measured it (a real model's roles, model/probes.py, in the lesson's model info);
+        and, over a sentence where the head has nothing to do (every word keeps to itself: no
+        adjective for "adjectives → nouns"), only if the frame says so (`say.role(..., idle_said=True)`)."""
+        from .plans.honesty import role_idle
+
         traces = getattr(getattr(scene, "setting", None), "traces", ())
         info = getattr(getattr(scene, "inputs", None), "model", None)
-        for role, layer, head in named:
+        for role, layer, head, tokens, idle_said in named:
             if not role or not traces:
                 continue
-            trace = traces[0]
+            trace = next((t for t in traces if tokens is not None and tuple(t.tokens) == tokens), traces[0])
             in_trace = trace.head(layer, head).role if layer < trace.model.n_layers else ""
             measured = info.head_for_role(role) if info is not None else None
-            if in_trace == role or measured == (layer, head):
+            if in_trace != role and measured != (layer, head):
+                self.add(scene, "honest_title", f"L{layer}H{head} is called {role!r} but was measured as "
+                                                f"{in_trace or 'nothing in particular'!r}", key=(role, layer, head))
                 continue
-            self.add(scene, "honest_title", f"L{layer}H{head} is called {role!r} but was measured as "
-                                            f"{in_trace or 'nothing in particular'!r}", key=(role, layer, head))
+            if layer >= trace.model.n_layers or idle_said:
+                continue
+            kept = role_idle(trace.head(layer, head).pattern, trace.model.real)
+            if kept is not None:
+                self.add(scene, "honest_title", f"L{layer}H{head} is called {role!r} over "
+                                                f"{' '.join(trace.tokens)[:40]!r}, where every word keeps at least "
+                                                f"{kept:.2f} on itself, and nothing says so",
+                         key=(role, layer, head, trace.tokens))
 
 
 # a Σ that labels a sum: alone, "Σ =", "Σ ≈ 1.00", "every column: Σ =" (not "Σ weight × value", a formula)

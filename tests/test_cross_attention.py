@@ -181,3 +181,29 @@ def test_the_module_lists_both_vocabularies(capsys):
     ca.main(["--vocab"])
     out = capsys.readouterr().out
     assert "caresser" in out and "want" in out and f"french ({len(ca.french_vocab())})" in out
+
+
+def test_asked_for_a_real_model_the_lesson_says_the_weights_are_its_own_translation_model(saved):
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.plans.cross_attention import plan_cross_attention
+
+    real = SimpleNamespace(name="smollm2", real=True)
+    toy = SimpleNamespace(name="toy", real=False)
+    plan = plan_cross_attention(cross_lesson().lesson.setting(SceneInputs(tracer=None, model=real)))
+    assert plan.asked_model == "smollm2"
+    assert plan_cross_attention(cross_lesson().lesson.setting(SceneInputs(tracer=None, model=toy))).asked_model == ""
+    assert plan_cross_attention(cross_lesson().lesson.setting(SceneInputs(tracer=None))).asked_model == ""
+
+
+@pytest.mark.render
+def test_rendered_for_a_real_model_the_frames_say_whose_weights_these_are(render_scene, saved):
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.i18n import Say
+
+    scene, _ = render_scene(cross_lesson(), SceneInputs(tracer=None, model=SimpleNamespace(name="smollm2", real=True)))
+    drawn = scene.stage.drawn["cross_attention"]
+    assert drawn["own_model"].original_text == Say("en")("cross.own_model", model="SmolLM2")
+    captions = " ".join(c for c, _ in scene.caption_log)
+    assert Say("en")("cross.caption_own_model", model="SmolLM2") in captions

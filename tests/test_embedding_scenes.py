@@ -469,3 +469,29 @@ def test_unknown_direction_names_fall_back_to_the_models_spelling():
 
     assert direction_name(Say("ko"), "animal") == "동물"
     assert direction_name(Say("ko"), "PC1") == "PC1"
+
+
+def test_last_token_caption_follows_the_measured_pattern():
+    """The caption of a head whose strongest key is the last word itself says what flows in, as
+    measured: "nothing" only when nothing does; 0.70 reaching past the previous word is said."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.last_token import LastToken
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.plans.last_token import HeadInto, LastTokenPlan
+
+    def caption(weights, role=""):
+        w = np.asarray(weights, float)
+        last = len(w) - 1
+        h = HeadInto(head=4, role=role, weights=w, strongest=(last,), reach=float(w[: last - 1].sum()), top=last)
+        plan = LastTokenPlan(tokens=("a", "b", "c", "was"), last=last, lines=((0, 1, 2, 3),), layer=0, n_layers=1,
+                             heads=(h,), mean_reach=h.reach, guesses=())
+        return LastToken.head_caption(SimpleNamespace(say=Say("en")), plan, h)
+
+    kept = caption([0.0, 0.0, 0.0, 1.0])
+    assert "nothing flows in" in kept and "1.00" in kept
+    spread = caption([0.40, 0.30, 0.02, 0.28])  # SmolLM2's head 4: 0.28 on itself, 0.70 from far back
+    assert "nothing" not in spread and "0.28" in spread and "0.70" in spread
+    near = caption([0.0, 0.0, 0.02, 0.98])
+    assert "nothing" not in near and "just before" in near
+    assert "layer 0" not in kept.lower().split(":")[1]  # the head is named once, in words

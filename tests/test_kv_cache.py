@@ -93,7 +93,30 @@ def test_plan_and_render(make_inputs, render_scene):
     for j, w in enumerate(drawn["weights"][-1]):  # the last step's weights, under their columns
         assert w.value == pytest.approx(float(plan.steps[-1].weights[j]))
         assert w.get_center()[0] == pytest.approx(drawn["k_columns"][j].get_center()[0], abs=1e-6)
+    # the last step's weights add up to Σ 1.00 as drawn, or the Σ says ≈
+    drawn_sum = round(sum(round(float(w.value), 2) for w in drawn["weights"][-1]), 2)
+    assert drawn["total"].approx == (drawn_sum != 1.0)
     assert frame[..., :3].max() > 100
+
+
+def test_a_guess_made_inside_the_prompt_says_it_is_thrown_away(make_inputs):
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.kv_cache import KvCache
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.plans.kv_cache import plan_kv_cache
+    from attention_manim.scenes.registry import load_all
+    from attention_manim.scenes.stage import Region
+    from attention_manim.scenes.style import DARK
+
+    setting = load_all()["kv_cache"].lesson.setting(make_inputs(lang="en"))
+    plan = plan_kv_cache(setting)
+    stage = SimpleNamespace(theme=DARK, say=Say("en"), region=lambda name: Region("full", -6.9, 6.9, -3.9, 3.9))
+    thrown = Say("en")("blocks.kv_cache.next_discarded", word="").split(":")[0]
+    for i, s in enumerate(plan.steps):
+        text = " ".join(m.original_text for m in KvCache.panel(stage, plan, s, i).get_family()
+                        if hasattr(m, "original_text"))
+        assert (thrown in text) == (i + 1 < plan.prompt_len), (i, text)
 
 
 @pytest.fixture(scope="module")

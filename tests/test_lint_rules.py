@@ -297,12 +297,16 @@ def test_flash_memory_chart_draws_the_counts_of_peak_floats_on_a_log_scale(make_
         assert chart.value_of(bar) == pytest.approx(bar.value, rel=1e-6)
     assert chart.decades == int(np.ceil(np.log10(ctx * ctx)))
     assert len(chart.ticks) == chart.decades + 1
-    # the bytes line: float32 counts as figures (a point in every language), in decimal units
+    # the axis words say the factor the labelled ticks step by (1, 10², 10⁴: × 100, not × 10)
+    step = (len(chart.ticks) - 1) // max(1, len(chart.tick_labels) - 1)
+    assert chart.label_step == 10 ** step
+    assert f"× {chart.label_step:,}" in chart.axis_title.original_text
+    # the bytes line: float32 counts, in decimal units, written the language's way
     from attention_manim.scenes.style import byte_text
 
     assert (plan.ctx_bytes_ordinary, plan.ctx_bytes_tiled) == (4 * want[2], 4 * want[3])
     en, pt = Say("en"), Say("pt")
-    assert byte_text(en, 4 * 4096, figure=True) == byte_text(pt, 4 * 4096, figure=True) == "16.4 kB"
+    assert byte_text(en, 4 * 4096, figure=True) == "16.4 kB" and byte_text(pt, 4 * 4096, figure=True) == "16,4 kB"
     assert byte_text(en, 4 * 42, figure=True) == "168 B" and byte_text(pt, 4 * 8192 ** 2, figure=True) == "268 MB"
 
 
@@ -357,3 +361,65 @@ def test_number_writing_rules_read_as_a_reader_reads():
     assert wrong("0,121 and 1,5", "en") == ["0,121", "1,5"]
     assert wrong("12,561 of 13,861; 0.58; 1,234.5", "en") == []
     assert wrong("tokens 0–11, step 2 of 4, layer 24: 0.67", "ko") == []
+
+
+# --- honest_title: a role over a sentence where it has nothing to act on --------------------------
+
+class IdleRole(Chapter):
+    """The toy's adjectives → nouns head named over "they crashed the car" (no adjective: every word
+    keeps to itself), once bare and once with the frame saying so (test fixture: no lesson words)."""
+
+    key = "idle_role"
+    said = False
+
+    def plan(self, setting):
+        return setting
+
+    def play(self, stage, setting):
+        tokens = setting.traces[0].tokens
+        name = stage.say.role("adjective_noun", 0, 0, tokens=tokens, idle_said=self.said)
+        stage.play(FadeIn(label(name, 30)), run_time=0.5)
+
+
+class IdleRoleSaid(IdleRole):
+    said = True
+
+
+def test_a_role_named_where_its_head_is_idle_needs_the_frame_to_say_so(make_inputs):
+    from attention_manim.scenes.plans.honesty import role_idle
+
+    def lint(cls):
+        linter = review.Linter("rules_lesson", "en", "toy")
+        review.play_watched(lesson_scene(Lesson("rules_lesson", (cls(),))),
+                            make_inputs(sentences=["they crashed the car"]), linter)
+        return [v for v in linter.violations if v.rule == "honest_title"]
+
+    bad = lint(IdleRole)
+    assert len(bad) == 1 and "every word keeps at least" in bad[0].what, [v.what for v in bad]
+    assert lint(IdleRoleSaid) == []
+    # the measure: a head where one word looks away is at work; one where all keep to themselves is idle
+    assert role_idle(np.eye(4)) == 1.0
+    at_work = np.eye(4)
+    at_work[3] = [0.0, 0.7, 0.0, 0.3]
+    assert role_idle(at_work) is None
+
+
+# --- typeset_math: a model named by its id ---------------------------------------------------------
+
+class ModelId(Chapter):
+    """A title naming the model by its lowercase id (test fixture: no lesson words)."""
+
+    key = "model_id"
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        stage.play(FadeIn(label("The MLP of layer 15 (smollm2)", 30).move_to([0, 3, 0])),
+                   FadeIn(label("SmolLM2 keeps its name", 30).move_to([0, 0, 0])), run_time=0.5)
+
+
+def test_a_model_named_by_its_id_is_found(make_inputs):
+    bad, _ = lint_of(ModelId, make_inputs)
+    found = [v for v in bad if v.rule == "typeset_math"]
+    assert len(found) == 1 and "smollm2" in found[0].what, [v.line() for v in bad]

@@ -206,8 +206,27 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
         for short, long in zip(drawn["sentences"], drawn["sentences"][1:]):
             assert len(long) == len(short) + 1 and long[-1].get_left()[0] > short[-1].get_right()[0]
             assert long[0].get_center()[0] == pytest.approx(short[0].get_center()[0])
+        # every chart's figures add up to Σ 1.00 as drawn, or the Σ says ≈ (0.99, 1.01 drawn)
+        for chart in drawn["charts"]:
+            figures = [round(float(r.val.value), 2) for r in chart.rows] + [round(float(chart.rest.val.value), 2)]
+            misses = round(sum(figures), 2) != 1.0
+            assert chart.approx == misses and ("≈" in chart.sum_row[0].original_text) == misses
+        # a title that names the model (the toy here: in words, never its id)
+        from attention_manim.scenes.i18n import Say
+        assert drawn["title"].original_text.endswith(Say(lang)("blocks.toy_model"))
     else:
         assert len(drawn["columns"]) == 1 and len(drawn["note"]) == 3  # the honest note and the hint
+        # the bars have a scale: each tick stands at the height a bar of its length would have
+        from attention_manim.scenes.chapters.going_deeper import BAR_H, BASE_Y
+        plan = scene.plans[0]
+        top = max(max(plan.attn_norms), max(plan.mlp_norms))
+        scale = drawn["y_scale"]
+        assert 1 <= len(scale.marks) <= 5
+        for k, (tick, num) in enumerate(scale.marks, start=1):
+            assert float(num.original_text.replace(",", ".")) == pytest.approx(k * scale.step)
+            assert tick.get_y() == pytest.approx(BASE_Y + BAR_H * k * scale.step / top)
+        col = drawn["columns"][0]
+        assert col.attn.height == pytest.approx(max(BAR_H * plan.attn_norms[0] / top, 0.01))
 
 
 @pytest.mark.render
@@ -225,3 +244,13 @@ def test_going_deeper_on_smollm2_rings_the_measured_layer(smol_inputs, render_sc
     # the readout is horizontal text, the answer in the query colour where it leads
     for c, g in zip(drawn["columns"], plan.guesses):
         assert c.word.width >= c.word.height * 0.2 and c.right == (g == plan.answer)
+
+
+def test_a_model_is_named_on_screen_by_its_display_name_not_its_id():
+    from attention_manim.scenes.chapters.head_split import model_name
+    from attention_manim.scenes.i18n import Say
+
+    for lang in ("en", "ko", "pt"):
+        assert model_name(Say(lang), "smollm2") == "SmolLM2"
+        assert model_name(Say(lang), "toy") == Say(lang)("blocks.toy_model")
+        assert model_name(Say(lang), "my-model") == "my-model"  # another model keeps its own name

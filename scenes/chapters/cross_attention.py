@@ -21,6 +21,8 @@ from ..plans.rounding import drawn_misses, tenths
 from ..review import declare_sum
 from ..stage import Stage
 from .embedding_parts import fit_into
+from .head_split import model_name
+from .honest import wrapped
 
 T = "cross"
 EN_Y, FR_Y = 1.25, -1.95  # the two sentences' rows
@@ -95,6 +97,15 @@ class CrossAttention(Chapter):
         with stage.narrating(say(f"{T}.caption_intro")):
             stage.play(FadeIn(title), FadeIn(en), FadeIn(titles[0]), run_time=1.0)
             stage.play(FadeIn(fr), FadeIn(titles[1]), run_time=0.8)
+        if plan.asked_model:  # asked for a real model: it has no cross-attention, and the frame says whose weights these are
+            name = model_name(say, plan.asked_model)
+            own = label(say(f"{T}.own_model", model=name), font_size=24, color=th.highlight)
+            fit_into(own, stage.region("full").width - 0.6, 0.5)
+            own.move_to([0, (title.get_bottom()[1] + titles[0].get_top()[1]) / 2, 0])
+            drawn["own_model"] = own
+            with stage.narrating(say(f"{T}.caption_own_model", model=name)):
+                stage.play(FadeIn(own), run_time=0.6)
+                stage.wait(0.8)
         lines = self.lines(stage, plan, en, fr)
         drawn["lines"] = lines
         with stage.narrating(say(f"{T}.caption_lines", count=len(plan.english) * len(plan.french))):
@@ -180,7 +191,9 @@ class CrossAttention(Chapter):
         boxes = [wb.box for wb in en] + [wb.box for wb in fr]
         layout = "caption_grid_video" if plan.layout == "video" else "caption_grid_paper"
         with stage.narrating(say(f"{T}.{layout}")):
+            own = stage.drawn[self.key].get("own_model")
             stage.play(*(FadeOut(l) for l in lines.values()), *(FadeOut(b) for b in boxes), FadeOut(titles),
+                       *([FadeOut(own)] if own is not None else []),
                        *moves, run_time=1.4)
             stage.play(FadeIn(grid.lines), FadeIn(grid.cells), FadeIn(cols), FadeIn(rows), run_time=0.8)
             stage.play(FadeIn(grid.numbers), run_time=0.6)
@@ -236,7 +249,11 @@ class CrossAttention(Chapter):
         th, say = stage.theme, stage.say
         full = stage.region("full")
         width = full.right - grid.get_right()[0] - 0.5
-        lines = VGroup(label(say(f"{T}.note_no_mask"), font_size=28, color=th.text),
+        first = []
+        if plan.asked_model:  # whose weights these are stays on screen with the grid
+            first = [wrapped(say(f"{T}.own_model_short", model=model_name(say, plan.asked_model)), width, 22,
+                             th.highlight, 2)]
+        lines = VGroup(*first, label(say(f"{T}.note_no_mask"), font_size=28, color=th.text),
                        label(say(f"{T}.note_cells", count=len(plan.english) * len(plan.french)), font_size=22,
                              color=th.dim),
                        label(say(f"{T}.note_self"), font_size=22, color=th.mask)).arrange(DOWN, buff=0.25)

@@ -29,6 +29,10 @@ from .head_split import fixed, grouped, tiny
 from .honest import wrapped
 
 T = "blocks.flash"
+SCORE_FILL = 0.85  # the widest score in a tile takes at most this share of a cell's width (a gap
+# of 0.075 cell, 3.6 px, each side of it, clear of the cell's lines)
+LABEL_ROOM = 0.85  # the turned token labels over the columns take at most this: the rest goes to the cells,
+# so that a tile's signed scores read at 14 px
 
 
 def score_text(x: float) -> str:
@@ -61,10 +65,11 @@ class Flash(Chapter):
         video = plan.layout == "video"
         # the longest token, turned, stands above the columns (video) or beside the rows (paper)
         probe = max((label(t, 20, th.text) for t in plan.tokens), key=lambda m: m.width)
-        lab = min(probe.width, 1.4) + 0.15
-        bottom = full.bottom + 0.55  # room under the grid for the ghost line
-        size = min(0.72, (top - lab - bottom) / n, (full.width * 0.5 - lab) / n)
-        gx = full.left + lab + 0.1
+        lab = min(probe.width, LABEL_ROOM) + 0.15  # the turned labels' room, over the grid
+        side = min(probe.width, 1.4) + 0.15  # the level labels' room, beside it (width is not short)
+        bottom = full.bottom + 0.45  # room under the grid for the ghost line
+        size = min(0.72, (top - lab - bottom) / n, (full.width * 0.5 - side) / n)
+        gx = full.left + side + 0.1
 
         def at(i: int, j: int):
             """Centre of the cell of query i and key j (video: keys as rows, queries as columns)."""
@@ -76,19 +81,19 @@ class Flash(Chapter):
         qlab = VGroup(*(label(t, 20, th.query) for t in plan.tokens))
         klab = VGroup(*(label(t, 20, th.key) for t in plan.tokens))
         for t, m in enumerate(qlab):
-            fit_into(m, lab - 0.15, size * 0.8)
+            fit_into(m, (lab if video else side) - 0.15, size * 0.8)
             if video:  # on top of the columns: turned to read upwards
                 m.rotate(PI / 2).move_to(at(t, 0)).shift(UP * (size / 2 + 0.08 + m.height / 2))
             else:
                 m.move_to(at(t, 0)).shift(LEFT * (size / 2 + 0.08 + m.width / 2))
         for t, m in enumerate(klab):
-            fit_into(m, lab - 0.15, size * 0.8)
+            fit_into(m, (side if video else lab) - 0.15, size * 0.8)
             if video:
                 m.move_to(at(0, t)).shift(LEFT * (size / 2 + 0.08 + m.width / 2))
             else:
                 m.rotate(PI / 2).move_to(at(0, t)).shift(UP * (size / 2 + 0.08 + m.height / 2))
         ghost = label(say(f"{T}.ghost", n=n, cells=n * n), 20, th.dim)
-        fit_into(ghost, n * size + lab, 0.4).next_to(cells, DOWN, buff=0.15)
+        fit_into(ghost, n * size + side, 0.4).next_to(cells, DOWN, buff=0.15)
         with stage.narrating(say(f"{T}.caption_ghost", n=n, cells=n * n)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(qlab), FadeIn(klab), run_time=0.8)
             stage.play(FadeIn(cells, lag_ratio=0.01), FadeIn(ghost), run_time=1.0)
@@ -96,6 +101,12 @@ class Flash(Chapter):
                                  count=plan.n_key_blocks)):
             stage.wait(0.5)
 
+        # one size for every score, set by the cell: the widest signed score fills at most
+        # SCORE_FILL of a cell's width, so neighbours keep a gap and stay inside the grid
+        widest = max((score_text(float(x)) for st in plan.result.steps if not st.skipped for x in np.ravel(st.scores)),
+                     key=len, default="−0.0")
+        probe = label(widest, 18, th.text)
+        score_size = 18 * min(1.0, SCORE_FILL * size / probe.width, 0.5 * size / probe.height)
         panel_box = (cells.get_right()[0] + 0.5, full.right, cells.get_center()[1])
         state = {"tile": None, "panel": None, "scores": []}
 
@@ -117,8 +128,8 @@ class Flash(Chapter):
                 for a, i in enumerate(range(r0, r1)):
                     for b, j in enumerate(range(c0, c1)):
                         x = float(s.scores[a, b])
-                        m = label(score_text(x), 18, th.text if x > -1e300 else th.mask)
-                        nums.add(fit_into(m, size * 0.92, size * 0.5).move_to(at(i, j)))
+                        m = label(score_text(x), score_size, th.text if x > -1e300 else th.mask)
+                        nums.add(m.move_to(at(i, j)))
             new_panel = self.panel(stage, plan, s)
             left, right, y = panel_box
             fit_into(new_panel, right - left, 4.2)
@@ -252,7 +263,7 @@ class Flash(Chapter):
              [(ordinary, plan.ctx_ordinary, grouped(plan.ctx_ordinary, say), th.delta_multi),
               (tiled, plan.ctx_tiled, grouped(plan.ctx_tiled, say), th.highlight)]),
         ]
-        chart = LogBars(groups, say(f"{T}.memory_axis"), theme=th, font_size=26, row_step=0.62, bar_height=0.4,
+        chart = LogBars(groups, lambda factor: say(f"{T}.memory_axis", factor=factor), theme=th, font_size=26, row_step=0.62, bar_height=0.4,
                         max_width=width)
         head = wrapped(say(f"{T}.memory_title"), width, 30, th.text, 2)
         tag = label(f"{tiled} {grouped(r.peak_tiled, say)} =", 24, th.highlight)

@@ -6,9 +6,12 @@ On the toy (one layer, no MLP) the chapter says so and names a real model to try
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, LaggedStart, Rectangle, SurroundingRectangle, VGroup
+import math
 
-from ..components.text import label
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, LaggedStart, Line, Rectangle, SurroundingRectangle, VGroup
+
+from ..components.text import label, number_language
+from ..i18n import localize_number
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
 from ..plans.next_token import GoingDeeperPlan, plan_going_deeper
@@ -76,6 +79,30 @@ class GoingDeeper(Chapter):
         return VGroup(*(label(str(l + 1), font_size=22, color=th.dim).move_to(
             [VGroup(cols[l].attn, cols[l].mlp).get_center()[0], TICK_Y, 0]) for l in shown))
 
+    @staticmethod
+    def y_scale(stage: Stage, plan: GoingDeeperPlan) -> VGroup:
+        """Left of the bars: a vertical axis with ticks at round lengths (a step of 1, 2 or 5 × 10ᵏ,
+        two to five of them up to the largest bar), so a bar's height reads as a number."""
+        th = stage.theme
+        top = max(max(plan.attn_norms), max(plan.mlp_norms), 1e-9)
+        base = 10 ** math.floor(math.log10(top))
+        step = next(m * base for m in (0.2, 0.5, 1, 2, 5) if top / (m * base) <= 5)
+        x = BARS_LEFT - 0.08
+        axis = Line([x, BASE_Y, 0], [x, BASE_Y + BAR_H, 0], stroke_color=th.dim, stroke_width=2)
+        marks = VGroup()
+        k = 1
+        while k * step <= top * (1 + 1e-9):
+            y = BASE_Y + BAR_H * k * step / top
+            tick = Line([x - 0.08, y, 0], [x, y, 0], stroke_color=th.dim, stroke_width=2)
+            digits = max(0, -math.floor(math.log10(step)))
+            num = label(localize_number(f"{k * step:.{digits}f}", number_language()), 20, th.dim)
+            num.next_to(tick, LEFT, buff=0.06)
+            marks.add(VGroup(tick, num))
+            k += 1
+        out = VGroup(axis, marks)
+        out.step, out.marks = step, marks
+        return out
+
     def play(self, stage: Stage, plan: GoingDeeperPlan) -> None:
         th, say = stage.theme, stage.say
         stage.clear()
@@ -94,15 +121,17 @@ class GoingDeeper(Chapter):
         legend.move_to([full.left + legend.width / 2, BASE_Y + BAR_H + 0.35, 0])
         cols = self.columns(stage, plan)
         ticks = self.ticks(stage, plan, cols)
+        scale = self.y_scale(stage, plan)
         x_title = label(say(f"{T}.axis_layer"), font_size=24, color=th.dim)
         fit_into(x_title, BARS_LEFT - full.left - 0.2, 0.4).move_to([BARS_LEFT - 0.2, TICK_Y, 0], aligned_edge=RIGHT)
         lens_title = label(say(f"{T}.lens_title"), font_size=28, color=th.text)
         fit_into(lens_title, full.width - 0.2, 0.45).move_to([0, LENS_TOP - lens_title.height / 2, 0])
         drawn = stage.drawn[self.key] = {"words": words, "columns": cols, "legend": legend, "ticks": ticks,
-                                         "axis_titles": VGroup(y_title, x_title), "lens_title": lens_title}
+                                         "axis_titles": VGroup(y_title, x_title), "lens_title": lens_title,
+                                         "y_scale": scale}
         intro = "caption_intro" if plan.deep else "caption_toy"
         with stage.narrating(say(f"{T}.{intro}", count=plan.n_layers, word=say.quote(plan.tokens[-1]))):
-            stage.play(FadeIn(words, lag_ratio=0.05), FadeIn(legend), FadeIn(x_title), run_time=1.0)
+            stage.play(FadeIn(words, lag_ratio=0.05), FadeIn(legend), FadeIn(x_title), FadeIn(scale), run_time=1.0)
             stage.play(LaggedStart(*(FadeIn(t) for t in ticks), lag_ratio=0.05), run_time=1.0)
         with stage.narrating(say(f"{T}.caption_blocks")):
             stage.play(LaggedStart(*(GrowFromEdge(VGroup(c.attn, c.mlp), DOWN) for c in cols), lag_ratio=0.3),

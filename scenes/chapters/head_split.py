@@ -48,11 +48,13 @@ def tiny(say, x: float, figure: bool = False) -> str:
 
 
 def model_name(say, name: str) -> str:
-    """The model's name as prose gives it: the toy is "the toy model" in the language; others by their
-    display name ("SmolLM2", not the command line's "smollm2")."""
-    from .beyond_parts import MODEL_NAMES
-
-    return say("blocks.toy_model") if name == "toy" else MODEL_NAMES.get(name, name)
+    """The model's name as prose gives it: the toy is "the toy model" in the language; a built-in
+    model by its display name from the catalog ("SmolLM2", never its lowercase id "smollm2");
+    another model by the name it came with."""
+    if name == "toy":
+        return say("blocks.toy_model")
+    key = f"params.model.{name}"
+    return say(key) if say.has(key) else name
 
 
 def segmented_bar(pieces: int, width: float, height: float, color: str, theme, names: bool = True,

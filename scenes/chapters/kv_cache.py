@@ -9,6 +9,8 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Rectangle, SurroundingRectangle, Transform, VGroup
 
 from ..components.text import label, number
+from ..plans.rounding import drawn_misses
+from ..review import declare_sum
 from ..components.vectors import VectorColumn, math
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter, Lesson
@@ -27,6 +29,7 @@ Y_WORDS, Y_K, Y_W, Y_V = 2.6, 1.45, 0.22, -1.0  # the rows, top to bottom
 Y_MACS = -2.35  # the multiply-add bars: their header, then one bar with the cache and one without
 BAR_W = 7.0  # the longest bar (recomputing all, at the last step)
 FONT = 22  # the vectors' and weights' numbers (≥ 14 px at 720p)
+EDGE = 0.3  # the panel's text keeps this far from the frame's right edge
 
 
 class KvCacheLesson(Lesson):
@@ -103,14 +106,14 @@ class KvCache(Chapter):
         header = label(say(f"{T}.total"), 24, th.dim)
         header.move_to([full.left + 0.05, Y_MACS, 0], aligned_edge=LEFT)
         qname = VGroup(math("q", 34, th.query), label(say(f"{T}.new_query"), 22, th.dim)).arrange(DOWN, buff=0.08)
-        fit_into(qname, 1.1, 1.2).move_to([PANEL_X + 0.55, Y_K, 0])
+        fit_into(qname, 1.4, 1.2).move_to([PANEL_X + 0.7, Y_K, 0])
         drawn.update(slots=slots, header=header)
         with stage.narrating(say(f"{T}.caption_intro", model=model_name(say, plan.model_name), count=plan.prompt_len)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(kname), FadeIn(vname), FadeIn(wname),
                        FadeIn(ghosts, lag_ratio=0.1), FadeIn(slots, lag_ratio=0.02), FadeIn(header),
                        run_time=1.2)
         panel = macs = query = new_mark = None
-        weights = VGroup()
+        weights = total = VGroup()
         for i, s in enumerate(plan.steps):
             x = xs[i]
             kcol = VectorColumn(s.k, head=SHOWN_DIMS, tail=1, font_size=FONT, theme=th, bracket_color=th.key)
@@ -121,33 +124,36 @@ class KvCache(Chapter):
             for j, w in enumerate(new_w):
                 fit_into(w, col_w - 0.1, 0.4).move_to([xs[j], Y_W, 0])
                 w.set_opacity(0.35 + 0.65 * min(1.0, float(s.weights[j]) * 2))
+            new_total = self.weight_sum(stage, new_w)
             new_panel = self.panel(stage, plan, s, i)
             new_macs = self.macs(stage, plan, s)
             qcol = VectorColumn(s.q, head=SHOWN_DIMS, tail=1, font_size=FONT, theme=th, bracket_color=th.query)
-            qcol.next_to(qname, RIGHT, buff=0.3)
+            qcol.next_to(qname, RIGHT, buff=0.2)
             mark = SurroundingRectangle(VGroup(words[i], kcol, vcol), buff=0.04, color=th.highlight, stroke_width=2)
             with stage.narrating(self.caption(stage, plan, s, i)):
                 anims = [FadeIn(words[i]), FadeIn(kcol, shift=DOWN * 0.2), FadeIn(vcol, shift=DOWN * 0.2),
                          FadeIn(VGroup(qname, qcol)) if query is None else Transform(query, qcol),
-                         FadeIn(new_w), FadeIn(new_panel) if panel is None else Transform(panel, new_panel),
+                         FadeIn(new_w), FadeIn(new_total),
+                         FadeIn(new_panel), *([FadeOut(panel)] if panel is not None else []),  # fresh text, not morphed glyphs
                          FadeIn(new_macs) if macs is None else Transform(macs, new_macs)]
                 if i < len(ghosts):
                     anims.append(FadeOut(ghosts[i]))
                 if len(weights):
-                    anims.append(FadeOut(weights))
+                    anims += [FadeOut(weights), FadeOut(total)]
                 anims.append(FadeIn(mark) if new_mark is None else Transform(new_mark, mark))
                 stage.play(*anims, run_time=0.9 if i else 1.2)
                 stage.wait(0.3)
-            panel = panel or new_panel
+            panel = new_panel
             query = query or qcol
             macs = macs or new_macs
             new_mark = new_mark or mark
-            weights = new_w
+            weights, total = new_w, new_total
             drawn["k_columns"].append(kcol)
             drawn["v_columns"].append(vcol)
             drawn["weights"].append(new_w)
         drawn["panel"] = panel
-        stage.play(FadeOut(VGroup(query, qname, panel, macs, header)), run_time=0.4)
+        drawn["total"] = total
+        stage.play(FadeOut(VGroup(query, qname, panel, macs, header, total)), run_time=0.4)
         self.check(stage, plan, drawn)
 
     @staticmethod
@@ -161,14 +167,32 @@ class KvCache(Chapter):
         return say(f"{T}.caption_prompt", word=word, count=i)
 
     @staticmethod
+    def weight_sum(stage: Stage, weights: VGroup) -> VGroup:
+        """Right of the weights row: their sum, "Σ = 1.00", or "Σ ≈ 1.00" where the drawn weights miss it."""
+        th = stage.theme
+        total = number(1.0, "weight", FONT, th.text)
+        approx = drawn_misses([w.shown for w in weights], total.shown)
+        sigma = label("Σ ≈" if approx else "Σ =", FONT, th.text)  # symbols, as the softmax column's
+        row = VGroup(sigma, total).arrange(RIGHT, buff=0.12).move_to([PANEL_X, Y_W, 0], aligned_edge=LEFT)
+        declare_sum(row, list(weights), total, [sigma] if approx else [], name="kv weights")
+        row.approx = approx
+        return row
+
+    @staticmethod
     def panel(stage: Stage, plan: KvCachePlan, s: KvStep, i: int) -> VGroup:
-        """The step (how many tokens the cache holds now) and what the model predicts after it."""
+        """The step (how many tokens the cache holds now) and what the model predicts after it; while
+        it reads the prompt, that guess is thrown away (the prompt's next token comes instead), and
+        the panel says so."""
         th, say = stage.theme, stage.say
         full = stage.region("full")
+        room = full.right - EDGE - PANEL_X
         step = label(say(f"{T}.step", step=i + 1, count=s.position + 1), 28, th.text)
-        fit_into(step, full.right - PANEL_X, 0.5).move_to([PANEL_X, Y_WORDS, 0], aligned_edge=LEFT)
-        nxt = label(say(f"{T}.next", word=say.quote(s.next_token)), 26, th.text)
-        fit_into(nxt, full.right - PANEL_X, 0.5).move_to([PANEL_X, Y_V, 0], aligned_edge=LEFT)
+        fit_into(step, room, 0.5).move_to([PANEL_X, Y_WORDS, 0], aligned_edge=LEFT)
+        nxt = wrapped(say(f"{T}.next", word=say.quote(s.next_token)), room, 26, th.text, 2)
+        if i + 1 < plan.prompt_len:  # a guess made inside the prompt: not used
+            why = wrapped(say(f"{T}.next_discarded", word=say.quote(plan.steps[i + 1].token)), room, 22, th.dim, 3)
+            nxt = VGroup(nxt, why).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+        nxt.move_to([PANEL_X, Y_V, 0], aligned_edge=LEFT)
         return VGroup(step, nxt)
 
     def check(self, stage: Stage, plan: KvCachePlan, drawn: dict) -> None:

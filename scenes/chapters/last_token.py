@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from manim import DOWN, PI, FadeIn, FadeOut, VGroup
+from manim import DOWN, PI, FadeIn, FadeOut, ManimColor, VGroup, interpolate_color
 
 from ..components.context_arcs import ContextArcs
 from ..components.text import label
-from ..components.word_boxes import WordBoxes
+from ..components.word_boxes import BOX_OPACITY, WordBoxes
 from ..review import figure_note
 from ..lesson import Chapter, Lesson
-from ..plans.last_token import HeadInto, LastTokenPlan, plan_last_token
+from ..plans.last_token import NOTHING, HeadInto, LastTokenPlan, plan_last_token
 from ..stage import Region, Stage
 from .embedding_parts import arc_angle, fit_into, self_weight
 
@@ -48,9 +48,17 @@ class LastToken(Chapter):
             rows.append(WordBoxes([toks[i] for i in idx], theme=th, font_size=34))
             for c, i in enumerate(idx):
                 box_of[i] = (r, c)
-        passage = VGroup(*rows).arrange(DOWN, buff=0.62, aligned_edge=[-1, 0, 0])
-        fit_into(passage, full.width - 0.9, 4.2)
-        passage.move_to([0, 1.1, 0])
+        passage = VGroup(*rows).arrange(DOWN, buff=0.5, aligned_edge=[-1, 0, 0])
+        # opaque boxes, as dark as the translucent ones look: the arcs pass behind the words, never
+        # through their letters
+        shade = interpolate_color(ManimColor(th.background), ManimColor(th.box_fill), BOX_OPACITY)
+        for r in rows:
+            for b in r:
+                b.box.set_fill(shade, opacity=1)
+        title = label(say(f"{T}.title", layer=plan.layer), 30, th.text)
+        stage.region("title").fit(title)
+        fit_into(passage, full.width - 0.9, 3.9)
+        passage.move_to([0, 0.95, 0])
 
         def box(i):
             r, c = box_of[i]
@@ -60,8 +68,9 @@ class LastToken(Chapter):
         r_last, c_last = box_of[last]
         drawn = {"passage": passage, "arcs": {}, "panels": {}}
         stage.drawn[self.key] = drawn
+        drawn["title"] = title
         with stage.narrating(say(f"{T}.caption_intro")):
-            stage.play(FadeIn(passage, lag_ratio=0.05), run_time=1.8)
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(passage, lag_ratio=0.05), run_time=1.8)
             stage.play(rows[r_last].animate.highlight(c_last, th.query), run_time=0.6)
             stage.wait(0.8)
         need = label(say(f"{T}.need"), font_size=24, color=th.query)
@@ -77,12 +86,13 @@ class LastToken(Chapter):
                         max_rise=0.45, cap=PI / 3)
         for h in plan.heads:
             arcs = ContextArcs(srcs, target, h.weights, theme=th, angle=ang, max_stroke=12)
+            arcs.set_z_index(-1)  # behind the opaque word boxes
             panel = self.head_panel(stage, plan, h)
             fit_into(panel, full.width - 0.9, 1.8).move_to([0, -2.35, 0])
             drawn["arcs"][h.head], drawn["panels"][h.head] = arcs, panel
             own = VGroup()
             if h.weights[last] >= 0.01:  # the weight a word keeps on itself has no arc: say it in numbers
-                own = self_weight(say, th, h.weights[last], target, font_size=28)
+                own = self_weight(say, th, h.weights[last], target, font_size=28, arcs=arcs)
             with stage.narrating(self.head_caption(stage, plan, h)):
                 stage.play(FadeIn(panel), arcs.grow(run_time=1.0), FadeIn(own), run_time=1.0)
                 stage.play(arcs.pulse(run_time=1.0))
@@ -120,8 +130,14 @@ class LastToken(Chapter):
         """Under the passage: the head's name, its strongest keys and how far back it reaches. Its weights
         are figures beside the arcs' figures, so they keep the decimal point in every language."""
         th, say = stage.theme, stage.say
-        role = say.role(h.role, plan.layer, h.head)
-        title = label(say(f"{T}.head_title", head=h.head, role=role), font_size=26, color=th.text)
+        if not h.role:
+            text = say.head_name(plan.layer, h.head)
+        elif h.idle is not None:
+            text = say(f"{T}.head_title_idle", head=h.head, weight=f"{h.idle:.2f}",
+                       role=say.role(h.role, plan.layer, h.head, tokens=plan.tokens, idle_said=True))
+        else:
+            text = say(f"{T}.head_title", head=h.head, role=say.role(h.role, plan.layer, h.head, tokens=plan.tokens))
+        title = label(text, font_size=26, color=th.text)
         items = {}
         for n, k in enumerate(h.strongest):
             item = f"{T}.item_self" if k == plan.last else f"{T}.item"
@@ -133,10 +149,15 @@ class LastToken(Chapter):
     @staticmethod
     def head_caption(stage: Stage, plan: LastTokenPlan, h: HeadInto) -> str:
         say = stage.say
-        role = say.role(h.role, plan.layer, h.head)
-        if h.top == plan.last:
-            return say(f"{T}.caption_head_self", head=h.head, role=role, word=say.quote(plan.tokens[plan.last]),
-                       weight=float(h.weights[plan.last]))
-        return say(f"{T}.caption_head", head=h.head, role=role, word=say.quote(plan.tokens[h.top]),
-                   weight=float(h.weights[h.top]))
+        if not h.role:
+            who = say(f"{T}.who", layer=plan.layer, head=h.head)
+        else:
+            role = say.role(h.role, plan.layer, h.head, tokens=plan.tokens, idle_said=h.idle is not None)
+            who = say(f"{T}.who_idle" if h.idle is not None else f"{T}.who_role", head=h.head, role=role)
+        if h.top == plan.last:  # the caption follows the measured pattern: what stays, what flows in
+            w = float(h.weights[plan.last])
+            key = ("caption_head_self" if 1.0 - w < NOTHING else
+                   "caption_head_self_some" if h.reach >= NOTHING else "caption_head_self_prev")
+            return say(f"{T}.{key}", who=who, word=say.quote(plan.tokens[plan.last]), weight=w, reach=h.reach)
+        return say(f"{T}.caption_head", who=who, word=say.quote(plan.tokens[h.top]), weight=float(h.weights[h.top]))
 

@@ -17,7 +17,7 @@ from ..lesson import Chapter, Lesson
 from ..plans.mlp import MlpPlan, plan_mlp, with_mlp_probe
 from ..stage import Stage
 from .embedding_parts import fit_into
-from .head_split import braced, fixed, grouped, tiny
+from .head_split import braced, fixed, grouped, model_name, tiny
 
 T = "blocks.mlp"
 
@@ -96,7 +96,7 @@ class Mlp(Chapter):
         stage.drawn[self.key] = drawn
         word = say.quote(plan.tokens[plan.focus])
         gated = plan.kind == "swiglu"
-        title = label(say(f"{T}.title", layer=plan.layer, model=plan.model_name), 30, th.text)
+        title = label(say(f"{T}.title", layer=plan.layer, model=model_name(say, plan.model_name)), 30, th.text)
         stage.region("title").fit(title)
         words = WordBoxes(plan.tokens, theme=th, font_size=24, max_width=full.width)
         words.move_to([0, title.get_bottom()[1] - 0.2 - words.height / 2, 0])
@@ -110,13 +110,13 @@ class Mlp(Chapter):
         room = top - full.bottom - 2.4  # the titles over, the sizes and the legend under the columns
         unit = room / max(gm, plan.d_mlp)
         mine = shape_diagram(stage, (plan.d_model, plan.d_mlp), gated, th.embedding, th.value,
-                             say(f"{T}.shape_{'gated' if gated else 'plain'}", model=plan.model_name,
+                             say(f"{T}.shape_{'gated' if gated else 'plain'}", model=model_name(say, plan.model_name),
                                  d_model=plan.d_model, d_mlp=plan.d_mlp), unit)
         gpt = shape_diagram(stage, (gd, gm), False, th.embedding, th.key,
                             say(f"{T}.shape_gpt2", d_model=gd, d_mlp=gm), unit)
         bar = scale_bar(stage, 1000, unit)
         keys = legend(stage, [(say(f"{T}.legend_stream"), th.embedding),
-                              (say(f"{T}.legend_hidden", model=plan.model_name), th.value),
+                              (say(f"{T}.legend_hidden", model=model_name(say, plan.model_name)), th.value),
                               (say(f"{T}.legend_hidden", model="GPT-2"), th.key)])
         fit_into(keys, full.width - 0.4, 0.5)
         keys.move_to([0, full.bottom + 0.75, 0])

@@ -8,7 +8,7 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, ReplacementTransform, SurroundingRectangle, VGroup
 
 from ..components.attention_grid import AttentionGrid
-from ..components.text import baseline_row, label, number
+from ..components.text import baseline_row, label, number, text_baseline
 from ..components.vectors import VectorColumn, math, symbol_source
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
@@ -26,12 +26,16 @@ FIRST_NOTE = 0.5  # the focus's mean weight on the first token, over the heads, 
 # all of them, and the labels fill more of a row than a lone grid's (0.62), so they read at the grid
 # numbers' 14 px at 720p, not at the text minimum's 11
 LABEL_FILL = 0.85
+COMPARE_MAX_SCALE = 1.6  # the closing table grows at most this much to fill the frame
+TOP_SHRINK = 0.85  # a head's title shrinks at most this much to stay on one line, else it wraps
+CELL_GAP = 0.25  # between two heads' columns: their titles never touch
 
 
-def head_name(say, plan: MultiHeadPlan, h: HeadProposal) -> str:
-    """The head's role in words (common roles, then this lesson's measured ones), else its layer and number."""
+def head_name(say, plan: MultiHeadPlan, h: HeadProposal, tokens=None) -> str:
+    """The head's role in words (common roles, then this lesson's measured ones), else its layer and
+    number. Over a sentence where the role has nothing to act on (h.idle), the label says so too."""
     if h.role and say.has(f"common.roles.{h.role}"):
-        return say.role(h.role, plan.layer, h.head)
+        return say.role(h.role, plan.layer, h.head, tokens=tokens, idle_said=h.idle is not None)
     if h.role and say.has(f"{T}.roles.{h.role}"):
         return say(f"{T}.roles.{h.role}")
     return say.head_name(plan.layer, h.head)
@@ -88,7 +92,7 @@ class MultiHead(Chapter):
         cell_w = full.width / n
         show_labels = len(s.tokens) <= 8 and n <= 4
         cells, grids, columns = [], [], []
-        head_labels = [self.head_label(stage, plan, h, cell_w - 0.3) for h in s.heads]
+        head_labels = [self.head_label(stage, plan, h, cell_w - CELL_GAP, s.tokens) for h in s.heads]
         cols = [VectorColumn(h.delta, head=HEAD_ENTRIES, tail=TAIL_ENTRIES, font_size=18, theme=th,
                              symbol=symbol_source("E", h.head, delta=True), symbol_color=th.delta_multi,
                              show_symbol=True, bracket_color=th.delta_multi) for h in s.heads]
@@ -96,7 +100,7 @@ class MultiHead(Chapter):
         room_h = (top - full.bottom - 0.1 - max(m.height for m in head_labels) - max(c.height for c in cols)
                   - 2 * 0.18)
         # the grids share their rows' labels: the first grid carries them, the others only their columns'
-        cell_size = self.tall_cells(s, th, full.width - 0.1 * (n - 1), room_h, n) if show_labels else None
+        cell_size = self.tall_cells(s, th, full.width - CELL_GAP * (n - 1), room_h, n) if show_labels else None
         for k, (h, head_label, col) in enumerate(zip(s.heads, head_labels, cols)):
             grid = AttentionGrid((None, h.pattern, h.mask), s.tokens if show_labels else None, theme=th,
                                  max_width=cell_w - 0.25, max_height=2.2, show_labels=show_labels, max_label_font=22,
@@ -107,7 +111,7 @@ class MultiHead(Chapter):
             cells.append(cell)
             grids.append(grid)
             columns.append(col)
-        row = VGroup(*cells).arrange(RIGHT, buff=0.1, aligned_edge=UP)
+        row = VGroup(*cells).arrange(RIGHT, buff=CELL_GAP, aligned_edge=UP)
         grid_top = min(g.get_top()[1] for g in grids)  # every grid (and its ΔE) on one line
         for cell, g in zip(cells, grids):
             VGroup(cell[1], cell[2]).shift(UP * (grid_top - g.get_top()[1]))
@@ -133,13 +137,15 @@ class MultiHead(Chapter):
             for h, cell in zip(s.heads, cells):
                 keys = say.quoted_words([s.tokens[j] for j in h.tops])
                 line = f"{T}.caption_head_self" if h.tops == (s.focus,) else f"{T}.caption_head"
+                if h.idle is not None:
+                    line = f"{T}.caption_head_idle"
                 shown = None
-                if h.tops == (s.focus,):  # the weight the caption reads, under the focus's own cell
+                if h.tops == (s.focus,) or h.idle is not None:  # the weight the caption reads, under the focus's own cell
                     g = cell[1]
                     shown = number(float(h.row[s.focus]), "weight", 22, th.highlight)
                     shown.next_to(g, DOWN, buff=0.08).set_x(g.cell_center(s.focus, s.focus)[0])
-                with stage.narrating(say(line, role=head_name(say, plan, h), word=word, keys=keys,
-                                         weight=float(h.row[s.focus]))):
+                with stage.narrating(say(line, role=head_name(say, plan, h, s.tokens), word=word, keys=keys,
+                                         weight=float(h.row[s.focus]), least=h.idle or 0.0)):
                     stage.play(cell[0][0].animate.set_color(th.highlight),
                                *([FadeIn(shown)] if shown is not None else []), run_time=0.4)
                     stage.wait(0.6)
@@ -182,21 +188,29 @@ class MultiHead(Chapter):
         return None
 
     @staticmethod
-    def head_label(stage: Stage, plan: MultiHeadPlan, h: HeadProposal, width: float) -> VGroup:
+    def head_label(stage: Stage, plan: MultiHeadPlan, h: HeadProposal, width: float, tokens=None) -> VGroup:
         """Two lines over a head's grid. The toy: its role, then "head h". A real model: "head h",
-        then the role measured for it or its strongest habit on this sentence (the title names the layer)."""
+        then the role measured for it or its strongest habit on this sentence (the title names the layer).
+        A role with nothing to act on in this sentence (every word keeps to itself): the second line
+        says so, with the least weight a word keeps on itself."""
         th, say = stage.theme, stage.say
         ident = say("common.head.head_only", head=h.head)
+        idle = say(f"{T}.idle_here", head=h.head, weight=h.idle) if h.idle is not None else None
         if plan.real:
-            first, second = ident, (head_name(say, plan, h) if h.role else habit_line(say, h))
+            first = ident
+            second = head_name(say, plan, h, tokens) if h.role else habit_line(say, h)
+            if idle is not None:
+                second = say(f"{T}.idle_here_real", role=second, weight=h.idle)
         else:
-            first, second = head_name(say, plan, h), ident
+            first, second = head_name(say, plan, h, tokens), (idle or ident)
         top = label(first, 22, th.text)
+        if top.width > width / TOP_SHRINK:  # a narrow column: the role on two lines, not run into its neighbour
+            top = wrapped(first, width, 22, th.text, 2)
         below = label(second, 20, th.dim)
-        if below.width > width:  # a narrow column (many heads): the role on two lines, not shrunk
+        if below.width > width:  # a narrow column (many heads): the line wrapped, not shrunk
             below = wrapped(second, width, 20, th.dim, 2)
-        fit_into(top, width, 0.4)
-        fit_into(below, width, 0.6)
+        fit_into(top, width, 0.75)
+        fit_into(below, width, 0.7)
         return VGroup(top, below).arrange(DOWN, buff=0.06)
 
     # --- the sum ------------------------------------------------------------------------------
@@ -305,9 +319,19 @@ class MultiHead(Chapter):
                 cells.append(baseline_row([number(a, "signed2", 22, th.embedding), label("→", 22, th.dim),
                                            number(b, "signed2", 22, th.updated)]))
             rows.append(cells)
+        room_w, room_h = full.width - 0.5, title.get_bottom()[1] - full.bottom - 0.6
         grid = table(rows, gap=0.5, row_gap=0.3, first_left=True)
-        fit_into(grid, full.width - 0.5, title.get_bottom()[1] - full.bottom - 1.0)
-        grid.move_to([0, (title.get_bottom()[1] + full.bottom + 0.8) / 2, 0])
+        k = min(room_w / grid.width, room_h / grid.height, COMPARE_MAX_SCALE)
+        if grid.height * k < 0.8 * room_h:  # held by the width: the rows spread to use the height
+            spread = (0.8 * room_h / k - grid.height) / max(1, len(rows) - 1)
+            grid = table(rows, gap=0.5, row_gap=0.3 + spread, first_left=True)
+        heads = [c[0] for c in grid[0][1:]]  # the directions' names on one baseline ("mago" not lifted)
+        base = text_baseline(heads[0])
+        for h in heads[1:]:
+            h.shift(UP * (base - text_baseline(h)))
+        # the table fills the frame under the title (scaled up as well as down): a chapter's last frame
+        grid.scale(min(room_w / grid.width, room_h / grid.height, COMPARE_MAX_SCALE))
+        grid.move_to([0, (title.get_bottom()[1] - 0.3 + full.bottom) / 2, 0])
         same = len({s.tokens[s.focus] for s in plan.sentences}) < len(plan.sentences)
         title.become(label(say(f"{T}.compare_title" if same else f"{T}.compare_title_other"), 30, th.text))
         stage.region("title").fit(title)

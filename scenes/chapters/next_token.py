@@ -10,16 +10,19 @@ from dataclasses import dataclass
 from manim import DOWN, LEFT, RIGHT, FadeIn, FadeOut, GrowFromEdge, Rectangle, SurroundingRectangle, VGroup
 
 from ..components.text import label, number
+from ..plans.rounding import drawn_misses
+from ..review import declare_sum
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter, Lesson
 from ..plans.next_token import NextStep, NextTokenPlan, plan_next_token, with_next_traces
 from ..stage import Stage
 from .embedding_parts import fit_into
+from .head_split import model_name
 
 T = "deeper.next_token"
 BAR_MAX = 8.2  # the length of a bar of probability 1 (its track is drawn: the bars are to scale)
-ROW = 0.82
-TOP_Y = 1.9  # the first bar's centre
+ROW = 0.8
+TOP_Y = 1.7  # the first bar's centre
 NAME_X = -3.55  # the token names end here; the tracks start just right of it
 VAL_X = NAME_X + 0.25 + BAR_MAX + 0.2  # the probabilities, in one column right of the tracks
 CARD_Y = -3.25  # the picked tokens, one card per pass, along the bottom
@@ -39,7 +42,7 @@ class NextToken(Chapter):
     def plan(self, setting) -> NextTokenPlan:
         return plan_next_token(setting)
 
-    def sentence(self, stage: Stage, plan: NextTokenPlan) -> WordBoxes:
+    def sentence(self, stage: Stage, plan: NextTokenPlan, top: float) -> WordBoxes:
         """The whole final text, laid out once (each pass shows one more box of it: the text grows to
         the right and never moves); the tokens the model added are drawn in the value colour."""
         th = stage.theme
@@ -48,8 +51,8 @@ class NextToken(Chapter):
         boxes = WordBoxes(tokens, theme=th, font_size=36)
         for i in range(len(plan.steps[0].tokens), len(tokens)):
             boxes.recolor(i, th.value, word=True)
-        fit_into(boxes, full.width - 0.2, 0.8)
-        boxes.move_to([0, full.top - 0.1 - boxes.height / 2, 0])
+        fit_into(boxes, full.width - 0.2, 0.7)
+        boxes.move_to([0, top - boxes.height / 2, 0])
         return boxes
 
     @staticmethod
@@ -96,8 +99,17 @@ class NextToken(Chapter):
         val = number(step.rest, "weight", font_size=30, color=th.dim).move_to([VAL_X, y, 0], aligned_edge=LEFT)
         rest = VGroup(words, track, bar, val)
         rest.name, rest.track, rest.bar, rest.val = words, track, bar, val
-        chart = VGroup(rows, rest)
-        chart.rows, chart.rest = rows, rest
+        # the column of probabilities adds up to 1: "Σ = 1.00" under it, "Σ ≈ 1.00" where the
+        # rounded figures drawn miss it (0.99, 1.01)
+        total = number(1.0, "weight", font_size=30, color=th.text)
+        vals = [r.val for r in rows] + [val]
+        approx = drawn_misses([m.shown for m in vals], total.shown)
+        sigma = label("Σ ≈" if approx else "Σ =", font_size=30, color=th.text)  # symbols, as the softmax column's
+        sum_row = VGroup(sigma, total).arrange(RIGHT, buff=0.12)
+        sum_row.shift([val.get_left()[0] - total.get_left()[0], y - ROW * 0.75 - total.get_y(), 0])  # under the figures
+        declare_sum(sum_row, vals, total, [sigma] if approx else [], name="next-token probabilities")
+        chart = VGroup(rows, rest, sum_row)
+        chart.rows, chart.rest, chart.sum_row, chart.approx = rows, rest, sum_row, approx
         return chart
 
     @staticmethod
@@ -126,7 +138,10 @@ class NextToken(Chapter):
         stage.clear()
         drawn = stage.drawn[self.key] = {"charts": [], "sentences": [], "cards": []}
         n0 = len(plan.steps[0].tokens)
-        words = self.sentence(stage, plan)
+        title = label(say(f"{T}.title", model=model_name(say, plan.model_name)), 30, th.text)
+        stage.region("title").fit(title)
+        drawn["title"] = title
+        words = self.sentence(stage, plan, title.get_bottom()[1] - 0.2)
         drawn["words"] = words
         shown = VGroup(*words[:n0])
         words.highlight(n0 - 1, th.query)
@@ -137,7 +152,7 @@ class NextToken(Chapter):
         for c, place in zip(cards, row):
             c.move_to(place)
         with stage.narrating(say(f"{T}.caption_intro", word=say.quote(plan.steps[0].tokens[-1]))):
-            stage.play(FadeIn(shown, lag_ratio=0.05), run_time=1.2)
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(shown, lag_ratio=0.05), run_time=1.2)
             stage.wait(0.6)
         old = None  # the last pass's chart: it stays (dimmed) until the next one replaces it
         for s, step in enumerate(plan.steps):
@@ -149,7 +164,8 @@ class NextToken(Chapter):
                 stage.play(*gone, *(FadeIn(VGroup(r.name, r.track)) for r in chart.rows),
                            *(GrowFromEdge(r.bar, LEFT) for r in chart.rows), run_time=1.0)
                 stage.play(*(FadeIn(r.val) for r in chart.rows), FadeIn(VGroup(chart.rest.name, chart.rest.track)),
-                           GrowFromEdge(chart.rest.bar, LEFT), FadeIn(chart.rest.val), run_time=0.5)
+                           GrowFromEdge(chart.rest.bar, LEFT), FadeIn(chart.rest.val), FadeIn(chart.sum_row),
+                           run_time=0.5)
                 stage.wait(0.8)
             how = "caption_greedy" if plan.temperature is None else "caption_sampled"
             i = n0 + s  # the box the picked token takes

@@ -30,7 +30,9 @@ class LogBars(VGroup):
     """Groups of bars, one row each, over a shared log10 axis.
 
     - groups: [(group title, [(name, value ≥ 1, figure, colour), ...]), ...]
-    - axis_title: the words under the axis (what is counted, and that the scale is logarithmic)
+    - axis_title: the words under the axis (what is counted, and that the scale is logarithmic); a
+      callable gets the factor between two labelled ticks (10, 100 or 1000: labels thin out where they
+      would crowd) and returns the words, so they say the factor the ticks show
     - bar_width: the length of the axis from 1 to the top power of ten
     - font_size: names and figures (group titles and the axis title a little smaller)
 
@@ -38,7 +40,7 @@ class LogBars(VGroup):
     `.tick_labels`, `.axis_title`; `.decades` (the top power of ten), `.x0` and `.unit` (scene units per
     factor of ten)."""
 
-    def __init__(self, groups: Sequence[tuple[str, Sequence[Row]]], axis_title: str, *, theme: Theme = DARK,
+    def __init__(self, groups: Sequence[tuple[str, Sequence[Row]]], axis_title, *, theme: Theme = DARK,
                  bar_width: float = 5.0, font_size: float = 24, row_step: float = 0.52, bar_height: float = 0.34,
                  max_width: float | None = None):
         """`max_width`: the whole chart's width (names, bars, figures): the bars get what the names and
@@ -103,7 +105,8 @@ class LogBars(VGroup):
             if k > 0:  # every power of ten on one baseline: the exponent sits above it
                 lab.shift(UP * (self.tick_labels[0].get_bottom()[1] - lab.get_bottom()[1]))
             self.tick_labels.add(lab)
-        self.axis_title = label(axis_title, small, th.dim)
+        self.label_step = 10 ** step  # the factor from one labelled tick to the next
+        self.axis_title = label(axis_title(self.label_step) if callable(axis_title) else axis_title, small, th.dim)
         self.axis_title.next_to(self.tick_labels, DOWN, buff=0.15)
         self.axis_title.set_x(max(x0 + bar_width / 2, self.axis_title.width / 2))
         self.add(self.titles, self.names, self.bars, self.figures, self.axis, self.ticks,

@@ -28,6 +28,9 @@ SPREAD = 0.4
 MAX_STORIES = 5
 
 
+ASKED = "cross_attention_asked_model"  # the real model the user asked for (--model), which has no cross-attention
+
+
 def cross_setting(inputs: SceneInputs) -> Setting:
     """Two sentences, "english | french" (or the example pair), traced by the cross-attention head."""
     from attention_manim.model.cross_attention import EXAMPLE, as_traces, translate_trace
@@ -44,7 +47,8 @@ def cross_setting(inputs: SceneInputs) -> Setting:
                         f"pick one of: {' '.join(ct.english_tokens)}")
     return Setting(traces=as_traces(ct), head=HeadRef(0, 0),
                    focus=inputs.focus.strip().lower() if inputs.focus else None, layout=inputs.layout,
-                   options={**inputs.options, CROSS: ct})
+                   options={**inputs.options, CROSS: ct,
+                            ASKED: inputs.model.name if inputs.model is not None and inputs.model.real else ""})
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,7 @@ class CrossPlan:
     d_head: int
     pairs_trained: int  # how many phrase pairs the head was trained on
     seen_in_training: bool  # whether this English sentence was one of them
+    asked_model: str = ""  # the real model asked for (--model smollm2): it has no cross-attention, the lesson says so
 
     def weight(self, query: int, key: int) -> float:
         return float(self.pattern[query, key])
@@ -122,4 +127,5 @@ def plan_cross_attention(setting: Setting) -> CrossPlan:
                      stories=tuple(chosen), spread=spread,
                      spread_max=float(max((P[i].max() for i in spread), default=0.0)), crossing=crossing,
                      min_weight=float(P.min()), d_head=ct.d_head, pairs_trained=head.pairs_trained,
-                     seen_in_training=seen_in_training(ct.english_tokens))
+                     seen_in_training=seen_in_training(ct.english_tokens),
+                     asked_model=setting.options.get(ASKED, ""))

@@ -57,6 +57,24 @@ def first_token_share(pattern: np.ndarray) -> float:
     return float(p[1:, 0].mean()) if p.shape[0] > 1 else 0.0
 
 
+IDLE = 0.9  # a role is idle on a sentence where every word keeps at least this much on itself
+
+
+def role_idle(pattern: np.ndarray, real: bool = False) -> float | None:
+    """A named head with nothing to do on this sentence (the toy's adjectives → nouns head on a
+    sentence with no adjective): every query but the first keeps at least IDLE of its attention on
+    itself. The least such weight, as its label and caption say it; None when some word looks away
+    (the role shows). `real` is accepted for symmetry; a real model's first-token head is at work
+    when it rests there, so only the weight on itself counts."""
+    p = np.asarray(pattern, dtype=float)
+    n = p.shape[0]
+    if n < 2:
+        return None
+    rows = np.arange(1, n)
+    least = float(p[rows, rows].min())
+    return least if least >= IDLE else None
+
+
 def read_head(ht: HeadTrace, focus: int) -> Honesty:
     """What `ht` does with the token `focus`, and the note a chapter adds when it is not what the
     head's story says (see the module doc)."""

@@ -9,10 +9,12 @@ from typing import Sequence
 import numpy as np
 
 from ..setting import Setting
+from .honesty import role_idle
 
 LINE_CHARS = 46  # a passage line ends after ".", "!" or "?", or before it grows longer than this
 STRONGEST = 3  # the keys a head's note names (each ≥ STRONGEST_MIN)
 STRONGEST_MIN = 0.01
+NOTHING = 0.005  # below this (0.00 at two decimals) a weight is "nothing"
 GUESSES = 3  # the model's top next-word guesses in the closing note
 
 
@@ -42,6 +44,7 @@ class HeadInto:
     strongest: tuple[int, ...]  # the keys the note names, strongest first
     reach: float  # weight on the words before the previous one: how far back this head reaches
     top: int  # the key with the largest weight (the caption names it; the last word itself: none flows in)
+    idle: float | None = None  # a named role with nothing to act on in the passage: the least weight a word keeps on itself
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,8 @@ def plan_last_token(setting: Setting, heads: Sequence[int] | None = None) -> Las
         w = np.asarray(ht.pattern[last], float)
         strongest = tuple(int(k) for k in np.argsort(-w, kind="stable")[:STRONGEST] if w[k] >= STRONGEST_MIN)
         into.append(HeadInto(head=h, role=ht.role, weights=w, strongest=strongest,
-                             reach=float(w[: max(last - 1, 0)].sum()), top=int(np.argmax(w))))
+                             reach=float(w[: max(last - 1, 0)].sum()), top=int(np.argmax(w)),
+                             idle=role_idle(ht.pattern, tr.model.real) if ht.role else None))
     guesses: tuple = ()
     if tr.vocab:
         logits = np.asarray(tr.logits[last], float)

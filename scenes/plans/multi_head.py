@@ -22,7 +22,7 @@ import numpy as np
 from attention_manim.model.trace import Trace
 
 from ..setting import Setting, focus_tops, gathering_word
-from .honesty import first_token_share
+from .honesty import first_token_share, role_idle
 from .rounding import rounding_off
 from .windows import window_indices
 
@@ -68,6 +68,7 @@ class HeadProposal:
     habit_weight: float  # the head's mean weight on that, over this sentence's queries (but the first)
     pattern: np.ndarray  # the head's whole pattern [query, key] (its small grid)
     mask: np.ndarray  # [query, key] True = blocked
+    idle: float | None = None  # a named head with nothing to do here: the least weight a word keeps on itself
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,8 @@ def plan_multi_head(setting: Setting) -> MultiHeadPlan:
             heads.append(HeadProposal(head=ht.head, role=roles.get(ht.head, ""), row=row, tops=tuple(tops),
                                       top_weights=tuple(float(row[j]) for j in tops),
                                       delta=np.asarray(ht.delta_e[f], float), habit=habit, habit_weight=hw,
-                                      pattern=np.asarray(ht.pattern, float), mask=np.asarray(ht.mask, bool)))
+                                      pattern=np.asarray(ht.pattern, float), mask=np.asarray(ht.mask, bool),
+                                      idle=role_idle(ht.pattern, tr.model.real) if roles.get(ht.head) else None))
         total = np.sum([h.delta for h in heads], axis=0)
         made.append((tr, f, total, heads, lt))
     directions = pick_directions(setting, [(t, f, d) for t, f, d, _, _ in made])

@@ -91,6 +91,7 @@ class NextTokenPlan:
     temperature: float | None  # None: greedy
     seed: int | None
     real: bool
+    model_name: str = ""  # the model's id (its name on screen comes from the catalog)
 
     @property
     def final_tokens(self) -> tuple[str, ...]:
@@ -117,7 +118,7 @@ def plan_next_token(setting: Setting, top: int = TOP) -> NextTokenPlan:
     return NextTokenPlan(steps=tuple(steps), vocab_size=len(traces[0].vocab) or traces[0].model.vocab_size,
                          temperature=temperature,
                          seed=int(setting.options.get("seed", 0)) if temperature else None,
-                         real=traces[0].model.real)
+                         real=traces[0].model.real, model_name=setting.model.name)
 
 
 # --- going deeper --------------------------------------------------------------------------------
