@@ -329,9 +329,9 @@ class ForeignNumbers(Chapter):
             label("23.040 bytes de K e V", 30),  # pt: thousands points, right
             label("KL médio 0,080", 30),  # pt: right; en: a decimal comma
             label("1.572.864 parâmetros", 30),  # pt: right; en: thousands points
-            number(0.45, "weight", 30),  # a grid's figure keeps its point in every language
-            label("−0.17", 30),  # a bare figure too
-            review.figure_note(VGroup(label("0.50 em “blue”", 30))),  # a note beside a grid, declared so
+            number(0.45, "weight", 30),  # a grid's figure, written the lesson's way by number()
+            label("−0.17", 30),  # pt: a bare figure with a point
+            review.figure_note(VGroup(label("0.50 em “blue”", 30))),  # pt: a note beside a grid, with a point
         ).arrange(UP * -1, buff=0.2)
         stage.play(FadeIn(lines), run_time=0.5)
         stage.wait(0.2)
@@ -344,7 +344,9 @@ def numbers_linted(lang, make_inputs):
 
 
 def test_a_number_in_the_other_languages_writing_is_found(make_inputs):
-    assert numbers_linted("pt", make_inputs) == ["0.00000047", "1,048,576", "65,536"]
+    # figures follow the language too (README, "Numbers"): a bare "−0.17" or a note's "0.50" is flagged in
+    # Portuguese; number() writes "0,45" there, which is not
+    assert numbers_linted("pt", make_inputs) == ["0.00000047", "0.17", "0.50", "1,048,576", "65,536"]
     assert numbers_linted("en", make_inputs) == ["0,080", "1.572.864"]
     assert numbers_linted("ko", make_inputs) == ["0,080", "1.572.864"]
 
@@ -357,7 +359,7 @@ def test_number_writing_rules_read_as_a_reader_reads():
 
     assert wrong("em n = 1,048,576: 16,132 vezes menos", "pt") == ["1,048,576", "16,132"]
     assert wrong("0,00000047 e 1.000.000 tokens; 8,9×10⁻¹⁶", "pt") == []
-    assert wrong("KL 13.50", "pt") == ["13.50"] and wrong("0.45", "pt", figure=True) == []
+    assert wrong("KL 13.50", "pt") == ["13.50"] and wrong("0.45", "pt", figure=True) == ["0.45"]
     assert wrong("0,121 and 1,5", "en") == ["0,121", "1,5"]
     assert wrong("12,561 of 13,861; 0.58; 1,234.5", "en") == []
     assert wrong("tokens 0–11, step 2 of 4, layer 24: 0.67", "ko") == []
