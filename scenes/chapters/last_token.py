@@ -133,7 +133,7 @@ class LastToken(Chapter):
         if not h.role:
             text = say.head_name(plan.layer, h.head)
         elif h.idle is not None:
-            text = say(f"{T}.head_title_idle", head=h.head, weight=f"{h.idle:.2f}",
+            text = say(f"{T}.head_title_idle", head=h.head, weight=say.number(h.idle, ".2f"),
                        role=say.role(h.role, plan.layer, h.head, tokens=plan.tokens, idle_said=True))
         else:
             text = say(f"{T}.head_title", head=h.head, role=say.role(h.role, plan.layer, h.head, tokens=plan.tokens))
