@@ -146,6 +146,9 @@ def test_word_boxes_highlight_dim_recolor(trace):
 def test_korean_and_portuguese_labels_have_real_glyphs(word):
     # a missing glyph is drawn as a hex box: many extra submobjects (manim-notes); real glyphs give
     # one submobject per character (these words have no ligatures)
+    from scenes.components.coverage import drawable
+
+    assert drawable(word) == word  # every character has a font: none became the placeholder
     boxes = WordBoxes([word, "x"])
     glyphs = boxes.word(0).submobjects
     assert len(glyphs) == len(word.replace(" ", ""))
@@ -154,9 +157,13 @@ def test_korean_and_portuguese_labels_have_real_glyphs(word):
 
 
 def test_tofu_would_be_detected():
-    # the check above must be able to fail: a code point no installed font covers shows as a box
-    tofu = label("\ue000\ue001", font_size=32)  # private-use code points: no font has them
-    assert len(tofu.submobjects) != 2
+    # the check above must be able to fail: a code point no installed font covers becomes the
+    # placeholder square (not Pango's hex box), one per missing character
+    from scenes.components.coverage import PLACEHOLDER, drawable
+
+    assert drawable("\ue000a\ue001") == f"{PLACEHOLDER}a{PLACEHOLDER}"  # private use: no font has them
+    tofu = label("\ue000\ue001", font_size=32)
+    assert len(tofu.submobjects) == 2 and tofu.height > 0.1
 
 
 # --- vectors ------------------------------------------------------------------------------------

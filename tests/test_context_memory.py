@@ -167,6 +167,6 @@ def test_the_table_draws_the_numbers_the_languages_way(lang, make_inputs, tmp_pa
 def test_one_byte_formatter_for_every_lesson(b, en, pt):
     """scenes/style.py's byte_text, shared by flash, ring and this table: three significant digits in the
     largest decimal unit the count reads at least 1.00 in (to two decimals: 996 kB reads "1.00 MB", never
-    "1000 kB"); prose takes the language's decimal mark, a figure keeps the point."""
+    "1000 kB"); prose and figures alike take the language's decimal mark (README, "Numbers")."""
     assert byte_text(Say("en"), b) == en and byte_text(Say("pt"), b) == pt
-    assert byte_text(Say("pt"), b, figure=True) == en
+    assert byte_text(Say("pt"), b, figure=True) == pt
