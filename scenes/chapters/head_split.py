@@ -31,9 +31,9 @@ def fixed(x: float, decimals: int) -> str:
 
 
 def grouped(n: int, say=None) -> str:
-    """A count with thousands separators: with `say` the language's (4,096; 4.096 in Portuguese, where a
-    thousands comma reads as a decimal one); without, a bare figure's comma."""
-    return say.number(int(n), ",d") if say is not None else f"{int(n):,}"
+    """A count with thousands separators, the language's (4,096; 4.096 in Portuguese, where a thousands
+    comma reads as a decimal one): `say`'s, else the lesson's being drawn."""
+    return say.number(int(n), ",d") if say is not None else localize_number(f"{int(n):,}", number_language())
 
 
 def tiny(say, x: float, figure: bool = False) -> str:

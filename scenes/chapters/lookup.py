@@ -75,7 +75,7 @@ class Lookup(Chapter):
                      number(plan.soft[j], "weight", fs, th.text), hvec(plan.values[j], th, th.value, fs, kind=digits(plan.values))]
             rows.append(cells)
             by_token[j] = cells
-        grid = table(rows, gap=0.35, row_gap=0.1)
+        grid = table(rows, gap=0.35, row_gap=0.06)
         qvec = hvec(plan.query, th, th.query, fs)
         qline = VGroup(label(say(f"{T}.query", word=word), 22, th.query), qvec).arrange(RIGHT, buff=0.25)
         # the dictionary as code writes it: {k₁: v₁, k₂: v₂, …}
@@ -90,7 +90,8 @@ class Lookup(Chapter):
         out, res, dist, hard, soft, names = self.results(stage, plan)
         top = title.get_bottom()[1] - 0.25
         room = top - full.bottom - 0.1
-        s = min(full.width / body.width, (room - 0.35 - legend.height - 0.45 - out.height) / body.height, 1.9)
+        fit_into(legend, full.width, 0.5)  # its height as drawn counts in the room the table gets
+        s = min(full.width / body.width, (room - 0.3 - legend.height - 0.35 - out.height) / body.height, 1.9)
         body.scale(s)
         body.move_to([0, top - body.height / 2, 0])
         fit_into(legend, full.width, 0.5)
