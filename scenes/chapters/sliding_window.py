@@ -361,7 +361,9 @@ class WindowSinks(Chapter):
             table.append(cells)
         rows = aligned_rows(table, col_gap=1.1, row_step=0.75, align=["right", "left", "left"])
         kl_note = text(say("beyond.kl_note"), 24, th.dim)
-        fit_into(kl_note, rows.width, 0.4)
+        if kl_note.width > rows.width:  # two lines rather than letters under the size a student reads
+            kl_note = wrapped(say("beyond.kl_note"), rows.width, 24, th.dim, 2)
+        fit_into(kl_note, rows.width, 0.8)
         parts = [said, VGroup(rows, kl_note.next_to(rows, DOWN, buff=0.3))]
         note = None
         if plan.reach_not_enough:  # the cone of chapter 2 reaches the token: why is it lost all the same?
