@@ -101,9 +101,15 @@ class LessonSceneBase:
             self.camera.background_opacity = 0.0
 
     def construct(self):
-        from .components.text import set_number_language
+        from .components.text import reset_number_language, set_number_language
 
-        set_number_language(self.say.lang)
+        token = set_number_language(self.say.lang)
+        try:
+            self._play_chapters()
+        finally:
+            reset_number_language(token)
+
+    def _play_chapters(self):
         self.stage = Stage(self, self.say, self.theme)
         self.stage.captions = self.caption_log
         main = set(map(id, self.lesson.chapters))

@@ -93,3 +93,13 @@ def expected_focus(trace, focus, head):
     np.fill_diagonal(p, 0)
     score = [(round(float(p[i].sum()), 1), int((p[i] >= 0.1).sum()), -i) for i in range(len(p))]
     return max(range(len(p)), key=lambda i: score[i])
+
+
+@pytest.fixture(autouse=True)
+def numbers_back_in_english_after_each_test():
+    """A lesson sets the language numbers are drawn in; it must set it back, or the next test
+    (whichever xdist worker runs it) would see "0,48" where it expects "0.48"."""
+    from attention_manim.scenes.components.text import number_language
+
+    yield
+    assert number_language() == "en", f"the number language leaked out of this test: {number_language()}"

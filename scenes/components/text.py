@@ -33,8 +33,14 @@ FORMATTERS = {"vec": fmt_vec, "weight": fmt_weight, "score": fmt_score, "signed2
 _NUMBER_LANG: ContextVar[str] = ContextVar("number_language", default="en")
 
 
-def set_number_language(lang: str) -> None:
-    _NUMBER_LANG.set(lang)
+def set_number_language(lang: str):
+    """Set the language numbers are drawn in; returns the token `reset_number_language` takes back."""
+    return _NUMBER_LANG.set(lang)
+
+
+def reset_number_language(token) -> None:
+    """Undo one `set_number_language`, so a lesson's language never leaks into what runs after it."""
+    _NUMBER_LANG.reset(token)
 
 
 def number_language() -> str:
