@@ -569,22 +569,41 @@ def _run_ray(jobs, pending, n, address, done) -> None:
                 except Exception as e:  # the task or its worker failed
                     o = Outcome(jobs[i], "failed", error=f"{type(e).__name__}: {e}", trace=traceback.format_exc())
                 done(i, o)
-    except BaseException:  # interrupted: the tasks still running are cancelled (their temp folders go)
-        for ref in refs:  # first politely: the task gets KeyboardInterrupt and its `finally` runs
-            ray.cancel(ref, force=False)
-        try:
-            ray.wait(list(refs), num_returns=len(refs), timeout=RAY_CANCEL_GRACE_S)
-        except Exception:  # noqa: BLE001  (cancelled tasks answer with errors; we only wait)
-            pass
-        for ref in refs:  # then whatever is still running is stopped
-            try:
-                ray.cancel(ref, force=True)
-            except Exception:  # noqa: BLE001  (already finished)
-                pass
+    except BaseException:  # interrupted
+        if not started:  # someone else's cluster outlives us: its tasks still running are cancelled
+            _cancel_ray_tasks(ray, refs)
+        # our own local cluster is shut down below, which stops its workers; cancelling them first
+        # races, in Ray 2.60, with a task's reply arriving and crashes the driver (exit 1, a C++ stack)
         raise
     finally:
         if started:
             ray.shutdown()
             if not address:  # our own local cluster: a task killed mid-render left its folder here
-                for left in Path(tempfile.gettempdir()).glob(f"attention-manim-ray-{batch}-*"):
-                    shutil.rmtree(left, ignore_errors=True)
+                _remove_task_folders(batch)
+
+
+def _cancel_ray_tasks(ray, refs) -> None:
+    for ref in refs:  # first politely: the task gets KeyboardInterrupt and its `finally` runs
+        ray.cancel(ref, force=False)
+    try:
+        ray.wait(list(refs), num_returns=len(refs), timeout=RAY_CANCEL_GRACE_S)
+    except Exception:  # noqa: BLE001  (cancelled tasks answer with errors; we only wait)
+        pass
+    for ref in refs:  # then whatever is still running is stopped
+        try:
+            ray.cancel(ref, force=True)
+        except Exception:  # noqa: BLE001  (already finished)
+            pass
+
+
+def _remove_task_folders(batch: str, settle_s: float = 5.0) -> None:
+    """Remove the temp folders this batch's Ray tasks left; a worker still dying may write one
+    more file, so look again until none is left (or `settle_s` has passed)."""
+    deadline = time.time() + settle_s
+    while True:
+        left = list(Path(tempfile.gettempdir()).glob(f"attention-manim-ray-{batch}-*"))
+        for folder in left:
+            shutil.rmtree(folder, ignore_errors=True)
+        if not left or time.time() > deadline:
+            return
+        time.sleep(0.2)
