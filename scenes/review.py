@@ -101,15 +101,6 @@ def declare_sum(mob, parts, total, marks=(), name: str = ""):
     return mob
 
 
-def figure_note(mob):
-    """Say that `mob` (a note beside a grid, and its family) writes its numbers as the grid's figures
-    (README, "Numbers": the short notes beside a grid keep its decimal point in every language, where each
-    figure is the same object the grid shows). The number_locale rule then reads them as figures."""
-    for m in mob.get_family():  # each piece, however it is later put on the stage
-        m.lint_figures = True
-    return mob
-
-
 def clear_of(mob, strokes):
     """Say that the label `mob` must keep clear of `strokes` (mobjects, or a callable returning them):
     the arc it labels, the axes it sits among. The lint measures its glyphs against their outlines."""
@@ -194,8 +185,6 @@ def _collect(m, owner, inherited: dict, out: list, context: dict | None = None) 
         context["clear_of"] = m.lint_clear_of
     if getattr(m, "lint_sums", None):
         context["in_sum"] = True
-    if getattr(m, "lint_figures", False):
-        context["figures"] = True
     if _is_text(m) or _is_formula(m):
         glyph_mobs = [g for g in m.family_members_with_points() if _opacity(g) >= VISIBLE]
         if not glyph_mobs:
@@ -255,11 +244,12 @@ DECIMAL_POINT = re.compile(r"(?<![\d,.])(?:0\.\d+|[1-9]\d*\.(?!\d{3}(?!\d))\d+)(
 NUMBER_TOKEN = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)*")
 
 
-def foreign_number(token: str, lang: str, figure: bool = False) -> str | None:
+def foreign_number(token: str, lang: str) -> str | None:
     """Why `token` (digits and separators, "0.58", "12,561", "1.572.864") reads wrong in `lang`, or None.
     Portuguese: a thousands comma ("65,536", "1,048,576": a Portuguese reader sees 65,5 and 1,0), or a
     decimal point, in a sentence or a figure ("0.00000047", "0.45"; a thousands group "23.040" is
-    Portuguese). `figure` is kept for callers; figures follow the language too now. English and Korean: a decimal comma ("0,58") or thousands points ("1.572.864")."""
+    Portuguese). Figures follow the language as sentences do. English and Korean: a decimal comma
+    ("0,58") or thousands points ("1.572.864")."""
     has_point, has_comma = "." in token, "," in token
     if not (has_point or has_comma):
         return None
@@ -283,11 +273,11 @@ def foreign_number(token: str, lang: str, figure: bool = False) -> str | None:
     return None
 
 
-def foreign_numbers(text: str, lang: str, figure: bool = False) -> list[tuple[str, str]]:
+def foreign_numbers(text: str, lang: str) -> list[tuple[str, str]]:
     """(number, why) for every number of `text` written in another language's convention."""
     out = []
     for m in NUMBER_TOKEN.finditer(text):
-        why = foreign_number(m.group(0), lang, figure)
+        why = foreign_number(m.group(0), lang)
         if why:
             out.append((m.group(0), why))
     return out
@@ -692,9 +682,7 @@ class Linter(Observer):
     def check_number_locale(self, scene, texts) -> None:
         """Numbers drawn in the other language's convention (65,536 in Portuguese reads 65,5)."""
         for t in texts:
-            # a bare figure (a cell, an entry, a bar's value) may keep its point; a label with words may not
-            figure = is_figure(t.mob) or _is_number_text(t.text) or t.context.get("figures", False)
-            found = foreign_numbers(t.text, self.lang, figure=figure)
+            found = foreign_numbers(t.text, self.lang)  # a grid's cell as much as a caption
             if found:
                 token, why = found[0]
                 self.add(scene, "number_locale", f"{token} in {_short(t.text)}: {why}", _where(t.box),
@@ -860,12 +848,6 @@ def _is_number_text(text: str) -> bool:
     s = text.strip()
     letters = sum(ch.isalpha() for ch in s if ch not in "eE×")
     return letters == 0 or (letters <= 2 and sum(ch.isdigit() for ch in s) >= 2)
-
-
-def is_figure(mob) -> bool:
-    """A figure of a grid, matrix or vector: a number mobject (`components.text.number`, or one that says
-    its `.value` and `.shown` the same way), which keeps its decimal point in every language."""
-    return getattr(mob, "value", None) is not None and bool(getattr(mob, "shown", None))
 
 
 def _related(a, b) -> bool:

@@ -111,10 +111,9 @@ def byte_size(b: float) -> tuple[float, int, str]:
     return float(b), 0, "B"
 
 
-def byte_text(say, b: float, figure: bool = False) -> str:
-    """A byte count as words on screen: "23.0 GB". In prose (a caption, a sentence on screen) the figure
-    takes the language's decimal mark ("23,0 GB" in Portuguese); with figure=True (beside figures that
-    keep the point in every language, as the flash lesson's chart does) it keeps the point."""
+def byte_text(say, b: float) -> str:
+    """A byte count as words on screen: "23.0 GB", with the language's decimal mark ("23,0 GB" in
+    Portuguese), in prose and beside figures alike."""
     v, dec, unit = byte_size(b)
     value = say.number(v, f".{dec}f")  # figures follow the language too (README, "Numbers")
     return say("common.bytes.size", value=value, unit=say(f"common.bytes.{unit}"))

@@ -169,4 +169,4 @@ def test_one_byte_formatter_for_every_lesson(b, en, pt):
     largest decimal unit the count reads at least 1.00 in (to two decimals: 996 kB reads "1.00 MB", never
     "1000 kB"); prose and figures alike take the language's decimal mark (README, "Numbers")."""
     assert byte_text(Say("en"), b) == en and byte_text(Say("pt"), b) == pt
-    assert byte_text(Say("pt"), b, figure=True) == pt
+    assert byte_text(Say("pt"), b) == pt

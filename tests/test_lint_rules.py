@@ -306,8 +306,8 @@ def test_flash_memory_chart_draws_the_counts_of_peak_floats_on_a_log_scale(make_
 
     assert (plan.ctx_bytes_ordinary, plan.ctx_bytes_tiled) == (4 * want[2], 4 * want[3])
     en, pt = Say("en"), Say("pt")
-    assert byte_text(en, 4 * 4096, figure=True) == "16.4 kB" and byte_text(pt, 4 * 4096, figure=True) == "16,4 kB"
-    assert byte_text(en, 4 * 42, figure=True) == "168 B" and byte_text(pt, 4 * 8192 ** 2, figure=True) == "268 MB"
+    assert byte_text(en, 4 * 4096) == "16.4 kB" and byte_text(pt, 4 * 4096) == "16,4 kB"
+    assert byte_text(en, 4 * 42) == "168 B" and byte_text(pt, 4 * 8192 ** 2) == "268 MB"
 
 
 # --- number_locale ----------------------------------------------------------------------------------
@@ -331,7 +331,7 @@ class ForeignNumbers(Chapter):
             label("1.572.864 parâmetros", 30),  # pt: right; en: thousands points
             number(0.45, "weight", 30),  # a grid's figure, written the lesson's way by number()
             label("−0.17", 30),  # pt: a bare figure with a point
-            review.figure_note(VGroup(label("0.50 em “blue”", 30))),  # pt: a note beside a grid, with a point
+            VGroup(label("0.50 em “blue”", 30)),  # pt: a note beside a grid, with a point
         ).arrange(UP * -1, buff=0.2)
         stage.play(FadeIn(lines), run_time=0.5)
         stage.wait(0.2)
@@ -354,12 +354,12 @@ def test_a_number_in_the_other_languages_writing_is_found(make_inputs):
 def test_number_writing_rules_read_as_a_reader_reads():
     from attention_manim.scenes.review import foreign_numbers
 
-    def wrong(text, lang, figure=False):
-        return [n for n, _ in foreign_numbers(text, lang, figure)]
+    def wrong(text, lang):
+        return [n for n, _ in foreign_numbers(text, lang)]
 
     assert wrong("em n = 1,048,576: 16,132 vezes menos", "pt") == ["1,048,576", "16,132"]
     assert wrong("0,00000047 e 1.000.000 tokens; 8,9×10⁻¹⁶", "pt") == []
-    assert wrong("KL 13.50", "pt") == ["13.50"] and wrong("0.45", "pt", figure=True) == ["0.45"]
+    assert wrong("KL 13.50", "pt") == ["13.50"] and wrong("0.45", "pt") == ["0.45"]
     assert wrong("0,121 and 1,5", "en") == ["0,121", "1,5"]
     assert wrong("12,561 of 13,861; 0.58; 1,234.5", "en") == []
     assert wrong("tokens 0–11, step 2 of 4, layer 24: 0.67", "ko") == []

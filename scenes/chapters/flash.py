@@ -18,7 +18,6 @@ from manim import (
 from ..components.number_table import aligned_rows
 from ..components.text import label
 from ..components.vectors import math
-from ..review import figure_note
 from ..lesson import Chapter
 from ..components.log_bars import LogBars
 from ..plans.flash import BYTES_PER_NUMBER, O_SHOWN, FlashPlan, plan_flash
@@ -205,7 +204,7 @@ class Flash(Chapter):
         parts = [where, table]
         fin = np.isfinite(s.m_before)
         if not s.skipped and fin.any() and float(s.rescale[fin].min()) < 1.0:
-            parts.append(figure_note(label(say(f"{T}.rescaled", rescale=fixed(f := float(s.rescale[fin].min()), factor_digits(f))), 22, th.highlight)))
+            parts.append(label(say(f"{T}.rescaled", rescale=fixed(f := float(s.rescale[fin].min()), factor_digits(f))), 22, th.highlight))
         return VGroup(*parts).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
 
     def finish(self, stage: Stage, plan: FlashPlan, drawn: dict, grid: VGroup) -> None:
@@ -221,7 +220,7 @@ class Flash(Chapter):
                 table.append([label(plan.tokens[i] if k == 0 else "", 22, th.query), label(say(name), 22, color)] +
                              [label(fixed(values[i, j], d), 22, color) for j in range(O_SHOWN)])
         rows = aligned_rows(table, col_gap=0.35, row_step=0.4, align=["left", "left"] + ["right"] * O_SHOWN)
-        diff = figure_note(label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff_trace, figure=True)), 22, th.highlight))
+        diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff_trace)), 22, th.highlight)
         box = VGroup(rows, diff).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
         left = grid.get_right()[0] + 0.4
         fit_into(box, full.right - 0.2 - left, full.top - full.bottom - 1.5)
@@ -275,8 +274,8 @@ class Flash(Chapter):
         parts.next_to(tag, DOWN, buff=0.1, aligned_edge=LEFT).shift(RIGHT * 0.35)
         legend = VGroup(tag, parts)
         size = wrapped(say(f"{T}.memory_bytes", per=BYTES_PER_NUMBER, n=grouped(plan.n_ctx),
-                           ordinary=byte_text(say, plan.ctx_bytes_ordinary, figure=True),
-                           tiled=byte_text(say, plan.ctx_bytes_tiled, figure=True)),
+                           ordinary=byte_text(say, plan.ctx_bytes_ordinary),
+                           tiled=byte_text(say, plan.ctx_bytes_tiled)),
                        width, 24, th.dim, 2)
         out = VGroup(head, chart, legend, size).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
         out.chart, out.legend, out.size = chart, legend, size

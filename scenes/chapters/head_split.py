@@ -14,7 +14,6 @@ from ..components.text import label, number_language
 from ..i18n import localize_number
 from ..components.vectors import VectorColumn, math
 from ..components.word_boxes import WordBoxes
-from ..review import figure_note
 from ..lesson import Chapter
 from ..plans.head_split import SHOWN_HEAD, SHOWN_TAIL, HeadSplitPlan, plan_head_split
 from ..stage import Stage
@@ -36,10 +35,9 @@ def grouped(n: int, say=None) -> str:
     return say.number(int(n), ",d") if say is not None else localize_number(f"{int(n):,}", number_language())
 
 
-def tiny(say, x: float, figure: bool = False) -> str:
+def tiny(say, x: float) -> str:
     """A small difference in plain decimals to two significant digits ("0.00000023"): no Latin "e" and
-    no superscripts. In prose (a caption) it takes the language's decimal mark; with figure=True (a
-    note drawn in the same panel as figures) it keeps the point in every language, like the figures."""
+    no superscripts; the language's decimal mark."""
     x = float(abs(x))
     if x == 0:
         return "0"
@@ -204,5 +202,5 @@ class HeadSplit(Chapter):
                       label(say(f"{T}.wo_size", rows=plan.n_heads * plan.d_head, cols=plan.d_model), 28, th.dim))
         size.arrange(RIGHT, buff=0.15)
         # in the panel of the merged figures: their decimal point, in every language (README, "Numbers")
-        diff = figure_note(label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff, figure=True)), 28, th.highlight))
+        diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff)), 28, th.highlight)
         return VGroup(size, lines, diff).arrange(DOWN, buff=0.35)

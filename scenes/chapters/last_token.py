@@ -11,7 +11,6 @@ from manim import DOWN, PI, FadeIn, FadeOut, ManimColor, VGroup, interpolate_col
 from ..components.context_arcs import ContextArcs
 from ..components.text import label
 from ..components.word_boxes import BOX_OPACITY, WordBoxes
-from ..review import figure_note
 from ..lesson import Chapter, Lesson
 from ..plans.last_token import NOTHING, HeadInto, LastTokenPlan, plan_last_token
 from ..stage import Region, Stage
@@ -144,7 +143,7 @@ class LastToken(Chapter):
             items[f"i{n}"] = say(item, word=say.quote(plan.tokens[k]), weight=say.number(float(h.weights[k]), ".2f"))
         detail = label(say(f"{T}.strongest_{len(h.strongest)}", **items), font_size=22, color=th.dim)
         far = label(say(f"{T}.reach", weight=say.number(h.reach, ".2f")), font_size=22, color=th.dim)
-        return figure_note(VGroup(title, detail, far).arrange(DOWN, buff=0.14))
+        return VGroup(title, detail, far).arrange(DOWN, buff=0.14)
 
     @staticmethod
     def head_caption(stage: Stage, plan: LastTokenPlan, h: HeadInto) -> str:

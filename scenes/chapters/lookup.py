@@ -11,7 +11,6 @@ from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, SurroundingRectangle, 
 
 from ..components.text import label, number
 from ..components.vectors import VectorColumn, ellipsis_dots, math
-from ..review import figure_note
 from ..lesson import Chapter
 from ..plans.walkthrough import LookupPlan, plan_lookup
 from ..stage import Stage
@@ -150,7 +149,7 @@ class Lookup(Chapter):
                  label(say(f"{T}.result_soft"), fr, th.text)]
         res = table([[names[0], hard], [names[1], soft]], gap=0.35, row_gap=0.18, first_left=True)
         dist = VGroup(label(say(f"{T}.distance"), fr, th.highlight), number(plan.distance, "weight", fr, th.highlight),
-                      figure_note(label(say(f"{T}.norm", norm=say.number(plan.hard_norm, ".2f")), fr, th.dim))
+                      label(say(f"{T}.norm", norm=say.number(plan.hard_norm, ".2f")), fr, th.dim)
                       ).arrange(RIGHT, buff=0.2)
         out = VGroup(res, dist).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         return out, res, dist, hard, soft, names

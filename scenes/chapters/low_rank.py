@@ -20,9 +20,8 @@ T = "low_rank.low_rank"
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def scientific(say, x: float, figure: bool = False) -> str:
-    """3.4×10⁻¹⁶ (no letter e on screen): in prose the language's decimal mark; with figure=True (a
-    note drawn beside figures) the figures' decimal point in every language."""
+def scientific(say, x: float) -> str:
+    """3.4×10⁻¹⁶ (no letter e on screen), with the language's decimal mark."""
     if x == 0:
         return "0"
     exp = int(np.floor(np.log10(abs(x))))
@@ -156,7 +155,7 @@ class LowRank(Chapter):
         divider = DashedLine([split, -0.15, 0], [split, height + 0.1, 0], color=th.text, stroke_width=2)
         left = label(say(f"{T}.nonzero", count=plan.rank), 26, th.output)
         right = VGroup(label(say(f"{T}.zero", count=plan.d_model - plan.rank), 26, th.text),
-                       label("≤ " + scientific(say, plan.largest_zero, figure=True), 26, th.text)
+                       label("≤ " + scientific(say, plan.largest_zero), 26, th.text)
                        ).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
         left.next_to([split / 2, height, 0], UP, buff=0.2)
         right.next_to([split, height * 0.3, 0], RIGHT, buff=0.2)

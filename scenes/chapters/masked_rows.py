@@ -12,7 +12,6 @@ from ..components.attention_grid import AttentionGrid
 from ..components.text import label, number, number_language
 from ..i18n import localize_number
 from ..components.vectors import math
-from ..review import figure_note
 from ..lesson import Chapter
 from ..plans.rounding import drawn_misses
 from ..plans.walkthrough import MaskedPlan, plan_masked
@@ -30,13 +29,12 @@ def figure(x: float, spec: str) -> str:
     return localize_number(format(x, spec), number_language())
 
 
-def scientific(say, x: float, font_size: float, color: str, figure_mark: bool = False):
-    """1.4 × 10⁻⁴⁵ as math (real superscripts in every language): the language's decimal mark, or with
-    figure_mark=True (beside a grid's figures) the figures' decimal point in every language."""
+def scientific(say, x: float, font_size: float, color: str):
+    """1.4 × 10⁻⁴⁵ as math (real superscripts in every language), with the language's decimal mark."""
     if x == 0:
         return math("0", font_size, color)
     mant, exp = f"{x:.1e}".split("e")
-    digits = figure(float(mant), ".1f") if figure_mark else say.number(float(mant), ".1f")
+    digits = say.number(float(mant), ".1f")
     return math(f'"{digits}" times 10^({int(exp)})', font_size, color)
 
 
@@ -136,11 +134,11 @@ class MaskedRows(Chapter):
         shrink = 0.72
         left_edge = board.get_left()[0]
         wide = full.right - (left_edge + board.width * shrink) - 0.5
-        why = figure_note(VGroup(*(wrapped(t, wide, 24, th.text if k < 3 else th.highlight, 4) for k, t in enumerate(lines))))
+        why = VGroup(*(wrapped(t, wide, 24, th.text if k < 3 else th.highlight, 4) for k, t in enumerate(lines)))
         diff = float(np.abs(plan.weights_ours - plan.weights_gpt2).max())
-        why[2].add(scientific(say, plan.tiny, 30, th.text, figure_mark=True).next_to(why[2], DOWN, buff=0.12).align_to(why[2], LEFT))
+        why[2].add(scientific(say, plan.tiny, 30, th.text).next_to(why[2], DOWN, buff=0.12).align_to(why[2], LEFT))
         if not plan.same_bits:
-            why[3].add(scientific(say, diff, 30, th.highlight, figure_mark=True).next_to(why[3], DOWN, buff=0.12).align_to(why[3], LEFT))
+            why[3].add(scientific(say, diff, 30, th.highlight).next_to(why[3], DOWN, buff=0.12).align_to(why[3], LEFT))
         why.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         x_why = full.right - wide
         fit_into(why, wide, values.get_bottom()[1] - full.bottom - 0.4)

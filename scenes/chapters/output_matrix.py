@@ -98,7 +98,7 @@ class OutputMatrix(Chapter):
         # language), in the caption the language's decimal mark
         largest = scientific(say, plan.max_diff_focus)
         diff = baseline_row([label(say(f"{T}.max_diff"), 26, th.text),
-                             label(scientific(say, plan.max_diff_focus, figure=True), 26, th.text)], buff=0.14)
+                             label(scientific(say, plan.max_diff_focus), 26, th.text)], buff=0.14)
         of = label(say(f"{T}.for_word", word=say.quote(word)), 26, th.text)
         bottom = VGroup(of, eq, diff).arrange(DOWN, buff=0.3)
         # the joined matrix steps to the left; the equation takes the right

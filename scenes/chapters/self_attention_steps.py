@@ -307,7 +307,7 @@ class AllTokens(Chapter):
         diff = float(np.abs(plan.Z[i] - plan.z).max())
         # readable (≥ 16 px): on one line where it fits at full size, else the number under the words
         check = VGroup(label(say(f"{T}.check", word=say.quote(toks[i])), 28, th.highlight),
-                       scientific(say, diff, 34, th.highlight, figure_mark=True)).arrange(RIGHT, buff=0.15)  # beside the matrix's figures
+                       scientific(say, diff, 34, th.highlight)).arrange(RIGHT, buff=0.15)  # beside the matrix's figures
         if check.width > right[1] - right[0]:
             check.arrange(DOWN, buff=0.12)
         room = max(0.5, z_table.get_bottom()[1] - 0.2 - (full.bottom + 0.1))

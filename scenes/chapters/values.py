@@ -13,7 +13,6 @@ from manim import (
 from ..components.matrices import MatVecProduct, WeightMatrix
 from ..components.text import label, number
 from ..components.vectors import math, symbol_source
-from ..review import figure_note
 from ..lesson import Chapter
 from ..plans.qkv import ValuesPlan, plan_values
 from ..stage import Stage
@@ -72,7 +71,7 @@ class Values(Chapter):
                        28, th.value) for j in plan.tops]
         if plan.rest_weight >= 0.005:
             lines.append(label(say("walkthrough.masked.share_rest", weight=say.number(plan.rest_weight, ".2f")), 28, th.dim))
-        tally = figure_note(VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.22))
+        tally = VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.22)
         if tally.width > panel.width - 0.3:
             tally.scale_to_fit_width(panel.width - 0.3)
         return tally.move_to(panel.center)
