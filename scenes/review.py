@@ -53,11 +53,12 @@ RULES = {
                     "a Σ on screen says what it adds up (declare_sum)",
     "label_clear": "a label keeps clear of the strokes it labels or sits among (an arc, an axis): its glyphs "
                    "at least 0.04 units (3.6 px at 720p) from their drawn outline",
+    "label_near": "a label that names a point (an arrow's tip) sits within 0.6 units of it, or a visible line ties "
+                  "it there",
     "spoken": "a caption's spoken form holds only words, numbers and punctuation (a voice never spells a symbol)",
     "number_locale": "a number is written the language's way: Portuguese 0,48 and 1.572.864, English and Korean "
-                     "0.48 and 1,572,864, in captions and in every label with words; a bare figure (a grid's cell, "
-                     "a vector's entry) may keep its decimal point in every language, but a thousands comma never "
-                     "reads right in Portuguese (65,536 reads 65,5)",
+                     "0.48 and 1,572,864, in captions, labels and figures alike (a grid's cell, a vector's entry): "
+                     "a thousands comma never reads right in Portuguese (65,536 reads 65,5)",
 }
 CODE_HEAD_NAME = re.compile(r"\bL\d+\s?H\d+\b")  # "L0H3": a head named the way code names it
 MODEL_ID = re.compile(r"\b(?:smollm2|gpt3)\b")  # a built-in model by its lowercase id, not its name (SmolLM2)
@@ -66,6 +67,7 @@ MIN_TEXT_PX = 11.0
 FRAME_MARGIN = 0.1
 MIN_SPAN = (0.55, 0.50)
 VISIBLE = 0.08  # fill or stroke opacity below this does not count as seen
+LABEL_REACH = 0.6  # the farthest a label may sit from the point it names without a line to it (units)
 LABEL_GAP = 0.04  # the least room between a label's glyphs and the outline of a stroke it labels (units)
 
 
@@ -105,6 +107,13 @@ def clear_of(mob, strokes):
     """Say that the label `mob` must keep clear of `strokes` (mobjects, or a callable returning them):
     the arc it labels, the axes it sits among. The lint measures its glyphs against their outlines."""
     mob.lint_clear_of = strokes
+    return mob
+
+
+def names_point(mob, point, leader=None):
+    """Say that the label `mob` names `point` (a mobject: an arrow's tip, a bar's end): the lint checks
+    it sits within LABEL_REACH of it, or that `leader` (a line to it) is drawn while it is not."""
+    mob.lint_names_point = (point, leader)
     return mob
 
 
@@ -539,6 +548,7 @@ class Linter(Observer):
         self.check_underscores(scene, texts)
         self.check_sums(scene, mobs, texts)
         self.check_label_clear(scene, texts)
+        self.check_label_near(scene, mobs)
         if settled or not hasattr(scene.camera, "frame"):
             self.check_frame(scene, mobs, camera)
 
@@ -665,6 +675,25 @@ class Linter(Observer):
                 self.add(scene, "label_clear", f"{_short(t.text or type(t.mob).__name__)} is {max(gap, 0):.3f} units "
                                                f"from a stroke it must clear (at least {LABEL_GAP})",
                          _where(t.box), t.exempt.get("label_clear"), key=(id(t.mob),))
+
+    def check_label_near(self, scene, mobs) -> None:
+        """A label declared to name a point (`names_point`) is near it, or tied to it by a visible line."""
+        shown = {id(m) for top in mobs for m in top.get_family()}
+        for top in mobs:
+            for m in top.get_family():
+                named = getattr(m, "lint_names_point", None)
+                if named is None or not _seen(m):
+                    continue
+                point, leader = named
+                p = point.get_center()
+                x0, y0, x1, y1 = _box(VGroupOf([g for g in m.family_members_with_points()], ""))
+                far = float(np.hypot(max(x0 - p[0], 0, p[0] - x1), max(y0 - p[1], 0, p[1] - y1)))
+                tied = leader is not None and id(leader) in shown and _seen(leader)
+                if far > LABEL_REACH and not tied:
+                    text = getattr(m, "original_text", None) or getattr(m, "text", None) or type(m).__name__
+                    self.add(scene, "label_near", f"{_short(text)} is {far:.2f} units from the point it names, "
+                                                  f"with no line to it", _where((x0, y0, x1, y1)),
+                             (getattr(m, "lint_exempt", None) or {}).get("label_near"), key=(id(m),))
 
     def check_decimals(self, scene, texts) -> None:
         by_owner: dict[int, list[TextOnScreen]] = {}

@@ -425,3 +425,57 @@ def test_a_model_named_by_its_id_is_found(make_inputs):
     bad, _ = lint_of(ModelId, make_inputs)
     found = [v for v in bad if v.rule == "typeset_math"]
     assert len(found) == 1 and "smollm2" in found[0].what, [v.line() for v in bad]
+
+
+# --- label_near: a label far from the point it names, with and without a line to it --------------
+
+class FarLabel(Chapter):
+    """A dot and its label 2 units away; with `tie`, a line from the label to the dot
+    (test fixture: a symbol, no words)."""
+
+    key = "far_label"
+    tie = False
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        from manim import Dot, Line
+
+        stage.clear()
+        dot = Dot([-1.0, 0.0, 0.0])
+        lab = label("E′", 30).move_to([1.2, 0.4, 0.0])
+        line = Line(lab.get_left(), dot.get_center(), stroke_width=1.5)
+        review.names_point(lab, dot, line)
+        stage.play(FadeIn(dot), FadeIn(lab), *([FadeIn(line)] if self.tie else []), run_time=0.5)
+        stage.wait(0.2)
+
+
+class TiedLabel(FarLabel):
+    tie = True
+
+
+def test_a_label_far_from_its_point_needs_a_line_to_it(make_inputs):
+    bad, _ = lint_of(FarLabel, make_inputs)
+    near = [v for v in bad if v.rule == "label_near"]  # (the fixture's one dot does not fill the frame)
+    assert len(near) == 1 and "E′" in near[0].what
+    good, _ = lint_of(TiedLabel, make_inputs)
+    assert not [v for v in good if v.rule == "label_near"]
+
+
+def test_a_crowded_3d_label_is_tied_to_its_arrow(make_inputs):
+    """eiffel_tower's "E′ (miniature+eiffel)" was pushed 2 units from its arrow by the arrows around it;
+    at the lesson's end its line is drawn and ends near the arrow's tip."""
+    from attention_manim.scenes.lessons import EIFFEL_TOWER_LESSON
+
+    linter = review.Linter("eiffel_tower", "en", "toy")
+    scene = review.play_watched(EIFFEL_TOWER_LESSON, make_inputs(), linter)
+    assert not [v for v in linter.violations if v.rule == "label_near"]
+    shown = {id(m) for top in scene.mobjects for m in top.get_family()}
+    named = [m.lint_names_point for top in scene.mobjects for m in top.get_family()
+             if getattr(m, "lint_names_point", None) is not None and review._seen(m)]
+    tied = [(point, line) for point, line in named
+            if id(line) in shown and line.get_stroke_opacity() > 0.1]
+    assert tied, "no arrow label needed its line"
+    for point, line in tied:
+        assert np.linalg.norm(line.get_end() - point.get_center()) < 0.2

@@ -183,7 +183,7 @@ class ContextSpace(Chapter):
                      FadeIn(new_table) if table is None else FadeTransform(table, new_table)]
             if prev:
                 intro += [a.animate.set_opacity(0.35) for a in prev]
-                intro += [FadeOut(a.label) for a in prev if getattr(a, "label", None) is not None and a.kind == "dE"]
+                intro += [space.fade_out_label(a) for a in prev if getattr(a, "label", None) is not None and a.kind == "dE"]
             with stage.narrating(say(f"{T}.caption_phrase", number=k + 1, phrase=" ".join(s.tokens))):
                 stage.play(*intro, run_time=0.9)
                 if own_E is not None:
@@ -251,7 +251,7 @@ class ContextSpace(Chapter):
                    f"{T}.closing_own_direction" if plan.own_direction else f"{T}.closing_own_delta")
         with stage.narrating(say(closing, word=word)):
             stage.play(*(a.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2"),
-                       *(FadeOut(a.label) for a in prev if a.kind == "dE" and a.label is not None), run_time=0.5)
+                       *(space.fade_out_label(a) for a in prev if a.kind == "dE" and a.label is not None), run_time=0.5)
             stage.play(space.rotation(-TURN, run_time=2.5))
             stage.wait(0.5)
         # and back after the caption: its last frame shows the space turned, as it says
