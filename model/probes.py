@@ -49,7 +49,7 @@ import numpy as np
 
 from .errors import UserError
 from .places import cache_dir
-from .trace import Trace
+from .trace import RoleGap, Trace
 
 PROBE_VERSION = 3  # bump whenever the probes change (the disk cache is keyed by it)
 STANDARD = ("previous_token", "first_token", "induction", "same_word")
@@ -311,6 +311,43 @@ def roles_from(heads: list[HeadScores]) -> dict[str, tuple[int, int]]:
         best = max(heads, key=lambda hs: (role_score(hs, role), -hs.layer, -hs.head))
         if (role in STORY and role in best.story) or role_score(best, role) >= ROLE_MIN:
             out[role] = (best.layer, best.head)
+    return out
+
+
+def unreadable_words(model, role: str) -> tuple[str, ...]:
+    """The words of `role`'s probe phrases that the model's vocabulary cannot read (a word-level
+    vocabulary without them), in probe order, each once. A byte-level tokenizer reads every word."""
+    out: list[str] = []
+    for probe in STORY_PROBES[role]:
+        for word in probe.text.split():
+            if word in out:
+                continue
+            try:
+                readable = bool(_encode_ids(model, word))
+            except Exception:  # the tokenizer refuses it (UnknownWordError): the vocabulary lacks it
+                readable = False
+            if not readable:
+                out.append(word)
+    return tuple(out)
+
+
+def role_gaps(model, heads: list[HeadScores]) -> dict[str, RoleGap]:
+    """Role id -> why `roles_from(heads)` has no head for it: a story role whose phrases the model
+    could not read (the words its vocabulary lacks; "unmatched" when it read them but their tokens did
+    not group back into the phrase's words), a standard role no head reached ROLE_MIN on (the best
+    score and head). What a lesson shown on another head says (model/trace.py HeadChoice)."""
+    have = roles_from(heads)
+    out: dict[str, RoleGap] = {}
+    for role in ROLES:
+        if role in have or not heads:
+            continue
+        if role in STORY:
+            words = unreadable_words(model, role)
+            out[role] = RoleGap("missing_words", words=words) if words else RoleGap("unmatched")
+        else:
+            best = max(heads, key=lambda hs: (role_score(hs, role), -hs.layer, -hs.head))
+            out[role] = RoleGap("below_threshold", best=round(float(role_score(best, role)), DIGITS),
+                                best_head=(best.layer, best.head), threshold=ROLE_MIN)
     return out
 
 

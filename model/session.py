@@ -5,6 +5,7 @@ and the notebook.
     trace = session.trace("the Eiffel tower")     # a bounded cache of traces (by count and bytes)
     session.info                                  # sizes, and the measured roles of a real model's heads
     session.default_head("adjective_noun")        # the head the clips and the explorer both start on
+    session.head_choice("adjective_noun")         # the same, with why: HeadChoice(layer, head, role, gap)
 
 A real model's head roles are measured once (model/probes.py, cached on disk) the first time
 `info` or `default_head` is asked; the toy names its own heads.
@@ -18,11 +19,8 @@ from dataclasses import fields, is_dataclass
 
 import numpy as np
 
-from .trace import ModelInfo, Trace
+from .trace import DEFAULT_ROLE, FALLBACK_ROLES, HeadChoice, ModelInfo, Trace, choose_head  # noqa: F401
 
-DEFAULT_ROLE = "adjective_noun"  # the role a head is picked by when a lesson names none
-# structural roles any vocabulary can be measured for (model/probes.py), the most telling first
-FALLBACK_ROLES = ("previous_token", "induction", "same_word", "first_token")
 MAX_TRACES = 64  # traces kept per session
 MAX_TRACE_BYTES = 512 * 2**20  # and at most this many bytes of their arrays
 MAX_SESSIONS = 4  # models kept loaded per process (the least recently used goes first)
@@ -110,22 +108,25 @@ class ModelSession:
                     else:
                         from dataclasses import replace
 
-                        from .probes import measured_roles
+                        from .probes import measured_heads, role_gaps, roles_from
 
-                        info = replace(info, roles=measured_roles(self.model))
+                        heads = measured_heads(self.model)
+                        info = replace(info, roles=roles_from(heads), role_gaps=role_gaps(self.model, heads))
                 self._info = info
         return self._info
 
+    def head_choice(self, role: str | None = None) -> HeadChoice:
+        """The head measured or named for `role` (default: adjectives → nouns), and why that one. A model
+        with none for it (a vocabulary without the story's probe words, or no head scoring enough on
+        the role's probe) falls back to its structural heads, in FALLBACK_ROLES order, so the head shown
+        has a measured role the lesson can name, and the choice carries the reason (`gap`, measured by
+        model/probes.py) for the lesson to say; layer 0 head 0 only when nothing was measured at all."""
+        info = self.info
+        return choose_head(info.roles, role, getattr(info, "role_gaps", None), getattr(info, "real", True))
+
     def default_head(self, role: str | None = None) -> tuple[int, int]:
-        """(layer, head) of the head measured or named for `role` (default: adjectives → nouns). A model
-        with none for it (a vocabulary without the story's probe words) falls back to its structural
-        heads, in FALLBACK_ROLES order, so the head shown has a measured role the lesson can name;
-        layer 0 head 0 only when nothing was measured at all."""
-        roles = self.info.roles
-        for r in (role or DEFAULT_ROLE, DEFAULT_ROLE, *FALLBACK_ROLES):
-            if roles.get(r):
-                return tuple(roles[r])
-        return (0, 0)
+        """(layer, head) of `head_choice(role)`: the head the clips and the explorer both start on."""
+        return self.head_choice(role).ref
 
     def trace(self, sentence: str) -> Trace:
         hit = self.traces.get(sentence)

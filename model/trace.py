@@ -19,6 +19,66 @@ import numpy as np
 SPACE_MARK = "␣"
 
 
+DEFAULT_ROLE = "adjective_noun"  # the role a head is picked by when a lesson names none
+# structural roles any vocabulary can be measured for (model/probes.py), the most telling first: where a
+# model has no head for the role asked, the head shown is the one measured for the first of these it has
+FALLBACK_ROLES = ("previous_token", "induction", "same_word", "first_token")
+
+
+@dataclass(frozen=True)
+class RoleGap:
+    """Why a model has no head for a role, as data a lesson words its note from (model/probes.py
+    `role_gaps` measures it; scenes/plans/head_choice.py says it).
+
+    `reason`: "missing_words" (the vocabulary cannot read the role's probe words: `words`, in probe
+    order), "below_threshold" (no head scored `threshold` or more on the role's probe: the best was
+    `best`, on `best_head`), "unmatched" (the probe phrases were read, but their tokens could not be
+    grouped back into their words), "unnamed" (a model that names its own heads, like the toy, names
+    none for it) or "unmeasured" (the model's heads were not measured)."""
+
+    reason: str
+    words: tuple[str, ...] = ()
+    best: float = 0.0
+    best_head: tuple[int, int] | None = None
+    threshold: float = 0.0
+
+
+@dataclass(frozen=True)
+class HeadChoice:
+    """The head a lesson (or the explorer) starts on, and why that one: the head measured or named
+    for the role `asked`, else (`fell_back`) the head of the first role of DEFAULT_ROLE and
+    FALLBACK_ROLES the model has, `gap` saying why `asked` has none; layer 0 head 0 with `role` ""
+    when the model has no head for any of them."""
+
+    layer: int
+    head: int
+    asked: str  # the role asked for ("adjective_noun")
+    role: str  # the role the head was measured or named for ("" when none)
+    gap: RoleGap | None = None  # why `asked` has no head (None when role == asked)
+
+    @property
+    def ref(self) -> tuple[int, int]:
+        return (self.layer, self.head)
+
+    @property
+    def fell_back(self) -> bool:
+        return self.role != self.asked
+
+
+def choose_head(roles: Mapping, role: str | None = None, gaps: Mapping | None = None,
+                real: bool = True) -> HeadChoice:
+    """The HeadChoice for `role` (default DEFAULT_ROLE) among `roles` (role id -> (layer, head)); `gaps`
+    (role id -> RoleGap) says why a role has no head; without one, a model that names its heads
+    (`real` False) names none for it, and a real one was not measured for it."""
+    asked = role or DEFAULT_ROLE
+    gap = (gaps or {}).get(asked) or RoleGap("unmeasured" if real else "unnamed")
+    for r in dict.fromkeys((asked, DEFAULT_ROLE, *FALLBACK_ROLES)):
+        hit = roles.get(r)
+        if hit:
+            return HeadChoice(int(hit[0]), int(hit[1]), asked, r, None if r == asked else gap)
+    return HeadChoice(0, 0, asked, "", gap)
+
+
 @dataclass(frozen=True)
 class ModelInfo:
     """What a scene or a JSON reader needs to know about the model that made a trace."""
@@ -34,6 +94,7 @@ class ModelInfo:
     layernorm: bool = False
     vocab_size: int = 0
     roles: dict = field(default_factory=dict)  # role id -> (layer, head), e.g. "adjective_noun" -> (0, 0)
+    role_gaps: dict = field(default_factory=dict)  # role id -> RoleGap: why a role has no head (measured models)
     examples: dict = field(default_factory=dict)  # example id -> sentence the model tells its stories with
     # the architecture (additive; the toy's values are the defaults)
     family: str = "toy"  # toy | gpt2 | llama
@@ -58,6 +119,10 @@ class ModelInfo:
         """(layer, head) of the head that plays `role`, or None when this model names no such head."""
         hit = self.roles.get(role)
         return (int(hit[0]), int(hit[1])) if hit is not None else None
+
+    def head_choice(self, role: str | None = None) -> HeadChoice:
+        """The head a lesson about `role` starts on, and why (see HeadChoice)."""
+        return choose_head(self.roles, role, self.role_gaps, self.real)
 
 
 @dataclass(frozen=True)

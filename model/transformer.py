@@ -191,6 +191,7 @@ class AttentionModel(nn.Module):
         self.weights_id: str | None = None  # set by loaders: a key that changes when the weights do
         self.description = ""  # one line for ModelInfo: what the model is
         self._roles: dict | None = None  # measured head roles (real models), see measured_roles()
+        self._role_gaps: dict | None = None  # why a role has no head (real models), see measured_roles()
         self._np_cache: tuple | None = None
         self._directions_cache: tuple | None = None
 
@@ -208,12 +209,12 @@ class AttentionModel(nn.Module):
         (empty before: measuring runs the model on the probes)."""
         cfg = self.cfg
         if self.real:
-            roles = dict(self._roles or {})
+            roles, gaps = dict(self._roles or {}), dict(self._role_gaps or {})
         else:
-            roles = {r: tuple(lh) for r, lh in cfg.head_roles.items()}
+            roles, gaps = {r: tuple(lh) for r, lh in cfg.head_roles.items()}, {}
         return ModelInfo(name=cfg.name, d_model=cfg.d_model, n_heads=cfg.n_heads, d_head=cfg.d_head,
                          n_layers=cfg.n_layers, n_ctx=cfg.n_ctx, causal=cfg.causal, d_mlp=cfg.d_mlp,
-                         layernorm=cfg.layernorm, vocab_size=cfg.vocab_size, roles=roles,
+                         layernorm=cfg.layernorm, vocab_size=cfg.vocab_size, roles=roles, role_gaps=gaps,
                          examples=dict(cfg.examples), family=cfg.family, norm=cfg.norm, positions=cfg.positions,
                          rope_theta=cfg.rope_theta if cfg.positions == "rotary" else 0.0,
                          n_kv_heads=cfg.n_kv_heads, mlp=cfg.mlp if cfg.d_mlp else "",
@@ -225,9 +226,11 @@ class AttentionModel(nn.Module):
         if not self.real:
             return {r: tuple(lh) for r, lh in self.cfg.head_roles.items()}
         if self._roles is None:
-            from .probes import measured_roles
+            from .probes import measured_heads, role_gaps, roles_from
 
-            self._roles = dict(measured_roles(self))
+            heads = measured_heads(self)
+            self._roles = dict(roles_from(heads))
+            self._role_gaps = role_gaps(self, heads)  # what a lesson shown on another head says
         return dict(self._roles)
 
     @property

@@ -21,6 +21,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, MovingCameraScene, Su
                    VGroup, config)
 
 from .i18n import Say
+from .plans.head_choice import note_text as head_choice_note
 from .registry import register
 from .setting import SceneInputs, Setting, resolve
 from .stage import Stage
@@ -84,6 +85,13 @@ class LessonSceneBase:
         self.chapter_list = self.lesson.all_chapters()
         # options the lesson does not use are said (not silently ignored): see scenes/options.py
         self.setting, self.plans, self.unused_options = plan_lesson(self.lesson, inputs)
+        # a head not measured for the lesson's role (the model has none for it): why, said before the
+        # first chapter and on stderr (scenes/plans/head_choice.py)
+        self.head_note = head_choice_note(self.say, self.setting.head_choice)
+        if self.head_note:
+            from .options import log
+
+            log.warning("note: %s", self.head_note)
         self.narrator = make_narrator(inputs)  # after planning: a wrong sentence is said before a missing voice
         super().__init__(**kwargs)
         self.chapters_played: list[str] = []
@@ -122,6 +130,8 @@ class LessonSceneBase:
             self.stage.start_chapter(index, chapter.key)
             if watch is not None:
                 watch.chapter_started(self, chapter.key, index)
+            if index == 1 and self.head_note:
+                self.show_head_note(self.head_note)
             if self.lesson.cards and id(chapter) in main:
                 number += 1
                 self.chapter_card(chapter, number)
@@ -160,6 +170,26 @@ class LessonSceneBase:
         writer = getattr(self.renderer, "file_writer", None)
         parts = len(getattr(writer, "partial_movie_files", ()))
         self.chapter_marks.append((key, float(self.renderer.time), parts))
+
+    def show_head_note(self, text: str) -> None:
+        """Why this head (its lesson's role could not be measured on the model): the note on an opaque
+        plate in the middle of the frame while the caption says it, then gone before the first chapter."""
+        from .chapters.honest import wrapped
+
+        stage, th = self.stage, self.theme
+        full = stage.region("full")
+        choice = self.setting.head_choice
+        head = self.say.head_name(choice.layer, choice.head)  # one line: never "layer 0 ·" / "head 0"
+        shown = text.replace(head, head.replace(" ", "\u00a0"))
+        lines = wrapped(shown, min(full.width - 1.0, 11.0), 28, th.text, max_lines=6)
+        plate = SurroundingRectangle(lines, buff=0.3, corner_radius=0.08, color=th.dim, stroke_width=1.5)
+        plate.set_fill(th.background, opacity=0.94)
+        note = VGroup(plate, lines)
+        full.fit(note)
+        with stage.narrating(text):
+            self.play(FadeIn(note, shift=UP * 0.1), run_time=0.6)
+        self.play(FadeOut(note), run_time=0.4)
+        self.remove(note)
 
     # --- between chapters ------------------------------------------------------------------
     def chapter_card(self, chapter: Chapter, number: int):

@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 from attention_manim.model.errors import UserError
-from attention_manim.model.trace import HeadTrace, ModelInfo, Trace
+from attention_manim.model.trace import HeadChoice, HeadTrace, ModelInfo, Trace, choose_head
 
 
 @dataclass
@@ -49,6 +49,9 @@ class Setting:
     layout: str = "video"
     axes: tuple[str, ...] | None = None
     options: dict = field(default_factory=dict)
+    # how the head was picked when the lesson picked it by its role (None: the user named the head, or
+    # the lesson has no role); `head_choice.fell_back`: not the role's own head, and `gap` says why
+    head_choice: HeadChoice | None = None
 
     @property
     def trace(self) -> Trace:
@@ -185,12 +188,16 @@ def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | 
     layer, head = inputs.layer, inputs.head
     # a real model names no heads: the command line fills `inputs.model.roles` by measurement
     # (model/probes.py), so the roles asked for come from there when it has them
-    named = inputs.model if inputs.model is not None and inputs.model.roles else m
+    # (and why a role has no head: a model without it falls back to a structural head it has, and
+    # the lesson says so, from `Setting.head_choice`)
+    named = info if info is not None and (info.roles or getattr(info, "role_gaps", None)) else m
+    choice = None
     if (layer is None or head is None) and role:
-        found = named.head_for_role(role)
-        if found is not None and (layer is None or layer == found[0]):
-            layer = found[0] if layer is None else layer
-            head = found[1] if head is None else head
+        picked = choose_head(named.roles, role, getattr(named, "role_gaps", None), getattr(named, "real", True))
+        if layer is None or layer == picked.layer:
+            choice = picked if head is None else None  # the head shown is the one picked
+            layer = picked.layer if layer is None else layer
+            head = picked.head if head is None else head
     layer = 0 if layer is None else layer
     head = 0 if head is None else head
     if not 0 <= layer < m.n_layers:
@@ -209,7 +216,7 @@ def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | 
                                 f"pick one of: {' '.join(t.words or t.tokens)}") from None
     checked_axes = check_directions(traces[0], inputs.axes, count=axes) if inputs.axes is not None else None
     return Setting(traces=traces, head=HeadRef(layer, head), focus=focus, layout=inputs.layout,
-                   axes=checked_axes, options=dict(inputs.options))
+                   axes=checked_axes, options=dict(inputs.options), head_choice=choice)
 
 
 def layer_error(layer: int, n_layers: int) -> UserError:
