@@ -15,6 +15,9 @@ Stopping a render (the server decides):
 The process also stops when the server dies, however it dies (scenes.batch.die_with_parent).
 
 This module imports nothing heavy at its top: the server imports it to name `main` as the target.
+As with any "spawn" child, the server's main script is imported again in the worker as `__mp_main__`:
+a script that starts the explorer itself (not `render.py explore`) keeps that under
+`if __name__ == "__main__":`.
 """
 
 from __future__ import annotations
