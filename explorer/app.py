@@ -8,11 +8,13 @@ id from a fixed list; it never sends a path.
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
 import threading
 import time
+from collections import OrderedDict
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
@@ -84,7 +86,15 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
     models = models or core.Models.from_args()
     renders = Path(renders).resolve()
     renders.mkdir(parents=True, exist_ok=True)
-    app = FastAPI(title="attention-manim explorer", docs_url=None, redoc_url=None, openapi_url=None)
+
+    @asynccontextmanager
+    async def lifespan(app):
+        yield
+        await anyio.to_thread.run_sync(app.state.queue.close)  # the render worker stops with the server
+
+    app = FastAPI(title="attention-manim explorer", docs_url=None, redoc_url=None, openapi_url=None,
+                  lifespan=lifespan)
+
     def inputs_for(model_id: str, sentence: str, layer, head, lang="en", layout="video", voice=None):
         from attention_manim.scenes.setting import SceneInputs
 
@@ -93,16 +103,24 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
         return SceneInputs(tracer=session, model=session.info, sentences=[sentence.strip()],
                            layer=layer, head=head, layout=layout, lang=lang, voice=voice)
 
-    def render_inputs(job):
+    def render_spec(job):
+        """What the worker process renders for `job` (checked here first: the scene, the model, the
+        sentence); the worker opens the model's session itself."""
+        from attention_manim.scenes.batch import Job as ClipJob, options_tuple
         from attention_manim.scenes.registry import load_all, unknown_scene_error
 
         scenes = load_all()
         if job.scene not in scenes:
             raise unknown_scene_error(job.scene, sorted(scenes))
-        return scenes[job.scene], inputs_for(job.model, job.sentence, job.layer, job.head, job.lang, job.layout,
-                                             job.voice)
+        choice = models.check(job.model)
+        sentence = core.check_sentence(job.sentence)
+        options = {"sentences": [sentence], "layer": job.layer, "head": job.head, "layout": job.layout}
+        return ClipJob(scene=job.scene, lang=job.lang, quality=job.quality, fmt=job.fmt,
+                       chapters=getattr(scenes[job.scene], "lesson", None) is not None, model=choice.source,
+                       device=models.device, options=options_tuple(options),
+                       extra_config=tuple(sorted((job.extra_config or {}).items())), voice=job.voice)
 
-    queue = RenderQueue(models, renders, render_inputs)
+    queue = RenderQueue(models, renders, render_spec)
     app.state.queue = queue
     app.state.models = models
 

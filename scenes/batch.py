@@ -190,13 +190,14 @@ class Worker:
             opts["options"] = dict(lesson_opts)
         return SceneInputs(tracer=tracer, model=info, lang=job.lang, voice=job.voice, voice_dir=job.voice_dir, **opts)
 
-    def run(self, job: Job, keep_exception: bool = False) -> Outcome:
+    def run(self, job: Job, keep_exception: bool = False, scene_cls: type | None = None) -> Outcome:
+        """Render `job` (its registered scene, or `scene_cls`: the explorer's watched subclass of it)."""
         from . import runner
         from .registry import load_all
 
         start = time.perf_counter()
         try:
-            cls = load_all()[job.scene]
+            cls = scene_cls or load_all()[job.scene]
             res = runner.render_scene(cls, self.inputs(job), name=job.scene, quality=job.quality, fmt=job.fmt,
                                       transparent=job.transparent, out=Path(job.out),
                                       extra_config=dict(job.extra_config) or None, chapters=job.chapters)

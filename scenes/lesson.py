@@ -96,7 +96,7 @@ class LessonSceneBase:
         super().__init__(**kwargs)
         self.chapters_played: list[str] = []
         self.caption_log: list[tuple[str, float]] = []
-        self.chapter_marks: list[tuple[str, float, int]] = []  # (key, start time, partial files before)
+        self.chapter_marks: list[tuple] = []  # (key, start time, its manim Section)
 
     @property
     def trace(self):
@@ -164,12 +164,13 @@ class LessonSceneBase:
             self.observer.played(self, self.animations)
 
     def mark_chapter(self, key: str) -> None:
-        """Where a chapter starts (render.py --chapters cuts the clip here): a manim section, the
-        time, and how many partial movie files came before it."""
+        """Where a chapter starts: a manim section named by the chapter's key (with `save_sections`,
+        manim writes it as its own video: render.py --chapters), noted with its start time and the
+        section itself (the chapter's title card, played next, belongs to it)."""
         self.next_section(key)
         writer = getattr(self.renderer, "file_writer", None)
-        parts = len(getattr(writer, "partial_movie_files", ()))
-        self.chapter_marks.append((key, float(self.renderer.time), parts))
+        sections = getattr(writer, "sections", None)
+        self.chapter_marks.append((key, float(self.renderer.time), sections[-1] if sections else None))
 
     def show_head_note(self, text: str) -> None:
         """Why this head (its lesson's role could not be measured on the model): the note on an opaque

@@ -5,11 +5,12 @@ is moved (os.replace) to `OUT/<quality>/<scene>.<ext>` (`<scene>.<lang>.<ext>` f
 than English). A failed or interrupted render leaves no half-written file where a finished one is
 expected.
 
-With `chapters=True` the lesson's chapters also become clips of their own, cut from the same partial
-movie files manim concatenates into the whole clip (no re-encode: frame-exact, and their durations
-add up to the whole), in `OUT/<q>/<scene>[.<lang>]/NN_<chapter>.<ext>` beside an `index.json`
-(titles in the clip's language, start, duration, captions). The chapter folder is built in the temp
-folder and swapped in whole.
+With `chapters=True` the lesson's chapters also become clips of their own: each chapter is a manim
+section (`next_section`, named by its key) and manim's `save_sections` writes each section's video
+from the same partial movie files it concatenates into the whole clip (no re-encode: frame-exact,
+and their durations add up to the whole); they are moved, renamed, into
+`OUT/<q>/<scene>[.<lang>]/NN_<chapter>.<ext>` beside an `index.json` (titles in the clip's language,
+start, duration, captions). The chapter folder is built in the temp folder and swapped in whole.
 """
 
 from __future__ import annotations
@@ -95,13 +96,6 @@ def chapter_title(say, key: str) -> str:
     return key.replace("_", " ")
 
 
-def _marks(scene, name: str, writer) -> list[tuple[str, float, int]]:
-    marks = list(getattr(scene, "chapter_marks", ()) or [])
-    if not marks:  # not a lesson: the whole clip is its one chapter
-        marks = [(name, 0.0, 0)]
-    return marks
-
-
 def _chapter_captions(subcaptions, start: float, end: float) -> list[dict]:
     """The captions that begin inside [start, end), in seconds from `start`, clipped to the chapter."""
     out = []
@@ -112,28 +106,49 @@ def _chapter_captions(subcaptions, start: float, end: float) -> list[dict]:
     return out
 
 
-def _write_chapters(scene, writer, *, name: str, stem: str, lang: str, quality: str, fmt: str,
+def _chapter_video(writer, section, dest: Path, fmt: str) -> bool:
+    """Put the chapter's section video (manim's `save_sections` output, written inside the writer's
+    `finish`) at `dest`: moved and renamed as it is, or, for a gif, its frames made into a gif
+    (manim writes a gif's sections as the segments' mp4). False when the section has no video (a
+    chapter that played nothing: manim drops an empty section)."""
+    if section is None or section not in writer.sections or section.video is None:
+        return False
+    video = Path(writer.sections_output_dir) / section.video
+    if not video.is_file():
+        return False
+    if fmt == "gif":
+        writer.combine_files([str(video)], dest, create_gif=True)
+    else:
+        os.replace(video, dest)
+    return True
+
+
+def _write_chapters(scene, writer, produced: Path, *, name: str, stem: str, lang: str, quality: str, fmt: str,
                     duration: float, folder: Path) -> list[dict]:
-    """Cut the whole clip's partial movie files at the chapter marks into `folder`, with index.json."""
+    """The lesson's chapters as clips in `folder`, with index.json: each chapter opened a manim section
+    named by its key (`LessonSceneBase.mark_chapter`), and manim wrote each section as its own video
+    from the very partial movie files of the whole clip (no re-encode: frame-exact, the durations add up
+    to the whole). A scene that is not a lesson is one chapter: the whole clip."""
     from .i18n import Say
 
     say = Say(lang)
-    parts = list(writer.partial_movie_files)
-    marks = _marks(scene, name, writer)
+    marks = list(getattr(scene, "chapter_marks", ()) or [])
     folder.mkdir(parents=True)
+    soundtrack = getattr(scene, "soundtrack", None)
     chapters = []
-    for i, (key, start, first) in enumerate(marks):
+    for i, mark in enumerate(marks or [(name, 0.0, None)]):
+        key, start, section = mark[:3]
         end = marks[i + 1][1] if i + 1 < len(marks) else duration
-        last = marks[i + 1][2] if i + 1 < len(marks) else len(parts)
-        files = [str(p) for p in parts[first:last] if p is not None]
         file = f"{i + 1:02d}_{key}.{fmt}"
-        if files:
-            writer.combine_files(files, folder / file, create_gif=(fmt == "gif"))
-            soundtrack = getattr(scene, "soundtrack", None)
-            if soundtrack is not None and fmt != "gif":
-                from .sound import chapter_sound
+        if marks:
+            made = _chapter_video(writer, section, folder / file, fmt)
+        else:  # not a lesson: the whole clip (still silent here) is its one chapter
+            shutil.copyfile(produced, folder / file)
+            made = True
+        if made and soundtrack is not None and fmt != "gif":
+            from .sound import chapter_sound
 
-                chapter_sound(folder / file, soundtrack, start, end)
+            chapter_sound(folder / file, soundtrack, start, end)
         captions = _chapter_captions(writer.subcaptions, start, end)
         vtt = f"{i + 1:02d}_{key}.vtt"
         write_vtt_cues([(c["start"], c["end"], c["text"]) for c in captions], folder / vtt)
@@ -219,7 +234,9 @@ def render_scene(scene_cls, inputs, *, name: str, quality: str = "l", fmt: str =
             "media_dir": str(work),
             "transparent": transparent,
             "disable_caching": True,
-            "max_files_cached": -1,  # the partial movie files stay until the chapters are cut from them
+            # nothing to prune: the temp folder goes whole (and chapters do not need the partial movie
+            # files after the render: manim joins each section inside `finish`, before it prunes)
+            "max_files_cached": -1,
             "verbosity": "WARNING",
             "output_file": name,
             # progress bars only on a terminal: in logs and CI they are thousands of \r lines
@@ -232,6 +249,8 @@ def render_scene(scene_cls, inputs, *, name: str, quality: str = "l", fmt: str =
             opts.update(format=fmt)
         opts.update(speed_options(fmt))  # scenes/speed.py: faster encoding, same frames
         opts.update(extra_config or {})
+        if chapters:  # each chapter is a manim section (LessonSceneBase.mark_chapter): one video each
+            opts["save_sections"] = True
         chapter_dir = work / "chapters"
         with tempconfig(opts):
             scene = scene_cls(inputs)
@@ -241,15 +260,15 @@ def render_scene(scene_cls, inputs, *, name: str, quality: str = "l", fmt: str =
             if fmt == "gif":
                 produced = Path(writer.gif_file_path)
             duration = float(scene.renderer.time)
+            entries = []
+            if chapters:
+                entries = _write_chapters(scene, writer, produced, name=name, stem=stem, lang=lang, quality=quality,
+                                          fmt=fmt, duration=duration, folder=chapter_dir)
             soundtrack = getattr(scene, "soundtrack", None)
             if soundtrack is not None and fmt in ("mp4", "webm", "mov") and produced.is_file():
                 from .sound import add_soundtrack
 
                 add_soundtrack(produced, soundtrack)
-            entries = []
-            if chapters:
-                entries = _write_chapters(scene, writer, name=name, stem=stem, lang=lang, quality=quality, fmt=fmt,
-                                          duration=duration, folder=chapter_dir)
         if not produced.is_file():
             raise RuntimeError(f"manim reported {produced} but did not write it")
         final = dest_dir / f"{stem}.{fmt}"

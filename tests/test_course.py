@@ -10,6 +10,7 @@ import os
 import re
 
 import av
+import numpy as np
 import pytest
 from manim import MovingCameraScene
 
@@ -128,3 +129,72 @@ def test_png_has_no_chapters(make_inputs, tmp_path):
         render_scene(OneChapter, make_inputs(), name="one_chapter", fmt="png", out=tmp_path, chapters=True)
     assert "mp4" in e.value.hint
     assert not (tmp_path / "480p15").exists() or os.listdir(tmp_path / "480p15") == []
+
+
+def decoded(path) -> tuple[list, float]:
+    """Every frame of a clip (RGB arrays) and its frame rate."""
+    with av.open(str(path)) as c:
+        rate = float(c.streams.video[0].average_rate or c.streams.video[0].guessed_rate)
+        return [f.to_ndarray(format="rgb24") for f in c.decode(video=0)], rate
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("fmt", ["mp4", "gif"])
+def test_chapter_clips_are_manims_sections_even_when_its_cache_is_pruned(make_inputs, tmp_path, fmt):
+    """Chapters are manim's sections (joined inside its writer's `finish`), not partial movie files read
+    after the render: with max_files_cached=0 manim deletes every partial movie file as the render ends,
+    and every chapter is still there, starting on the whole clip's frame at its start time, the
+    durations adding up to the whole clip's within a frame. A gif's chapters are gifs."""
+    from attention_manim.scenes.runner import render_scene
+
+    res = render_scene(TwoChapters, make_inputs(lang="pt"), name="two_chapters", quality="l", fmt=fmt, out=tmp_path,
+                       extra_config={**TINY, "max_files_cached": 0}, chapters=True)
+    index = json.loads(res.index.read_text(encoding="utf-8"))
+    assert [c["file"] for c in index["chapters"]] == [f"01_softmax.{fmt}", f"02_masking.{fmt}"]
+    whole, fps = decoded(res.files[0])
+    assert abs(len(whole) / fps - index["duration"]) < 1 / fps
+    assert abs(sum(c["duration"] for c in index["chapters"]) - len(whole) / fps) < 1 / fps
+    total = 0
+    for c in index["chapters"]:
+        own, rate = decoded(res.index.parent / c["file"])
+        if fmt == "mp4":
+            assert (res.index.parent / c["file"]).read_bytes()[4:8] == b"ftyp"
+        else:
+            assert (res.index.parent / c["file"]).read_bytes()[:6] in (b"GIF89a", b"GIF87a")
+        assert rate == fps and abs(len(own) / rate - c["duration"]) < 1 / fps, c["file"]
+        at = round(c["start"] * fps)  # the whole clip's frame at the chapter's start
+        assert at == total
+        first = own[0].astype(int) - whole[at].astype(int)
+        if fmt == "mp4":  # the same encoded frames: equal to the bit
+            assert not first.any(), c["file"]
+        else:  # each gif has its own palette: the same picture, within the palettes' rounding
+            assert abs(first).mean() < 6, c["file"]
+        total += len(own)
+    assert total == len(whole)
+
+
+@pytest.mark.render
+def test_narrated_chapter_clips_carry_their_slice_of_the_sound(make_inputs, tmp_path, monkeypatch):
+    """A narrated lesson (Korean, espeak-ng: quick): the whole clip is muxed with the sound track after
+    the sections are cut, and each chapter clip gets its own slice of it, as long as its video."""
+    from attention_manim.scenes.runner import render_scene
+    from attention_manim.voice import audio as A
+    from attention_manim.voice.engines import available, pick_voice
+
+    if not available(pick_voice("auto", "ko")):
+        pytest.skip("espeak-ng is not installed")
+    monkeypatch.setenv("ATTENTION_MANIM_CACHE", str(tmp_path / "cache"))
+    res = render_scene(TwoChapters, make_inputs(lang="ko", voice="auto"), name="two_chapters", quality="l",
+                       out=tmp_path, extra_config=TINY, chapters=True)
+    index = json.loads(res.index.read_text(encoding="utf-8"))
+    assert index["narration"]["engine"] == "espeak"
+    whole, length = A.audio_of(res.files[0])
+    assert abs(len(whole) / A.RATE - length) <= 0.1 and np.abs(whole).max() > 0.01
+    total = 0.0
+    for c in index["chapters"]:
+        piece, seconds = A.audio_of(res.index.parent / c["file"])
+        assert abs(seconds - c["duration"]) < 1 / TINY["frame_rate"] + 1e-6, c["file"]
+        assert abs(len(piece) / A.RATE - seconds) <= 0.1, c["file"]
+        assert np.abs(piece).max() > 0.01, c["file"]  # it speaks
+        total += len(piece) / A.RATE
+    assert total == pytest.approx(len(whole) / A.RATE, abs=0.1)

@@ -6,7 +6,9 @@ q·k is recomputed here with numpy from inspect's own q and k."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import time
 
 import numpy as np
@@ -205,6 +207,9 @@ def test_a_render_runs_in_the_background_and_its_files_are_served(client):
         time.sleep(0.3)
         job = client.get(f"/api/render/{job['id']}").json()
     assert job["state"] == "done", job
+    # rendered by the worker process, not by the server (this test process runs the app)
+    assert job["pid"] and job["pid"] != os.getpid()
+    assert client.app.state.queue.worker_pid() == job["pid"]  # and it stays, warm, for the next job
     kinds = {f["kind"]: f for f in job["files"]}
     assert {"clip", "srt", "vtt", "chapter", "index", "presenter"} <= set(kinds)
     assert client.get(kinds["vtt"]["url"]).text.startswith("WEBVTT")
@@ -369,3 +374,179 @@ def test_render_this_can_narrate(client):
 
     with av.open(io.BytesIO(client.get(clip["url"]).content)) as c:
         assert [s.codec_context.name for s in c.streams.audio] == ["aac"]
+
+
+# --- renders run in a worker process (issue 19) ------------------------------------------------------
+
+LONG = {"scene": "fluffy_blue_creature", "sentence": SENTENCE, "model": "toy", "quality": "l", "format": "mp4"}
+SHORT = {"scene": "attention_pattern", "sentence": "a fluffy blue creature", "model": "toy", "quality": "l",
+         "format": "mp4"}
+
+
+def submit(client, body) -> dict:
+    r = client.post("/api/render", json=body)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def wait_for(client, job_id, states, until=lambda job: True, timeout=240) -> dict:
+    deadline = time.time() + timeout
+    while True:
+        job = client.get(f"/api/render/{job_id}").json()
+        if (job["state"] in states and until(job)) or time.time() > deadline:
+            return job
+        time.sleep(0.2)
+
+
+def alive(pid) -> bool:
+    """Whether process `pid` runs (a zombie nobody has reaped yet does not: in a container without an
+    init, an orphan that exited stays one)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def leftovers(renders, job_id) -> list:
+    """Anything a job left: its folder, or a temp folder of a render anywhere."""
+    return ([renders / job_id] if (renders / job_id).exists() else []) + list(renders.rglob(".*-rendering-*"))
+
+
+@pytest.mark.render
+def test_the_next_render_reuses_the_warm_worker_and_the_server_answers_meanwhile(client, monkeypatch):
+    from attention_manim.scenes import batch, runner
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("the server process rendered")
+
+    monkeypatch.setattr(runner, "render_scene", not_here)  # in this process only: renders happen elsewhere
+    monkeypatch.setattr(batch.Worker, "run", not_here)
+    first = wait_for(client, submit(client, SHORT)["id"], {"done", "error"})
+    assert first["state"] == "done", first
+    job = submit(client, LONG)
+    job = wait_for(client, job["id"], {"rendering"}, until=lambda j: j["written"] > 0)
+    assert job["state"] == "rendering" and job["pid"] == first["pid"]  # the same process: the model stays loaded
+    for _ in range(5):  # the server is not the process that renders: it answers at once
+        t = time.perf_counter()
+        assert client.get("/api/queue").json()["current"]["id"] == job["id"]
+        assert time.perf_counter() - t < 1.0
+    client.delete(f"/api/render/{job['id']}")
+    assert wait_for(client, job["id"], {"cancelled", "done", "error"}, timeout=60)["state"] == "cancelled"
+
+
+@pytest.mark.render
+def test_cancelling_a_running_render_stops_its_work_and_leaves_nothing(client, monkeypatch):
+    from attention_manim.explorer import jobs
+
+    queue = client.app.state.queue
+    renders = queue.out_dir
+    # politely: the render stops at its next animation; its worker stays for the next job
+    job = submit(client, LONG)
+    job = wait_for(client, job["id"], {"rendering"}, until=lambda j: j["written"] > 0)
+    pid = job["pid"]
+    assert job["state"] == "rendering" and pid != os.getpid() and alive(pid)
+    assert (renders / job["id"]).is_dir()  # its temp folder is being written
+    assert client.delete(f"/api/render/{job['id']}").status_code == 200
+    job = wait_for(client, job["id"], {"cancelled", "done", "error"}, timeout=60)
+    assert job["state"] == "cancelled", job
+    assert leftovers(renders, job["id"]) == [] and job["files"] == []
+    assert queue.worker_pid() == pid and alive(pid)
+    # firmly: a render that does not stop in time (here: at once) has its worker process stopped
+    monkeypatch.setattr(jobs, "CANCEL_GRACE_S", 0.0)
+    job = submit(client, LONG)
+    job = wait_for(client, job["id"], {"rendering"}, until=lambda j: j["written"] > 0)
+    assert job["pid"] == pid
+    client.delete(f"/api/render/{job['id']}")
+    job = wait_for(client, job["id"], {"cancelled", "done", "error"}, timeout=60)
+    assert job["state"] == "cancelled", job
+    assert not alive(pid)  # the work is killed with its process
+    assert leftovers(renders, job["id"]) == []  # its `finally` removed the temp folder; the job's folder went too
+    monkeypatch.undo()
+    nxt = wait_for(client, submit(client, SHORT)["id"], {"done", "error"})
+    assert nxt["state"] == "done" and nxt["pid"] not in (None, pid)  # a fresh worker
+
+
+@pytest.mark.render
+def test_a_killed_worker_fails_its_job_in_the_pages_language_and_the_next_job_starts_a_fresh_one(client):
+    renders = client.app.state.queue.out_dir
+    job = submit(client, {**LONG, "lang": "pt"})
+    job = wait_for(client, job["id"], {"rendering"}, until=lambda j: j["written"] > 0)
+    pid = job["pid"]
+    assert job["state"] == "rendering" and pid and pid != os.getpid()
+    os.kill(pid, signal.SIGKILL)  # no cleanup of its own: the server's
+    job = wait_for(client, job["id"], {"error", "done", "cancelled"}, timeout=60)
+    assert job["state"] == "error", job
+    assert job["error"]["message"] == "o processo de renderização parou antes de terminar o clipe (código de saída -9)"
+    assert job["error"]["hint"].startswith("renderize de novo")
+    assert leftovers(renders, job["id"]) == []
+    nxt = wait_for(client, submit(client, SHORT)["id"], {"done", "error"})
+    assert nxt["state"] == "done", nxt
+    assert nxt["pid"] not in (None, pid) and alive(nxt["pid"])
+    clip = next(f for f in nxt["files"] if f["kind"] == "clip")
+    assert client.get(clip["url"]).content[4:8] == b"ftyp"
+
+
+@pytest.mark.render
+def test_a_mistake_found_by_the_worker_crosses_back_with_its_catalog_key(client):
+    """The server cannot see this one (the ring needs a token per device; the plan, in the worker, finds
+    three): the UserError crosses the pipe with its key and parameters and is said in Portuguese."""
+    job = submit(client, {"scene": "ring_attention", "sentence": "a fluffy creature", "model": "toy", "lang": "pt",
+                          "quality": "l", "format": "mp4"})
+    job = wait_for(client, job["id"], {"error", "done", "cancelled"})
+    assert job["state"] == "error", job
+    assert job["error"] == {"message": "--devices 4 está fora do intervalo: esta lição aceita de 2 a 3 dispositivos",
+                            "hint": "o anel desenha no máximo 6 dispositivos, e cada um precisa de pelo menos um "
+                                    "token (a frase tem 3)"}
+    assert not (client.app.state.queue.out_dir / job["id"]).exists()
+
+
+@pytest.mark.render
+def test_the_worker_does_not_outlive_a_killed_server(tmp_path):
+    """The server killed outright (SIGKILL: no shutdown of its own) mid-render: its worker process
+    stops too (batch's orphan watch) and removes its temp folder."""
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    renders = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "render.py", "explore", "--port", str(port), "--renders", str(renders),
+                             "--device", "cpu"], cwd=root, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+
+    def call(path, body=None):
+        req = urllib.request.Request(base + path, data=json.dumps(body).encode() if body else None,
+                                     headers={"content-type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.load(r)
+
+    try:
+        assert f"{base}/" in proc.stderr.readline()
+        job = call("/api/render", LONG)
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            job = call(f"/api/render/{job['id']}")
+            if job["state"] == "rendering" and job["written"] > 0:
+                break
+            time.sleep(0.3)
+        pid = job["pid"]
+        assert job["state"] == "rendering" and pid not in (None, proc.pid) and alive(pid)
+        assert list(renders.rglob(".*-rendering-*"))
+    finally:
+        proc.kill()
+        proc.wait(10)
+    deadline = time.time() + 20
+    while alive(pid) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not alive(pid), "the worker outlived its server"
+    assert list(renders.rglob(".*-rendering-*")) == []  # its render's `finally` ran
