@@ -262,6 +262,19 @@ def _raise_interrupted(signum, frame):
     raise Interrupted()
 
 
+_TERM_SEEN: list[int] = []
+
+
+def _raise_interrupted_once(signum, frame):
+    """A worker's SIGTERM handler: an orphaned worker gets SIGTERM twice (the kernel's parent-death
+    signal and the parent watch), and a second exception raised inside the first one's cleanup would
+    cut it short, leaving its temp folder behind."""
+    if _TERM_SEEN:
+        return
+    _TERM_SEEN.append(signum)
+    raise Interrupted()
+
+
 def run_batch(jobs: list[Job], *, n: int = 1, backend: str = "local", load: Callable | None = None,
               ray_address: str | None = None, force: bool = False, use_cache: bool = True,
               on_done: Callable[[int, int, Outcome], None] | None = None,
@@ -350,7 +363,7 @@ def die_with_parent(parent: int | None) -> None:
 
 def _worker_main(tasks, results, load, threads: int, parent: int | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it stops us with SIGTERM
-    signal.signal(signal.SIGTERM, _raise_interrupted)  # a render's `finally` removes its temp folder
+    signal.signal(signal.SIGTERM, _raise_interrupted_once)  # a render's `finally` removes its temp folder
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     os.environ[BATCH_WORKER] = "1"
     try:
