@@ -976,13 +976,14 @@ def contact_sheet(frames: list[dict], folder: Path, title: str, columns: int = 4
     return path
 
 
-SHEET_FACES = ("/usr/share/fonts/truetype/nanum/NanumGothic.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+# DejaVu first: NanumGothic has an arrow (→) that draws as a stub at the sheet's sizes
+SHEET_FACES = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/truetype/nanum/NanumGothic.ttf",
                "/usr/share/fonts/truetype/nanum/NanumMyeongjo.ttf")
 
 
 class SheetFont:
-    """The contact sheet's text face: Korean from NanumGothic, and what it lacks (ã, ó, ␣, −) from
-    DejaVu Sans, character by character, so no caption shows a missing-glyph box."""
+    """The contact sheet's text face: DejaVu Sans, and what it lacks (Hangul) from NanumGothic,
+    character by character, so no caption shows a missing-glyph box."""
 
     def __init__(self, size: int):
         from PIL import ImageFont

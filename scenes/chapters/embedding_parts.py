@@ -123,21 +123,28 @@ def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size:
     return out
 
 
-def self_weight(say: Say, theme, weight: float, target, font_size: float = 18, arcs: ContextArcs | None = None) -> VGroup:
+def self_weight(say: Say, theme, weight: float, target, font_size: float = 18, arcs: ContextArcs | None = None,
+                beside: bool = False) -> VGroup:
     """The weight a word keeps on itself (it has no arc), above the word: "0.12 self"; clear of the
-    ends of `arcs` coming into the word (beside them when they take the space above it)."""
+    ends of `arcs` coming into the word (beside them when they take the space above it). `beside`:
+    to the word's right on its own line first (words on a line above would claim a label above)."""
     n = number(weight, "weight", font_size=font_size, color=theme.text).next_to(target, UP, buff=0.08)
     word = label(say("embeddings.self"), font_size=font_size * 14 / 18, color=theme.dim)
     out = VGroup(n, word.next_to(n, RIGHT, buff=0.06 * font_size / 18))
+    top, right = target.get_top(), target.get_right()
+    right_mid = [right[0] + 0.12 + out.width / 2, target.get_center()[1], 0]
+    if beside:
+        out.move_to(right_mid)
     strokes = [a for a, _ in arcs.drawn()] if arcs is not None else []
     if strokes:
         from ..components.clearance import first_clear
         from ..review import clear_of
 
-        top, right = target.get_top(), target.get_right()
         up = top[1] + 0.08 + out.height / 2
         spots = [[top[0], up, 0], [right[0] - out.width / 2, up, 0], [right[0] + 0.1 + out.width / 2, up, 0],
-                 [right[0] + 0.12 + out.width / 2, target.get_center()[1], 0]]
+                 right_mid]
+        if beside:
+            spots = [right_mid, *spots[:-1]]
         out.move_to(first_clear(out, spots, strokes, LABEL_ROOM))
         clear_of(out, strokes)
     return out

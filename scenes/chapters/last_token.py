@@ -91,7 +91,7 @@ class LastToken(Chapter):
             drawn["arcs"][h.head], drawn["panels"][h.head] = arcs, panel
             own = VGroup()
             if h.weights[last] >= 0.01:  # the weight a word keeps on itself has no arc: say it in numbers
-                own = self_weight(say, th, h.weights[last], target, font_size=28, arcs=arcs)
+                own = self_weight(say, th, h.weights[last], target, font_size=28, arcs=arcs, beside=True)
             with stage.narrating(self.head_caption(stage, plan, h)):
                 stage.play(FadeIn(panel), arcs.grow(run_time=1.0), FadeIn(own), run_time=1.0)
                 stage.play(arcs.pulse(run_time=1.0))
@@ -134,6 +134,10 @@ class LastToken(Chapter):
         elif h.idle is not None:
             text = say(f"{T}.head_title_idle", head=h.head, weight=say.number(h.idle, ".2f"),
                        role=say.role(h.role, plan.layer, h.head, tokens=plan.tokens, idle_said=True))
+        elif h.idle_word is not None:
+            text = say(f"{T}.head_title_idle_word", head=h.head, weight=say.number(h.idle_word, ".2f"),
+                       word=say.quote(plan.tokens[plan.last]),
+                       role=say.role(h.role, plan.layer, h.head, tokens=plan.tokens, idle_said=True))
         else:
             text = say(f"{T}.head_title", head=h.head, role=say.role(h.role, plan.layer, h.head, tokens=plan.tokens))
         title = label(text, font_size=26, color=th.text)
@@ -141,8 +145,8 @@ class LastToken(Chapter):
         for n, k in enumerate(h.strongest):
             item = f"{T}.item_self" if k == plan.last else f"{T}.item"
             items[f"i{n}"] = say(item, word=say.quote(plan.tokens[k]), weight=say.number(float(h.weights[k]), ".2f"))
-        detail = label(say(f"{T}.strongest_{len(h.strongest)}", **items), font_size=22, color=th.dim)
-        far = label(say(f"{T}.reach", weight=say.number(h.reach, ".2f")), font_size=22, color=th.dim)
+        detail = label(say(f"{T}.strongest_{len(h.strongest)}", **items), font_size=24, color=th.text)
+        far = label(say(f"{T}.reach", weight=say.number(h.reach, ".2f")), font_size=24, color=th.text)
         return VGroup(title, detail, far).arrange(DOWN, buff=0.14)
 
     @staticmethod
@@ -151,8 +155,10 @@ class LastToken(Chapter):
         if not h.role:
             who = say(f"{T}.who", layer=plan.layer, head=h.head)
         else:
-            role = say.role(h.role, plan.layer, h.head, tokens=plan.tokens, idle_said=h.idle is not None)
-            who = say(f"{T}.who_idle" if h.idle is not None else f"{T}.who_role", head=h.head, role=role)
+            idle = h.idle is not None or h.idle_word is not None
+            role = say.role(h.role, plan.layer, h.head, tokens=plan.tokens, idle_said=idle)
+            who = say(f"{T}.who_idle" if h.idle is not None else f"{T}.who_idle_word" if idle else f"{T}.who_role",
+                      head=h.head, role=role, word=say.quote(plan.tokens[plan.last]))
         if h.top == plan.last:  # the caption follows the measured pattern: what stays, what flows in
             w = float(h.weights[plan.last])
             key = ("caption_head_self" if 1.0 - w < NOTHING else

@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from ..setting import Setting
-from .honesty import role_idle
+from .honesty import IDLE, role_idle
 
 LINE_CHARS = 46  # a passage line ends after ".", "!" or "?", or before it grows longer than this
 STRONGEST = 3  # the keys a head's note names (each ≥ STRONGEST_MIN)
@@ -45,6 +45,9 @@ class HeadInto:
     reach: float  # weight on the words before the previous one: how far back this head reaches
     top: int  # the key with the largest weight (the caption names it; the last word itself: none flows in)
     idle: float | None = None  # a named role with nothing to act on in the passage: the least weight a word keeps on itself
+    # a named role with nothing to act on for the last word (which the lesson follows), though some
+    # word of the passage looks away: the last word's weight on itself
+    idle_word: float | None = None
 
 
 @dataclass(frozen=True)
@@ -72,9 +75,11 @@ def plan_last_token(setting: Setting, heads: Sequence[int] | None = None) -> Las
         ht = tr.head(layer, h)
         w = np.asarray(ht.pattern[last], float)
         strongest = tuple(int(k) for k in np.argsort(-w, kind="stable")[:STRONGEST] if w[k] >= STRONGEST_MIN)
+        idle = role_idle(ht.pattern, tr.model.real) if ht.role else None
+        idle_word = float(w[last]) if ht.role and idle is None and w[last] >= IDLE else None
         into.append(HeadInto(head=h, role=ht.role, weights=w, strongest=strongest,
                              reach=float(w[: max(last - 1, 0)].sum()), top=int(np.argmax(w)),
-                             idle=role_idle(ht.pattern, tr.model.real) if ht.role else None))
+                             idle=idle, idle_word=idle_word))
     guesses: tuple = ()
     if tr.vocab:
         logits = np.asarray(tr.logits[last], float)
