@@ -36,6 +36,23 @@ def test_a_missing_key_is_reported(tmp_path, monkeypatch):
         i18n.load_catalog.cache_clear()
 
 
+def test_a_spoken_phrase_of_one_language_is_its_own(tmp_path, monkeypatch):
+    """ko says "형용사 → 명사" with its particles; en and pt need no such phrase. A symbol ("√") is
+    still one every language must say."""
+    import attention_manim.scenes.i18n as i18n
+
+    for lang in LANGUAGES:
+        (tmp_path / lang).mkdir()
+        extra = '"형용사 → 명사" = "형용사에서 명사로"\n"√" = "루트"\n' if lang == "ko" else ""
+        (tmp_path / lang / "spoken.toml").write_text("[symbols]\n" + extra, encoding="utf-8")
+    monkeypatch.setattr(i18n, "LOCALES_DIR", tmp_path)
+    i18n.load_catalog.cache_clear()
+    try:
+        assert i18n.missing_keys() == {"en": {"spoken.symbols.√"}, "ko": set(), "pt": {"spoken.symbols.√"}}
+    finally:
+        i18n.load_catalog.cache_clear()
+
+
 def test_every_key_takes_the_same_parameters_in_every_language():
     en = load_catalog("en")
     for lang in ("ko", "pt"):
