@@ -43,7 +43,7 @@ def strict_json(data) -> str:
         return json.dumps(data, ensure_ascii=False, allow_nan=False)
     except ValueError:
         raise UserError("the model produced a number that is not finite (NaN or ∞); no JSON written",
-                        "check the model's weights, or use a shorter sentence") from None
+                        "check the model's weights, or use a shorter sentence", key="json_not_finite") from None
 
 
 def split_sentences(values: tuple[str, ...]) -> list[str] | None:
@@ -140,15 +140,27 @@ def with_model_options(f):
     return f
 
 
-def comma_choices(value: str, known: tuple[str, ...], what: str, option: str) -> list[str]:
-    """`--lang en,ko` / `-q l,h`: a comma-separated list, every item known, in the order given."""
+def comma_choices(value: str, known: tuple[str, ...], option: str, unknown) -> list[str]:
+    """`--lang en,ko` / `-q l,h`: a comma-separated list, every item known, in the order given;
+    `unknown(item, choices)` is the error for an item not known."""
     items = list(dict.fromkeys(p.strip() for p in str(value).split(",") if p.strip()))
     if not items:
-        raise UserError(f"{option} is empty", f"choose from {', '.join(known)}")
+        raise UserError(f"{option} is empty", f"choose from {', '.join(known)}", key="option_empty", option=option,
+                        choices=", ".join(known))
     for item in items:
         if item not in known:
-            raise UserError(f"unknown {what} {item!r}", f"choose from {', '.join(known)} (several: separate with commas)")
+            raise unknown(item, ", ".join(known))
     return items
+
+
+def unknown_language(item: str, choices: str) -> UserError:
+    return UserError(f"unknown language {item!r}", f"choose from {choices} (several: separate with commas)",
+                     key="unknown_language_listed", lang=item, choices=choices)
+
+
+def unknown_quality(item: str, choices: str) -> UserError:
+    return UserError(f"unknown quality {item!r}", f"choose from {choices} (several: separate with commas)",
+                     key="unknown_quality", quality=item, choices=choices)
 
 
 @cli.command("render")
@@ -202,8 +214,8 @@ def render(names, quality, fmt, transparent, sentences, focus, layer, head, layo
     from attention_manim.scenes.registry import load_all
     from attention_manim.scenes.runner import QUALITY_FLAGS, check_output_dir
 
-    langs = [checked_lang(x) for x in comma_choices(lang, tuple(LANGUAGES), "language", "--lang")]
-    qualities = comma_choices(quality, tuple(QUALITY_FLAGS), "quality", "-q")
+    langs = [checked_lang(x) for x in comma_choices(lang, tuple(LANGUAGES), "--lang", unknown_language)]
+    qualities = comma_choices(quality, tuple(QUALITY_FLAGS), "-q", unknown_quality)
     scenes = load_all()
     for name in names:  # every name is checked, "all" beside it too (`render.py foo all` is a typo, not all)
         if name != "all" and name not in scenes:
@@ -300,7 +312,7 @@ def review_request(names, lang, model_name, sentences, focus, layer, head, layou
     from attention_manim.scenes.i18n import LANGUAGES
     from attention_manim.scenes.registry import load_all
 
-    langs = [checked_lang(x) for x in comma_choices(lang, tuple(LANGUAGES), "language", "--lang")]
+    langs = [checked_lang(x) for x in comma_choices(lang, tuple(LANGUAGES), "--lang", unknown_language)]
     scenes = load_all()
     for name in names:
         if name != "all" and name not in scenes:
@@ -328,7 +340,8 @@ def script_cmd(name, lang, model_name, sentences, focus, layer, head, layout, ax
 
     wanted, langs, options = review_request((name,), lang, model_name, sentences, focus, layer, head, layout, axes, window, devices)
     if len(wanted) != 1 or len(langs) != 1:
-        raise UserError("a script is one lesson in one language", "e.g. render.py script softmax --lang ko")
+        raise UserError("a script is one lesson in one language", "e.g. render.py script softmax --lang ko",
+                        key="script_one_lesson")
     cls = load_all()[wanted[0]]
     model = str(model_name or getattr(getattr(cls, "lesson", None), "model", None) or "toy")
     inputs = Worker().inputs(Job(scene=wanted[0], lang=langs[0], model=model, device=device, options=options))
@@ -478,10 +491,12 @@ def inspect_cmd(sentence, layer, head, as_json, project_onto, lang, model_name, 
     """Print the model's numbers for SENTENCE."""
     from attention_manim.scenes.i18n import Say
 
-    from attention_manim.scenes.setting import check_directions, check_text, head_error, layer_error
+    from attention_manim.scenes.setting import check_directions, head_error, is_blank, layer_error
 
     say = Say(checked_lang(lang))
-    check_text(sentence, "a sentence", "the sentence", 'for example: python render.py inspect "a fluffy blue creature"')
+    if is_blank(sentence):
+        raise UserError(f"the sentence is empty: {sentence!r}", 'for example: python render.py inspect "a fluffy blue '
+                        'creature"', key="inspect_sentence_empty", sentence=sentence)
     trace = _session(model_name, device).trace(sentence)
     m = trace.model
     if layer is not None and not 0 <= layer < m.n_layers:
@@ -664,7 +679,8 @@ def params_cmd(model_name, as_json, lang):
     else:
         if model_name not in BUILTINS and not Path(model_name).exists():
             raise UserError(f"unknown model {model_name!r}",
-                            f"choose {', '.join((*CONFIGS, *BUILTINS))}, or a folder with config.json and weights")
+                            f"choose {', '.join((*CONFIGS, *BUILTINS))}, or a folder with config.json and weights",
+                            key="params_unknown_model", model=model_name, choices=", ".join((*CONFIGS, *BUILTINS)))
         model = _session(model_name, "cpu").model
         from attention_manim.model.params import tally
 

@@ -236,6 +236,10 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
             if lesson is None:
                 continue
             ok, why = fits(lesson, inputs)
+            if isinstance(why, UserError):  # said in the page's language
+                from attention_manim.scenes.i18n import localized_error
+
+                why = localized_error(why, lang)[0]
             out.append({"name": name, "description": describe(name, lang), "fits": ok, "why": why,
                         "chapters": len(lesson.all_chapters())})
         return {"scenes": out}
@@ -253,7 +257,7 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
                 lesson.plans(lesson.setting(inputs))
                 fit_cache[key] = (True, "")
             except UserError as e:
-                fit_cache[key] = (False, e.message)
+                fit_cache[key] = (False, e)
             except Exception as e:  # a plan that cannot take this input is not offered
                 log.warning("plan %s failed: %r", lesson.name, e)
                 fit_cache[key] = (False, type(e).__name__)
@@ -272,9 +276,11 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
         if req.scene not in scenes:
             raise unknown_scene_error(req.scene, sorted(scenes))
         if req.quality not in QUALITIES:
-            raise UserError(f"unknown quality {req.quality!r}", f"choose one of {', '.join(QUALITIES)}")
+            raise UserError(f"unknown quality {req.quality!r}", f"choose one of {', '.join(QUALITIES)}",
+                            key="explorer_unknown_quality", quality=req.quality, choices=", ".join(QUALITIES))
         if req.format not in FORMATS:
-            raise UserError(f"unknown format {req.format!r}", f"choose one of {', '.join(FORMATS)}")
+            raise UserError(f"unknown format {req.format!r}", f"choose one of {', '.join(FORMATS)}",
+                            key="unknown_format", format=req.format, choices=", ".join(FORMATS))
         page_lang(req.lang)
         voice = req.voice or None
         if voice:  # a known voice for the page's language, its engine installed: said before queueing

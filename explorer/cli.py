@@ -23,7 +23,8 @@ def explore_cmd(port, folders, device, renders, open_browser):
         import fastapi  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError:
-        raise UserError("the explorer needs fastapi and uvicorn", "install them: pip install -e .") from None
+        raise UserError("the explorer needs fastapi and uvicorn", "install them: pip install -e .",
+                        key="explorer_not_installed") from None
     from attention_manim.scenes.runner import check_output_dir
 
     from .app import serve
@@ -55,7 +56,8 @@ def present_cmd(ctx, scene, quality, fmt, lang, out, open_browser):
     check_language(lang)
     for bad in ("--chapters", "-j", "--jobs", "--backend"):
         if bad in ctx.args:
-            raise UserError(f"present does not take {bad}", "it renders one scene, with its chapters")
+            raise UserError(f"present does not take {bad}", "it renders one scene, with its chapters",
+                            key="present_option", option=bad)
     args = [scene, "-q", quality, "--format", fmt, "--lang", lang, "--out", str(out), "--chapters", *ctx.args]
     # the `render` command of the group this one belongs to (the CLI imports this module, not back)
     render_cmd = ctx.find_root().command.get_command(ctx, "render")
@@ -63,7 +65,8 @@ def present_cmd(ctx, scene, quality, fmt, lang, out, open_browser):
     stem = clip_stem(scene, lang)
     index = Path(out) / quality_dir_name(quality) / stem / INDEX
     if not index.is_file():
-        raise UserError(f"no chapter index at {index}", "render the scene again with `python render.py present`")
+        raise UserError(f"no chapter index at {index}", "render the scene again with `python render.py present`",
+                        key="present_no_index", path=index)
     page = build_presenter(index, Path(out) / quality_dir_name(quality) / f"{stem}.present")
     click.echo(str(page))
     click.echo(f"open {page.resolve().as_uri()} (space or → next chapter, ← back, F full screen)", err=True)

@@ -41,7 +41,8 @@ class Models:
         for f in folders:
             p = Path(f).expanduser().resolve()
             if not p.exists():
-                raise UserError(f"no model folder {str(f)!r}", "give a directory with config.json and model.safetensors")
+                raise UserError(f"no model folder {str(f)!r}", "give a directory with config.json and model.safetensors",
+                                key="explorer_no_folder", folder=str(f))
             name, n = p.name, 2
             while any(c.id == name for c in choices):
                 name, n = f"{p.name}-{n}", n + 1
@@ -56,7 +57,8 @@ class Models:
         for c in self.choices:
             if c.id == model_id:
                 return c
-        raise UserError(f"unknown model {str(model_id)[:40]!r}", f"choose {', '.join(self.ids)}")
+        raise UserError(f"unknown model {str(model_id)[:40]!r}", f"choose {', '.join(self.ids)}",
+                        key="explorer_unknown_model", model=str(model_id)[:40], choices=", ".join(self.ids))
 
     def session(self, model_id: str):
         """The model's session (model/session.py): loaded once, its head roles measured before the

@@ -232,7 +232,8 @@ class RenderQueue:
         with self._cv:
             if len(self.waiting) >= MAX_WAITING:
                 raise QueueFullError(f"{len(self.waiting)} renders are already waiting",
-                                     "wait for one to finish, or cancel one")
+                                     "wait for one to finish, or cancel one", key="queue_full",
+                                     count=len(self.waiting))
             job = Job(id=f"{int(time.time())}-{next(self._ids)}", **job_kw)
             self.jobs[job.id] = job
             self.waiting.append(job.id)
@@ -243,7 +244,8 @@ class RenderQueue:
         with self._cv:
             job = self.jobs.get(job_id)
             if job is None:
-                raise UserError(f"no render {job_id[:40]!r}", "start one with the Render button")
+                raise UserError(f"no render {job_id[:40]!r}", "start one with the Render button", key="no_render",
+                                job=job_id[:40])
             pos = list(self.waiting).index(job_id) + 1 if job_id in self.waiting else None
             return job.public(pos)
 
@@ -253,7 +255,8 @@ class RenderQueue:
         with self._cv:
             job = self.jobs.get(job_id)
             if job is None:
-                raise UserError(f"no render {job_id[:40]!r}", "start one with the Render button")
+                raise UserError(f"no render {job_id[:40]!r}", "start one with the Render button", key="no_render",
+                                job=job_id[:40])
             if job_id in self.waiting:
                 self.waiting.remove(job_id)
                 job.state = "cancelled"

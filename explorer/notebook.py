@@ -94,9 +94,10 @@ def explore(sentence: str, model: str = "toy", layer: int | None = None, head: i
 
     check_language(lang)
     if layout not in ("video", "paper"):
-        raise UserError(f"unknown layout {layout!r}", "use video or paper")
+        raise UserError(f"unknown layout {layout!r}", "use video or paper", key="unknown_layout", layout=layout)
     if model not in core.BUILTIN_MODELS and not Path(model).exists():
-        raise UserError(f"unknown model {model!r}", f"choose {', '.join(core.BUILTIN_MODELS)} or a model folder")
+        raise UserError(f"unknown model {model!r}", f"choose {', '.join(core.BUILTIN_MODELS)} or a model folder",
+                        key="notebook_unknown_model", model=model, builtins=", ".join(core.BUILTIN_MODELS))
     session = _session(model)
     session.info  # noqa: B018  (a real model's head roles, measured once: the head the clips use)
     trace = session.trace(core.check_sentence(sentence))

@@ -6,9 +6,11 @@ import json
 import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import ConfigError
 
 
 NORMS = ("layernorm", "rmsnorm", "none")
@@ -57,10 +59,6 @@ class ConfigSchema(BaseModel):
     source: str = ""
 
 
-_KIND_WORDS = {"int_type": "a whole number", "float_type": "a number", "bool_type": "true or false",
-               "string_type": "a string", "list_type": "a list", "dict_type": "an object"}
-
-
 def _field_name(loc) -> str:
     out = str(loc[0])
     for part in loc[1:]:
@@ -68,35 +66,64 @@ def _field_name(loc) -> str:
     return out
 
 
+def _choices(field_name: str) -> list[str]:
+    """The values a Literal field allows, as quoted in the message ('learned', 'rotary')."""
+    return [repr(v) for v in get_args(ConfigSchema.model_fields[field_name].annotation)]
+
+
 def check_types(values: dict) -> None:
-    """Check a config's values against ConfigSchema: the first bad field is a ValueError naming it
-    ("'d_model' must be a whole number, not 'abc'"), not a TypeError deep inside torch."""
+    """Check a config's values against ConfigSchema: the first bad field is a ConfigError (a
+    ValueError) naming it ("'d_model' must be a whole number, not 'abc'"), not a TypeError deep
+    inside torch."""
     try:
         ConfigSchema.model_validate(values)
     except ValidationError as e:
         err = e.errors(include_url=False)[0]
-        name, kind, ctx, got = _field_name(err["loc"]), err["type"], err.get("ctx", {}), err.get("input")
-        if kind in _KIND_WORDS:
-            want = _KIND_WORDS[kind]
-        elif kind == "greater_than_equal":
-            want = f"at least {ctx['ge']}"
-        elif kind == "less_than_equal":
-            want = f"at most {ctx['le']}"
-        elif kind == "greater_than":
-            want = f"more than {ctx['gt']}"
-        elif kind == "less_than":
-            want = f"less than {ctx['lt']}"
-        elif kind == "literal_error":
-            want = f"one of {ctx.get('expected')}"
-        elif kind in ("too_short", "too_long") and name.startswith("head_roles"):
-            want = "a [layer, head] pair"
-        elif kind == "extra_forbidden":
-            raise ValueError(f"unknown config key {name!r}") from None
-        elif kind == "missing":
-            raise ValueError(f"the config has no {name!r}") from None
-        else:
-            want = err["msg"]
-        raise ValueError(f"{name!r} must be {want}, not {got!r}") from None
+        raise _schema_error(_field_name(err["loc"]), err) from None
+
+
+def _schema_error(name: str, err: dict) -> ConfigError:
+    """The catalogued words for one schema violation (every fact a parameter)."""
+    kind, ctx, got = err["type"], err.get("ctx", {}), err.get("input")
+    if kind == "int_type":
+        return ConfigError(f"{name!r} must be a whole number, not {got!r}", key="config_not_whole", field=name, got=got)
+    if kind == "float_type":
+        return ConfigError(f"{name!r} must be a number, not {got!r}", key="config_not_number", field=name, got=got)
+    if kind == "bool_type":
+        return ConfigError(f"{name!r} must be true or false, not {got!r}", key="config_not_bool", field=name, got=got)
+    if kind == "string_type":
+        return ConfigError(f"{name!r} must be a string, not {got!r}", key="config_not_string", field=name, got=got)
+    if kind == "list_type":
+        return ConfigError(f"{name!r} must be a list, not {got!r}", key="config_not_list", field=name, got=got)
+    if kind == "dict_type":
+        return ConfigError(f"{name!r} must be an object, not {got!r}", key="config_not_object", field=name, got=got)
+    if kind == "greater_than_equal":
+        return ConfigError(f"{name!r} must be at least {ctx['ge']}, not {got!r}", key="config_too_small",
+                           field=name, bound=ctx["ge"], got=got)
+    if kind == "less_than_equal":
+        return ConfigError(f"{name!r} must be at most {ctx['le']}, not {got!r}", key="config_too_large",
+                           field=name, bound=ctx["le"], got=got)
+    if kind == "greater_than":
+        return ConfigError(f"{name!r} must be more than {ctx['gt']}, not {got!r}", key="config_not_above",
+                           field=name, bound=ctx["gt"], got=got)
+    if kind == "less_than":
+        return ConfigError(f"{name!r} must be less than {ctx['lt']}, not {got!r}", key="config_not_below",
+                           field=name, bound=ctx["lt"], got=got)
+    if kind == "literal_error":
+        choices = _choices(str(err["loc"][0]))
+        rest, last = ", ".join(choices[:-1]), choices[-1]
+        return ConfigError(f"{name!r} must be one of {rest} or {last}, not {got!r}", key="config_not_a_choice",
+                           field=name, rest=rest, last=last, got=got)
+    if kind in ("too_short", "too_long") and name.startswith("head_roles"):
+        return ConfigError(f"{name!r} must be a [layer, head] pair, not {got!r}", key="config_not_head_pair",
+                           field=name, got=got)
+    if kind == "extra_forbidden":
+        return ConfigError(f"unknown config key {name!r}", key="config_unknown_key", field=name)
+    if kind == "missing":
+        return ConfigError(f"the config has no {name!r}", key="config_missing_key", field=name)
+    # a check the schema gains later: pydantic's own (English) words, inside ours
+    return ConfigError(f"{name!r} must be {err['msg']}, not {got!r}", key="config_other", field=name,
+                       detail=err["msg"], got=got)
 
 
 def implied_numbers(cfg) -> int:
@@ -156,8 +183,9 @@ def check_size(cfg) -> None:
     numbers = implied_numbers(cfg)
     limit = memory_limit_bytes()
     if numbers * 4 > limit:
-        raise ValueError(f"the config describes {numbers:,} weights, {numbers * 4 / 2**30:,.1f} GB as float32, "
-                         f"more than the {limit / 2**30:,.1f} GB allowed here (ATTENTION_MANIM_MAX_MODEL_GB)")
+        raise ConfigError(f"the config describes {numbers:,} weights, {numbers * 4 / 2**30:,.1f} GB as float32, "
+                          f"more than the {limit / 2**30:,.1f} GB allowed here (ATTENTION_MANIM_MAX_MODEL_GB)",
+                          key="config_too_big", weights=numbers, gb=numbers * 4 / 2**30, limit=limit / 2**30)
 
 
 @dataclass
@@ -197,19 +225,15 @@ class ModelConfig:
         check_types({f.name: getattr(self, f.name) for f in fields(self)})
         if not self.norm:
             self.norm = "layernorm" if self.layernorm else "none"
-        if self.norm not in NORMS:
-            raise ValueError(f"norm must be one of {NORMS}, not {self.norm!r}")
-        self.layernorm = self.norm == "layernorm"
-        if self.positions not in POSITIONS:
-            raise ValueError(f"positions must be one of {POSITIONS}, not {self.positions!r}")
-        if self.mlp not in MLPS:
-            raise ValueError(f"mlp must be one of {MLPS}, not {self.mlp!r}")
+        self.layernorm = self.norm == "layernorm"  # norm, positions and mlp: one of theirs (the schema)
         if not self.n_kv_heads:
             self.n_kv_heads = self.n_heads
         if self.n_heads % self.n_kv_heads:
-            raise ValueError(f"{self.n_heads} query heads cannot share {self.n_kv_heads} key/value heads evenly")
+            raise ConfigError(f"{self.n_heads} query heads cannot share {self.n_kv_heads} key/value heads evenly",
+                              key="config_kv_heads", heads=self.n_heads, kv_heads=self.n_kv_heads)
         if self.positions == "rotary" and self.d_head % 2:
-            raise ValueError(f"rotary positions need an even d_head, not {self.d_head}")
+            raise ConfigError(f"rotary positions need an even d_head, not {self.d_head}", key="config_odd_rotary",
+                              d_head=self.d_head)
         if self.mlp_bias is None:
             self.mlp_bias = self.bias
         check_size(self)  # before anything is allocated
@@ -253,7 +277,8 @@ class ModelConfig:
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:
-            raise ValueError(f"unknown config keys: {sorted(unknown)}")
+            raise ConfigError(f"unknown config keys: {sorted(unknown)}", key="config_unknown_keys",
+                              keys=sorted(unknown))
         return cls(**data)
 
     @classmethod

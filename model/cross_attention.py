@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import UserError
+from .errors import Term, UserError
 from .tokenizer import split_words
 
 ASSET_DIR = Path(__file__).resolve().parent.parent / "assets" / "toy"
@@ -62,6 +62,8 @@ CENTER_WEIGHT = 0.02
 IDENT_JITTER = 0.35  # how far a French word's identity code sits from its English word's
 FRENCH_SEED = 20240407
 HELD_OUT_SEED = 777
+# the two sides of a pair, as the errors name them ("the french sentence is empty"; the catalogs' words)
+SIDES = {"english": Term("english", "english"), "french": Term("french", "french")}
 VOCAB_HINT = "list the words it knows with `python -m attention_manim.model.cross_attention --vocab`"
 
 EXAMPLE = ("i do not want to pet it", "je ne veux pas le caresser")
@@ -520,15 +522,19 @@ class CrossAttention:
         vocab = self.english_vocab if side == "english" else self.french_vocab
         words = [w for w in split_words(text) if w[0].isalnum()]
         unknown = [w for w in dict.fromkeys(words) if w not in vocab]
+        language = SIDES[side]
         if unknown:
             listed = ", ".join(repr(w) for w in unknown)
-            raise UserError(f"the cross-attention model does not know the {side} word{'s' if len(unknown) > 1 else ''} "
-                            f"{listed}", VOCAB_HINT)
+            raise UserError(f"the cross-attention model does not know the {language} word{'s' if len(unknown) > 1 else ''} "
+                            f"{listed}", VOCAB_HINT, key="cross_unknown_word", language=language, words=listed,
+                            count=len(unknown))
         if not words:
-            raise UserError(f"the {side} sentence is empty", "give two sentences: --sentence \"english | french\"")
+            raise UserError(f"the {language} sentence is empty", "give two sentences: --sentence \"english | french\"",
+                            key="cross_sentence_empty", language=language)
         if len(words) > len(self.P):
-            raise UserError(f"the {side} sentence has {len(words)} words; this head reads at most {len(self.P)}",
-                            "use a shorter sentence")
+            raise UserError(f"the {language} sentence has {len(words)} words; this head reads at most {len(self.P)}",
+                            "use a shorter sentence", key="cross_sentence_too_long", language=language,
+                            n_words=len(words), most=len(self.P))
         return words
 
     def trace(self, english: str, french: str) -> "CrossTrace":
@@ -579,7 +585,8 @@ def load_cross_attention(path: str | None = None) -> CrossAttention:
     p = Path(path) if path else WEIGHTS
     if not p.exists():
         raise UserError(f"the cross-attention weights {p} are missing",
-                        "train them with `python -m attention_manim.model.cross_attention --train`")
+                        "train them with `python -m attention_manim.model.cross_attention --train`",
+                        key="cross_weights_missing", path=p)
     t = load_file(str(p))
     cfg = json.loads(p.with_suffix(".json").read_text(encoding="utf-8"))
     return CrossAttention(W_Q=t["W_Q"], W_K=t["W_K"], W_V=t["W_V"], W_O=t["W_O"], E_en=t["E_en"], E_fr=t["E_fr"],

@@ -8,8 +8,11 @@ class UserError(Exception):
 
     `key` and `params` name the error in the catalogs (`scenes/locales/<lang>/errors.toml`,
     `errors.<key>.message` / `.hint`): the CLI's `--lang` and the explorer's language show it in
-    that language (scenes.i18n.localized_error). The English `message` here is the catalog's English
-    entry, word for word (a test holds them together); errors without a key stay in English."""
+    that language (scenes.i18n.localized_error). Every error the package raises has a key (a test
+    reads the source for one without); its English `message` and `hint` are the catalog's English
+    entry, word for word (a test holds them together), and every value in them is a parameter.
+    A parameter may itself be a keyed error (a `ConfigError` inside a model-file error) or a `Term`:
+    both are said in the catalog's language too."""
 
     def __init__(self, message: str, hint: str = "", *, key: str | None = None, **params):
         super().__init__(message)
@@ -20,6 +23,38 @@ class UserError(Exception):
 
     def __str__(self) -> str:
         return f"{self.message}\n  hint: {self.hint}" if self.hint else self.message
+
+
+class KeyedValueError(ValueError):
+    """A ValueError with a catalog key like a UserError's: a problem found deep down (a config value,
+    a sound file) that a UserError shows as one of its parameters, so that the whole is said in the
+    user's language."""
+
+    def __init__(self, message: str, *, key: str, **params):
+        super().__init__(message)
+        self.message = message
+        self.hint = ""
+        self.key = key
+        self.params = params
+
+
+class ConfigError(KeyedValueError):
+    """A config.json value the model cannot be built from (model/config.py)."""
+
+
+class Term(str):
+    """An English word an error's message takes as a parameter ("the english sentence is empty"):
+    the catalogs say it in their language (`errors.term.<key>`). It is a plain string in English."""
+
+    key: str
+
+    def __new__(cls, text: str, key: str):
+        self = super().__new__(cls, text)
+        self.key = key
+        return self
+
+    def __reduce__(self):
+        return Term, (str(self), self.key)
 
 
 class UnknownWordError(UserError):

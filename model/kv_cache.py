@@ -138,13 +138,13 @@ def generate(model, prompt_ids: list[int], new_tokens: int = 3, layer: int = 0, 
     cfg = model.cfg
     prompt_ids = [int(i) for i in prompt_ids]
     if not prompt_ids:
-        raise UserError("the prompt has no tokens", "give at least one word")
+        raise UserError("the prompt has no tokens", "give at least one word", key="prompt_empty")
     total = len(prompt_ids) + new_tokens
     if total > cfg.n_ctx:
         raise UserError(f"{total} tokens would not fit the model's context of {cfg.n_ctx}",
-                        "use a shorter sentence")
+                        "use a shorter sentence", key="generation_too_long", total=total, n_ctx=cfg.n_ctx)
     if not (0 <= layer < cfg.n_layers and 0 <= head < cfg.n_heads):
-        raise UserError(f"no head L{layer}H{head} in this model")
+        raise UserError(f"no head L{layer}H{head} in this model", key="generation_no_head", layer=layer, head=head)
     dev = model.device
     rot = model.rotary(total)
     caches = [[None, None] for _ in model.blocks]

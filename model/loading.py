@@ -30,12 +30,15 @@ def resolve_device(device: str = "auto") -> torch.device:
         return torch.device("cpu")
     kind, _, index = name.partition(":")
     if kind != "cuda" or (index and not index.isdigit()):
-        raise UserError(f"unsupported device {device!r}", "use --device auto, cpu, cuda or cuda:N")
+        raise UserError(f"unsupported device {device!r}", "use --device auto, cpu, cuda or cuda:N",
+                        key="device_unknown", device=device)
     if not torch.cuda.is_available():
-        raise UserError(f"--device {device} was asked for but torch sees no GPU", "use --device cpu or auto")
+        raise UserError(f"--device {device} was asked for but torch sees no GPU", "use --device cpu or auto",
+                        key="device_no_gpu", device=device)
     if index and int(index) >= torch.cuda.device_count():
         raise UserError(f"there is no GPU {index}: torch sees {torch.cuda.device_count()}",
-                        f"use cuda:0..cuda:{torch.cuda.device_count() - 1}")
+                        f"use cuda:0..cuda:{torch.cuda.device_count() - 1}", key="device_no_such_gpu", index=index,
+                        count=torch.cuda.device_count(), last=torch.cuda.device_count() - 1)
     return torch.device(name)
 
 
@@ -49,6 +52,7 @@ def model_dir(name_or_path: str | os.PathLike) -> Path:
             "directory or .gguf file",
             "use --model toy or smollm2, or a directory holding config.json and model.safetensors "
             "(the toy's format, or a Hugging Face GPT-2 or LLaMA folder with tokenizer.json)",
+            key="model_not_found", name=str(name_or_path), builtins=", ".join(BUILTINS),
         )
     return path
 

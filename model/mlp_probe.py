@@ -45,7 +45,8 @@ def mlp_activations(model, trace, layer: int, position: int) -> MlpActivations:
     cfg = model.cfg
     if not cfg.d_mlp:
         raise UserError(f"the model {cfg.name!r} has no MLP: its blocks are attention only",
-                        "use --model smollm2 (or a GPT-2 / LLaMA checkpoint folder) for this scene")
+                        "use --model smollm2 (or a GPT-2 / LLaMA checkpoint folder) for this scene", key="no_mlp",
+                        model=cfg.name)
     block = model.blocks[layer]
     x = torch.tensor(np.asarray(trace.layers[layer].resid_mid[position]), device=model.device,
                      dtype=model.W_E.dtype)[None, :]

@@ -340,9 +340,11 @@ def head_qkv(session, text: str, layer: int, head: int):
 
     info = session.model.info if hasattr(session, "model") else session.info
     if not 0 <= layer < info.n_layers:
-        raise UserError(f"no layer {layer}: the model has layers 0..{info.n_layers - 1}")
+        raise UserError(f"no layer {layer}: the model has layers 0..{info.n_layers - 1}", key="no_such_layer",
+                        layer=layer, last=info.n_layers - 1)
     if not 0 <= head < info.n_heads:
-        raise UserError(f"no head {head}: each layer has heads 0..{info.n_heads - 1}")
+        raise UserError(f"no head {head}: each layer has heads 0..{info.n_heads - 1}", key="no_such_head", head=head,
+                        last=info.n_heads - 1)
     tr = session.trace(text)
     h = tr.head(layer, head)
     return h.q, h.k, h.v, h.z, tr

@@ -7,15 +7,16 @@ and the notebook.
     session.default_head("adjective_noun")        # the head the clips and the explorer both start on
     session.head_choice("adjective_noun")         # the same, with why: HeadChoice(layer, head, role, gap)
 
-A real model's head roles are measured once (model/probes.py, cached on disk) the first time
-`info` or `default_head` is asked; the toy names its own heads.
+A real model's head roles are measured once per session (model/probes.py, cached on disk) the
+first time `info`, `roles` or `default_head` is asked, and held by the session alone (the model
+object is never written to); the toy names its own heads. Sessions are kept per (model, device).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import fields, is_dataclass
+from dataclasses import fields, is_dataclass, replace
 
 import numpy as np
 
@@ -97,23 +98,34 @@ class ModelSession:
     @property
     def info(self) -> ModelInfo:
         """What scenes know of the model; a real model's heads get their roles by measurement, so each
-        lesson starts on a head that fits its story."""
+        lesson starts on a head that fits its story. The session is the one owner of those roles:
+        measured once per session (model/probes.py; the disk cache makes a second session's
+        measurement a read) and held here, never written onto the model object, so two sessions on
+        one model (another device, a test's own) never see each other's."""
         if self._info is None:
             with self._lock:
-                info = self.model.info
-                if not info.roles:
-                    if callable(getattr(self.model, "measured_roles", None)):
-                        self.model.measured_roles()  # the model keeps them: its traces carry them too
-                        info = self.model.info
-                    else:
-                        from dataclasses import replace
-
+                if self._info is None:
+                    info = self.model.info
+                    if info.real and not info.roles:  # a real model names no heads: measure them
                         from .probes import measured_heads, role_gaps, roles_from
 
                         heads = measured_heads(self.model)
-                        info = replace(info, roles=roles_from(heads), role_gaps=role_gaps(self.model, heads))
-                self._info = info
+                        info = replace(info, roles=dict(roles_from(heads)), role_gaps=role_gaps(self.model, heads))
+                    self._info = info
         return self._info
+
+    @property
+    def roles(self) -> dict[str, tuple[int, int]]:
+        """Role id -> (layer, head), as this session measured (or the toy named) them."""
+        return dict(self.info.roles)
+
+    def _with_roles(self, trace: Trace) -> Trace:
+        """`trace`, carrying this session's roles once they are measured (the model's own info has
+        none for a real model)."""
+        info = self._info
+        if info is None or (trace.model.roles == info.roles and trace.model.role_gaps == info.role_gaps):
+            return trace
+        return replace(trace, model=replace(trace.model, roles=dict(info.roles), role_gaps=dict(info.role_gaps)))
 
     def head_choice(self, role: str | None = None) -> HeadChoice:
         """The head measured or named for `role` (default: adjectives → nouns), and why that one. A model
@@ -130,14 +142,17 @@ class ModelSession:
 
     def trace(self, sentence: str) -> Trace:
         hit = self.traces.get(sentence)
-        if hit is not None:
-            return hit
-        with self._lock:
-            hit = self.traces.get(sentence)
-            if hit is None:
-                hit = self.model.trace(sentence)
-                self.traces.put(sentence, hit)
-        return hit
+        if hit is None:
+            with self._lock:
+                hit = self.traces.get(sentence)
+                if hit is None:
+                    hit = self._with_roles(self.model.trace(sentence))
+                    self.traces.put(sentence, hit)
+                    return hit
+        stamped = self._with_roles(hit)  # traced before the roles were measured
+        if stamped is not hit:
+            self.traces.put(sentence, stamped)
+        return stamped
 
     # the form scenes receive: a function sentence -> Trace
     __call__ = trace

@@ -167,17 +167,20 @@ def check_train_args(steps: int, out: Path) -> None:
     from .errors import UserError
 
     if steps < 1:
-        raise UserError(f"--steps must be at least 1, not {steps}", f"leave it out for the script's own ({STEPS})")
+        raise UserError(f"--steps must be at least 1, not {steps}", f"leave it out for the script's own ({STEPS})",
+                        key="train_steps", steps=steps, default=STEPS)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {str(out)!r} is a file, not a folder",
-                        "give a folder: config.json and model.safetensors are written into it")
+                        "give a folder: config.json and model.safetensors are written into it", key="train_out_is_file",
+                        out=str(out))
     try:
         out.mkdir(parents=True, exist_ok=True)
         probe = out / ".write-test"
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as e:
-        raise UserError(f"cannot write to {str(out)!r}: {e.strerror or e}", "choose another folder with --out") from None
+        raise UserError(f"cannot write to {str(out)!r}: {e.strerror or e}", "choose another folder with --out",
+                        key="train_out_unwritable", out=str(out), reason=e.strerror or e) from None
 
 
 def train(seed: int = 0, steps: int | None = None, out: str | Path | None = None, progress: bool = True,

@@ -190,8 +190,6 @@ class AttentionModel(nn.Module):
         self.tokenizer = tokenizer if tokenizer is not None else WordTokenizer(cfg.vocab, cfg.name)
         self.weights_id: str | None = None  # set by loaders: a key that changes when the weights do
         self.description = ""  # one line for ModelInfo: what the model is
-        self._roles: dict | None = None  # measured head roles (real models), see measured_roles()
-        self._role_gaps: dict | None = None  # why a role has no head (real models), see measured_roles()
         self._np_cache: tuple | None = None
         self._directions_cache: tuple | None = None
 
@@ -205,13 +203,12 @@ class AttentionModel(nn.Module):
     def info(self) -> ModelInfo:
         """What scenes may know of the model before any trace: sizes, head roles, example sentences.
 
-        A real model's roles are those measured by `measured_roles()` once it has been called
-        (empty before: measuring runs the model on the probes)."""
+        The toy's roles are its named heads (config.json's `head_roles`); a real model names none here:
+        its roles are measured and held by the session that opened it (model/session.py), never
+        stored on this object."""
         cfg = self.cfg
-        if self.real:
-            roles, gaps = dict(self._roles or {}), dict(self._role_gaps or {})
-        else:
-            roles, gaps = {r: tuple(lh) for r, lh in cfg.head_roles.items()}, {}
+        roles = {} if self.real else {r: tuple(lh) for r, lh in cfg.head_roles.items()}
+        gaps: dict = {}  # why a role has no head: measured by the session, like the roles
         return ModelInfo(name=cfg.name, d_model=cfg.d_model, n_heads=cfg.n_heads, d_head=cfg.d_head,
                          n_layers=cfg.n_layers, n_ctx=cfg.n_ctx, causal=cfg.causal, d_mlp=cfg.d_mlp,
                          layernorm=cfg.layernorm, vocab_size=cfg.vocab_size, roles=roles, role_gaps=gaps,
@@ -219,19 +216,6 @@ class AttentionModel(nn.Module):
                          rope_theta=cfg.rope_theta if cfg.positions == "rotary" else 0.0,
                          n_kv_heads=cfg.n_kv_heads, mlp=cfg.mlp if cfg.d_mlp else "",
                          tied_embeddings=cfg.tied_embeddings, description=self.description)
-
-    def measured_roles(self) -> dict:
-        """Role id -> (layer, head) of the head measured to fit it (model.probes), cached; after this
-        call `info.roles` carries them. The toy's roles are its named heads."""
-        if not self.real:
-            return {r: tuple(lh) for r, lh in self.cfg.head_roles.items()}
-        if self._roles is None:
-            from .probes import measured_heads, role_gaps, roles_from
-
-            heads = measured_heads(self)
-            self._roles = dict(roles_from(heads))
-            self._role_gaps = role_gaps(self, heads)  # what a lesson shown on another head says
-        return dict(self._roles)
 
     @property
     def device(self) -> torch.device:
@@ -289,7 +273,8 @@ class AttentionModel(nn.Module):
         ids_list = [int(i) for i in ids]
         bad = [i for i in ids_list if not 0 <= i < self.cfg.vocab_size]
         if bad:
-            raise UserError(f"token ids out of range: {bad[:5]}", f"ids run from 0 to {self.cfg.vocab_size - 1}")
+            raise UserError(f"token ids out of range: {bad[:5]}", f"ids run from 0 to {self.cfg.vocab_size - 1}",
+                            key="token_ids_out_of_range", ids=bad[:5], last=self.cfg.vocab_size - 1)
         if isinstance(self.tokenizer, WordTokenizer):
             tokens = [self.cfg.vocab[i] for i in ids_list]
             return self._trace(" ".join(tokens), tokens, ids_list)
@@ -334,7 +319,7 @@ class AttentionModel(nn.Module):
         if len(ids_list) > cfg.n_ctx:
             raise ContextTooLongError(len(ids_list), cfg.n_ctx)
         if not ids_list:
-            raise UserError("the sentence has no words the model can read", "give at least one word")
+            raise UserError("the sentence has no words the model can read", "give at least one word", key="empty_sentence")
         need, limit = trace_bytes(cfg, len(ids_list)), trace_limit_bytes()
         if need > limit:  # before the forward pass allocates it
             gb, lim = (round(x, 1) if x >= 1 else float(f"{x:.2g}") for x in (need / 2**30, limit / 2**30))
@@ -345,7 +330,8 @@ class AttentionModel(nn.Module):
                             heads=cfg.n_heads)
         if max(ids_list) >= cfg.vocab_size:
             raise UserError(f"the tokenizer gave token id {max(ids_list)}, but the model has only {cfg.vocab_size} "
-                            "embeddings", "the tokenizer.json does not belong to these weights")
+                            "embeddings", "the tokenizer.json does not belong to these weights",
+                            key="tokenizer_mismatch", id=max(ids_list), vocab_size=cfg.vocab_size)
         ids = torch.tensor([ids_list], device=self.device)
         records: list[dict] = []
         logits = self.forward(ids, records)
@@ -434,7 +420,8 @@ def override_attention(model: AttentionModel, overrides: Mapping[int, Callable])
     n = len(model.blocks)
     bad = [l for l in overrides if not (isinstance(l, int) and 0 <= l < n)]
     if bad:
-        raise UserError(f"no layer {bad[0]}: the model has layers 0..{n - 1}")
+        raise UserError(f"no layer {bad[0]}: the model has layers 0..{n - 1}", key="no_such_layer", layer=bad[0],
+                        last=n - 1)
     before = {l: model.blocks[l].__dict__.get("attention_override") for l in overrides}
     try:
         for l, fn in overrides.items():

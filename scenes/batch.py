@@ -125,15 +125,19 @@ def check_model_name(model: str) -> None:
         return
     raise UserError(f"no model named {model!r}: it is neither a built-in (toy, smollm2) nor an existing "
                     "directory or .gguf file",
-                    "use --model toy or smollm2, or a directory holding config.json and model.safetensors")
+                    "use --model toy or smollm2, or a directory holding config.json and model.safetensors",
+                    key="batch_model_not_found", model=model)
 
 
 def check_jobs(jobs: list[Job], backend: str = "local", n: int = 1) -> None:
     """Everything that can be checked before anything starts (a UserError: exit 2)."""
     if backend not in BACKENDS:
-        raise UserError(f"unknown backend {backend!r}", f"choose {' or '.join(BACKENDS)}")
+        rest, last = ", ".join(BACKENDS[:-1]), BACKENDS[-1]
+        raise UserError(f"unknown backend {backend!r}", f"choose {rest} or {last}", key="unknown_backend",
+                        backend=backend, rest=rest, last=last)
     if n < 1:
-        raise UserError(f"--jobs {n}: at least one worker is needed", "use --jobs 1 or more")
+        raise UserError(f"--jobs {n}: at least one worker is needed", "use --jobs 1 or more", key="jobs_too_few",
+                        jobs=n)
     for job in jobs:
         check_format(job.fmt, job.transparent, job.chapters)
         check_model_name(job.model)
@@ -142,7 +146,7 @@ def check_jobs(jobs: list[Job], backend: str = "local", n: int = 1) -> None:
         try:
             import ray  # noqa: F401
         except ImportError:
-            raise UserError("--backend ray needs Ray, which is not installed", RAY_HINT) from None
+            raise UserError("--backend ray needs Ray, which is not installed", RAY_HINT, key="ray_missing") from None
 
 
 def check_voices(jobs: list[Job]) -> None:
@@ -207,7 +211,10 @@ class Worker:
         except UserError as e:
             if keep_exception:
                 raise
-            return Outcome(job, "failed", wall_time=time.perf_counter() - start, error=e.message, hint=e.hint,
+            from .i18n import localized_error
+
+            message, hint = localized_error(e, job.lang)  # in the clip's language, like the CLI's own
+            return Outcome(job, "failed", wall_time=time.perf_counter() - start, error=message, hint=hint,
                            user_error=True)
         except Exception as e:  # a real bug: the batch goes on, the traceback is printed
             return Outcome(job, "failed", wall_time=time.perf_counter() - start, error=f"{type(e).__name__}: {e}",
@@ -531,17 +538,20 @@ def check_ray_address(address: str | None, timeout: float = RAY_CONNECT_TIMEOUT_
             import grpc  # noqa: F401  (what Ray's client needs)
         except ImportError:
             raise UserError(f"the ray:// address form ({address}) needs Ray's client, which is not installed",
-                            "pip install 'ray[client]'  (or give the cluster's GCS address, host:6379)") from None
+                            "pip install 'ray[client]'  (or give the cluster's GCS address, host:6379)",
+                            key="ray_client_missing", address=address) from None
         target = address[len("ray://"):]
     host, _, port = target.rstrip("/").rpartition(":")
     if not host or not port.isdigit():
-        raise UserError(f"not a Ray address: {address!r}", "give host:port (e.g. 127.0.0.1:6379) or ray://host:10001")
+        raise UserError(f"not a Ray address: {address!r}", "give host:port (e.g. 127.0.0.1:6379) or ray://host:10001",
+                        key="ray_bad_address", address=address)
     try:
         with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
             pass
     except OSError as e:
         raise UserError(f"no Ray cluster answers at {address} (tried for {timeout:g} s: {e.strerror or e})",
-                        "start one with `ray start --head`, or check --ray-address") from None
+                        "start one with `ray start --head`, or check --ray-address", key="ray_no_answer",
+                        address=address, timeout=timeout, reason=e.strerror or e) from None
 
 
 def _run_ray(jobs, pending, n, address, done) -> None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from attention_manim.model.errors import UserError
+from attention_manim.model.errors import Term, UserError
 
 LOCALES_DIR = Path(__file__).resolve().parent / "locales"
 LANGUAGES = ("en", "ko", "pt")
@@ -119,19 +119,30 @@ def localize_number(text: str, lang: str) -> str:
 def localized_error(error, lang: str) -> tuple[str, str]:
     """(message, hint) of a UserError in `lang`: from the catalog (`errors.<key>`) when the error has
     a key and the language has the entry, else the error's own English words. A hint the error
-    leaves out stays out (the explorer's range errors have none: there is no --layer on a page)."""
+    leaves out stays out (the explorer's range errors have none: there is no --layer on a page).
+    A parameter that is itself a keyed problem (a ConfigError inside a model-file error) or a Term
+    is said in `lang` too."""
     key = getattr(error, "key", None)
     if not key or lang not in LANGUAGES:
         return error.message, error.hint
     say = Say(lang)
     if not say.has(f"errors.{key}.message"):
         return error.message, error.hint
-    # a negative number is what the user typed ("--head -1"): written back as typed, not as "−1"
-    params = {k: (str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v < 0 and k != "count"
-                  else v) for k, v in dict(getattr(error, "params", {})).items()}
+    params = {k: _localized_param(k, v, say) for k, v in dict(getattr(error, "params", {})).items()}
     message = say(f"errors.{key}.message", **params)
     hint = say(f"errors.{key}.hint", **params) if error.hint and say.has(f"errors.{key}.hint") else error.hint
     return message, hint
+
+
+def _localized_param(name: str, value, say: "Say"):
+    if isinstance(value, Term):
+        return say(f"errors.term.{value.key}") if say.has(f"errors.term.{value.key}") else str(value)
+    if isinstance(value, BaseException) and getattr(value, "key", None):
+        return localized_error(value, say.lang)[0]
+    # a negative number is what the user typed ("--head -1"): written back as typed, not as "−1"
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0 and name != "count":
+        return str(value)
+    return value
 
 
 @dataclass(frozen=True)

@@ -1144,7 +1144,9 @@ def review(kind: str, names: list[str], langs: list[str], *, model: str | None, 
                     raise  # the one lesson asked for: the user's mistake, said as such
                 # one of many lessons that does not take this sentence or model (cross_attention wants two
                 # languages, mlp a real model): said, and the others go on
-                res = ReviewResult(name, lang, label, 0.0, 0.0, skipped=e.message)
+                from .i18n import localized_error
+
+                res = ReviewResult(name, lang, label, 0.0, 0.0, skipped=localized_error(e, lang)[0])
             results.append(res)
             if on_result:
                 on_result(res)

@@ -72,19 +72,22 @@ def check_output_dir(out: Path) -> Path:
         os.unlink(probe)
     except OSError as e:
         raise UserError(f"cannot write to the output folder {str(out)!r}: {e.strerror or e}",
-                        "choose another folder with --out") from None
+                        "choose another folder with --out", key="out_unwritable", out=str(out),
+                        reason=e.strerror or e) from None
     return out
 
 
 def check_format(fmt: str, transparent: bool, chapters: bool = False) -> None:
     if fmt not in FORMATS:
-        raise UserError(f"unknown format {fmt!r}", f"choose one of {', '.join(FORMATS)}")
+        raise UserError(f"unknown format {fmt!r}", f"choose one of {', '.join(FORMATS)}", key="unknown_format",
+                        format=fmt, choices=", ".join(FORMATS))
     if transparent and fmt in ("mp4", "gif"):
         raise UserError(f"--transparent cannot be written as {fmt}",
-                        "use --format mov (ProRes-like qtrle with alpha), webm (VP9 with alpha) or png")
+                        "use --format mov (ProRes-like qtrle with alpha), webm (VP9 with alpha) or png",
+                        key="transparent_format", format=fmt)
     if chapters and fmt == "png":
         raise UserError("--chapters needs a video: --format png is a single frame",
-                        "drop --chapters, or use --format mp4, webm, gif or mov")
+                        "drop --chapters, or use --format mp4, webm, gif or mov", key="chapters_png")
 
 
 def chapter_title(say, key: str) -> str:

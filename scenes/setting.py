@@ -127,32 +127,44 @@ def check_directions(trace: Trace, names, *, count: int | tuple[int, int] | None
                ",".join(sorted(trace.directions)[:3]) if not trace.model.real else "paris,small,large")
     if any(not n for n in cleaned) or not cleaned:
         raise UserError(f"{option} has an empty direction name: {','.join(given)!r}",
-                        f"give comma-separated names, for example {option} {example}")
+                        f"give comma-separated names, for example {option} {example}", key="axes_empty_name",
+                        option=option, given=",".join(given), example=example)
     lo, hi = (count, count) if isinstance(count, int) else (count or (0, len(cleaned)))
     if not lo <= len(cleaned) <= hi:
-        took = f"exactly {lo}" if lo == hi else f"{lo} to {hi}"
-        raise UserError(f"{option} takes {took} direction names, got {len(cleaned)}",
-                        f"for example {option} {example}")
+        if lo == hi:
+            raise UserError(f"{option} takes exactly {lo} direction names, got {len(cleaned)}",
+                            f"for example {option} {example}", key="axes_count_exact", option=option, want=lo,
+                            got=len(cleaned), example=example)
+        raise UserError(f"{option} takes {lo} to {hi} direction names, got {len(cleaned)}",
+                        f"for example {option} {example}", key="axes_count_range", option=option, least=lo, most=hi,
+                        got=len(cleaned), example=example)
     unknown = [n for n in cleaned if n not in trace.directions]
     if unknown:
         if trace.model.real:  # its directions are words: their unembedding rows
             raise UserError(f"not a single token of {trace.model.name}: {', '.join(map(repr, unknown))}",
                             "a real model's directions are words it spells as one token (their unembedding "
-                            f"rows), for example {option} {example}")
-        listed = ", ".join(sorted(trace.directions)) or "(this model has no named directions)"
+                            f"rows), for example {option} {example}", key="axes_not_one_token",
+                            model=trace.model.name, words=", ".join(map(repr, unknown)), option=option,
+                            example=example)
+        if not trace.directions:
+            raise UserError(f"unknown direction(s) for {option}: {', '.join(map(repr, unknown))}",
+                            "known directions: (this model has no named directions)", key="axes_none_known",
+                            option=option, words=", ".join(map(repr, unknown)))
+        listed = ", ".join(sorted(trace.directions))
         raise UserError(f"unknown direction(s) for {option}: {', '.join(map(repr, unknown))}",
-                        f"known directions: {listed}")
+                        f"known directions: {listed}", key="axes_unknown", option=option,
+                        words=", ".join(map(repr, unknown)), known=listed)
     twice = sorted({n for n in cleaned if cleaned.count(n) > 1})
     if twice:
         raise UserError(f"{option} names {', '.join(map(repr, twice))} more than once",
-                        "give different directions")
+                        "give different directions", key="axes_twice", option=option,
+                        words=", ".join(map(repr, twice)))
     return tuple(cleaned)
 
 
-def check_text(value: str | None, what: str, option: str, hint: str = "") -> None:
-    """An option given as empty or blank text is a mistake, not a request for the default."""
-    if value is not None and not value.strip(" \t|"):
-        raise UserError(f"{option} is empty: {value!r}", hint or f"give {what}, or leave {option} out for the scene's own")
+def is_blank(value: str | None) -> bool:
+    """An option given as empty or blank text: a mistake, not a request for the default."""
+    return value is not None and not value.strip(" \t|")
 
 
 def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | None = None,
@@ -165,24 +177,32 @@ def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | 
     given = list(inputs.sentences or [])
     if given and all(not t.strip() for t in given):
         raise UserError(f"--sentence is empty: {' | '.join(given)!r}",
-                        "give a sentence, or leave --sentence out for the scene's own")
+                        "give a sentence, or leave --sentence out for the scene's own", key="sentence_option_empty",
+                        given=" | ".join(given))
     for k, sentence in enumerate(given):
         if not sentence.strip():
             raise UserError(f"sentence {k + 1} of {len(given)} in --sentence is empty",
-                            'put a sentence between every two \'|\', e.g. --sentence "a mole of carbon | a mole on the skin"')
-    check_text(inputs.focus, "a word of the sentence", "--focus")
+                            'put a sentence between every two \'|\', e.g. --sentence "a mole of carbon | a mole on the skin"',
+                            key="sentence_part_empty", number=k + 1, total=len(given))
+    if is_blank(inputs.focus):
+        raise UserError(f"--focus is empty: {inputs.focus!r}", "give a word of the sentence, or leave --focus out for "
+                        "the scene's own", key="focus_empty", focus=inputs.focus)
     sentences = list(inputs.sentences or [])
     if not sentences:
         offered = dict(info.examples) if info is not None else {}
         sentences = [offered[e] for e in examples if e in offered]
         if not sentences:
             raise UserError("this model has no example sentence for this scene",
-                            "give one with --sentence \"...\"")
-    if len(sentences) > max_sentences:
+                            "give one with --sentence \"...\"", key="no_example_sentence")
+    if len(sentences) > max_sentences == 1:
         raise UserError(f"this scene takes at most {max_sentences} sentence(s), got {len(sentences)}",
                         "separate sentences with '|' only for scenes that compare phrases (mole, eiffel_tower, "
-                        "multi_head); give one --sentence here" if max_sentences == 1 else
-                        f"give at most {max_sentences} with --sentence \"a | b\"")
+                        "multi_head); give one --sentence here", key="one_sentence_only", most=max_sentences,
+                        got=len(sentences))
+    if len(sentences) > max_sentences:
+        raise UserError(f"this scene takes at most {max_sentences} sentence(s), got {len(sentences)}",
+                        f"give at most {max_sentences} with --sentence \"a | b\"", key="too_many_sentences",
+                        most=max_sentences, got=len(sentences), count=max_sentences)
     traces = tuple(inputs.tracer(s) for s in sentences)
     m = traces[0].model
     layer, head = inputs.layer, inputs.head
@@ -205,7 +225,8 @@ def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | 
     if not 0 <= head < m.n_heads:
         raise head_error(head, m.n_heads)
     if inputs.layout not in ("video", "paper"):
-        raise UserError(f"unknown layout {inputs.layout!r}", "use video or paper")
+        raise UserError(f"unknown layout {inputs.layout!r}", "use video or paper", key="unknown_layout",
+                        layout=inputs.layout)
     focus = inputs.focus
     if focus is not None:
         for t in traces:
@@ -213,7 +234,8 @@ def resolve(inputs: SceneInputs, *, examples: tuple[str, ...] = (), role: str | 
                 t.index_of(focus)  # a word of several tokens: its last token
             except ValueError:
                 raise UserError(f"the focus word {focus!r} is not in the sentence {t.text!r}",
-                                f"pick one of: {' '.join(t.words or t.tokens)}") from None
+                                f"pick one of: {' '.join(t.words or t.tokens)}", key="focus_not_found", focus=focus,
+                                sentence=t.text, words=" ".join(t.words or t.tokens)) from None
     checked_axes = check_directions(traces[0], inputs.axes, count=axes) if inputs.axes is not None else None
     return Setting(traces=traces, head=HeadRef(layer, head), focus=focus, layout=inputs.layout,
                    axes=checked_axes, options=dict(inputs.options), head_choice=choice)

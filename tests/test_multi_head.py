@@ -120,9 +120,12 @@ def test_renders_with_the_trace_numbers(render_scene, make_inputs, lang):
 
 @pytest.fixture(scope="module")
 def smol(smollm2_model):
-    model = smollm2_model
-    model.measured_roles()
-    return model
+    """SmolLM2's session: its measured roles are the session's (the model object holds none)."""
+    from attention_manim.model.session import ModelSession
+
+    session = ModelSession(smollm2_model, "smollm2")
+    session.info  # measured here, once
+    return session
 
 
 def test_smollm2_nine_heads_of_a_layer(smol):

@@ -164,6 +164,68 @@ def test_default_head_is_the_role_the_clips_use(toy_model):
     assert (view["layer"], view["head"]) == tuple(want)
 
 
+def tiny_real_model(toy_model):
+    """A random model the session treats as real (its heads named by nobody: measured), in the toy's
+    vocabulary so that measuring it takes a fraction of a second."""
+    import dataclasses
+
+    from attention_manim.model.transformer import random_model
+
+    return random_model(dataclasses.replace(toy_model.cfg, family="gpt2", head_roles={}, name="tiny-real"), seed=3)
+
+
+def test_measured_roles_are_the_sessions_and_never_written_onto_the_model(toy_model, monkeypatch, tmp_path):
+    from attention_manim.model.session import ModelSession
+
+    monkeypatch.setenv("ATTENTION_MANIM_CACHE", str(tmp_path))  # the probes' disk cache: this test's own
+    model = tiny_real_model(toy_model)
+    keys = set(vars(model))
+    early = ModelSession(model, "tiny-real", "cpu").trace("a fluffy blue creature")  # before any measurement
+    session = ModelSession(model, "tiny-real", "cpu")
+    first = session.trace("a fluffy blue creature")  # traced before the roles are measured
+    assert first.model.roles == {}
+    roles = session.info.roles
+    assert roles and session.roles == roles and session.default_head() == roles["adjective_noun"]
+    assert set(vars(model)) == keys  # nothing set as an attribute on the model object
+    assert not hasattr(model, "measured_roles") and not hasattr(model, "_roles")
+    assert model.info.roles == {} and model.trace("a fluffy blue creature").model.roles == {}
+    # the session's traces carry its roles, also one cached before they were measured
+    again = session.trace("a fluffy blue creature")
+    assert again.model.roles == roles and session.trace("a fluffy blue creature") is again
+    assert early.model.roles == {}
+
+
+def test_two_sessions_on_one_model_keep_their_own_roles(toy_model, monkeypatch):
+    from collections import OrderedDict
+
+    from attention_manim.model import probes, session as sessions
+    from attention_manim.model.session import ModelSession, open_session
+
+    model = tiny_real_model(toy_model)
+    keys = set(vars(model))
+    measured = []
+
+    def measure(m, **kw):  # each measurement distinguishable from the last
+        measured.append(m)
+        return {"previous_token": (0, len(measured))}
+
+    monkeypatch.setattr(probes, "measured_roles", measure)
+    a, b = ModelSession(model, "tiny-real", "cpu"), ModelSession(model, "tiny-real", "cpu")
+    assert a.roles == {"previous_token": (0, 1)}
+    assert b._info is None  # b has measured nothing, and sees nothing of a's
+    assert b.roles == {"previous_token": (0, 2)} and a.roles == {"previous_token": (0, 1)}
+    assert a.default_head() == (0, 1) and b.default_head() == (0, 2)
+    assert a.trace("the mole").model.roles != b.trace("the mole").model.roles
+    # sessions are kept per (model, device): the same key shares one session, and so its roles
+    monkeypatch.setattr(sessions, "_sessions", OrderedDict())
+    monkeypatch.setattr(ModelSession, "open", classmethod(lambda cls, name, device="auto": cls(model, name, device)))
+    cpu = open_session("tiny-real", "cpu")
+    assert open_session("tiny-real", "cpu") is cpu and cpu.roles == open_session("tiny-real", "cpu").roles
+    other = open_session("tiny-real", "cuda")
+    assert other is not cpu and other.roles != cpu.roles and len(measured) == 4
+    assert set(vars(model)) == keys
+
+
 def test_explorer_opens_smollm2_on_the_measured_head(smollm2_model, monkeypatch):
     from attention_manim.explorer import core
     from attention_manim.model import session as sessions
@@ -236,50 +298,245 @@ def test_fixed_point_numbers_never_show_a_signed_zero():
 
 # --- errors in the user's language ----------------------------------------------------------------
 
-def _errors():
-    """One of each catalogued error, made by the code that raises it."""
+def _errors(tmp_path):
+    """Catalogued errors, each made by the code that raises it: the common ones, every English plural
+    form of the errors that have them, and a sample of the rarer ones (model files, a config value
+    inside a model-file error, option checks)."""
+    import json
+
+    from attention_manim import cli
     from attention_manim.explorer import core
+    from attention_manim.model.cross_attention import load_cross_attention
     from attention_manim.model.errors import ContextTooLongError, UnknownWordError, UserError
+    from attention_manim.model.loading import load_model, resolve_device
+    from attention_manim.model.train import check_train_args
+    from attention_manim.scenes.batch import check_jobs, check_model_name, check_ray_address
     from attention_manim.scenes.i18n import check_language
     from attention_manim.scenes.registry import unknown_scene_error
+    from attention_manim.scenes.runner import check_format
     from attention_manim.scenes.setting import head_error, layer_error
+    from attention_manim.voice import pick_voice
+    from attention_manim.voice.narrator import find_recordings
 
     made = [unknown_scene_error("mole_x", ["mole", "masking"]), unknown_scene_error("zzzz", ["mole"]),
             UnknownWordError(["zorp"], "toy"), UnknownWordError(["zorp", "blix"], "toy"),
             ContextTooLongError(300, 256), layer_error(7, 3), layer_error(4, 1), head_error(9, 4),
             head_error(-1, 4)]
-    for call in (lambda: check_language("xx"), lambda: core.check_sentence("  "),
-                 lambda: core.check_sentence("a" * (core.MAX_SENTENCE_CHARS + 1))):
+    folders = {n: tmp_path / n for n in ("bad", "empty", "notjson", "bert")}
+    for d in folders.values():
+        d.mkdir()
+    toy = json.loads((ROOT / "assets" / "toy" / "config.json").read_text(encoding="utf-8"))
+    (folders["bad"] / "config.json").write_text(json.dumps({**toy, "n_heads": "two"}))
+    (folders["bad"] / "model.safetensors").write_bytes(b"")
+    (folders["notjson"] / "config.json").write_text("{nope")
+    (folders["bert"] / "config.json").write_text(json.dumps({"model_type": "bert"}))
+    cross = load_cross_attention()
+    nowhere = str(tmp_path / "nothing")
+    calls = [
+        lambda: check_language("xx"), lambda: core.check_sentence("  "),
+        lambda: core.check_sentence("a" * (core.MAX_SENTENCE_CHARS + 1)),
+        # model files, and a config value inside one
+        lambda: load_model(nowhere, device="cpu"), lambda: load_model(str(folders["bad"]), device="cpu"),
+        lambda: load_model(str(folders["empty"]), device="cpu"),
+        lambda: load_model(str(folders["notjson"]), device="cpu"),
+        lambda: load_model(str(folders["bert"]), device="cpu"), lambda: resolve_device("tpu"),
+        lambda: check_train_args(0, tmp_path),
+        # the cross-attention model: one unknown word and two (both English forms), an empty side
+        lambda: cross.tokens("zorp", "english"), lambda: cross.tokens("zorp blix", "french"),
+        lambda: cross.tokens("  ", "french"),
+        # option checks
+        lambda: cli.comma_choices("en,xx", ("en", "ko", "pt"), "--lang", cli.unknown_language),
+        lambda: cli.comma_choices(" , ", ("l", "m", "h"), "-q", cli.unknown_quality),
+        lambda: check_format("avi", False), lambda: check_format("mp4", True),
+        lambda: check_format("png", False, chapters=True), lambda: check_jobs([], backend="slurm"),
+        lambda: check_jobs([], n=0), lambda: check_model_name(nowhere), lambda: check_ray_address("no-port-here"),
+        lambda: pick_voice("nosuch", "en"), lambda: find_recordings(tmp_path / "no-recordings"),
+        lambda: core.Models.from_args([nowhere]), lambda: core.Models.from_args().check("zzz"),
+    ]
+    for call in calls:
         with pytest.raises(UserError) as e:
             call()
         made.append(e.value)
     return made
 
 
-def test_catalogued_errors_read_the_same_in_english_and_are_translated():
-    from attention_manim.scenes.i18n import localized_error
+def _facts(e):
+    """The values of an error's parameters that every language writes as they are (names, paths,
+    the user's own words), a keyed problem's inside it too."""
+    import os
 
-    for e in _errors():
+    from attention_manim.model.errors import Term
+
+    for value in e.params.values():
+        if isinstance(value, Term):
+            continue  # a word the catalogs translate
+        if isinstance(value, BaseException) and getattr(value, "key", None):
+            yield from _facts(value)
+            continue
+        if isinstance(value, (os.PathLike, BaseException)):
+            value = str(value)
+        if isinstance(value, str) and value.isascii() and "," not in value:
+            yield value
+
+
+def test_catalogued_errors_read_the_same_in_english_and_are_translated(tmp_path):
+    from attention_manim.scenes.i18n import load_catalog, localized_error, plural_form
+
+    made = _errors(tmp_path)
+    for e in made:
         assert e.key, e.message
         assert localized_error(e, "en") == (e.message, e.hint), e.key  # the catalog is the code's words
         for lang in ("ko", "pt"):
             message, hint = localized_error(e, lang)
-            assert message != e.message and hint and hint != e.hint, (lang, e.key, message)
-            for value in e.params.values():  # the facts survive translation
-                if isinstance(value, str) and value.isascii() and "," not in value:
-                    assert value in message + hint, (lang, e.key, value)
-    assert localized_error(_errors()[5], "pt")[0].endswith("3 camadas (0..2)")
-    assert localized_error(_errors()[6], "pt")[0].endswith("1 camada (0..0)")  # CLDR "one"
+            assert message != e.message and (hint and hint != e.hint if e.hint else not hint), (lang, e.key, message)
+            for value in _facts(e):  # the facts survive translation
+                assert value in message + hint, (lang, e.key, value)
+    # the English entries with plural forms are held to the code here, one error per form (the source
+    # reader below cannot pick a form)
+    en = load_catalog("en")
+    plural = {k.split(".")[1] for k, t in en.items() if k.startswith("errors.") and isinstance(t, dict)}
+    assert plural >= {"unknown_word", "cross_unknown_word"}
+    for key in plural:
+        forms = {plural_form("en", e.params["count"]) for e in made if e.key == key}
+        assert forms == set(en[f"errors.{key}.message"]), key
+    assert localized_error(made[5], "pt")[0].endswith("3 camadas (0..2)")
+    assert localized_error(made[6], "pt")[0].endswith("1 camada (0..0)")  # CLDR "one"
+    # a config value inside a model-file error is said in the same language, every fact kept
+    bad = next(e for e in made if e.key == "toy_config_invalid")
+    assert bad.message.endswith("is not valid: 'n_heads' must be a whole number, not 'two'")
+    assert localized_error(bad, "pt")[0].endswith("não é válida: 'n_heads' precisa ser um número inteiro, não 'two'")
+    assert localized_error(bad, "ko")[0].endswith("값이 올바르지 않습니다: 'n_heads' 값은 정수여야 합니다. 받은 값: 'two'")
+    side = next(e for e in made if e.key == "cross_sentence_empty")
+    assert localized_error(side, "ko")[0] == "프랑스어 문장이 비어 있습니다"
 
 
-def test_cli_errors_follow_lang_with_the_same_exit_code():
+def test_every_error_the_package_raises_has_a_catalog_key(tmp_path):
+    """Read from the source: a UserError (or a subclass's, or a keyed problem's) made without a
+    catalog key fails here. The reader itself is checked on a module of mistakes."""
+    from .error_sites import sites
+
+    found = sites()
+    assert len(found) > 150 and {s.cls for s in found} >= {"UserError", "ModelFileError", "ConfigError",
+                                                             "AudioError", "UnknownWordError", "QueueFullError"}
+    unkeyed = [f"{s.where()}: {s.cls}({s.message!r})" for s in found if not s.key]
+    assert not unkeyed, ("errors without a catalog key (give each key=... and an entry in every "
+                         "scenes/locales/<lang>/errors.toml):\n" + "\n".join(unkeyed))
+    bad = tmp_path / "mistakes.py"
+    bad.write_text("from attention_manim.model.errors import ModelFileError, UserError\n"
+                   "def f(x, k):\n"
+                   "    raise UserError(f'no {x}')\n"
+                   "def g(x, k):\n"
+                   "    return ModelFileError('gone', key=k)\n"
+                   "def h(x):\n"
+                   "    raise UserError(f'no {x}', key='no_x')\n", encoding="utf-8")
+    read = sites({"mistakes": bad})
+    assert [(s.line, s.key) for s in read] == [(3, None), (5, None), (7, "no_x")]
+    assert read[2].problems == ["{x} is no parameter of the error"]
+
+
+def test_english_catalog_entries_are_the_codes_own_words():
+    """Every error site's message and hint, read from the source as a template (each {expression} the
+    parameter passed with it), is its key's English entry word for word; every parameter an entry
+    uses in any language is passed; no entry is left without a site."""
+    from collections import defaultdict
+
+    from attention_manim.scenes.i18n import load_catalog, template_fields
+
+    from .error_sites import sites, term_sites
+
+    cats = {lang: load_catalog(lang) for lang in ("en", "ko", "pt")}
+    en = cats["en"]
+    by_key = defaultdict(list)
+    for s in sites():
+        by_key[s.key].append(s)
+    wrong = []
+    for key, found in by_key.items():
+        message, hint = en.get(f"errors.{key}.message"), en.get(f"errors.{key}.hint")
+        if message is None:
+            wrong.append(f"{key}: no English entry")
+            continue
+        entries = [c[f"errors.{key}.{part}"] for c in cats.values() for part in ("message", "hint")
+                   if f"errors.{key}.{part}" in c]
+        for s in found:
+            where = f"{s.where()} [{key}]"
+            if not isinstance(message, dict):  # plural forms: held to the code by the test above
+                if s.problems:
+                    wrong.append(f"{where}: {'; '.join(s.problems)}")
+                elif s.message != message:
+                    wrong.append(f"{where}: the code says {s.message!r}, the catalog {message!r}")
+            if s.hint and s.hint != hint:
+                wrong.append(f"{where}: the code's hint is {s.hint!r}, the catalog's {hint!r}")
+            used = set().union(*(template_fields(t) for t in entries))
+            if any(isinstance(t, dict) for t in entries):
+                used.add("count")  # a language's plural forms pick by count
+            if used - s.params:
+                wrong.append(f"{where}: the catalog uses {sorted(used - s.params)}, the code does not pass them")
+    assert not wrong, "\n".join(wrong)
+    keys = {k.split(".")[1] for k in en if k.startswith("errors.") and not k.startswith("errors.term.")}
+    assert keys == set(by_key), f"entries no code raises: {sorted(keys - set(by_key))}"
+    terms = term_sites()
+    assert terms and all(en.get(f"errors.term.{key}") == word for _, _, word, key in terms), terms
+    assert {k for k in en if k.startswith("errors.term.")} == {f"errors.term.{key}" for *_, key in terms}
+
+
+def test_every_translation_keeps_each_parameter_and_fact():
+    """ko and pt entries of every error: each of the English placeholders, with its conversion and
+    format spec, in every plural form; each fact the English spells out (options, commands, files,
+    environment variables, numbers) written as it is; and the sentence itself translated."""
+    import string
+
+    from attention_manim.scenes.i18n import load_catalog
+
+    from .error_sites import literal_facts
+
+    def forms(t):
+        return list(t.values()) if isinstance(t, dict) else [t]
+
+    def placeholders(t):
+        return {(name, conv or "", spec or "") for _, name, spec, conv in string.Formatter().parse(t) if name}
+
+    en, ko, pt = (load_catalog(lang) for lang in ("en", "ko", "pt"))
+    keys = [k for k in en if k.startswith("errors.") and not k.startswith("errors.term.")]
+    assert len(keys) > 250
+    wrong = []
+    for key in keys:
+        want = set().union(*(placeholders(t) for t in forms(en[key]))) - {("count", "", "")}
+        facts = set().union(*(literal_facts(t) for t in forms(en[key])))
+        for lang, cat in (("ko", ko), ("pt", pt)):
+            for t in forms(cat[key]):
+                if not want <= placeholders(t) <= want | {("count", "", "")}:
+                    wrong.append(f"{lang} {key}: placeholders {sorted(placeholders(t))}, English {sorted(want)}")
+                lost = sorted(f for f in facts if f not in t)
+                if lost:
+                    wrong.append(f"{lang} {key}: loses {lost}")
+                if t in forms(en[key]):
+                    wrong.append(f"{lang} {key}: left in English")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_batch_says_a_clips_error_in_the_clips_language(tmp_path, tracer, toy_model):
+    from attention_manim.scenes.batch import Job, Worker
+
+    worker = Worker(load=lambda model, device: (tracer, toy_model.info))
+    o = worker.run(Job("attention_pattern", lang="pt", out=str(tmp_path), device="cpu",
+                       options=(("focus", "xylophone"),)))
+    assert o.user_error and o.error.startswith("a palavra em foco 'xylophone' não está na frase"), o.error
+    assert o.hint.startswith("escolha uma destas:"), o.hint
+
+
+def test_cli_errors_follow_lang_with_the_same_exit_code(tmp_path):
     for lang, words in (("ko", "알 수 없는 장면: 'mole_x'"), ("pt", "cena desconhecida: 'mole_x'"),
                         ("en", "unknown scene 'mole_x'")):
         r = subprocess.run([sys.executable, "render.py", "mole_x", "--lang", lang], cwd=ROOT,
                            capture_output=True, text=True)
         assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
         assert "mole" in r.stderr.split("hint:")[1]
-
+    # the rarer ones too: a model that is not there, and a bad value in a model's config.json
+    r = subprocess.run([sys.executable, "render.py", "fluffy_blue_creature", "--lang", "ko", "--model", "/nonexistent"],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "error: '/nonexistent' 모델이 없습니다: 내장 모델(toy, smollm2)도" in r.stderr, r.stderr
+    assert "hint: --model toy 또는 smollm2를 쓰거나" in r.stderr, r.stderr
 
 
 @pytest.mark.parametrize("field, value, words", [

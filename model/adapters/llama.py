@@ -23,7 +23,9 @@ def rope_theta(hf: dict, where: str) -> float:
     scaling = hf.get("rope_scaling") or {}
     kind = params.get("rope_type") or params.get("type") or scaling.get("rope_type") or scaling.get("type") or "default"
     if kind != "default":
-        raise ModelFileError(f"{where}: rotary scaling {kind!r} is not supported", "supported: plain rotary embeddings (rope_type default)")
+        raise ModelFileError(f"{where}: rotary scaling {kind!r} is not supported",
+                             "supported: plain rotary embeddings (rope_type default)", key="rope_scaling",
+                             folder=where, kind=kind)
     theta = params.get("rope_theta", hf.get("rope_theta", 10000.0))
     return float(theta)
 
@@ -43,23 +45,27 @@ def load(folder: Path, hf: dict):
     src = str(folder)
     act = hf.get("hidden_act", "silu")
     if act != "silu":
-        raise ModelFileError(f"{folder}: LLaMA MLP activation {act!r} is not supported", "supported: silu (SwiGLU)")
+        raise ModelFileError(f"{folder}: LLaMA MLP activation {act!r} is not supported", "supported: silu (SwiGLU)",
+                             key="llama_activation", folder=folder, activation=act)
     try:
         D, H, L = int(hf["hidden_size"]), int(hf["num_attention_heads"]), int(hf["num_hidden_layers"])
         d_mlp = int(hf["intermediate_size"])
     except (KeyError, TypeError, ValueError) as e:
-        raise ModelFileError(f"{folder}/config.json lacks a LLaMA size: {e}") from None
+        raise ModelFileError(f"{folder}/config.json lacks a LLaMA size: {e}", key="llama_size_missing", folder=folder,
+                             detail=e) from None
     G = int(hf.get("num_key_value_heads") or H)
     d = int(hf.get("head_dim") or D // H)
     if H % G:
-        raise ModelFileError(f"{folder}/config.json: {H} attention heads cannot share {G} key/value heads")
+        raise ModelFileError(f"{folder}/config.json: {H} attention heads cannot share {G} key/value heads",
+                             key="llama_kv_heads", folder=folder, heads=H, kv_heads=G)
     theta = rope_theta(hf, src)
     n_ctx = int(hf.get("max_position_embeddings", 2048))
     if hf.get("sliding_window"):
         n_ctx = min(n_ctx, int(hf["sliding_window"]))  # within the window, full causal attention is exact
     attn_bias, mlp_bias = bool(hf.get("attention_bias", False)), bool(hf.get("mlp_bias", False))
     if mlp_bias:
-        raise ModelFileError(f"{folder}: an MLP with biases (mlp_bias) is not supported", "supported: LLaMA's bias-free SwiGLU")
+        raise ModelFileError(f"{folder}: an MLP with biases (mlp_bias) is not supported",
+                             "supported: LLaMA's bias-free SwiGLU", key="llama_mlp_bias", folder=folder)
     tokenizer = read_tokenizer(folder, name)
     s = read_safetensors(folder)
     W_E = need(s, "model.embed_tokens.weight", src)
@@ -80,8 +86,11 @@ def load(folder: Path, hf: dict):
         for key, w, shape in (("q_proj", Wq, (H * d, D)), ("k_proj", Wk, (G * d, D)), ("v_proj", Wv, (G * d, D)),
                               ("o_proj", Wo, (D, H * d))):
             if tuple(w.shape) != shape:
-                raise ModelFileError(f"shape mismatch in {src}: {p}self_attn.{key}.weight is {list(w.shape)}, "
-                                     f"the config says {list(shape)}", "config.json and the weights come from different models")
+                tensor = f"{p}self_attn.{key}.weight"
+                raise ModelFileError(f"shape mismatch in {src}: {tensor} is {list(w.shape)}, "
+                                     f"the config says {list(shape)}", "config.json and the weights come from different models",
+                                     key="shape_mismatch", source=src, tensor=tensor, shape=list(w.shape),
+                                     expected=list(shape))
         out.update({b + k: v for k, v in attention_weights(Wq, Wk, Wv, Wo, H, G, d, D).items()})
         zeros = lambda *shape: torch.zeros(*shape)  # noqa: E731
         out[b + "b_Q"] = s[p + "self_attn.q_proj.bias"].reshape(H, d) if attn_bias else zeros(H, d)

@@ -132,7 +132,8 @@ def focus_word(setting: Setting, variant: ContextVariant) -> str:
             t.index_of(variant.focus)  # a word of several tokens counts (its last token)
         except ValueError:
             raise UserError(f"the word {variant.focus!r} is not in the phrase {t.text!r}",
-                            "give phrases that share it, or name another word with --focus") from None
+                            "give phrases that share it, or name another word with --focus", key="word_not_in_phrase",
+                            word=variant.focus, phrase=t.text) from None
     return variant.focus
 
 

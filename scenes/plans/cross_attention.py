@@ -38,13 +38,16 @@ def cross_setting(inputs: SceneInputs) -> Setting:
     sentences = list(inputs.sentences or EXAMPLE)
     if len(sentences) != 2:
         raise UserError(f"cross_attention takes two sentences, English then French; got {len(sentences)}",
-                        'separate them with "|": --sentence "i do not want to pet it | je ne veux pas le caresser"')
+                        'separate them with "|": --sentence "i do not want to pet it | je ne veux pas le caresser"',
+                        key="cross_two_sentences", count=len(sentences))
     if inputs.layout not in ("video", "paper"):
-        raise UserError(f"unknown layout {inputs.layout!r}", "use video or paper")
+        raise UserError(f"unknown layout {inputs.layout!r}", "use video or paper", key="unknown_layout",
+                        layout=inputs.layout)
     ct = translate_trace(sentences[0], sentences[1])
     if inputs.focus is not None and inputs.focus.strip().lower() not in ct.english_tokens:
         raise UserError(f"the focus word {inputs.focus!r} is not in the English sentence {ct.english!r}",
-                        f"pick one of: {' '.join(ct.english_tokens)}")
+                        f"pick one of: {' '.join(ct.english_tokens)}", key="cross_focus_not_found",
+                        focus=inputs.focus, sentence=ct.english, words=" ".join(ct.english_tokens))
     return Setting(traces=as_traces(ct), head=HeadRef(0, 0),
                    focus=inputs.focus.strip().lower() if inputs.focus else None, layout=inputs.layout,
                    options={**inputs.options, CROSS: ct,

@@ -25,7 +25,8 @@ def session_of(inputs: SceneInputs, does: str):
     """The model session the scene was given, which must be able to `does` (generate, ...)."""
     if not callable(getattr(inputs.tracer, does, None)):
         raise UserError("this scene runs the model itself, but it was given only a tracer",
-                        "pass a model session (attention_manim.model.session.open_session) as SceneInputs.tracer")
+                        "pass a model session (attention_manim.model.session.open_session) as SceneInputs.tracer",
+                        key="needs_session")
     return inputs.tracer
 
 

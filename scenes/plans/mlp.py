@@ -31,7 +31,8 @@ def mlp_focus(setting: Setting) -> int:
 def with_mlp_probe(setting: Setting, inputs: SceneInputs) -> Setting:
     if not setting.model.d_mlp:
         raise UserError(f"the model {setting.model.name!r} has no MLP: its blocks are attention only",
-                        "render this scene with --model smollm2 (its default) or a GPT-2 / LLaMA checkpoint folder")
+                        "render this scene with --model smollm2 (its default) or a GPT-2 / LLaMA checkpoint folder",
+                        key="scene_needs_mlp", model=setting.model.name)
     # no layer asked for: the middle of the model (the first layer's MLP is little more than a lookup)
     layer = setting.head.layer if inputs.layer is not None else setting.model.n_layers // 2
     probe = session_of(inputs, "mlp_activations").mlp_activations(setting.trace, layer, mlp_focus(setting))

@@ -57,7 +57,9 @@ def window_of(setting: Setting) -> int:
     w = setting.option(WINDOW, DEFAULT_WINDOW)
     if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or not MIN_WINDOW <= int(w) <= MAX_WINDOW:
         raise UserError(f"--window {w}: a window is {MIN_WINDOW} to {MAX_WINDOW} tokens wide",
-                        f"use --window {MIN_WINDOW}..{MAX_WINDOW}, or leave it out for {DEFAULT_WINDOW}")
+                        f"use --window {MIN_WINDOW}..{MAX_WINDOW}, or leave it out for {DEFAULT_WINDOW}",
+                        key="window_out_of_range", window=w, least=MIN_WINDOW, most=MAX_WINDOW,
+                        default=DEFAULT_WINDOW)
     return int(w)
 
 
@@ -66,7 +68,8 @@ def with_window_study(setting: Setting, inputs: SceneInputs) -> Setting:
     tr = setting.trace
     if tr.n_tokens <= w + 1:
         raise UserError(f"the text has {tr.n_tokens} tokens: a window of {w} removes nothing from it",
-                        "give a longer --sentence, or a smaller --window")
+                        "give a longer --sentence, or a smaller --window", key="window_too_wide",
+                        n_tokens=tr.n_tokens, window=w)
     session = session_of(inputs, "window_study")
     study = session.window_study(tr.text, w, SINKS)
     return replace(setting, options={**setting.options, WINDOW_STUDY: study})

@@ -55,7 +55,8 @@ def check_length(setting: Setting) -> None:
     n = len(setting.trace.tokens)
     if n > MAX_TOKENS:
         raise UserError(f"this scene draws the whole {n}×{n} score matrix; at most {MAX_TOKENS} tokens fit",
-                        f"give a shorter --sentence (at most {MAX_TOKENS} tokens)")
+                        f"give a shorter --sentence (at most {MAX_TOKENS} tokens)", key="walkthrough_too_long",
+                        n_tokens=n, most=MAX_TOKENS)
 
 
 MASKED_ROLE = "previous_token"  # the role masked_self_attention picks its head by (scenes/lessons.py)
