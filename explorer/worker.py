@@ -27,7 +27,7 @@ import pickle
 import traceback
 from pathlib import Path
 
-from attention_manim.model.errors import UserError
+from attention_manim.model.errors import UserError, rebuilt
 
 
 STOPPING: list[int] = []  # SIGTERM received (an exception raised by a signal handler that fires inside a
@@ -52,10 +52,8 @@ def error_payload(e: UserError) -> dict:
 
 def user_error(payload: dict) -> UserError:
     """The UserError `error_payload` describes (on the server's side of the pipe)."""
-    e = UserError(payload["message"], payload.get("hint") or "")
-    e.key = payload.get("key")
-    e.params = dict(payload.get("params") or {})
-    return e
+    return rebuilt(UserError, payload["message"], payload.get("hint") or "", payload.get("key"),
+                   payload.get("params") or {})
 
 
 def main(tasks, events, cancel, parent: int) -> None:

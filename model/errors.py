@@ -24,6 +24,19 @@ class UserError(Exception):
     def __str__(self) -> str:
         return f"{self.message}\n  hint: {self.hint}" if self.hint else self.message
 
+    def __reduce__(self):  # pickled whole (key and parameters too), not as Exception's bare args
+        return rebuilt, (type(self), self.message, self.hint, self.key, self.params)
+
+
+def rebuilt(cls, message: str, hint: str, key: str | None, params: dict):
+    """A UserError (or a subclass, whatever its own constructor takes) rebuilt from its parts: how one
+    crosses a process boundary (a pipe, a pickle) with its catalog key, so the other side says it in
+    its own language."""
+    e = Exception.__new__(cls)
+    Exception.__init__(e, message)
+    e.message, e.hint, e.key, e.params = message, hint, key, dict(params or {})
+    return e
+
 
 class KeyedValueError(ValueError):
     """A ValueError with a catalog key like a UserError's: a problem found deep down (a config value,

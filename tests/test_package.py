@@ -207,9 +207,11 @@ def test_two_sessions_on_one_model_keep_their_own_roles(toy_model, monkeypatch):
 
     def measure(m, **kw):  # each measurement distinguishable from the last
         measured.append(m)
-        return {"previous_token": (0, len(measured))}
+        return [len(measured)]
 
-    monkeypatch.setattr(probes, "measured_roles", measure)
+    monkeypatch.setattr(probes, "measured_heads", measure)
+    monkeypatch.setattr(probes, "roles_from", lambda heads: {"previous_token": (0, heads[0])})
+    monkeypatch.setattr(probes, "role_gaps", lambda model, heads: {})
     a, b = ModelSession(model, "tiny-real", "cpu"), ModelSession(model, "tiny-real", "cpu")
     assert a.roles == {"previous_token": (0, 1)}
     assert b._info is None  # b has measured nothing, and sees nothing of a's
