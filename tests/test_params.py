@@ -166,6 +166,11 @@ def test_lessons_render_with_the_configs_numbers(name, lang, make_inputs, render
     assert math.isclose(m["value_up"].width, c.d_model * u, rel_tol=1e-6)
     assert math.isclose(m["full_value"].width, c.d_model * drawn["unit_full"], rel_tol=1e-6)
     assert m["full_value"].width > 2.2, m["full_value"].width  # the full value map is large (40% of the panel), not a thumbnail
+    # the full value map's row, replaced by value-down and value-up, no longer reads as a term of the
+    # column: dimmed and struck through (the reviewers added the lit column up to 8,192, not 4,096)
+    replaced, strike = drawn["replaced"]
+    assert replaced.number.value == t.full_value and strike in scene.mobjects
+    assert max(g.get_fill_opacity() for g in replaced.number.family_members_with_points()) < 0.5
     captions = " ".join(c for c, _ in scene.caption_log)
     assert localize_number(f"{t.total:,}", lang) in captions
     if name.endswith("gpt3"):

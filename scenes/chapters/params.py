@@ -185,8 +185,15 @@ class ParameterCount(Chapter):
         up = VGroup(up_box, up_tag)
         tall_dims = self.dims(stage, c.d_model, c.d_head, f"{S}.same_size")
         tall_dims.next_to(VGroup(*(b.box for b in tall)), DOWN, buff=0.15).align_to(tall, LEFT)
+        # the full value map's row is replaced, not added: dimmed and struck through, so the lit
+        # numbers of the table's column add up to what the model holds
+        _, replaced = by["full_value"]
+        strike = Line(replaced.number.get_left() + LEFT * 0.08, replaced.number.get_right() + RIGHT * 0.08,
+                      color=th.text, stroke_width=3)
+        drawn["replaced"] = (replaced, strike)
         show("value_down_up", FadeOut(full), FadeOut(cross), ReplacementTransform(qk, VGroup(tall[0], tall[1])),
-             ReplacementTransform(qk_dims, tall_dims), FadeIn(tall[2]), FadeIn(up), FadeIn(up_dims))
+             ReplacementTransform(qk_dims, tall_dims), FadeIn(tall[2]), FadeIn(up), FadeIn(up_dims),
+             replaced.animate.set_opacity(0.35), Create(strike))
 
         head = VGroup(tall, up, up_dims, tall_dims)
         frame = SurroundingRectangle(head, buff=0.15, color=th.dim, corner_radius=0.08)
