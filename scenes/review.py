@@ -261,6 +261,8 @@ def foreign_number(token: str, lang: str) -> str | None:
     ("0,58") or thousands points ("1.572.864")."""
     has_point, has_comma = "." in token, "," in token
     if not (has_point or has_comma):
+        if len(token) >= 5 and token[0] != "0":  # 49147: every language groups its thousands
+            return "no thousands separator (49,147 in English and Korean, 49.147 in Portuguese)"
         return None
     last = "." if token.rfind(".") > token.rfind(",") else ","
     if lang == "pt":

@@ -94,6 +94,13 @@ def fmt_score(x: float) -> str:
     return fmt_vec(x)
 
 
+def fmt_score2(x: float) -> str:
+    """Raw scores to two decimals (where one decimal would show a tie the weights deny), −∞ when blocked."""
+    if x == float("-inf"):
+        return "−∞"
+    return fmt_fixed(x, 2, signed=True)
+
+
 # byte counts in decimal units (powers of 1000), largest first; the unit's label is the catalog's
 # common.bytes.<unit>, the figure and its unit joined by common.bytes.size
 BYTE_UNITS = ((10**12, "TB"), (10**9, "GB"), (10**6, "MB"), (10**3, "kB"))

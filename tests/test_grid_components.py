@@ -434,3 +434,17 @@ def test_arcs_pulse_and_grow_play(render_scene, head):
         assert arcs in s.mobjects and in_frame(arcs)
 
     run_scene(render_scene, build)
+
+
+def test_the_softmax_column_writes_two_decimals_where_one_would_show_a_false_tie():
+    """fluffy +5.29 and blue +5.34 both read +5.3 at one decimal, weighted 0.48 and 0.50: the column
+    says +5.29 and +5.34; scores that tie at one decimal with tied weights keep one decimal."""
+    import numpy as np
+
+    from attention_manim.scenes.components.softmax_column import score_kind
+
+    scores = np.array([5.29, 5.34, 2.07, -3.84])
+    weights = np.exp(scores) / np.exp(scores).sum()
+    assert score_kind(scores, weights, [0, 1, 2, 3]) == "score2"
+    assert score_kind(scores, weights, [2, 3]) == "score"
+    assert score_kind(np.array([1.01, 1.02]), np.array([0.5, 0.5]), [0, 1]) == "score"

@@ -22,6 +22,7 @@ from attention_manim.scenes.plans.context_size import context_texts, plan_contex
 from attention_manim.scenes.plans.grid import plan_dot_products, plan_formula, plan_masking, plan_softmax, root_of
 from attention_manim.scenes.setting import resolve
 from attention_manim.scenes.style import fmt_score, fmt_vec, fmt_weight
+from attention_manim.scenes.components.text import FORMATTERS
 
 from .conftest import expected_focus, tiny_config
 
@@ -367,7 +368,8 @@ def test_masking_minus_infinity_then_zero_and_sums_of_one(rendered, tracer, case
     # one column's softmax: −∞ in, 0.00 out, Σ 1.00
     sm = d["strip"]
     q = sm.query
-    assert [m.shown for m in sm.score_mobs] == ["−∞" if h.mask[q, j] else fmt_score(h.scores[q, j]) for j in sm.shown_keys]
+    written = FORMATTERS[sm.score_kind]
+    assert [m.shown for m in sm.score_mobs] == ["−∞" if h.mask[q, j] else written(h.scores[q, j]) for j in sm.shown_keys]
     assert [m.value for m in sm.weight_mobs] == pytest.approx([h.pattern[q, j] for j in sm.shown_keys], abs=1e-6)
     assert all(m.shown == "0.00" for j, m in zip(sm.shown_keys, sm.weight_mobs) if h.mask[q, j])
     assert sm.sum_mob.shown == "1.00"

@@ -5,7 +5,7 @@ real raw scores turn into the real weights (which visibly sum to 1), and it goes
     sm.play(self)                      # lift, normalize, settle; or play the three tweens yourself:
     self.play(sm.lift()); self.play(sm.normalize()); self.play(sm.settle())
 
-Every number comes from the grid's arrays: scores are `grid.scores[query]` (one decimal),
+Every number comes from the grid's arrays: scores are `grid.scores[query]` (one decimal, two where one would show a tie the weights deny),
 weights `grid.pattern[query]` (two decimals) and Σ is the sum of the whole row of weights (not of
 the rounded ones shown): when every key is listed and the drawn weights do not add up to the drawn
 Σ, it reads "Σ ≈". Blocked keys lift with what the grid shows for them: −∞ once the grid's
@@ -26,6 +26,20 @@ from .batched_shapes import Tween, lerp_color
 from ..plans.rounding import drawn_misses
 from ..review import declare_sum
 from .text import label, number
+
+
+def score_kind(scores, weights, keys) -> str:
+    """How the column writes its scores: one decimal ("score"), or two ("signed2") where one decimal
+    would show two keys the same score though their weights differ as shown ("fluffy" and "blue" both
+    +5.3, weighted 0.48 and 0.50: a student checking the softmax by hand needs +5.29 and +5.34)."""
+    from .text import FORMATTERS
+
+    seen: dict[str, str] = {}
+    for k in keys:
+        s, w = FORMATTERS["score"](float(scores[k])), FORMATTERS["weight"](float(weights[k]))
+        if seen.setdefault(s, w) != w:
+            return "score2"
+    return "score"
 
 
 class SoftmaxColumn:
@@ -65,6 +79,7 @@ class SoftmaxColumn:
             top = allowed[np.argsort(-weights[allowed], kind="stable")[:max_entries]]
             keys = sorted(int(k) for k in top)
         self.shown_keys = keys
+        self.score_kind = score_kind(scores, weights, [k for k in keys if not mask[k]])
 
         rows = len(keys) + sum(1 for a, b in zip(keys, keys[1:]) if b - a > 1) + (keys[0] > 0) + (keys[-1] < last_key)
         avail = config.frame_height - 1.2
@@ -87,9 +102,9 @@ class SoftmaxColumn:
             kl = label(grid.tokens[k], fs * 0.85, th.key)
             kl.move_to([0, y - row_h / 2, 0]).align_to([-0.15, 0, 0], RIGHT)
             row_ys.append(y - row_h / 2)
-            sm = number(-np.inf if mask[k] else scores[k], "score", fs, th.mask if mask[k] else th.text)
+            sm = number(-np.inf if mask[k] else scores[k], self.score_kind, fs, th.mask if mask[k] else th.text)
             if mask[k]:
-                self.raw_blocked[k] = number(scores[k], "score", fs, th.text)
+                self.raw_blocked[k] = number(scores[k], self.score_kind, fs, th.text)
             wm = number(weights[k], "weight", fs, lerp_color(th.dim, th.text, np.sqrt(np.clip(weights[k], 0, 1))))
             self.key_labels.append(kl)
             self.score_mobs.append(sm)

@@ -28,12 +28,12 @@ from typing import Sequence
 
 import numpy as np
 from manim import (
-    DEGREES, DOWN, LEFT, ORIGIN, OUT, RIGHT, UP, Animation, AnimationGroup, FadeIn, FadeOut, GrowFromPoint, Line, Rotate, ThreeDScene, VectorizedPoint,
+    DEGREES, ORIGIN, OUT, RIGHT, UP, Animation, AnimationGroup, FadeIn, FadeOut, GrowFromPoint, Line, Rotate, ThreeDScene, VectorizedPoint,
     VGroup, VMobject,
 )
 
 from ..plans.space import choose_axes, pick_axes, view_matrix  # the geometry, without manim
-from ..review import LABEL_GAP, LABEL_REACH, clear_of, names_point
+from ..review import LABEL_GAP, clear_of, names_point
 
 # why a label may sit nearer than the lint's gap to a stroke: every place within reach of its arrow
 # (1.6 units around it, ring after ring) touches an axis or another arrow; it takes the nearest to clear
@@ -41,10 +41,10 @@ CROWDED = ("crowded: no place within 1.6 units of its arrow clears every axis an
            "it takes the nearest to clear")
 from ..style import DARK, Theme
 from .clearance import STROKE_UNIT, boxes_to_segments, clearance, strokes_of
+from .leader import leader_line
 from .text import label
 from .vectors import math
 
-LEADER_FROM = 0.75 * LABEL_REACH  # a label further than this from its arrow's tip (or middle) gets a thin line to it
 AXIS_ROOM = 0.07  # the least room between a label and an axis line's edge (the lint asks for 0.04)
 TURNS = (0, *(s * a for a in range(15, 181, 15) for s in (1, -1) if s * a != -180))  # nearest sides first
 DEFAULT_PHI = 70 * DEGREES
@@ -111,30 +111,6 @@ class SpaceArrow(VGroup):
 
     def end_point(self) -> np.ndarray:
         return self._end.get_center()
-
-
-def leader_line(lab: VMobject, anchor: VMobject, color: str) -> Line:
-    """A thin line from `lab` to the point it names, drawn only while the label sits further than
-    LEADER_FROM from it (a crowded space pushes labels out; the line keeps them tied to their arrow)
-    and only as visible as the label."""
-    line = Line(ORIGIN, RIGHT, stroke_color=color, stroke_width=1.5, stroke_opacity=0.0)
-
-    def follow(m):
-        p = anchor.get_center()
-        lo, hi = lab.get_corner(DOWN + LEFT), lab.get_corner(UP + RIGHT)
-        q = np.array([min(max(p[0], lo[0]), hi[0]), min(max(p[1], lo[1]), hi[1]), p[2]])
-        gap = float(np.linalg.norm((p - q)[:2]))
-        glyphs = lab.family_members_with_points()
-        seen = max((g.get_fill_opacity() for g in glyphs), default=0.0)
-        if gap < LEADER_FROM or seen < 0.05:
-            m.set_stroke(opacity=0.0)
-            return
-        u = (p - q) / gap
-        m.put_start_and_end_on(q + u * 0.06, p - u * 0.12)  # stops short of the tip and of the words
-        m.set_stroke(opacity=0.6 * seen)
-
-    line.add_updater(follow)
-    return line
 
 
 class EmbeddingSpace(VGroup):

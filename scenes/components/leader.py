@@ -1,0 +1,34 @@
+"""A thin line from a label to the point it names, drawn only while the label sits far from it."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Line, VMobject
+
+from ..review import LABEL_REACH
+
+LEADER_FROM = 0.75 * LABEL_REACH  # a label further than this from its arrow's tip (or middle) gets a thin line to it
+
+
+def leader_line(lab: VMobject, anchor: VMobject, color: str) -> Line:
+    """A thin line from `lab` to the point it names, drawn only while the label sits further than
+    LEADER_FROM from it (a crowded space pushes labels out; the line keeps them tied to their arrow)
+    and only as visible as the label."""
+    line = Line(ORIGIN, RIGHT, stroke_color=color, stroke_width=1.5, stroke_opacity=0.0)
+
+    def follow(m):
+        p = anchor.get_center()
+        lo, hi = lab.get_corner(DOWN + LEFT), lab.get_corner(UP + RIGHT)
+        q = np.array([min(max(p[0], lo[0]), hi[0]), min(max(p[1], lo[1]), hi[1]), p[2]])
+        gap = float(np.linalg.norm((p - q)[:2]))
+        glyphs = lab.family_members_with_points()
+        seen = max((g.get_fill_opacity() for g in glyphs), default=0.0)
+        if gap < LEADER_FROM or seen < 0.05:
+            m.set_stroke(opacity=0.0)
+            return
+        u = (p - q) / gap
+        m.put_start_and_end_on(q + u * 0.06, p - u * 0.12)  # stops short of the tip and of the words
+        m.set_stroke(opacity=0.6 * seen)
+
+    line.add_updater(follow)
+    return line
