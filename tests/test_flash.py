@@ -101,4 +101,19 @@ def test_flash_renders(lang, make_inputs, render_scene):
     drawn = scene.stage.drawn["flash"]
     plan = scene.plans[0]
     assert [t[:2] for t in drawn["tiles"]] == [(s.rows, s.cols) for s in plan.steps]
+    # while the blocks are told, the grid is drawn cut into tiles of the plan's own block sizes
+    n, bq, bk = len(plan.tokens), plan.result.block_q, plan.result.block_k
+    assert len(drawn["outlines"]) == -(-n // bq) * -(-n // bk) == plan.n_query_blocks * plan.n_key_blocks
+    # the first tile holds bq queries by bk keys (the sentence is longer than either block)
+    w, h = drawn["outlines"][0].width, drawn["outlines"][0].height
+    assert n >= max(bq, bk) and min(w, h) / max(w, h) == pytest.approx(min(bq, bk) / max(bq, bk), rel=1e-3)
     assert frame[..., :3].max() > 100 and len(scene.caption_log) >= 6
+
+
+def test_rescale_note_names_its_row():
+    """The rescale factor is one row's own (each row's maximum rises by its own amount): the note
+    says which query word it is for, in every language."""
+    from attention_manim.scenes.i18n import LANGUAGES, load_catalog, template_fields
+
+    for lang in LANGUAGES:
+        assert {"word", "rescale"} <= template_fields(load_catalog(lang)["blocks.flash.rescaled"]), lang

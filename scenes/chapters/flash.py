@@ -96,8 +96,17 @@ class Flash(Chapter):
         with stage.narrating(say(f"{T}.caption_ghost", n=n, cells=n * n)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(qlab), FadeIn(klab), run_time=0.8)
             stage.play(FadeIn(cells, lag_ratio=0.01), FadeIn(ghost), run_time=1.0)
+        panel_box = (cells.get_right()[0] + 0.5, full.right, cells.get_center()[1])
+        # the grid cut into tiles: a query block (the plan's block_q) against a key block (block_k),
+        # each tile outlined, and what a block holds said beside the grid
+        outlines = self.tiles(stage, plan, at, size)
+        legend = self.tiles_legend(stage, plan)
+        fit_into(legend, panel_box[1] - panel_box[0], 2.5)
+        legend.move_to([(panel_box[0] + panel_box[1]) / 2, panel_box[2], 0])
+        drawn.update(outlines=outlines, tiles_legend=legend)
         with stage.narrating(say(f"{T}.caption_blocks", bq=res.block_q, bk=res.block_k,
                                  count=plan.n_key_blocks)):
+            stage.play(FadeIn(outlines, lag_ratio=0.05), FadeIn(legend), run_time=1.0)
             stage.wait(0.5)
 
         # one size for every score, set by the cell: the widest signed score fills at most
@@ -106,7 +115,6 @@ class Flash(Chapter):
                      key=len, default="−0.0")
         probe = label(widest, 18, th.text)
         score_size = 18 * min(1.0, SCORE_FILL * size / probe.width, 0.5 * size / probe.height)
-        panel_box = (cells.get_right()[0] + 0.5, full.right, cells.get_center()[1])
         state = {"tile": None, "panel": None, "scores": []}
 
         def show(s, k: int, caption: str | None, run_time: float, wait: float) -> None:
@@ -139,6 +147,8 @@ class Flash(Chapter):
             anims.append(FadeIn(new_panel))  # a fresh table: the step's own numbers, not morphed glyphs
             if panel is not None:
                 anims.append(FadeOut(panel))
+            else:  # the first step's panel takes the tiles' legend's place
+                anims.append(FadeOut(legend))
             # the tile before is gone from memory: its scores leave the screen too (one tile at a time)
             anims += [FadeOut(m) for m in state["scores"] if len(m)]
             if caption is None:
@@ -169,7 +179,35 @@ class Flash(Chapter):
         # the last tile's scores stay while the caption is read, then go
         stage.play(*(FadeOut(m) for m in state["scores"] if len(m)), run_time=0.3)
         drawn["panel"] = state["panel"]
-        self.finish(stage, plan, drawn, VGroup(cells, qlab, klab, ghost, state["tile"]))
+        self.finish(stage, plan, drawn, VGroup(cells, qlab, klab, ghost, outlines, state["tile"]))
+
+    @staticmethod
+    def tiles(stage: Stage, plan: FlashPlan, at, size: float) -> VGroup:
+        """One outline per (query block, key block) tile of the grid, the plan's own block sizes
+        (the last block of each kind possibly shorter)."""
+        th = stage.theme
+        n, bq, bk = len(plan.tokens), plan.result.block_q, plan.result.block_k
+        out = VGroup()
+        for r0 in range(0, n, bq):
+            for c0 in range(0, n, bk):
+                r1, c1 = min(r0 + bq, n), min(c0 + bk, n)
+                a, b = at(r0, c0), at(r1 - 1, c1 - 1)
+                w = abs(b[0] - a[0]) + size
+                h = abs(b[1] - a[1]) + size
+                out.add(Rectangle(width=w, height=h, color=th.text, stroke_width=2.5, stroke_opacity=0.8)
+                        .move_to([(a[0] + b[0]) / 2, (a[1] + b[1]) / 2, 0]))
+        return out
+
+    @staticmethod
+    def tiles_legend(stage: Stage, plan: FlashPlan) -> VGroup:
+        """What the tiles are: a query block's size, a key block's size, how many tiles."""
+        th, say = stage.theme, stage.say
+        r = plan.result
+        lines = [label(say(f"{T}.tiles_q", count=r.block_q), 26, th.query),
+                 label(say(f"{T}.tiles_k", count=r.block_k), 26, th.key),
+                 label(say(f"{T}.tiles_count", nq=plan.n_query_blocks, nk=plan.n_key_blocks,
+                           count=plan.n_query_blocks * plan.n_key_blocks), 26, th.text)]
+        return VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
 
     @staticmethod
     def caption(stage: Stage, plan: FlashPlan, s, k: int) -> str:
@@ -204,7 +242,14 @@ class Flash(Chapter):
         parts = [where, table]
         fin = np.isfinite(s.m_before)
         if not s.skipped and fin.any() and float(s.rescale[fin].min()) < 1.0:
-            parts.append(label(say(f"{T}.rescaled", rescale=fixed(f := float(s.rescale[fin].min()), factor_digits(f))), 22, th.highlight))
+            # the factor is a row's own (each row's maximum rose by its own amount): the smallest,
+            # said with the row it belongs to
+            a = int(np.flatnonzero(fin)[np.argmin(s.rescale[fin])])
+            f = float(s.rescale[a])
+            note = say(f"{T}.rescaled", word=say.quote(plan.tokens[s.rows[0] + a]), rescale=fixed(f, factor_digits(f)))
+            head_, _, number = note.rpartition(" ")  # the factor is never broken from the word before it
+            note = f"{head_}\u00a0{number}" if head_ else note
+            parts.append(wrapped(note, max(table.width, where.width), 22, th.highlight, 2))
         return VGroup(*parts).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
 
     def finish(self, stage: Stage, plan: FlashPlan, drawn: dict, grid: VGroup) -> None:
