@@ -414,6 +414,55 @@ def test_values_are_weighted_inside_the_focus_column(rendered, tracer):
 
 
 @pytest.mark.render
+def test_values_shows_w_v_making_a_value_while_the_caption_says_so(tmp_path, toy_model, tracer):
+    """While the caption says W_V turns each embedding into a value vector, the screen shows W_V (the
+    head's real one, transposed as drawn) times the head input of the focus's strongest key, giving
+    that key's real value vector, windowed like W_Q · E⃗ = Q⃗ and never hiding an entry its chip shows."""
+    from attention_manim.scenes.lessons import VALUES
+    from attention_manim.scenes.review import Observer
+    from attention_manim.scenes.setting import SceneInputs
+
+    seen = {}
+
+    class Watch(Observer):
+        fast = False  # play as the fixture does; only listen
+
+        def caption_done(self, scene, text, start, end):
+            w_v = scene.stage.drawn.get("values", {}).get("W_V")
+            frame = scene.camera.frame
+            x0, x1 = frame.get_x() - frame.width / 2, frame.get_x() + frame.width / 2
+            seen[text] = (w_v is not None and id(w_v.label) in on_screen(scene)
+                          and min(m.get_fill_opacity() for m in w_v.label.family_members_with_points()) > 0.9
+                          and x0 < w_v.label.get_x() < x1)
+
+    inputs = SceneInputs(tracer=tracer, model=toy_model.info, lang="en", sentences=(FLUFFY,))
+    with tempconfig(tiny_config(tmp_path, (160, 90))):
+        scene = VALUES(inputs)
+        scene.observer = Watch()
+        scene.render()
+    tr = tracer(FLUFFY)
+    head = tr.head(0, 0)
+    i = expected_focus(tr, None, head)
+    j = int(np.argmax(head.pattern[i]))  # the focus's strongest key
+    caption = Say("en")("qkv.values.values", d_head=head.v.shape[1])
+    assert seen[caption], "W_V is not on screen when its caption ends"
+    drawn = scene.stage.drawn["values"]
+    W, prod = drawn["W_V"], drawn["value_product"]
+    assert prod.matrix is W and "W_V" in W.label.typst_code
+    assert W.cells
+    for (r, c), cell in W.cells.items():  # drawn transposed: the value's dimensions down
+        assert cell.value == pytest.approx(float(head.W_V[c, r])) and cell.shown == fmt_vec(head.W_V[c, r])
+    x = tr.layers[0].attn_in[j]
+    assert_shows(prod.vector, x)
+    assert_shows(prod.result, x @ head.W_V)
+    assert_shows(drawn["value_column"], head.v[j])
+    assert [m.index for m in prod.result.entries] == [k for k in range(5)] + [head.v.shape[1] - 1]
+    chip = drawn["chips"][j]
+    assert {m.index for m in chip.vec.entries} <= {m.index for m in prod.result.entries}
+    assert id(W.label) not in on_screen(scene) and camera_home(scene)  # gone before the grid part
+
+
+@pytest.mark.render
 def test_values_in_the_last_column_in_the_paper_layout_and_on_a_long_sentence(rendered, tracer, toy_model):
     from attention_manim.scenes.lessons import VALUES
 

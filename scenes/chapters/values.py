@@ -1,6 +1,7 @@
-"""Values, inside the pattern: in the focus word's column of the grid each key's value vector
-appears beside its cell and fades to its real weight; they add up, in the side panel, to the
-weighted sum, which W_O lifts to ΔE; then E + ΔE = E′, and every word at once. Goes on with the
+"""Values, inside the pattern: W_V turns the embedding of the focus's strongest key into its
+value vector (drawn as the query chapter draws W_Q); then in the focus word's column of the grid
+each key's value vector appears beside its cell and fades to its real weight; they add up, in the
+side panel, to the weighted sum, which W_O lifts to ΔE; then E + ΔE = E′, and every word at once. Goes on with the
 grid the chapter before left (`continues = ("grid",)`), else first draws that grid itself."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from manim import (
 
 from ..components.matrices import MatVecProduct, WeightMatrix
 from ..components.text import label, number
-from ..components.vectors import math, symbol_source
+from ..components.vectors import VectorColumn, math, symbol_source
 from ..lesson import Chapter
 from ..plans.qkv import ValuesPlan, plan_values
 from ..stage import Stage
@@ -20,7 +21,7 @@ from .embedding_parts import direction_name, fit_into
 from .grid_parts import ensure_grid
 from .honest import honest_note, wrapped
 from .rounding_parts import declare_rows, rounding_marks
-from .qkv_parts import camera_home, drop_below, dots_column, slot_row, vector, zoom_on
+from .qkv_parts import camera_home, drop_below, dots_column, length_brace, slot_row, vector, zoom_on
 from .value_chips import fit_grid, value_chips
 
 BELOW = DOWN * (config.frame_height + 1.0)  # every word at once is drawn below the frame
@@ -45,7 +46,11 @@ class Values(Chapter):
         drawn.update(grid=grid, chips=chips.by_token)
         with stage.narrating(say("qkv.values.values", d_head=plan.d_head)):
             stage.play(grid.highlight_column(i, color=th.query, dim_others=True), run_time=0.8)
+            picture, aside = self.make_value(stage, plan)
+        picture, aside = self.value_bias(stage, plan, picture, aside)
         with stage.narrating(say(f"qkv.values.beside_{grid.layout}", word=word)):
+            # back to the grid: the picture of W_V goes, what it covered comes back
+            stage.play(camera_home(stage), FadeOut(picture), *(FadeIn(m) for m in aside), run_time=1.0)
             stage.play(LaggedStart(*(FadeIn(c, shift=c.enter * 0.2) for c in chips), lag_ratio=0.15),
                        *([FadeIn(chips.note)] if chips.note is not None else []), run_time=1.5)
         items = [say("qkv.values.weight_item", word=say.quote(tokens[j]), weight=plan.weights[j]) for j in plan.tops]
@@ -61,6 +66,47 @@ class Values(Chapter):
         delta = self.lift(stage, plan, z_group)
         self.update(stage, plan, delta)
         self.every_word(stage, plan)
+
+    # --- W_V times one word's embedding gives its value, in the panel --------------------------------
+    def make_value(self, stage: Stage, plan: ValuesPlan):
+        """W_V · E⃗ⱼ = V⃗ⱼ for the focus's strongest key j, drawn as the query chapter draws W_Q · E⃗ = Q⃗
+        (the real W_V and head input, the same window), in the panel with the camera close; everything
+        else fades while it is shown. Returns the picture (product and length brace) and what faded."""
+        th, panel = stage.theme, stage.region("panel")
+        ht, j = plan.head_trace, plan.source
+        W = WeightMatrix.from_trace(ht.W_V, name="W_V", name_color=th.value, theme=th, font_size=20)
+        vec = vector(plan.source_input, plan.value_input, font_size=20, theme=th, symbol=symbol_source("E", j + 1),
+                     show_symbol=True)
+        prod = MatVecProduct(W, vec, result_symbol=symbol_source("V", j + 1), result_color=th.value)
+        v_brace = length_brace(stage, prod.result, plan.d_head, font_size=18, buff=0.08, right_limit=float("inf"))
+        picture = VGroup(prod, v_brace)
+        picture.scale_to_fit_width(panel.width)
+        picture.move_to(panel.center)
+        aside = list(stage.mobjects)
+        stage.drawn["values"].update(value_product=prod, W_V=W, value_input=vec, value_aside=aside)
+        stage.play(FadeIn(W, shift=RIGHT * 0.2), FadeIn(vec), FadeIn(prod.equals), FadeIn(prod.result),
+                   zoom_on(stage, picture, min_width=5.5, pad=1.15), *(FadeOut(m) for m in aside), run_time=1.2)
+        rows = prod.shown_rows()
+        stage.play(prod.sweep(rows=rows[:2], run_time_per_row=0.8, fade_boxes=False))
+        stage.play(prod.sweep(rows=rows[2:], run_time_per_row=0.35))
+        stage.play(FadeIn(v_brace), run_time=0.5)
+        stage.drawn["values"]["value_column"] = prod.result
+        return picture, aside
+
+    def value_bias(self, stage: Stage, plan: ValuesPlan, picture, aside):
+        """A model with biases: the value is W_V E⃗ plus b_V (its own step, as the query's b_Q)."""
+        if not plan.has_bias:
+            return picture, aside
+        th, prod = stage.theme, stage.drawn["values"]["value_product"]
+        j = plan.source
+        real = VectorColumn(plan.head_trace.v[j], head=prod.matrix.row_head, tail=prod.matrix.row_tail,
+                            font_size=prod.result.font_size, theme=th, symbol=symbol_source("V", j + 1),
+                            symbol_color=th.value, show_symbol=True, row_height=prod.matrix.row_height)
+        real.scale(prod.result.brackets.height / real.brackets.height).move_to(prod.result)
+        with stage.narrating(stage.say("qkv.values.bias")):
+            stage.play(Transform(prod.result, real), run_time=0.8)
+        stage.drawn["values"]["value_column"] = real
+        return picture, aside
 
     # --- the weights the caption reads out, in the panel ----------------------------------------------
     def tally(self, stage: Stage, plan: ValuesPlan) -> VGroup:

@@ -28,7 +28,7 @@ LINE_ROLES = ("adjective_noun", "sense_from_context", "previous_token", "verb_ob
 
 # how many leading and trailing entries each picture shows (the rest is an ellipsis)
 EMBEDDING = (5, 1)  # the focus word's embedding under its word
-MATRIX = (5, 1)  # rows and columns of W_Q and W_O (and the vectors they multiply)
+MATRIX = (5, 1)  # rows and columns of W_Q, W_V and W_O (and the vectors they multiply)
 COLUMN = (5, 1)  # every word's query under its word
 STRIP = (2, 1)  # the queries across the top while keys are made
 KEY = (4, 1)  # a key beside its word
@@ -252,6 +252,12 @@ class ValuesPlan:
     residual: np.ndarray  # [n, d_model] E of every word (for drawing)
     updated_all: np.ndarray  # [n, d_model] E′ of every word
     honesty: Honesty  # what a real head does with the focus (a note when not what the story says)
+    source: int  # the word whose value W_V makes on screen: the focus's strongest key
+    source_input: np.ndarray  # its head input E (what W_V multiplies), every entry
+    w_v: ShownMatrix  # W_V as drawn (W_V.T)
+    value_input: Shown  # that E as it stands beside W_V
+    value: Shown  # its value V = W_V E (+ b_V), in W_V's shown rows
+    has_bias: bool  # the model adds b_V after W_V (a step of its own)
     rounding_off: tuple[int, ...] = ()  # E′'s shown entries whose drawn E + ΔE miss E′ as drawn (marked ≈)
     band_rounding: dict = field(default_factory=dict)  # every word at once: token -> its E′ rows marked ≈
 
@@ -268,6 +274,7 @@ def plan_values(setting: Setting) -> ValuesPlan:
     hidden = [j for j in visible if j not in strongest]
     resid = np.asarray(tr.layers[layer].resid_in, dtype=float)
     updated = np.asarray(tr.updated(layer, head), dtype=float)
+    X, source = head_input(setting), tops[0]
     directions = []
     if tr.directions:
         names = list(tr.directions)
@@ -288,6 +295,9 @@ def plan_values(setting: Setting) -> ValuesPlan:
         delta=shown(np.asarray(ht.W_O).T @ ht.z[i], MATRIX), embedding=shown(resid[i], SUM),
         updated=shown(updated[i], SUM), directions=tuple(directions), band_slots=tuple(band_slots), bands=bands,
         residual=resid, updated_all=updated, honesty=read_head(ht, i),
+        source=source, source_input=X[source], w_v=shown_matrix(np.asarray(ht.W_V).T),
+        value_input=shown(X[source], MATRIX), value=shown(ht.v[source], MATRIX),
+        has_bias=bool(np.abs(ht.b_V).max() > 0),
         rounding_off=rounding_off((k, (resid[i][k], ht.delta_e[i][k]), updated[i][k])
                                   for k in window_indices(resid.shape[1], *SUM) if k is not None),
         band_rounding={j: rounding_off((k, (resid[j][k], ht.delta_e[j][k]), updated[j][k])
