@@ -456,3 +456,47 @@ def test_focus_on_a_word_of_several_tokens_is_its_last_token(smol):
     with pytest.raises(UserError) as e:
         ATTENTION_PATTERN.lesson.setting(smol_inputs(smol, focus="xylophone"))
     assert "verdant" in e.value.hint  # the words to pick from, as written
+
+
+@pytest.mark.parametrize("lesson", ["FLUFFY_BLUE_CREATURE", "ATTENTION_PATTERN", "ATTENTION_AS_LOOKUP"])
+def test_smollm2_follows_a_whole_word_in_the_fluffy_phrase(smol, lesson):
+    """SmolLM2 cuts "verdant" into "␣ver d ant": the default focus is never such a piece ("ant" read
+    as if the phrase had an ant in it), but the story's own word, "creature", kept whole."""
+    from attention_manim.scenes import lessons
+
+    s = getattr(lessons, lesson).lesson.setting(smol_inputs(smol))
+    tr = s.trace
+    q = s.focus_index()
+    word = tr.word_of_token[q]
+    assert tr.word_of_token.count(word) == 1  # a whole word: its only token
+    assert tr.words[word] == "creature"
+
+
+def test_default_focus_prefers_a_whole_word_to_a_words_last_piece():
+    from attention_manim.scenes.setting import gathering_word
+
+    # tokens: A fluffy ver d ant forest ; "ant" gathers more than "forest", but is a piece of "verdant"
+    word_of = [0, 1, 2, 2, 2, 3]
+    p = np.eye(6)
+    p[4] = [0.0, 0.9, 0.0, 0.0, 0.1, 0.0]
+    p[5] = [0.0, 0.3, 0.0, 0.0, 0.0, 0.7]
+    assert gathering_word(p, word_of=word_of) == 5
+
+
+def test_smollm2_eiffel_tags_are_distinct_words_not_the_sink(smol):
+    """The E′ tags name the context word each phrase drew from: never the first token "The" (a sink
+    every phrase rests on), never a token's space mark, and no two phrases alike."""
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.lessons import EIFFEL_TOWER_LESSON as EIFFEL_TOWER
+    from attention_manim.scenes.chapters.embedding_parts import tag_text
+
+    s = EIFFEL_TOWER.lesson.setting(smol_inputs(smol))
+    plan = [p for p in EIFFEL_TOWER.lesson.plans(s) if hasattr(p, "phrases") and hasattr(p.phrases[0], "tag")][0]
+    tags = [p.tag for p in plan.phrases]
+    assert len(set(tags)) == len(tags), tags
+    assert all(tag and "The" not in tag for tag in tags), tags  # "The tower" (the phrase) may be a tag
+    for lang in ("en", "ko", "pt"):
+        texts = [tag_text(Say(lang), t) for t in tags]
+        assert len(set(texts)) == len(texts)
+        assert not any(m in t for t in texts for m in ("␣", "‿")), texts
+    assert tags[-1] == ("miniature",)
