@@ -504,3 +504,16 @@ def test_smollm2_eiffel_tags_are_distinct_words_not_the_sink(smol):
         assert len(set(texts)) == len(texts)
         assert not any(m in t for t in texts for m in ("␣", "‿")), texts
     assert tags[-1] == ("miniature",)
+
+
+def test_smollm2_names_a_followed_piece_as_a_piece_of_its_word(smol):
+    """--focus verdant follows "ant", its last piece: the query chapter says so, never "one word, ant"."""
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.lessons import FLUFFY_BLUE_CREATURE
+    from attention_manim.scenes.plans.qkv import plan_query
+
+    plan = plan_query(FLUFFY_BLUE_CREATURE.lesson.setting(smol_inputs(smol, focus="verdant")))
+    assert plan.tokens[plan.focus] == "ant" and plan.piece_of == "verdant"
+    say = Say("en")
+    assert say("common.piece_of", piece=say.quote("ant"), word=say.quote("verdant")) == "“ant”, the last piece of “verdant”"
+    assert plan_query(FLUFFY_BLUE_CREATURE.lesson.setting(smol_inputs(smol))).piece_of is None
