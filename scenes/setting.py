@@ -81,9 +81,39 @@ class Setting:
         if self.focus is not None:
             return trace.index_of(self.focus)
         ht = self.head_trace(trace)
+        # a real model: the story's own word ("creature" of the fluffy phrase, for the head the probes
+        # picked for adjectives → nouns), when its tokenizer keeps that word whole
+        story = story_word(trace, self.head_choice) if trace.model.real else None
+        if story is not None:
+            return story
         # a head the model names no role for (a real model's) parks much weight on the first token:
         # the word worth following is the one that gathers the most from the other words
         return gathering_word(ht.pattern, skip_first=not ht.role, word_of=getattr(trace, "word_of_token", None))
+
+
+def whole_words(word_of) -> list[int]:
+    """The tokens that are a whole word each (the word's only token), given token -> word index."""
+    w = list(word_of)
+    return [i for i in range(len(w)) if w.count(w[i]) == 1]
+
+
+def story_word(trace: Trace, choice: HeadChoice | None) -> int | None:
+    """The token of the word a story probe follows in this very sentence (model/probes.py: the
+    fluffy phrase follows "creature" for adjectives → nouns), for the role the head was picked for;
+    None when no probe tells this sentence's story, or the tokenizer cuts that word into pieces."""
+    from attention_manim.model.probes import STORY_PROBES
+
+    if choice is None or not choice.role:
+        return None
+    text = " ".join(trace.text.lower().split())
+    for probe in STORY_PROBES.get(choice.role, ()):
+        if probe.text.lower() == text:
+            try:
+                i = trace.index_of(probe.query)
+            except ValueError:
+                return None
+            return i if i in whole_words(trace.word_of_token) else None
+    return None
 
 
 def gathering_word(pattern: np.ndarray, skip_first: bool = False, word_of=None) -> int:
@@ -92,17 +122,24 @@ def gathering_word(pattern: np.ndarray, skip_first: bool = False, word_of=None) 
     "creature" (fluffy, blue) before "forest". With `skip_first`, weight on the first token does
     not count as looking away (real models rest attention there). With `word_of` (token -> word index,
     for models that cut words into pieces), only a word's last piece can be chosen, and a piece looking
-    at earlier pieces of its own word is not looking away ("ver d ant" gathering itself into "verdant")."""
+    at earlier pieces of its own word is not looking away ("ver d ant" gathering itself into "verdant");
+    a whole word (one token) goes before any piece, when one looks away at all."""
     p = np.array(pattern, dtype=float)
     np.fill_diagonal(p, 0.0)
     if skip_first:
         p[:, 0] = 0.0
     candidates = list(range(len(p)))
+    off_self = None
     if word_of is not None and len(word_of) == len(p):
         w = np.asarray(word_of)
         p[w[:, None] == w[None, :]] = 0.0
         candidates = [i for i in candidates if i == len(p) - 1 or w[i + 1] != w[i]]
-    off_self = np.round(p.sum(axis=1), 1)
+        # a whole word ("forest") before the last piece of one ("ant" of "verdant"), whenever a whole
+        # word looks away at all: a piece on screen reads as a word of its own
+        off_self = np.round(p.sum(axis=1), 1)
+        whole = [i for i in whole_words(word_of) if off_self[i] > 0]
+        candidates = whole or candidates
+    off_self = np.round(p.sum(axis=1), 1) if off_self is None else off_self
     gathered = (p >= 0.1).sum(axis=1)
     return max(candidates, key=lambda i: (off_self[i], gathered[i], -i))
 

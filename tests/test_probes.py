@@ -353,19 +353,23 @@ def expected_note(trace, layer, head, focus):
     return None
 
 
-def smol_focus(trace, layer, head):
-    """The default focus for a head without a name: among the tokens that end a word, the one that
-    gathers the most from other words than its own and the first token (one decimal), ties to more
-    keys ≥ 0.1, then earlier."""
-    p = trace.head(layer, head).pattern.copy()
+def smol_focus(trace, layer, head, story=None):
+    """The default focus for a head without a name: the story's word (`story`, the head picked for its
+    role) when it is one token; else among the whole words (one token each; else the tokens that end a
+    word), the one that gathers the most from other words than its own and the first token (one
+    decimal), ties to more keys ≥ 0.1, then earlier."""
     w = list(trace.word_of_token)
+    if story is not None and w.count(w[trace.index_of(story)]) == 1:
+        return trace.index_of(story)
+    p = trace.head(layer, head).pattern.copy()
     n = len(p)
     for i in range(n):
         for j in range(n):
             if w[i] == w[j] or j == 0:
                 p[i, j] = 0
     ends = [i for i in range(n) if i == n - 1 or w[i + 1] != w[i]]
-    return max(ends, key=lambda i: (round(float(p[i].sum()), 1), int((p[i] >= 0.1).sum()), -i))
+    whole = [i for i in range(n) if w.count(w[i]) == 1 and round(float(p[i].sum()), 1) > 0]
+    return max(whole or ends, key=lambda i: (round(float(p[i].sum()), 1), int((p[i] >= 0.1).sum()), -i))
 
 
 @pytest.mark.render
@@ -382,7 +386,7 @@ def test_real_heads_say_where_their_attention_goes(smol, render_scene, name, kw,
     tr, L, H = setting.trace, setting.head.layer, setting.head.head
     if not kw:
         assert (L, H) == smol[1].roles["adjective_noun"]
-    focus = smol_focus(tr, L, H)
+    focus = smol_focus(tr, L, H, story=None if kw else "creature")
     want = expected_note(tr, L, H, focus)
     scene, _ = render_scene(cls, inputs, png=(name == "attention_pattern"), size=(192, 108))
     drawn = scene.stage.drawn[chapter]
@@ -456,3 +460,60 @@ def test_focus_on_a_word_of_several_tokens_is_its_last_token(smol):
     with pytest.raises(UserError) as e:
         ATTENTION_PATTERN.lesson.setting(smol_inputs(smol, focus="xylophone"))
     assert "verdant" in e.value.hint  # the words to pick from, as written
+
+
+@pytest.mark.parametrize("lesson", ["FLUFFY_BLUE_CREATURE", "ATTENTION_PATTERN", "ATTENTION_AS_LOOKUP"])
+def test_smollm2_follows_a_whole_word_in_the_fluffy_phrase(smol, lesson):
+    """SmolLM2 cuts "verdant" into "␣ver d ant": the default focus is never such a piece ("ant" read
+    as if the phrase had an ant in it), but the story's own word, "creature", kept whole."""
+    from attention_manim.scenes import lessons
+
+    s = getattr(lessons, lesson).lesson.setting(smol_inputs(smol))
+    tr = s.trace
+    q = s.focus_index()
+    word = tr.word_of_token[q]
+    assert tr.word_of_token.count(word) == 1  # a whole word: its only token
+    assert tr.words[word] == "creature"
+
+
+def test_default_focus_prefers_a_whole_word_to_a_words_last_piece():
+    from attention_manim.scenes.setting import gathering_word
+
+    # tokens: A fluffy ver d ant forest ; "ant" gathers more than "forest", but is a piece of "verdant"
+    word_of = [0, 1, 2, 2, 2, 3]
+    p = np.eye(6)
+    p[4] = [0.0, 0.9, 0.0, 0.0, 0.1, 0.0]
+    p[5] = [0.0, 0.3, 0.0, 0.0, 0.0, 0.7]
+    assert gathering_word(p, word_of=word_of) == 5
+
+
+def test_smollm2_eiffel_tags_are_distinct_words_not_the_sink(smol):
+    """The E′ tags name the context word each phrase drew from: never the first token "The" (a sink
+    every phrase rests on), never a token's space mark, and no two phrases alike."""
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.lessons import EIFFEL_TOWER_LESSON as EIFFEL_TOWER
+    from attention_manim.scenes.chapters.embedding_parts import tag_text
+
+    s = EIFFEL_TOWER.lesson.setting(smol_inputs(smol))
+    plan = [p for p in EIFFEL_TOWER.lesson.plans(s) if hasattr(p, "phrases") and hasattr(p.phrases[0], "tag")][0]
+    tags = [p.tag for p in plan.phrases]
+    assert len(set(tags)) == len(tags), tags
+    assert all(tag and "The" not in tag for tag in tags), tags  # "The tower" (the phrase) may be a tag
+    for lang in ("en", "ko", "pt"):
+        texts = [tag_text(Say(lang), t) for t in tags]
+        assert len(set(texts)) == len(texts)
+        assert not any(m in t for t in texts for m in ("␣", "‿")), texts
+    assert tags[-1] == ("miniature",)
+
+
+def test_smollm2_names_a_followed_piece_as_a_piece_of_its_word(smol):
+    """--focus verdant follows "ant", its last piece: the query chapter says so, never "one word, ant"."""
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.lessons import FLUFFY_BLUE_CREATURE
+    from attention_manim.scenes.plans.qkv import plan_query
+
+    plan = plan_query(FLUFFY_BLUE_CREATURE.lesson.setting(smol_inputs(smol, focus="verdant")))
+    assert plan.tokens[plan.focus] == "ant" and plan.piece_of == "verdant"
+    say = Say("en")
+    assert say("common.piece_of", piece=say.quote("ant"), word=say.quote("verdant")) == "“ant”, the last piece of “verdant”"
+    assert plan_query(FLUFFY_BLUE_CREATURE.lesson.setting(smol_inputs(smol))).piece_of is None

@@ -45,7 +45,9 @@ class Query(Chapter):
                               color=th.query, tail_length=0.35, max_width=6.0)
         VGroup(row, bubble).shift(DOWN * LIFT)
         drawn.update(row=row, bubble=bubble)
-        with stage.narrating(say(plan.follow, word=word, layer=plan.head.layer)):
+        # a piece of a word is named as one ("‘ant’, the last piece of ‘verdant’"), never as a word of its own
+        followed = (say("common.piece_of", piece=word, word=say.quote(plan.piece_of)) if plan.piece_of else word)
+        with stage.narrating(say(plan.follow, word=followed, layer=plan.head.layer)):
             stage.play(FadeIn(row, lag_ratio=0.05), run_time=1.0)
             stage.play(row.animate.highlight(s_i, th.query).dim_others(s_i, 0.55), run_time=0.6)
         with stage.narrating(say("qkv.query.question")):

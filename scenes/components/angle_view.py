@@ -86,6 +86,15 @@ class AngleView(VGroup):
             b = np.array([np.cos(at), np.sin(at), 0.0])
             reach = r + 0.1 + abs(b[0]) * cos_grp.width / 2 + abs(b[1]) * cos_grp.height / 2
             cos_grp.move_to(b * reach)
+            # two keys at close angles: a cosine that would run into a label already placed moves out
+            # along its own direction until it clears
+            placed = [*self.labels, *(a[1] for a in self.arcs), lab]
+            if self.ref_label is not None:
+                placed.append(self.ref_label)
+            for _ in range(20):
+                if not any(_boxes_meet(cos_grp, m) for m in placed):
+                    break
+                cos_grp.shift(b * 0.1)
             self.arrows.add(arr)
             self.labels.add(lab)
             self.arcs.add(VGroup(arc, cos_grp))
@@ -108,6 +117,12 @@ class AngleView(VGroup):
         if self.note is not None:
             anims.append(FadeIn(self.note))
         return AnimationGroup(*anims, **kwargs)
+
+
+def _boxes_meet(a, b, gap: float = 0.04) -> bool:
+    """Whether the bounding boxes of `a` and `b` come within `gap` of each other."""
+    return bool(a.get_left()[0] < b.get_right()[0] + gap and b.get_left()[0] < a.get_right()[0] + gap
+                and a.get_bottom()[1] < b.get_top()[1] + gap and b.get_bottom()[1] < a.get_top()[1] + gap)
 
 
 __all__ = ["AngleView", "cosine"]

@@ -156,14 +156,40 @@ def delta_terms(coords: np.ndarray, min_abs: float = DELTA_MIN, most: int = 3) -
     return tuple(order[:most])
 
 
-def context_tag(tokens, weights: np.ndarray, focus: int, min_weight: float = TAG_MIN) -> tuple[str, ...]:
+def context_tag(tokens, weights: np.ndarray, focus: int, min_weight: float = TAG_MIN, *, words=None,
+                word_of=None, skip_first: bool = False) -> tuple[str, ...]:
     """The context word E′ drew most from; two, in phrase order, when the runner-up weighs at least
-    half as much ("miniature", "eiffel"); () when no context word reaches `min_weight`."""
-    order = [int(k) for k in np.argsort(-weights, kind="stable") if k != focus and weights[k] >= min_weight]
+    half as much ("miniature", "eiffel"); () when no context word reaches `min_weight`.
+
+    With `words` and `word_of` (a real model's: token -> word index), a word's pieces count together
+    and the word is named as written ("Eiffel", never "␣E" + "iffel"); the focus's own word is left out.
+    With `skip_first`, so is the first token: a real model rests attention there (an attention sink,
+    which the lesson explains), and it would name the same "The" for every phrase."""
+    w = np.asarray(weights, dtype=float)
+    if words is None or word_of is None or len(word_of) != len(w):
+        words, word_of = tuple(tokens), tuple(range(len(w)))
+    own = word_of[focus]
+    per_word = np.zeros(len(words))
+    for t, wi in enumerate(word_of):
+        if wi != own and not (skip_first and t == 0):
+            per_word[wi] += w[t]
+    order = [int(k) for k in np.argsort(-per_word, kind="stable") if per_word[k] >= min_weight]
     if not order:
         return ()
-    picked = [order[0]] + [k for k in order[1:2] if weights[k] >= 0.5 * weights[order[0]]]
-    return tuple(dict.fromkeys(tokens[k] for k in sorted(picked)))
+    picked = [order[0]] + [k for k in order[1:2] if per_word[k] >= 0.5 * per_word[order[0]]]
+    return tuple(dict.fromkeys(words[k] for k in sorted(picked)))
+
+
+def phrase_tags(tags, phrases, real: bool) -> tuple[tuple[str, ...], ...]:
+    """Tags that tell the phrases apart: one that repeats an earlier phrase's (or, on a real model,
+    names nothing: the word drew only from the first token and itself) names the phrase itself, up to
+    the focus word ("The tower"), as written."""
+    out = []
+    for tag, phrase in zip(tags, phrases):
+        if tag in out or (real and not tag):
+            tag = (phrase,)
+        out.append(tag)
+    return tuple(out)
 
 
 def causal_note(tokens, focus: int) -> CausalNote | None:
@@ -217,6 +243,12 @@ def plan_context(setting: Setting, variant: ContextVariant) -> ContextPlan:
     names, basis, named = _axes(setting, variant, fit)
     E0 = raw[0][3]
     phrases = []
+    real = setting.trace.model.real
+    tags = phrase_tags(
+        [context_tag(tr.tokens, w, i, words=tr.words, word_of=tr.word_of_token,
+                     skip_first=not tr.head(setting.head.layer, setting.head.head).role and i > 0)
+         for tr, i, w, *_ in raw],
+        [" ".join(tr.words[:tr.word_of_token[i] + 1]) for tr, i, *_ in raw], real)
     for k, (tr, i, w, E, dE, E2) in enumerate(raw):
         coords = np.array([E, dE, E2]) @ basis
         compare = None
@@ -226,7 +258,7 @@ def plan_context(setting: Setting, variant: ContextVariant) -> ContextPlan:
         phrases.append(Phrase(
             tokens=tr.tokens, focus=i, weights=w, E=E, dE=dE, E2=E2, coords=coords,
             own_E=bool(np.abs((E - E0) @ basis).max() > 1e-3), attention=attention_mention(tr.tokens, w, i),
-            delta=delta_terms(coords[1]), tag=context_tag(tr.tokens, w, i), causal=causal_note(tr.tokens, i),
+            delta=delta_terms(coords[1]), tag=tags[k], causal=causal_note(tr.tokens, i),
             compare=compare, honesty=read_head(tr.head(setting.head.layer, setting.head.head), i)))
     view = choose_view(fit @ basis, np.array([s.E2 for s in phrases]) @ basis)
     best = [int(np.argmax(np.abs(s.coords[1]))) for s in phrases]

@@ -106,6 +106,16 @@ class QueryPlan:
     question: str  # catalog key of the head's question
     follow: str = "qkv.query.follow"  # catalog key of the first caption (what the head's input knows)
     rotary: bool = False  # the model rotates queries and keys by position after W_Q (shown as a step)
+    piece_of: str | None = None  # the word the focus token is the last piece of ("verdant"), as written
+
+
+def piece_of(trace, i: int) -> str | None:
+    """The word token `i` is a piece of, as written, when the tokenizer cut that word ("ant" of
+    "verdant"); None for a whole word."""
+    wo = list(getattr(trace, "word_of_token", ()) or ())
+    if len(wo) != len(trace.tokens) or wo.count(wo[i]) < 2:
+        return None
+    return trace.words[wo[i]]
 
 
 def plan_query(setting: Setting) -> QueryPlan:
@@ -120,7 +130,8 @@ def plan_query(setting: Setting) -> QueryPlan:
         embedding=shown(X[i], EMBEDDING), w_q=shown_matrix(np.asarray(ht.W_Q).T), product_input=shown(X[i], MATRIX),
         query=shown(ht.q[i], MATRIX), has_bias=bool(np.abs(ht.b_Q).max() > 0),
         queries={j: shown(ht.q[j], COLUMN) for j in slots if j is not None},
-        question=line_keys(ht.role)[0], follow=follow_key(setting), rotary=setting.model.rotary)
+        question=line_keys(ht.role)[0], follow=follow_key(setting), rotary=setting.model.rotary,
+        piece_of=piece_of(setting.trace, i))
 
 
 def follow_key(setting: Setting) -> str:
