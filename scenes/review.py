@@ -680,22 +680,9 @@ class Linter(Observer):
 
     def check_label_near(self, scene, mobs) -> None:
         """A label declared to name a point (`names_point`) is near it, or tied to it by a visible line."""
-        shown = {id(m) for top in mobs for m in top.get_family()}
-        for top in mobs:
-            for m in top.get_family():
-                named = getattr(m, "lint_names_point", None)
-                if named is None or not _seen(m):
-                    continue
-                point, leader = named
-                p = point.get_center()
-                x0, y0, x1, y1 = _box(VGroupOf([g for g in m.family_members_with_points()], ""))
-                far = float(np.hypot(max(x0 - p[0], 0, p[0] - x1), max(y0 - p[1], 0, p[1] - y1)))
-                tied = leader is not None and id(leader) in shown and _seen(leader)
-                if far > LABEL_REACH and not tied:
-                    text = getattr(m, "original_text", None) or getattr(m, "text", None) or type(m).__name__
-                    self.add(scene, "label_near", f"{_short(text)} is {far:.2f} units from the point it names, "
-                                                  f"with no line to it", _where((x0, y0, x1, y1)),
-                             (getattr(m, "lint_exempt", None) or {}).get("label_near"), key=(id(m),))
+        for m, text, far, box in labels_far_from_their_points(mobs):
+            self.add(scene, "label_near", f"{_short(text)} is {far:.2f} units from the point it names, with no line to it",
+                     _where(box), (getattr(m, "lint_exempt", None) or {}).get("label_near"), key=(id(m),))
 
     def check_decimals(self, scene, texts) -> None:
         by_owner: dict[int, list[TextOnScreen]] = {}
@@ -830,6 +817,27 @@ def _shown_of(x) -> str | None:
     if not _seen(x):
         return None
     return str(getattr(x, "shown", None) or getattr(x, "original_text", None) or getattr(x, "text", "") or "")
+
+
+def labels_far_from_their_points(mobs) -> list:
+    """(label, its text, distance, box) for each visible label declared to name a point (`names_point`)
+    that sits further than LABEL_REACH from it with no visible line tying it there."""
+    shown = {id(m) for top in mobs for m in top.get_family()}
+    out = []
+    for top in mobs:
+        for m in top.get_family():
+            named = getattr(m, "lint_names_point", None)
+            if named is None or not _seen(m):
+                continue
+            point, leader = named
+            p = point.get_center()
+            x0, y0, x1, y1 = _box(VGroupOf(m.family_members_with_points(), ""))
+            far = float(np.hypot(max(x0 - p[0], 0, p[0] - x1), max(y0 - p[1], 0, p[1] - y1)))
+            tied = leader is not None and id(leader) in shown and _seen(leader)
+            if far > LABEL_REACH and not tied:
+                text = getattr(m, "original_text", None) or getattr(m, "text", None) or type(m).__name__
+                out.append((m, text, far, (x0, y0, x1, y1)))
+    return out
 
 
 def _seen(m) -> bool:

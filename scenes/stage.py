@@ -153,7 +153,11 @@ class Stage:
 
     @property
     def mobjects(self) -> list:
-        return list(self.scene.mobjects)
+        """What is drawn, without the camera's frame: manim adds the frame to the scene once it is
+        animated, and a chapter fading out "everything" would fade the frame too (manim's skipped play
+        then puts it back home, and the close-up is lost)."""
+        frame = getattr(self.scene.camera, "frame", None)
+        return [m for m in self.scene.mobjects if m is not frame]
 
     @property
     def time(self) -> float:

@@ -203,26 +203,26 @@ def test_a_page_from_another_site_rebound_to_this_address_can_do_nothing(server,
     assert not any(j["scene"] == "softmax" for j in jobs)  # (the other tests here render other scenes)
 
 
-def test_a_page_from_another_host_name_is_refused_in_a_real_browser(server):
+def test_a_page_from_another_host_name_is_refused_in_a_real_browser(server, page):
     """DNS rebinding, as an attacker would do it: a site whose name resolves to 127.0.0.1 (here by
     chromium's --host-resolver-rules) loads the explorer's page and calls its API from there. The
     explorer answers only its own host names: the page is refused (403) and so is the API call; the
-    same browser reaches the explorer under 127.0.0.1."""
+    same browser reaches the explorer under 127.0.0.1. (A second browser from the module's own
+    Playwright: two sync Playwrights cannot run at once.)"""
     port = server.rstrip("/").rsplit(":", 1)[1]
     evil = f"http://evil.example:{port}/"
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM,
-                              args=[*ARGS, "--host-resolver-rules=MAP evil.example 127.0.0.1"])
-        try:
-            pg = b.new_page()
-            answer = pg.goto(evil)
-            assert answer is not None and answer.status == 403, answer and answer.status
-            status = pg.evaluate("""async () => (await fetch('/api/queue')).status""")
-            assert status == 403
-            posted = pg.evaluate("""async () => (await fetch('/api/render', {method: 'POST',
-                headers: {'Content-Type': 'application/json'}, body: '{}'})).status""")
-            assert posted == 403
-            own = pg.goto(server)
-            assert own is not None and own.status == 200
-        finally:
-            b.close()
+    b = page.context.browser.browser_type.launch(executable_path=CHROMIUM,
+                                                 args=[*ARGS, "--host-resolver-rules=MAP evil.example 127.0.0.1"])
+    try:
+        pg = b.new_page()
+        answer = pg.goto(evil)
+        assert answer is not None and answer.status == 403, answer and answer.status
+        status = pg.evaluate("""async () => (await fetch('/api/queue')).status""")
+        assert status == 403
+        posted = pg.evaluate("""async () => (await fetch('/api/render', {method: 'POST',
+            headers: {'Content-Type': 'application/json'}, body: '{}'})).status""")
+        assert posted == 403
+        own = pg.goto(server)
+        assert own is not None and own.status == 200
+    finally:
+        b.close()

@@ -84,8 +84,9 @@ class Values(Chapter):
         picture.move_to(panel.center)
         aside = list(stage.mobjects)
         stage.drawn["values"].update(value_product=prod, W_V=W, value_input=vec, value_aside=aside)
-        stage.play(FadeIn(W, shift=RIGHT * 0.2), FadeIn(vec), FadeIn(prod.equals), FadeIn(prod.result),
-                   zoom_on(stage, picture, min_width=5.5, pad=1.15), *(FadeOut(m) for m in aside), run_time=1.2)
+        # the camera closes in first, then the product appears: its numbers are read at the close-up's scale
+        stage.play(zoom_on(stage, picture, min_width=5.5, pad=1.15), *(FadeOut(m) for m in aside), run_time=0.8)
+        stage.play(FadeIn(W, shift=RIGHT * 0.2), FadeIn(vec), FadeIn(prod.equals), FadeIn(prod.result), run_time=0.8)
         rows = prod.shown_rows()
         stage.play(prod.sweep(rows=rows[:2], run_time_per_row=0.8, fade_boxes=False))
         stage.play(prod.sweep(rows=rows[2:], run_time_per_row=0.35))
