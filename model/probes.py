@@ -51,7 +51,7 @@ from .errors import UserError
 from .places import cache_dir
 from .trace import RoleGap, Trace
 
-PROBE_VERSION = 3  # bump whenever the probes change (the disk cache is keyed by it)
+PROBE_VERSION = 4  # bump whenever the probes change (the disk cache is keyed by it)
 STANDARD = ("previous_token", "first_token", "induction", "same_word")
 STORY = ("adjective_noun", "sense_from_context", "verb_object")
 ROLES = STANDARD + STORY
@@ -176,25 +176,37 @@ def standard_scores(pattern: np.ndarray, length: int, start: int = 0) -> dict:
             "induction": induction_score(pattern, length, start), "same_word": same_word_score(pattern, length, start)}
 
 
-def word_tokens(trace: Trace) -> list[list[int]]:
+def word_tokens(trace: Trace, special=()) -> list[list[int]]:
     """The token positions of each word of `trace.text` (split on spaces), in order.
 
     Uses the trace's word↔token mapping when it has one (`word_of_token`: the word index of each
-    token, -1 for a token of no word such as a BOS marker); otherwise a token is a word."""
+    token, -1 for a token of no word); otherwise a token is a word. A word made only of `special`
+    token ids (a BOS marker such as LLaMA's <s>, which the tokenizer puts before the text) is not one
+    of the text's words and is left out."""
     mapping = getattr(trace, "word_of_token", None)
+    ids = list(getattr(trace, "token_ids", ()) or ())
+    special = set(special)
     if mapping is None or len(mapping) == 0:
-        return [[i] for i in range(trace.n_tokens)]
-    groups: dict[int, list[int]] = {}
-    for t, w in enumerate(mapping):
-        if w is not None and int(w) >= 0:
-            groups.setdefault(int(w), []).append(t)
+        groups = {i: [i] for i in range(trace.n_tokens)}
+    else:
+        groups = {}
+        for t, w in enumerate(mapping):
+            if w is not None and int(w) >= 0:
+                groups.setdefault(int(w), []).append(t)
+    if special and len(ids) == trace.n_tokens:
+        groups = {w: ts for w, ts in groups.items() if not all(int(ids[t]) in special for t in ts)}
     return [groups[w] for w in sorted(groups)]
 
 
-def story_weight(trace: Trace, probe: StoryProbe, layer: int, head: int) -> float:
+def special_ids(model) -> set[int]:
+    """The ids of the model tokenizer's special tokens (BOS, EOS, padding); empty for the toy."""
+    return {int(i) for i in (getattr(model.tokenizer, "special", ()) or ())}
+
+
+def story_weight(trace: Trace, probe: StoryProbe, layer: int, head: int, special=()) -> float:
     """The weight the probe's query word (its last token) puts on all tokens of its cue words."""
     words = probe.text.split()
-    groups = word_tokens(trace)
+    groups = word_tokens(trace, special)
     if len(groups) != len(words):
         raise ValueError(f"probe {probe.text!r}: {len(words)} words but the trace groups its tokens into "
                          f"{len(groups)} words ({' '.join(trace.tokens)})")
@@ -244,7 +256,7 @@ def fallback_pool(model, length: int) -> list[int]:
     """Token ids for the structural probes when too few probe words are single tokens (a small or
     foreign vocabulary): ids spread evenly over the vocabulary, special tokens left out. Previous
     token, first token, induction and same word need distinct tokens, not English words."""
-    special = set(getattr(model.tokenizer, "special", ()) or ())
+    special = special_ids(model)
     ids = [i for i in range(model.info.vocab_size) if i not in special]
     if len(ids) <= 2 * length:
         return ids
@@ -275,12 +287,13 @@ def measure(model, *, seed: int = SEED, n_sequences: int = N_SEQUENCES, length: 
     std /= max(1, len(seqs))
     story = np.zeros((L, H, len(STORY)))
     measured = [False] * len(STORY)
+    special = special_ids(model)
     for r, role in enumerate(STORY):
         weights = []
         for probe in STORY_PROBES[role]:
             try:
                 tr = model.trace(probe.text)
-                weights.append([[story_weight(tr, probe, li, h) for h in range(H)] for li in range(L)])
+                weights.append([[story_weight(tr, probe, li, h, special) for h in range(H)] for li in range(L)])
             except (ValueError, KeyError, UserError):  # a word it cannot read, or split otherwise: not this phrase
                 continue
         if weights:

@@ -437,3 +437,28 @@ def test_cache_folder_follows_xdg(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert cache_root() == tmp_path / "attention-manim"
 
+
+
+def test_a_bos_marker_is_not_a_word_of_the_story_probes(transformers_, tmp_path):
+    """LLaMA's tokenizer puts <s> before the text: the probes must still find the phrase's words, so
+    that the story roles are measured (they used to be 'unmatched' on every LLaMA folder)."""
+    from attention_manim.model import probes
+
+    model = load_model(save_llama(tmp_path / "l"), device="cpu")
+    probe = probes.STORY_PROBES["adjective_noun"][0]
+    trace = model.trace(probe.text)
+    assert trace.words[0] == "<s>"
+    special = probes.special_ids(model)
+    assert trace.token_ids[0] in special
+    with pytest.raises(ValueError):  # without the special ids the BOS is one word too many
+        probes.story_weight(trace, probe, 0, 0)
+    # by hand: the last token of "creature" and every token of "fluffy", found from the words
+    creature = max(i for i, w in enumerate(trace.word_of_token) if trace.words[w] == "creature")
+    fluffy = [i for i, w in enumerate(trace.word_of_token) if trace.words[w] == "fluffy"]
+    assert fluffy and creature > max(fluffy)
+    for layer, head in [(0, 0), (1, 5)]:
+        expected = float(trace.head(layer, head).pattern[creature, fluffy].sum())
+        assert probes.story_weight(trace, probe, layer, head, special) == pytest.approx(expected, abs=1e-7)
+    heads = probes.measure(model)
+    assert all(set(hs.story) == set(probes.STORY) for hs in heads)  # every story role measured
+    assert not any(g.reason == "unmatched" for g in probes.role_gaps(model, heads).values())
