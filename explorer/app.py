@@ -52,6 +52,17 @@ def page_strings(lang: str) -> dict:
     return {k[len("explorer."):]: v for k, v in cat.items() if k.startswith("explorer.")}
 
 
+def head_note(lang: str, choice, layer: int, head: int) -> str:
+    """Why the page opened on this head, when it is a fallback for the lessons' own role (the note the
+    lessons show, scenes/plans/head_choice.py); "" for any other head or a head of the role itself."""
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.plans.head_choice import note_text
+
+    if choice is None or choice.ref != (layer, head):
+        return ""
+    return note_text(Say(lang), choice) or ""
+
+
 def role_label(lang: str, role: str, layer: int, head: int) -> str:
     from attention_manim.scenes.i18n import Say
 
@@ -210,6 +221,7 @@ def create_app(models: core.Models | None = None, renders: Path = Path("renders/
         trace = models.trace(model, sentence)
         view = core.head_view(trace, layer, head, default=models.default_head(model))
         view["role_label"] = role_label(page_lang(lang), view["pattern_head"]["role"], view["layer"], view["head"])
+        view["head_note"] = head_note(page_lang(lang), models.session(model).head_choice(), view["layer"], view["head"])
         return view
 
     @app.get("/api/overview")

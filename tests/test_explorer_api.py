@@ -79,6 +79,7 @@ def test_default_head_is_the_models_adjective_head(client):
     got = client.get("/api/head", params={"sentence": SENTENCE}).json()
     assert (got["layer"], got["head"]) == (0, 0)
     assert got["role_label"] == "adjectives → nouns"
+    assert got["head_note"] == ""  # the toy names its heads: no fallback to explain
     ko = client.get("/api/head", params={"sentence": SENTENCE, "lang": "ko"}).json()
     assert ko["role_label"] != got["role_label"] and re.search(r"[\uac00-\ud7a3]", ko["role_label"])
 

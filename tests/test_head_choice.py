@@ -175,3 +175,20 @@ def test_the_command_line_says_why_on_stderr(tmp_path):
     assert lines[0].startswith("note: This lesson's role, “adjectives → nouns”")
     assert "“fluffy”, “blue” and “creature”" in lines[0] and "“previous token”" in lines[0]
     assert lines[0].endswith("layer 0 · head 0.")
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_the_explorer_says_why_it_opened_on_a_fallback_head(odd_session, lang):
+    from attention_manim.explorer.app import head_note
+    from attention_manim.scenes.i18n import Say
+
+    choice = odd_session.head_choice()
+    note = head_note(lang, choice, *choice.ref)
+    assert note and "fluffy" in note and note == note_text_of(Say(lang), choice)
+    assert head_note(lang, choice, 0, 1) == ""  # a head the user picked needs no explanation
+
+
+def note_text_of(say, choice):
+    from attention_manim.scenes.plans.head_choice import note_text
+
+    return note_text(say, choice)

@@ -249,6 +249,8 @@
     $("layer").value = String(view.layer); $("head").value = String(view.head);
     $("pattern-heading").textContent = t("pattern_heading", { layer: view.layer, head: view.head });
     $("role").textContent = view.role_label || "";
+    $("head-note").textContent = view.head_note || "";
+    $("head-note").hidden = !view.head_note;
     $("detail-score-label").textContent = t("detail_score", { d_head: view.d_head });
     $("detail-hint").hidden = false; $("detail-body").hidden = true;
     document.body.dataset.layer = view.layer; document.body.dataset.head = view.head;
