@@ -158,6 +158,14 @@ def test_smollm2_split_and_mlp(smol):
     for n, h, g, u in zip(mp.neurons, mp.hidden, mp.gate, mp.up):
         assert (h, g, u) == (pytest.approx(float(act.hidden[n])), pytest.approx(float(act.gate[n])),
                              pytest.approx(float(act.up[n])))
+    # the residual addition E + MLP(E) = E′ is the trace's block output, and its shown sums add up
+    np.testing.assert_allclose(mp.after, s.trace.layers[5].residual_out[-1], atol=1e-3)
+    assert mp.after_diff < 1e-3
+    dec = {"vec": 1, "signed2": 2}[mp.after_kind]
+    f = lambda v: f"{float(v):.{dec}f}"  # noqa: E731
+    for i in mp.shown:
+        if i is not None and mp.after_kind == "vec":
+            assert f(float(f(mp.x[i])) + float(f(mp.out[i]))) == f(mp.after[i])
 
 
 @pytest.mark.render
@@ -174,4 +182,11 @@ def test_mlp_renders_on_smollm2_without_english(lang, smol, tmp_path, monkeypatc
     tokens = allowed_tokens(scene)
     captions = [c for c, _ in scene.caption_log]
     assert not foreign(seen, tokens, lang) and not foreign(captions, tokens, lang)
+    drawn = scene.stage.drawn["mlp"]
+    plan = scene.plans[0]
+    # the down projection drawn to scale: the matrix d_model × d_mlp, h d_mlp tall, MLP(E) d_model tall
+    mat, h, y = drawn["down"].matrix[0], drawn["down"].hidden[0], drawn["down"].result[1]
+    assert mat.width / mat.height == pytest.approx(plan.d_mlp / plan.d_model, rel=1e-3)
+    assert h.height / y.height == pytest.approx(plan.d_mlp / plan.d_model, rel=1e-3)
+    assert [e.value for e in drawn["after"].entries] == pytest.approx([plan.after[i] for i in plan.shown if i is not None])
     assert frame[..., :3].max() > 100
