@@ -180,9 +180,9 @@ class Key(Chapter):
         if c is not None:
             others.append((ht.k[c], th.dim, symbol_source("K", c + 1)))
         view = AngleView(ht.q[i], others, ref_label=symbol_source("Q", i + 1), theme=th, extent=2.3, font_size=22,
-                         note=say("qkv.key.angle_note", d_head=plan.d_head))
-        if view.note is not None and view.note.width > 6.2:
-            view.note.scale_to_fit_width(6.2)
+                         note=say("qkv.key.angle_note", d_head=plan.d_head), number_scale=1.1, note_scale=0.95)
+        if view.note is not None and view.note.width > 6.6:
+            view.note.scale_to_fit_width(6.6)
         view.move_to(RIGHT * 3.6 + DOWN * 0.2 + SIDE)
         if view.get_right()[0] > 6.8:
             view.shift(LEFT * (view.get_right()[0] - 6.8))
@@ -195,14 +195,19 @@ class Key(Chapter):
         map_label = VGroup(math("W_Q", font_size=24, color=th.query), label(",", font_size=22, color=th.dim),
                            math("W_K", font_size=24, color=th.key)).arrange(RIGHT, buff=0.08)
         map_label.next_to(maps, DOWN, buff=0.08)
+        # the three axes are chosen for the picture, not the model's own dimensions: the frame says so
+        axes_note = label(say("qkv.key.axes_note", d_model=plan.d_model), font_size=20, color=th.dim)
+        if axes_note.width > 6.0:
+            axes_note.scale_to_fit_width(6.0)
+        axes_note.next_to(space, DOWN, buff=0.2)
         cos_e = number(side.cos_embeddings, "signed2", font_size=24, color=th.text)
         cos_line = VGroup(math(f"cos({symbol_source('E', i + 1)}, {symbol_source('E', j + 1)}) =", font_size=26,
                                color=th.text), cos_e).arrange(RIGHT, buff=0.12).move_to([-3.9, -3.2, 0] + SIDE)
-        stage.drawn["key"].update(angle_view=view, space=space, embedding_cosine=cos_e)
+        stage.drawn["key"].update(angle_view=view, space=space, embedding_cosine=cos_e, axes_note=axes_note)
         home = stage.camera_frame.get_center()
         with stage.narrating(say(side.embeddings_caption, word=say.quote(tokens[i]), other=say.quote(tokens[j]))):
             stage.play(stage.camera_frame.animate.move_to(home + SIDE), FadeOut(answers), run_time=1.0)
-            stage.play(FadeIn(t_left), FadeIn(space), FadeIn(space.axis_labels), run_time=0.8)
+            stage.play(FadeIn(t_left), FadeIn(space), FadeIn(space.axis_labels), FadeIn(axes_note), run_time=0.8)
             stage.play(space.grow_arrow(ea), space.grow_arrow(eb), run_time=0.9)
             stage.play(FadeIn(cos_line), run_time=0.5)
             stage.wait(0.6)
