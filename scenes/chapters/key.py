@@ -6,8 +6,8 @@ a side view shows the real angles in the query/key space. Hands on `stage.words`
 from __future__ import annotations
 
 from manim import (
-    DOWN, LEFT, RIGHT, UP, CurvedArrow, FadeIn, FadeOut, Indicate, LaggedStart, ReplacementTransform, Transform,
-    VGroup, config,
+    DOWN, LEFT, RIGHT, UP, Create, CurvedArrow, FadeIn, FadeOut, Indicate, LaggedStart, ReplacementTransform,
+    SurroundingRectangle, Transform, VGroup, config,
 )
 
 from ..components.angle_view import AngleView
@@ -47,9 +47,12 @@ class Key(Chapter):
                                             shift=RIGHT * 0.2) for r in rows), lag_ratio=0.12), run_time=2.2)
             settle(stage, keys)
             stage.wait(0.5)
-        if plan.rotary:  # the keys (and queries) shown are the rotated ones the scores use
+        if plan.rotary:  # the keys (and queries) shown are the rotated ones the scores use: outlined
+            rotated = SurroundingRectangle(keys, color=th.key, buff=0.1, stroke_width=2.5)
             with stage.narrating(say("real.key.rotary")):
+                stage.play(Create(rotated), run_time=0.6)
                 stage.wait(0.3)
+            stage.play(FadeOut(rotated), run_time=0.3)
         stage.hand_on(words=words, queries=queries, keys=keys)
 
         # the focus query asks its question
@@ -219,8 +222,12 @@ class Key(Chapter):
         if c is not None:
             text = say("qkv.key.two_sentences", first=text,
                        second=say(side.contrast_caption, token=say.quote(tokens[c]), cos=side.cos_contrast))
+        # this block's own step: the cosines it reads out, boxed (they stay boxed until the camera leaves)
+        boxes = VGroup(*(SurroundingRectangle(arc[1], color=color, buff=0.06, stroke_width=2.5)
+                         for arc, color in zip(view.arcs, (th.key, th.dim))))
         with stage.narrating(text):
             stage.play(Indicate(view.arrows[0], color=th.key), Indicate(view.arcs[0], color=th.key), run_time=1.0)
-            stage.wait(1.6)
+            stage.play(Create(boxes), run_time=0.6)
+            stage.wait(1.0)
         stage.play(camera_home(stage, run_time=1.0))  # once the caption about the angles is over
         drop_below(stage, SIDE[1] / 2)
