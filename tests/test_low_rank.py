@@ -123,6 +123,8 @@ def test_low_rank_renders(lang, make_inputs, render_scene):
     np.testing.assert_allclose(heights[nz] / heights[0], shown[nz] / shown[0], rtol=1e-6)
     assert np.all(heights[~nz] < 0.02) and nz.sum() == plan.d_head
     assert len(d["heat"]) == len(plan.rows) ** 2
+    # the last caption block has its own step on screen: the rank, written under the chart
+    assert d["rank_note"].get_top()[1] < d["bars"].get_bottom()[1] and str(plan.rank) in d["rank_note"].text
     if lang == "ko":
         assert all(any("\uac00" <= ch <= "\ud7a3" for ch in c) for c, _ in scene.caption_log)
 
@@ -143,3 +145,7 @@ def test_output_matrix_renders(lang, make_inputs, render_scene):
     assert [m.value for m in right] == pytest.approx(list(head_sum[plan.focus, list(plan.shown)]))
     assert [m.shown for m in left] == [m.shown for m in right]  # the same to the last digit shown
     assert len(d["maps"]) == tr.model.n_heads
+    # the closing block names the one matrix's blocks again, one value-up map over each
+    assert len(d["names_again"]) == tr.model.n_heads
+    for n, m in zip(d["names_again"], d["maps"]):
+        assert abs(n.get_x() - m.get_x()) < 1e-6 and n.get_bottom()[1] > m.get_top()[1]

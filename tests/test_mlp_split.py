@@ -120,13 +120,57 @@ def test_mlp_lesson_refuses_the_toy(make_inputs):
     assert "no MLP" in str(e.value) and "smollm2" in (e.value.hint or "")
 
 
+def test_head_differences_are_total_variation():
+    from attention_manim.scenes.plans.head_split import head_differences
+
+    mask = ~np.tril(np.ones((3, 3), bool))  # causal: the first row has no choice and is left out
+    a = np.array([[1, 0, 0], [1, 0, 0], [0.5, 0.5, 0]])
+    b = np.array([[1, 0, 0], [0, 1, 0], [0.5, 0.5, 0]])
+    d = head_differences((a, a, b), (mask,) * 3)
+    assert d[0, 1] == 0 and d[0, 2] == pytest.approx((1.0 + 0.0) / 2) and d[2, 0] == d[0, 2]
+
+
+def test_head_split_claim_follows_the_measurement(make_inputs):
+    """The caption says two heads look alike only when their rows really differ by less than ALIKE;
+    the closest and farthest pairs are the measured extremes, the numbers the caption quotes."""
+    from attention_manim.scenes.plans.head_split import ALIKE, head_differences
+
+    plan = plan_head_split(setting_of(make_inputs(), "head_split_merge"))
+    d = head_differences(plan.patterns, plan.masks)
+    np.testing.assert_allclose(plan.differences, d)
+    off = [d[a, b] for a in range(plan.n_heads) for b in range(a + 1, plan.n_heads)]
+    assert d[plan.closest] == min(off) and d[plan.farthest] == max(off)
+    assert plan.alike == (min(off) < ALIKE)
+    # by hand, one row: half the summed absolute difference of the two heads' weights
+    (a, b), q = plan.closest, plan.focus
+    row = 0.5 * np.abs(plan.patterns[a][q] - plan.patterns[b][q]).sum()
+    assert 0 <= row <= 1
+
+
 @pytest.mark.render
 def test_head_split_renders_on_the_toy(make_inputs, render_scene):
     scene, frame = render_scene(load_all()["head_split_merge"], make_inputs(lang="ko"))
     drawn = scene.stage.drawn["head_split"]
     plan = scene.plans[0]
     assert len(drawn["q_bar"].boxes) == plan.n_heads and len(drawn["k_bar"].boxes) == plan.n_kv_heads
-    assert len(drawn["grids"]) == plan.n_heads
+    assert len(drawn["grids"]) == len(plan.grid_heads) == min(plan.n_heads, 4)
+    # every grid carries its columns' token labels; the first its rows' too
+    n = len(plan.tokens)
+    assert all(len(g.shown_labels["cols"]) == n for g in drawn["grids"])
+    assert len(drawn["grids"][0].shown_labels["rows"]) == n
+    # the caption quotes the measured numbers, and says "alike" only when they are
+    from attention_manim.scenes.chapters.head_split import fixed
+    from attention_manim.scenes.i18n import Say
+
+    captions = " ".join(c for c, _ in scene.caption_log)
+    low = fixed(plan.differences[plan.closest], 2)
+    assert low in captions and fixed(plan.differences[plan.farthest], 2) in captions
+    key = "caption_alike" if plan.alike else "caption_apart"
+    a, b = plan.closest
+    c, e = plan.farthest
+    want = Say("ko")(f"blocks.head_split.{key}", a=a + 1, b=b + 1, c=c + 1, d=e + 1, low=low,
+                     high=fixed(plan.differences[plan.farthest], 2))
+    assert want in [c for c, _ in scene.caption_log]
     assert frame[..., :3].max() > 100
 
 
@@ -158,6 +202,14 @@ def test_smollm2_split_and_mlp(smol):
     for n, h, g, u in zip(mp.neurons, mp.hidden, mp.gate, mp.up):
         assert (h, g, u) == (pytest.approx(float(act.hidden[n])), pytest.approx(float(act.gate[n])),
                              pytest.approx(float(act.up[n])))
+    # the residual addition E + MLP(E) = E′ is the trace's block output, and its shown sums add up
+    np.testing.assert_allclose(mp.after, s.trace.layers[5].residual_out[-1], atol=1e-3)
+    assert mp.after_diff < 1e-3
+    dec = {"vec": 1, "signed2": 2}[mp.after_kind]
+    f = lambda v: f"{float(v):.{dec}f}"  # noqa: E731
+    for i in mp.shown:
+        if i is not None and mp.after_kind == "vec":
+            assert f(float(f(mp.x[i])) + float(f(mp.out[i]))) == f(mp.after[i])
 
 
 @pytest.mark.render
@@ -174,4 +226,11 @@ def test_mlp_renders_on_smollm2_without_english(lang, smol, tmp_path, monkeypatc
     tokens = allowed_tokens(scene)
     captions = [c for c, _ in scene.caption_log]
     assert not foreign(seen, tokens, lang) and not foreign(captions, tokens, lang)
+    drawn = scene.stage.drawn["mlp"]
+    plan = scene.plans[0]
+    # the down projection drawn to scale: the matrix d_model × d_mlp, h d_mlp tall, MLP(E) d_model tall
+    mat, h, y = drawn["down"].matrix[0], drawn["down"].hidden[0], drawn["down"].result[1]
+    assert mat.width / mat.height == pytest.approx(plan.d_mlp / plan.d_model, rel=1e-3)
+    assert h.height / y.height == pytest.approx(plan.d_mlp / plan.d_model, rel=1e-3)
+    assert [e.value for e in drawn["after"].entries] == pytest.approx([plan.after[i] for i in plan.shown if i is not None])
     assert frame[..., :3].max() > 100

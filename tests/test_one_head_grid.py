@@ -373,6 +373,11 @@ def test_masking_minus_infinity_then_zero_and_sums_of_one(rendered, tracer, case
     assert [m.value for m in sm.weight_mobs] == pytest.approx([h.pattern[q, j] for j in sm.shown_keys], abs=1e-6)
     assert all(m.shown == "0.00" for j, m in zip(sm.shown_keys, sm.weight_mobs) if h.mask[q, j])
     assert sm.sum_mob.shown == "1.00"
+    # the block about the visible weights outlines them (and their sum): the keys up to the query
+    # (the weights have since settled into the grid; the outline kept the rows' height: one row a key)
+    seen = [j for j in sm.shown_keys if not h.mask[q, j]]
+    assert len(d["visible_outline"]) == 2 and len(seen) == sm.visible_count
+    assert d["visible_outline"][0].height == pytest.approx(len(seen) * sm.row_h + 0.16, abs=sm.row_h / 2)
     # the end: weights only where allowed, blocked cells empty, every query sums to 1
     g = d["grid"]
     assert set(d["weights"]) == visible_cells(h) and g.mask_state == "cleared"

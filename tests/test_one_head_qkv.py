@@ -333,6 +333,14 @@ def test_key_draws_the_trace_answers_and_the_side_view(rendered, tracer):
     assert np.arccos(a @ ref / np.linalg.norm(a) / np.linalg.norm(ref)) == pytest.approx(view.angles[0], abs=1e-3)
     x = tr.layers[0].attn_in
     assert drawn["embedding_cosine"].value == pytest.approx(cos(x[i], x[answers[0]]), abs=1e-6)
+    # readable: the cosines' digits at least 18 px at 720p (90 px a unit), clear of the arrows; the
+    # illustrative axes marked so
+    from attention_manim.scenes.components.angle_view import _segment_meets
+
+    for c, arc in zip(view.cosines, view.arcs):
+        assert c.height * 90 >= 18
+        assert not any(_segment_meets(arc[1], a.get_start(), a.get_end(), gap=0.0) for a in [view.ref_arrow, *view.arrows])
+    assert drawn["axes_note"].text == Say("en")("qkv.key.axes_note", d_model=tr.model.d_model).replace(" ", "")
     # the side view was drawn away from the picture and is gone; the camera is back home
     assert id(view.cosines[0]) not in on_screen(scene) and camera_home(scene)
     assert stage.has("keys") and stage.has("queries") and stage.has("words")

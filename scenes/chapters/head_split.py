@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from math import floor, log10
 
-from manim import DOWN, LEFT, RIGHT, UP, Brace, FadeIn, FadeOut, Rectangle, ReplacementTransform, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Brace, FadeIn, FadeOut, Rectangle, ReplacementTransform, Transform, VGroup
 
 from ..components.attention_grid import AttentionGrid
 from ..components.number_table import aligned_rows
@@ -128,48 +128,72 @@ class HeadSplit(Chapter):
             stage.wait(0.6)
         drawn.update(q_bar=qbar, q_values=qvals, k_bar=kbar, v_bar=vbar)
 
-        # 2. each head attends on its own
-        room_h = qbar.get_bottom()[1] - 0.9 - full.bottom
-        cell_w = min((full.width - 0.2 * H) / H, room_h)
+        # 2. each head attends on its own: up to MAX_GRIDS heads' real patterns, large enough for their
+        # token labels (more heads: the closest and the farthest pair, a note says how many of how many)
+        shown = plan.grid_heads
+        bar_home = qbar.get_center()
+        # the bar moves up under the words, thinner: room for the grids; under them the measurement's two
+        # lines (three when not every head is drawn)
+        bar_top, bar_h = top - 0.4, 0.35
+        elided = len(shown) < H
+        room_h = bar_top - bar_h - 0.6 - (1.25 if elided else 0.85) - full.bottom
+        cell_w = (full.width - 0.3 * (len(shown) - 1)) / len(shown)
         grids = VGroup()
-        for p, mk in zip(plan.patterns, plan.masks):
-            g = AttentionGrid((None, p, mk), None, theme=th, max_width=cell_w - 0.15, max_height=cell_w - 0.15,
-                              show_labels=False, layout=stage.scene.setting.layout)
+        cell = None  # every grid's cells the size of the first's (the one that carries the rows' labels)
+        for k, hd in enumerate(shown):
+            g = AttentionGrid((None, plan.patterns[hd], plan.masks[hd]), plan.tokens, theme=th, max_width=cell_w,
+                              max_height=room_h, max_label_font=24, label_fill=0.95, show_row_labels=k == 0,
+                              cell_size=cell, layout=stage.scene.setting.layout)
             g.set_mask("cleared")
             g.set_content("dots")
             grids.add(g)
-        grids.arrange(RIGHT, buff=0.15)
+            cell = (g.cell_width, g.cell_height)
+        grids.arrange(RIGHT, buff=0.3, aligned_edge=DOWN)
+        grow = min(full.width / grids.width, room_h / grids.height)
+        if grow > 1:  # the room the narrower grids leave: the whole row grows into it (labels too)
+            grids.scale(grow)
         fit_into(grids, full.width, room_h)
-        grids.move_to([0, qbar.get_bottom()[1] - 0.75 - grids.height / 2, 0])
-        names = VGroup(*(label(str(i + 1), 22, th.dim).next_to(g, UP, buff=0.12) for i, g in enumerate(grids)))
+        grids.move_to([0, bar_top - bar_h - 0.6 - grids.height / 2, 0])
+        names = VGroup(*(label(str(hd + 1), 24, th.dim).next_to(g, UP, buff=0.12) for hd, g in zip(shown, grids)))
         # each piece of q becomes the outline of its head's grid (rectangle to rectangle: no smear)
         frames = VGroup(*(Rectangle(width=g.width + 0.1, height=g.height + 0.1, stroke_color=th.query, stroke_width=2.5)
                           .set_fill(th.query, opacity=0).move_to(g) for g in grids))
+        extra = VGroup()
+        if elided:
+            extra = label(say(f"{T}.grids_shown", shown=len(shown), count=H), 24, th.dim)
+            fit_into(extra, full.width, 0.4).next_to(grids, DOWN, buff=0.2)
         with stage.narrating(say(f"{T}.caption_heads", count=H)):
             stage.play(FadeOut(VGroup(qvals, qbrace, kv, kname, vname, kvnote, qbar.names)), run_time=0.5)
-            stage.play(*(ReplacementTransform(b.copy(), f) for b, f in zip(qbar.boxes, frames)),
-                       FadeIn(names), run_time=1.0)
+            lifted = qbar.boxes.copy().stretch_to_fit_height(bar_h)
+            lifted.shift(UP * (bar_top - lifted.get_top()[1]))
+            stage.play(Transform(qbar.boxes, lifted), qname.animate.set_y(lifted.get_y()), run_time=0.5)
+            stage.play(*(ReplacementTransform(qbar.boxes[hd].copy(), f) for hd, f in zip(shown, frames)),
+                       FadeIn(names), FadeIn(extra), run_time=1.0)
             stage.play(FadeIn(grids), run_time=0.8)
             stage.play(*(g.highlight_column(plan.focus, color=th.query) for g in grids), run_time=0.8)
             stage.wait(0.5)
         drawn["grids"] = grids
 
+        # how different the patterns really are: the closest and the farthest pair, measured
+        measure = self.compare(stage, plan, grids, frames, extra) if H > 1 else VGroup()
+        drawn.update(measure=measure, frames=frames)
+
         # 3. the outputs side by side, times W_O, equal the trace's attention output
         zbar = segmented_bar(H, BAR_W, 0.6, th.value, th)
-        zbar.move_to(qbar.get_center())
+        zbar.move_to(bar_home)
         zname = math("z", 28, th.value).next_to(zbar.boxes, LEFT, buff=0.15)
         zvals = VectorColumn(plan.z_concat, head=SHOWN_HEAD, tail=SHOWN_TAIL, font_size=26, theme=th, horizontal=True)
         fit_into(zvals, BAR_W, 0.7).next_to(zbar.boxes, UP, buff=0.18)
         with stage.narrating(say(f"{T}.caption_concat", count=H, total=H * d)):
             stage.play(FadeOut(qbar), FadeOut(qname), run_time=0.4)
-            stage.play(*(ReplacementTransform(f, b) for f, b in zip(frames, zbar.boxes)), FadeIn(zbar.names),
-                       FadeIn(zname), FadeIn(zvals), grids.animate.set_opacity(0.25), run_time=1.2)
+            stage.play(*(ReplacementTransform(f, zbar.boxes[hd]) for hd, f in zip(shown, frames)),
+                       *(FadeIn(zbar.boxes[hd]) for hd in range(H) if hd not in shown), FadeIn(zbar.names),
+                       FadeIn(zname), FadeIn(zvals), FadeOut(measure), FadeOut(extra), FadeOut(grids), FadeOut(names), run_time=1.2)
         eq = self.equality(stage, plan)
         fit_into(eq, full.width, max(0.5, zbar.get_bottom()[1] - 0.5 - full.bottom))
         eq.move_to([0, (zbar.get_bottom()[1] - 0.3 + full.bottom) / 2, 0])
         with stage.narrating(say(f"{T}.caption_merge", word=word, d_model=plan.d_model, total=H * d,
                                  decimals=plan.decimals, diff=tiny(say, plan.max_diff))):
-            stage.play(FadeOut(grids), FadeOut(names), run_time=0.4)
             stage.play(FadeIn(eq, shift=DOWN * 0.2), run_time=1.2)
             stage.wait(1.0)
         drawn.update(z_bar=zbar, equality=eq)
@@ -184,6 +208,29 @@ class HeadSplit(Chapter):
             stage.play(FadeOut(eq), FadeIn(gpt), run_time=0.8)
             stage.wait(0.8)
         drawn["gpt2"] = gpt
+
+    def compare(self, stage: Stage, plan: HeadSplitPlan, grids, frames, extra) -> VGroup:
+        """The measured difference between the heads' patterns: the closest pair (its grids outlined) and
+        the farthest, in numbers on screen and in the caption (alike or apart, as the plan measured)."""
+        th, say = stage.theme, stage.say
+        full = stage.region("full")
+        shown = plan.grid_heads
+        (a, b), (c, e) = plan.closest, plan.farthest
+        dist = plan.differences
+        nums = dict(a=a + 1, b=b + 1, c=c + 1, d=e + 1, low=fixed(dist[a, b], 2), high=fixed(dist[c, e], 2))
+        pair = VGroup(label(say(f"{T}.closest", **nums), 26, th.highlight),
+                      label(say(f"{T}.farthest", **nums), 26, th.text)).arrange(RIGHT, buff=0.6)
+        measure = VGroup(pair, label(say(f"{T}.tv_scale"), 22, th.dim)).arrange(DOWN, buff=0.12)
+        below = extra if len(extra) else grids
+        fit_into(measure, full.width, max(0.6, below.get_bottom()[1] - full.bottom - 0.15))
+        measure.next_to(below, DOWN, buff=0.12 if len(extra) else 0.2)
+        with stage.narrating(say(f"{T}.caption_{'alike' if plan.alike else 'apart'}", **nums)):
+            # the closest pair's outlines in the measurement's colour, the others dimmed
+            stage.play(FadeIn(measure),
+                       *(f.animate.set_stroke(th.highlight if hd in (a, b) else th.dim, width=4 if hd in (a, b) else 2)
+                         for hd, f in zip(shown, frames)), run_time=0.8)
+            stage.wait(1.0)
+        return measure
 
     @staticmethod
     def equality(stage: Stage, plan: HeadSplitPlan) -> VGroup:

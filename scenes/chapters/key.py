@@ -6,8 +6,8 @@ a side view shows the real angles in the query/key space. Hands on `stage.words`
 from __future__ import annotations
 
 from manim import (
-    DOWN, LEFT, RIGHT, UP, CurvedArrow, FadeIn, FadeOut, Indicate, LaggedStart, ReplacementTransform, Transform,
-    VGroup, config,
+    DOWN, LEFT, RIGHT, UP, Create, CurvedArrow, FadeIn, FadeOut, Indicate, LaggedStart, ReplacementTransform,
+    SurroundingRectangle, Transform, VGroup, config,
 )
 
 from ..components.angle_view import AngleView
@@ -47,9 +47,12 @@ class Key(Chapter):
                                             shift=RIGHT * 0.2) for r in rows), lag_ratio=0.12), run_time=2.2)
             settle(stage, keys)
             stage.wait(0.5)
-        if plan.rotary:  # the keys (and queries) shown are the rotated ones the scores use
+        if plan.rotary:  # the keys (and queries) shown are the rotated ones the scores use: outlined
+            rotated = SurroundingRectangle(keys, color=th.key, buff=0.1, stroke_width=2.5)
             with stage.narrating(say("real.key.rotary")):
+                stage.play(Create(rotated), run_time=0.6)
                 stage.wait(0.3)
+            stage.play(FadeOut(rotated), run_time=0.3)
         stage.hand_on(words=words, queries=queries, keys=keys)
 
         # the focus query asks its question
@@ -180,9 +183,9 @@ class Key(Chapter):
         if c is not None:
             others.append((ht.k[c], th.dim, symbol_source("K", c + 1)))
         view = AngleView(ht.q[i], others, ref_label=symbol_source("Q", i + 1), theme=th, extent=2.3, font_size=22,
-                         note=say("qkv.key.angle_note", d_head=plan.d_head))
-        if view.note is not None and view.note.width > 6.2:
-            view.note.scale_to_fit_width(6.2)
+                         note=say("qkv.key.angle_note", d_head=plan.d_head), number_scale=1.1, note_scale=0.95)
+        if view.note is not None and view.note.width > 6.6:
+            view.note.scale_to_fit_width(6.6)
         view.move_to(RIGHT * 3.6 + DOWN * 0.2 + SIDE)
         if view.get_right()[0] > 6.8:
             view.shift(LEFT * (view.get_right()[0] - 6.8))
@@ -195,14 +198,19 @@ class Key(Chapter):
         map_label = VGroup(math("W_Q", font_size=24, color=th.query), label(",", font_size=22, color=th.dim),
                            math("W_K", font_size=24, color=th.key)).arrange(RIGHT, buff=0.08)
         map_label.next_to(maps, DOWN, buff=0.08)
+        # the three axes are chosen for the picture, not the model's own dimensions: the frame says so
+        axes_note = label(say("qkv.key.axes_note", d_model=plan.d_model), font_size=20, color=th.dim)
+        if axes_note.width > 6.0:
+            axes_note.scale_to_fit_width(6.0)
+        axes_note.next_to(space, DOWN, buff=0.2)
         cos_e = number(side.cos_embeddings, "signed2", font_size=24, color=th.text)
         cos_line = VGroup(math(f"cos({symbol_source('E', i + 1)}, {symbol_source('E', j + 1)}) =", font_size=26,
                                color=th.text), cos_e).arrange(RIGHT, buff=0.12).move_to([-3.9, -3.2, 0] + SIDE)
-        stage.drawn["key"].update(angle_view=view, space=space, embedding_cosine=cos_e)
+        stage.drawn["key"].update(angle_view=view, space=space, embedding_cosine=cos_e, axes_note=axes_note)
         home = stage.camera_frame.get_center()
         with stage.narrating(say(side.embeddings_caption, word=say.quote(tokens[i]), other=say.quote(tokens[j]))):
             stage.play(stage.camera_frame.animate.move_to(home + SIDE), FadeOut(answers), run_time=1.0)
-            stage.play(FadeIn(t_left), FadeIn(space), FadeIn(space.axis_labels), run_time=0.8)
+            stage.play(FadeIn(t_left), FadeIn(space), FadeIn(space.axis_labels), FadeIn(axes_note), run_time=0.8)
             stage.play(space.grow_arrow(ea), space.grow_arrow(eb), run_time=0.9)
             stage.play(FadeIn(cos_line), run_time=0.5)
             stage.wait(0.6)
@@ -214,8 +222,12 @@ class Key(Chapter):
         if c is not None:
             text = say("qkv.key.two_sentences", first=text,
                        second=say(side.contrast_caption, token=say.quote(tokens[c]), cos=side.cos_contrast))
+        # this block's own step: the cosines it reads out, boxed (they stay boxed until the camera leaves)
+        boxes = VGroup(*(SurroundingRectangle(arc[1], color=color, buff=0.06, stroke_width=2.5)
+                         for arc, color in zip(view.arcs, (th.key, th.dim))))
         with stage.narrating(text):
             stage.play(Indicate(view.arrows[0], color=th.key), Indicate(view.arcs[0], color=th.key), run_time=1.0)
-            stage.wait(1.6)
+            stage.play(Create(boxes), run_time=0.6)
+            stage.wait(1.0)
         stage.play(camera_home(stage, run_time=1.0))  # once the caption about the angles is over
         drop_below(stage, SIDE[1] / 2)

@@ -132,8 +132,17 @@ class LowRank(Chapter):
             stage.play(*(GrowFromEdge(b, DOWN) for b in bars.bars), run_time=1.4)
             stage.play(FadeIn(bars.divider), FadeIn(bars.notes), run_time=0.6)
             stage.wait(1.0)
+        # this block's own step: the rank the non-zero bars make, written under the chart
+        rank = label(say(f"{T}.rank_note", rank=plan.rank, d_model=plan.d_model), 26, th.output)
+        rank.next_to(bars, DOWN, buff=0.25)
+        left = max(grid.get_right()[0], notes.get_right()[0]) + 0.3
+        if rank.width > right - left:
+            rank.scale_to_fit_width(right - left)
+        rank.set_x(min(max(rank.get_x(), left + rank.width / 2), right - rank.width / 2))
+        drawn["rank_note"] = rank
         with stage.narrating(say(f"{T}.caption_meaning", d_head=plan.d_head, d_model=plan.d_model)):
-            stage.wait(1.5)
+            stage.play(FadeIn(rank, shift=UP * 0.1), bars.notes[0].animate.scale(1.15), run_time=0.8)
+            stage.wait(1.0)
 
     def bars(self, stage: Stage, plan: LowRankPlan, width: float, height: float) -> VGroup:
         """The first `plan.bars` singular values as bars; past d_head they are zero (a hairline)."""

@@ -8,7 +8,7 @@ back to the same place."""
 from __future__ import annotations
 
 from manim import (
-    LEFT, RIGHT, UP, Arrow, CurvedArrow, FadeIn, FadeOut, Indicate, LaggedStart, Line, MoveToTarget, Restore,
+    LEFT, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut, Indicate, LaggedStart, Line, MoveToTarget, Restore,
     SurroundingRectangle, Transform, VGroup,
 )
 
@@ -94,11 +94,22 @@ class Masking(Chapter):
             stage.play(sm.normalize())
             stage.wait(0.8)
         # the block about the visible weights ends on them: the column settles back under the next caption
+        # this block's own step: the visible keys' weights and their sum outlined (the blocked ones dimmed)
+        seen = [i for i, k in enumerate(sm.shown_keys) if not grid.mask[q, k]]
+        hidden = [i for i, k in enumerate(sm.shown_keys) if grid.mask[q, k]]
+        outline = VGroup(
+            SurroundingRectangle(VGroup(*(sm.key_labels[i] for i in seen), *(sm.weight_mobs[i] for i in seen)),
+                                 color=th.query, buff=0.08, stroke_width=2.5),
+            SurroundingRectangle(sm.sum_row, color=th.query, buff=0.08, stroke_width=2.5)) if seen else VGroup()
+        faded = VGroup(*(sm.key_labels[i] for i in hidden), *(sm.weight_mobs[i] for i in hidden))
+        drawn["visible_outline"] = outline
         with stage.narrating(say("grid.masking.visible", count=plan.strip_visible)):
+            stage.play(Create(outline), faded.animate.set_opacity(0.35), run_time=0.8)
             stage.play(Indicate(sm.sum_row, color=th.query), run_time=1.0)
-            stage.wait(0.8)
+            stage.wait(0.6)
         sums = query_sums(stage, grid)
         with stage.narrating(say(f"grid.masking.all_{layout}")):
+            stage.play(FadeOut(outline), faded.animate.set_opacity(1.0), run_time=0.4)
             stage.play(sm.settle())
             stage.play(grid.clear_mask(run_time=1.2), grid.show_weights(run_time=1.2))
             stage.play(FadeIn(sums, lag_ratio=0.05), run_time=0.8)

@@ -140,22 +140,18 @@ class Mlp(Chapter):
 
         # the focus token's real numbers
         x = VectorColumn(plan.x, head=3, tail=1, font_size=26, theme=th, bracket_color=th.embedding)
-        xname = math("x", 34, th.embedding).next_to(x, UP, buff=0.12)
+        xname = math("E", 34, th.embedding).next_to(x, UP, buff=0.12)
         xg = VGroup(x, xname, label(str(plan.d_model), 24, th.dim).next_to(x, DOWN, buff=0.1))
         table = self.neurons(stage, plan)
-        out = VectorColumn(plan.out, head=3, tail=1, font_size=26, theme=th, bracket_color=th.delta_multi)
-        oname = math("y", 34, th.delta_multi).next_to(out, UP, buff=0.12)
-        og = VGroup(out, oname, label(str(plan.d_model), 24, th.dim).next_to(out, DOWN, buff=0.1))
-        flow = VGroup(xg, table, og).arrange(RIGHT, buff=0.6)
-        arrows = VGroup(Arrow(xg.get_right(), table.get_left(), buff=0.1, stroke_width=2, color=th.dim),
-                        Arrow(table.get_right(), og.get_left(), buff=0.1, stroke_width=2, color=th.dim))
-        body = VGroup(flow, arrows)
+        flow = VGroup(xg, table).arrange(RIGHT, buff=0.9)
+        arrow = Arrow(xg.get_right(), table.get_left(), buff=0.1, stroke_width=2, color=th.dim)
+        body = VGroup(flow, arrow)
         fit_into(body, full.width - 0.2, top - full.bottom - 0.9)
         body.move_to([0, (top + full.bottom + 0.7) / 2, 0])
         with stage.narrating(say(f"{T}.caption_neurons_gated" if gated else f"{T}.caption_neurons_plain", word=word,
                                  shown=len(plan.neurons), d_mlp=plan.d_mlp)):
             stage.play(FadeOut(mine), FadeOut(gpt), FadeOut(bar), FadeOut(keys), run_time=0.5)
-            stage.play(FadeIn(xg), FadeIn(arrows[0]), FadeIn(table, lag_ratio=0.05), run_time=1.4)
+            stage.play(FadeIn(xg), FadeIn(arrow), FadeIn(table, lag_ratio=0.05), run_time=1.4)
             stage.wait(0.8)
         # the count the caption says, written under the brace's words
         active = label(say(f"{T}.active_note", count=plan.active, d_mlp=plan.d_mlp), 26, th.highlight)
@@ -166,13 +162,77 @@ class Mlp(Chapter):
         with stage.narrating(say(f"{T}.caption_active", count=plan.active, d_mlp=plan.d_mlp)):
             stage.play(table.brace.animate.set_color(th.highlight), FadeIn(active, shift=UP * 0.1), run_time=0.5)
             stage.wait(0.6)
+        drawn.update(x=x, neurons=table)
+
+        # the down projection: a d_model × d_mlp matrix times the d_mlp activations, shapes to scale
+        down = self.down_projection(stage, plan, (top - full.bottom - 2.4) / plan.d_mlp)
+        fit_into(down, full.width - 0.4, top - full.bottom - 1.2)
+        down.move_to([0, (top + full.bottom + 0.8) / 2, 0])
         check = label(say(f"{T}.check", diff=tiny(say, plan.max_diff)), 26, th.highlight)
-        fit_into(check, full.width, 0.4).next_to(active, DOWN, buff=0.25).set_x(0)
-        with stage.narrating(say(f"{T}.caption_out", d_model=plan.d_model, word=word, diff=tiny(say, plan.max_diff))):
-            stage.play(FadeIn(arrows[1]), FadeIn(og), run_time=1.0)
+        fit_into(check, full.width, 0.4).next_to(down, DOWN, buff=0.35).set_x(0)
+        with stage.narrating(say(f"{T}.caption_out", d_model=plan.d_model, d_mlp=plan.d_mlp,
+                                 diff=tiny(say, plan.max_diff))):
+            stage.play(FadeOut(VGroup(xg, arrow, table, active)), run_time=0.5)
+            stage.play(FadeIn(down.matrix), FadeIn(down.hidden), run_time=1.0)
+            stage.play(FadeIn(down.result, shift=RIGHT * 0.2), run_time=1.0)
             stage.play(FadeIn(check), run_time=0.6)
             stage.wait(0.8)
-        drawn.update(x=x, neurons=table, out=out, check=check)
+        drawn.update(down=down, out=down.out, check=check)
+
+        # the residual addition: E + MLP(E) = E′, the block's output
+        add = self.residual(stage, plan)
+        fit_into(add, full.width - 0.4, top - full.bottom - 1.3)
+        add.move_to([0, (top + full.bottom + 0.9) / 2, 0])
+        check2 = label(say(f"{T}.check_after", diff=tiny(say, plan.after_diff)), 26, th.highlight)
+        fit_into(check2, full.width, 0.4).next_to(add, DOWN, buff=0.35).set_x(0)
+        with stage.narrating(say(f"{T}.caption_residual", word=word, diff=tiny(say, plan.after_diff))):
+            stage.play(FadeOut(VGroup(down, check)), run_time=0.5)
+            stage.play(FadeIn(add.terms, lag_ratio=0.3), run_time=1.2)
+            stage.play(FadeIn(add.total, shift=RIGHT * 0.2), FadeIn(check2), run_time=0.9)
+            stage.wait(0.8)
+        drawn.update(residual=add, after=add.after, check_after=check2)
+
+    def down_projection(self, stage: Stage, plan: MlpPlan, unit: float) -> VGroup:
+        """W_down (d_model × d_mlp, a box to scale) times h (d_mlp tall) = MLP(E) (d_model tall), then
+        MLP(E)'s real entries."""
+        th, say = stage.theme, stage.say
+        unit = min(unit, 3.6 / plan.d_mlp)
+        mat = Rectangle(width=plan.d_mlp * unit, height=plan.d_model * unit, stroke_width=2, stroke_color=th.text)
+        mat.set_fill(th.dim, opacity=0.35)
+        mname = label(say(f"{T}.down_name"), 26, th.text).next_to(mat, UP, buff=0.15)
+        msize = label(say(f"{T}.down_size", rows=plan.d_model, cols=plan.d_mlp), 24, th.dim).next_to(mat, DOWN, buff=0.12)
+        h = Rectangle(width=0.5, height=plan.d_mlp * unit, stroke_width=2, stroke_color=th.value).set_fill(th.value, opacity=0.5)
+        h.next_to(mat, RIGHT, buff=0.35)
+        hname = math("h", 32, th.value).next_to(h, UP, buff=0.12)
+        hsize = label(str(plan.d_mlp), 24, th.dim).next_to(h, DOWN, buff=0.1)
+        eq = label("=", 34, th.text).next_to(h, RIGHT, buff=0.35)
+        y = Rectangle(width=0.5, height=plan.d_model * unit, stroke_width=2, stroke_color=th.delta_multi)
+        y.set_fill(th.delta_multi, opacity=0.5).next_to(eq, RIGHT, buff=0.35)
+        yname = math('"MLP"(E)', 30, th.delta_multi).next_to(y, UP, buff=0.12)
+        ysize = label(str(plan.d_model), 24, th.dim).next_to(y, DOWN, buff=0.1)
+        eq2 = label("=", 34, th.text).next_to(y, RIGHT, buff=0.35)
+        out = VectorColumn(plan.out, head=3, tail=1, kind=plan.after_kind, font_size=26, theme=th,
+                           bracket_color=th.delta_multi)
+        out.next_to(eq2, RIGHT, buff=0.3)
+        g = VGroup(mat, mname, msize, h, hname, hsize, eq, y, yname, ysize, eq2, out)
+        g.matrix, g.hidden = VGroup(mat, mname, msize), VGroup(h, hname, hsize)
+        g.result, g.out = VGroup(eq, y, yname, ysize, eq2, out), out
+        return g
+
+    def residual(self, stage: Stage, plan: MlpPlan) -> VGroup:
+        """E + MLP(E) = E′ with their real entries, as many decimals as make the shown sums add up."""
+        th = stage.theme
+        cols = []
+        for vec, name, color in ((plan.x, "E", th.embedding), (plan.out, '"MLP"(E)', th.delta_multi),
+                                 (plan.after, "E'", th.updated)):
+            v = VectorColumn(vec, head=3, tail=1, kind=plan.after_kind, font_size=40, theme=th, bracket_color=color)
+            cols.append(VGroup(v, math(name, 44, color).next_to(v, UP, buff=0.15)))
+        plus, eq = label("+", 52, th.text), label("=", 52, th.text)
+        row = VGroup(cols[0], plus, cols[1], eq, cols[2]).arrange(RIGHT, buff=0.6)
+        for sign in (plus, eq):  # the signs on the numbers' middle line
+            sign.set_y(cols[0][0].get_y())
+        row.terms, row.total, row.after = VGroup(cols[0], plus, cols[1]), VGroup(eq, cols[2]), cols[2][0]
+        return row
 
     @staticmethod
     def neurons(stage: Stage, plan: MlpPlan) -> VGroup:

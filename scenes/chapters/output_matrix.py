@@ -124,5 +124,14 @@ class OutputMatrix(Chapter):
             stage.play(FadeIn(eq[3]), FadeIn(right), FadeIn(rhs), run_time=0.8)
             stage.play(FadeIn(diff, shift=UP * 0.1), run_time=0.5)
             stage.wait(1.0)
+        # this block's own step: the one matrix's blocks named again as the heads' value-up maps
+        again = VGroup(*(math(f"W_O^(({h}))", 30, th.output).next_to(m, UP, buff=0.1) for h, m in enumerate(maps)))
+        widest = max(n.width for n in again)
+        room = min(m.width for m in maps) * 0.95
+        if widest > room:
+            for n, m in zip(again, maps):
+                n.scale(room / widest).next_to(m, UP, buff=0.1)
+        drawn["names_again"] = again
         with stage.narrating(say(f"{T}.caption_closing")):
-            stage.wait(1.2)
+            stage.play(FadeIn(again, shift=DOWN * 0.1, lag_ratio=0.15), run_time=0.8)
+            stage.wait(0.8)

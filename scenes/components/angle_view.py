@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 from manim import (
-    DOWN, ORIGIN, RIGHT, AnimationGroup, Arc, Arrow, FadeIn, GrowArrow, VGroup,
+    DL, DOWN, ORIGIN, RIGHT, UR, AnimationGroup, Arc, Arrow, FadeIn, GrowArrow, VGroup,
 )
 
 from ..style import DARK, Theme
@@ -41,12 +41,13 @@ class AngleView(VGroup):
     Parts: `.ref_arrow`, `.ref_label`, `.arrows`, `.labels`, `.arcs`, `.cosines` (number mobjects,
     `.value` = the real cosine), `.angles` (radians), `.note` (the caveat line, or None).
     `sides` optionally fixes each other vector's side (+1 above, -1 below). `note`: a caveat line
-    under the drawing, in the chapter's words (from its catalog); None: no line."""
+    under the drawing, in the chapter's words (from its catalog); None: no line. `number_scale` and
+    `note_scale`: the cosines' and the note's size, as a share of `font_size`."""
 
     def __init__(self, reference: np.ndarray, others: Sequence[tuple[np.ndarray, str, str]], *,
                  ref_color: str | None = None, ref_label: str | None = None, extent: float = 2.4,
                  theme: Theme = DARK, font_size: float = 24, sides: Sequence[int] | None = None,
-                 note: str | None = None,
+                 note: str | None = None, number_scale: float = 0.8, note_scale: float = 0.8,
                  arc_radii: Sequence[float] | None = None):
         super().__init__()
         self.theme = theme
@@ -76,8 +77,8 @@ class AngleView(VGroup):
             arc = Arc(radius=r, start_angle=0, angle=side * theta, color=color, stroke_width=2.5,
                       stroke_opacity=0.8)
             mid = side * theta / 2
-            cos_num = number(c, "signed2", font_size=font_size * 0.8, color=color)
-            cos_word = label("cos", font_size=font_size * 0.8, color=color)
+            cos_num = number(c, "signed2", font_size=font_size * number_scale, color=color)
+            cos_word = label("cos", font_size=font_size * number_scale, color=color)
             cos_grp = VGroup(cos_word, cos_num).arrange(RIGHT, buff=0.08)
             cos_word.align_to(cos_num, DOWN)  # one baseline (neither has descenders)
             # the cosine sits outside its arc: on the bisector when the wedge is wide enough,
@@ -91,8 +92,11 @@ class AngleView(VGroup):
             placed = [*self.labels, *(a[1] for a in self.arcs), lab]
             if self.ref_label is not None:
                 placed.append(self.ref_label)
-            for _ in range(20):
-                if not any(_boxes_meet(cos_grp, m) for m in placed):
+            # nor may it sit on the two arrows that bound its wedge
+            segments = [(ORIGIN, self.ref_arrow.get_end()), (ORIGIN, end)]
+            for _ in range(30):
+                if not any(_boxes_meet(cos_grp, m) for m in placed) and \
+                        not any(_segment_meets(cos_grp, p, q) for p, q in segments):
                     break
                 cos_grp.shift(b * 0.1)
             self.arrows.add(arr)
@@ -104,7 +108,7 @@ class AngleView(VGroup):
         self.add(self.arrows, self.labels, self.arcs)
         self.note = None
         if note:
-            self.note = label(note, font_size=font_size * 0.8, color=theme.dim)
+            self.note = label(note, font_size=font_size * note_scale, color=theme.dim)
             self.note.next_to(VGroup(self.ref_arrow, self.arrows, self.labels), DOWN, buff=0.25)
             self.add(self.note)
 
@@ -123,6 +127,16 @@ def _boxes_meet(a, b, gap: float = 0.04) -> bool:
     """Whether the bounding boxes of `a` and `b` come within `gap` of each other."""
     return bool(a.get_left()[0] < b.get_right()[0] + gap and b.get_left()[0] < a.get_right()[0] + gap
                 and a.get_bottom()[1] < b.get_top()[1] + gap and b.get_bottom()[1] < a.get_top()[1] + gap)
+
+
+def _segment_meets(box, p, q, gap: float = 0.05, samples: int = 60) -> bool:
+    """Whether the segment p→q passes within `gap` of `box`'s bounding box (sampled along it)."""
+    lo, hi = box.get_corner(DL) - gap, box.get_corner(UR) + gap
+    for t in np.linspace(0.0, 1.0, samples):
+        x = np.asarray(p, float) + t * (np.asarray(q, float) - np.asarray(p, float))
+        if lo[0] <= x[0] <= hi[0] and lo[1] <= x[1] <= hi[1]:
+            return True
+    return False
 
 
 __all__ = ["AngleView", "cosine"]

@@ -20,6 +20,33 @@ from ..setting import Setting
 from .windows import window_indices
 
 SHOWN_HEAD, SHOWN_TAIL = 3, 1  # entries shown of a long vector: the first three and the last
+MAX_GRIDS = 4  # heads' patterns drawn side by side, large enough for their token labels
+ALIKE = 0.25  # two heads whose rows differ by less than this (mean total variation) look alike
+
+
+def head_differences(patterns, masks) -> np.ndarray:
+    """[H, H]: how differently two heads spread their weight, row by row: the total-variation distance
+    ½·Σ_k |p_a[q, k] − p_b[q, k]| (0: the same weights, 1: no weight in common), averaged over the query
+    rows that have a choice (more than one key not masked; a causal first row always reads itself)."""
+    H = len(patterns)
+    rows = [q for q in range(patterns[0].shape[0]) if (~np.asarray(masks[0][q], bool)).sum() > 1]
+    d = np.zeros((H, H))
+    if not rows:
+        return d
+    for a in range(H):
+        for b in range(a + 1, H):
+            tv = 0.5 * np.abs(np.asarray(patterns[a])[rows] - np.asarray(patterns[b])[rows]).sum(axis=1)
+            d[a, b] = d[b, a] = float(tv.mean())
+    return d
+
+
+def extreme_pairs(d: np.ndarray) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The closest and the farthest pair of heads (first in index order on ties)."""
+    H = d.shape[0]
+    pairs = [(a, b) for a in range(H) for b in range(a + 1, H)]
+    if not pairs:
+        return (0, 0), (0, 0)
+    return min(pairs, key=lambda p: d[p]), max(pairs, key=lambda p: d[p])
 
 
 @dataclass(frozen=True)
@@ -38,6 +65,11 @@ class HeadSplitPlan:
     q_pieces_match: float  # max |q_long piece h − head h's own query| (before rotation): 0 up to rounding
     patterns: tuple[np.ndarray, ...]  # each head's pattern [query, key]
     masks: tuple[np.ndarray, ...]
+    differences: np.ndarray  # [H, H] mean total-variation distance between heads' rows (head_differences)
+    closest: tuple[int, int]  # the pair of heads whose patterns differ least
+    farthest: tuple[int, int]  # and most
+    alike: bool  # the closest pair differs by less than ALIKE: the caption says they look alike
+    grid_heads: tuple[int, ...]  # heads whose patterns are drawn: all up to MAX_GRIDS, else the two pairs
     z_concat: np.ndarray  # [n_heads·d_head] the heads' outputs for the focus, one after another
     merged: np.ndarray  # [d_model] z_concat · W_O (stacked) + output bias
     trace_out: np.ndarray  # [d_model] the trace's attention output for the focus (layer delta_e)
@@ -81,11 +113,17 @@ def plan_head_split(setting: Setting) -> HeadSplitPlan:
         if all(f"{merged[i]:.{dec}f}" == f"{trace_out[i]:.{dec}f}" for i in shown if i is not None):
             decimals = dec
             break
+    patterns = tuple(np.asarray(h.pattern, float) for h in heads)
+    masks = tuple(np.asarray(h.mask, bool) for h in heads)
+    dist = head_differences(patterns, masks)
+    closest, farthest = extreme_pairs(dist)
+    grid_heads = tuple(range(len(heads))) if len(heads) <= MAX_GRIDS else tuple(sorted({*closest, *farthest}))
     return HeadSplitPlan(
         tokens=tr.tokens, focus=f, layer=layer, d_model=m.d_model, n_heads=m.n_heads, n_kv_heads=len(kv_heads),
         d_head=d, rotary=m.rotary, q_long=q_long, k_long=k_long, v_long=v_long,
         q_pieces_match=float(np.abs(q_long - own).max()),
-        patterns=tuple(np.asarray(h.pattern, float) for h in heads), masks=tuple(np.asarray(h.mask, bool) for h in heads),
+        patterns=patterns, masks=masks, differences=dist, closest=closest, farthest=farthest,
+        alike=bool(dist[closest] < ALIKE), grid_heads=grid_heads,
         z_concat=z, merged=merged, trace_out=trace_out,
         has_bias=bool(np.abs(bias).max() > 1e-4 * max(1.0, float(np.abs(trace_out).max()))),
         max_diff=diff, decimals=decimals, shown=shown, gpt2=(GPT2.d_model, GPT2.n_heads, GPT2.d_head),

@@ -57,10 +57,24 @@ class MlpPlan:
     out: np.ndarray  # [d_model] the MLP's output for the focus
     trace_out: np.ndarray  # [d_model] the trace's mlp_out
     max_diff: float
+    after: np.ndarray  # [d_model] E′ = x + out: the block's output for the focus
+    after_diff: float  # max |x + out − the trace's residual_out|
+    after_kind: str  # number kind of the E + MLP(E) = E′ columns: the fewest decimals at which the shown sums add up
     shown: tuple[int | None, ...]  # entries of the d_model vectors shown
     ratio: float  # d_mlp / d_model
     gpt2: tuple[int, int]  # GPT-2 small: (d_model, d_mlp)
     model_name: str
+
+
+def sum_kind(a: np.ndarray, b: np.ndarray, shown) -> str:
+    """`vec` (one decimal) when every shown entry of a + b, rounded, is the rounded a plus the rounded b;
+    else `signed2` (two decimals), so that the column of sums reads as the sum of the columns."""
+    for kind, dec in (("vec", 1), ("signed2", 2)):
+        def f(v, dec=dec):
+            return f"{float(v):.{dec}f}"
+        if all(f(float(f(a[i])) + float(f(b[i]))) == f(a[i] + b[i]) for i in shown if i is not None):
+            return kind
+    return "signed2"
 
 
 def plan_mlp(setting: Setting) -> MlpPlan:
@@ -72,12 +86,17 @@ def plan_mlp(setting: Setting) -> MlpPlan:
     idx = tuple(sorted(int(i) for i in top))
     swiglu = p.gate is not None
     m = setting.model
+    x, out = np.asarray(p.x, float), np.asarray(p.out, float)
+    after = x + out
+    trace_after = np.asarray(setting.trace.layers[p.layer].residual_out[p.position], float)
+    shown = tuple(window_indices(m.d_model, 3, 1))
     return MlpPlan(
         tokens=setting.trace.tokens, focus=p.position, layer=p.layer, kind=p.kind, d_model=m.d_model,
         d_mlp=p.d_mlp, neurons=idx, up=tuple(float(p.up[i]) for i in idx),
         gate=tuple(float(p.gate[i]) for i in idx) if swiglu else (),
         gate_act=tuple(float(p.gate_act[i]) for i in idx) if swiglu else (),
         hidden=tuple(float(h[i]) for i in idx), active=int((np.abs(h) >= 0.1 * np.abs(h).max()).sum()),
-        x=np.asarray(p.x, float), out=np.asarray(p.out, float), trace_out=np.asarray(p.trace_out, float),
-        max_diff=p.max_diff, shown=tuple(window_indices(m.d_model, 3, 1)), ratio=p.d_mlp / m.d_model,
+        x=x, out=out, trace_out=np.asarray(p.trace_out, float),
+        max_diff=p.max_diff, after=after, after_diff=float(np.abs(after - trace_after).max()),
+        after_kind=sum_kind(x, out, shown), shown=shown, ratio=p.d_mlp / m.d_model,
         gpt2=(GPT2.d_model, GPT2.d_mlp), model_name=m.name)
