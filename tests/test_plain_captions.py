@@ -62,7 +62,7 @@ def test_rendered_subtitles_have_no_raw_underscore(make_inputs, tmp_path, lang):
     chapter_captions = " ".join(c["text"] for ch in index["chapters"] for c in ch["captions"])
     for written in (srt, vtt, chapter_captions):
         assert not RAW.search(written), written
-        assert "WQ" in written and "dₖ" in written and "d-model × d-head" in written
+        assert "WQ" in written and "dₖ" in written and "d-head × d-model" in written
     for text in raw:
         assert " ".join(plain_text(text).split()) in " ".join(srt.split())
 
@@ -75,3 +75,32 @@ def test_script_writes_plain_text_and_says_the_catalog(make_inputs):
     assert [b["text"] for b in blocks] == [plain_text(Say("en")(k, **PARAMS.get(k, {}))) for k in KEYS]
     assert not any(RAW.search(b["text"]) for b in blocks)
     assert "W Q" in blocks[0]["spoken"] and "_" not in blocks[0]["spoken"]  # said from the catalog: "W Q"
+
+
+def test_the_space_mark_has_one_glyph_in_every_language():
+    """␣ (a token's leading space) is drawn from the text face, in Korean too (the Korean face has
+    none, and Pango's fallback drew another glyph)."""
+    from attention_manim.scenes.components.text import label
+
+    def mark(text):
+        g = label(text, 40)[0]
+        return round(g.width, 3), round(g.height, 3), len(g.points)
+
+    ko, en = mark(Say("ko")("common.space_key")), mark("␣Paris")
+    assert ko == en == mark(Say("pt")("common.space_key")) == mark(Say("en")("common.space_key"))
+
+
+def test_space_key_only_where_a_token_shows_a_space():
+    from attention_manim.scenes.components.word_boxes import space_key
+    from attention_manim.scenes.style import DARK as theme
+
+    assert space_key(["the", "robot"], Say("en"), theme) is None
+    key = space_key(["The", "␣Paris"], Say("pt"), theme)
+    assert key.original_text == "␣ = um espaço antes da palavra"
+
+
+def test_punctuation_guesses():
+    from attention_manim.scenes.chapters.going_deeper import punctuation
+
+    assert [punctuation(t) for t in (",", ".", "␣(", "␣Paris", "␣", "T", "3", "...")] == [
+        True, True, True, False, False, False, False, True]
