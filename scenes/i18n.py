@@ -233,6 +233,35 @@ class Say:
         return float(self("common.reading.chars_per_second"))
 
 
+# --- subscripts in plain text (.srt, .vtt, the chapters' captions, render.py script) -----------------
+# Frames typeset W_Q, d_k, d_head as math; a subtitle is plain text, so a raw underscore must not reach
+# it. One convention, chosen for a student reading along:
+#   - a one-character subscript with a Unicode subscript form is written with it: d_k -> dₖ, x_1 -> x₁;
+#   - a capital subscript (Unicode has none) follows its letter at full size, as plain-text copies of
+#     the papers write it: W_Q -> WQ, W_O -> WO (the case stays: Q, K, V, O name query, key, value, output);
+#   - a word subscript is joined by a hyphen: d_model -> d-model, d_head -> d-head (no subscript "d"
+#     exists, so no word could be written in subscripts alone, and one rule for every word reads best).
+# Tokens inside quotes (“my_var”) are the user's words and stay as typed. The spoken form is made from
+# the catalog's text itself (W_Q is said "W Q"), never from this.
+SUBSCRIPT_FORMS = dict(zip("0123456789aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"))
+SUBSCRIPTED = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z])_([A-Za-z0-9]+)(?![A-Za-z0-9_])")
+QUOTED = re.compile(r"(“[^”]*”|‘[^’]*’|\"[^\"]*\")")
+
+
+def _subscript(m: re.Match) -> str:
+    base, sub = m.group(1), m.group(2)
+    if len(sub) == 1:
+        return base + SUBSCRIPT_FORMS.get(sub, sub)
+    return f"{base}-{sub}"
+
+
+def plain_text(text: str) -> str:
+    """A caption as plain text writes it (the subtitles, the script): typeset math's dollars dropped and
+    every subscript written by the convention above (W_Q -> WQ, d_k -> dₖ, d_model -> d-model)."""
+    parts = QUOTED.split(text.replace("$", ""))
+    return "".join(p if i % 2 else SUBSCRIPTED.sub(_subscript, p) for i, p in enumerate(parts))
+
+
 SPEAKABLE = re.compile(r"[\w\s.,;:!?'\"“”‘’()\-–—%]*")
 
 

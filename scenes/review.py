@@ -477,6 +477,13 @@ class Observer:
         pass
 
 
+def spoken_caption(scene, text: str) -> str:
+    """The spoken form of the caption just shown: its block's, made from the catalog's own text (the
+    written caption has its subscripts in plain text, scenes.i18n.plain_text)."""
+    blocks = getattr(getattr(scene, "stage", None), "blocks", None)
+    return blocks[-1]["spoken"] if blocks and "spoken" in blocks[-1] else scene.say.spoken(text)
+
+
 def _frame_box(scene) -> tuple[float, float, float, float]:
     frame = getattr(scene.camera, "frame", None)
     if frame is not None:
@@ -735,7 +742,7 @@ class Linter(Observer):
 
     # --- captions and chapters -------------------------------------------------------------
     def caption_done(self, scene, text: str, start: float, end: float) -> None:
-        odd = unspeakable(scene.say.spoken(text))
+        odd = unspeakable(spoken_caption(scene, text))
         if odd:
             self.add(scene, "spoken", f"a voice cannot say {' '.join(sorted(odd))} in ({_short(text, 50)}): "
                                       f"add them to scenes/locales/{self.lang}/spoken.toml", key=tuple(sorted(odd)))
@@ -1179,6 +1186,6 @@ def script_scene(scene_cls, inputs, *, name: str) -> dict:
         ch = chapters.setdefault(block["id"].rsplit("_", 1)[0], {
             "number": int(number), "key": key, "title": chapter_title(say, key), "blocks": []})
         ch["blocks"].append({**{k: block[k] for k in ("id", "start", "end", "text")},
-                             "spoken": say.spoken(block["text"])})
+                             "spoken": block.get("spoken") or say.spoken(block["text"])})
     return {"scene": name, "lang": inputs.lang, "duration": round(float(scene.renderer.time), 3),
             "chapters": list(chapters.values())}

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from manim import FadeOut, config
 
-from .i18n import Say
+from .i18n import Say, plain_text
 from .style import Theme
 
 BREATH_S = 0.35  # silence after a block's speech before the next block may start
@@ -204,12 +204,17 @@ class Stage:
             scene.wait(max(rest, 1 / config.frame_rate))  # manim renders at least one frame
         duration = scene.renderer.time - start
         shown = speech.duration if speech is not None else duration
-        scene.add_subcaption(text, duration=shown, offset=start - scene.renderer.time)
-        self.captions.append((text, duration))
+        # what a viewer reads (the .srt/.vtt, the chapters' captions, the script): plain text, its
+        # subscripts written by one convention (scenes.i18n.plain_text); what a voice says comes from
+        # the catalog's own text (W_Q is said "W Q")
+        written = plain_text(text)
+        scene.add_subcaption(written, duration=shown, offset=start - scene.renderer.time)
+        self.captions.append((written, duration))
         self.blocks.append({"id": block, "start": round(float(start), 3), "end": round(float(scene.renderer.time), 3),
-                            "text": text, "speech": round(speech.duration, 3) if speech else None})
+                            "text": written, "spoken": self.say.spoken(text),
+                            "speech": round(speech.duration, 3) if speech else None})
         if getattr(scene, "observer", None) is not None:
-            scene.observer.caption_done(scene, text, start, scene.renderer.time)
+            scene.observer.caption_done(scene, written, start, scene.renderer.time)
 
     def clear(self, run_time: float = 0.5, keep: tuple = ()) -> None:
         """Fade out everything except `keep` (hand-on names or mobjects); forget what went."""

@@ -68,6 +68,9 @@ def latin_words(text: str) -> list[str]:
 def foreign(strings, tokens, lang) -> list[str]:
     bad = []
     for s in strings:
+        # a subscripted name as plain text writes it (scenes.i18n.plain_text: d_model -> "d-model") is
+        # the symbol, as d_model is
+        s = re.sub(r"(?<![A-Za-z])([A-Za-z])-([A-Za-z]{2,5})(?![A-Za-z])", r"\1_\2", s)
         for w in latin_words(s):
             lw = w.lower()
             if lw in tokens or lw in MATH_WORDS or lw in MODEL_NAMES or re.fullmatch(r"L\d+H\d+|[A-Za-z]_[A-Za-z]{1,5}", w):

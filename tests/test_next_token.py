@@ -227,6 +227,7 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
             assert tick.get_y() == pytest.approx(BASE_Y + BAR_H * k * scale.step / top)
         col = drawn["columns"][0]
         assert col.attn.height == pytest.approx(max(BAR_H * plan.attn_norms[0] / top, 0.01))
+    assert drawn.get("space_key") is None  # the toy's tokens are words: no ␣ on screen, no key
 
 
 @pytest.mark.render
@@ -244,6 +245,19 @@ def test_going_deeper_on_smollm2_rings_the_measured_layer(smol_inputs, render_sc
     # the readout is horizontal text, the answer in the query colour where it leads
     for c, g in zip(drawn["columns"], plan.guesses):
         assert c.word.width >= c.word.height * 0.2 and c.right == (g == plan.answer)
+    # the real tokens show their leading space as ␣: the key says what it means, on the lens title's line
+    from attention_manim.scenes.chapters.going_deeper import punctuation
+    from attention_manim.scenes.i18n import Say
+
+    key, title = drawn["space_key"], drawn["lens_title"]
+    assert key.original_text == Say("ko")("common.space_key")
+    assert key.get_left()[0] > title.get_right()[0] and key.get_y() == pytest.approx(title.get_y())
+    # punctuation guesses are named in a caption, not left to puzzle over
+    shown = [c.word.original_text for c in drawn["columns"]]
+    marks = drawn["punctuation"]
+    assert marks and set(marks) == {w for w in shown if punctuation(w)} and all(m in shown for m in marks)
+    captions = [c for c, _ in scene.caption_log]
+    assert any(all(m in c for m in marks) for c in captions)
 
 
 def test_a_model_is_named_on_screen_by_its_display_name_not_its_id():

@@ -160,10 +160,12 @@ def test_lessons_render_with_the_configs_numbers(name, lang, make_inputs, render
     assert math.isclose(att.height / sum(s.height for s in drawn["bar"]), t.attention_share, rel_tol=0.02)
     # the matrices drawn to scale: one unit per number within each picture
     c, m, u = plan.config, drawn["matrices"], drawn["unit"]
-    for k in ("w_q", "w_k", "value_down"):
-        assert math.isclose(m[k].height, c.d_model * u, rel_tol=1e-6)
-        assert math.isclose(m[k].width, max(c.d_head * u, 0.012), rel_tol=1e-6)
-    assert math.isclose(m["value_up"].width, c.d_model * u, rel_tol=1e-6)
+    for k in ("w_q", "w_k", "value_down"):  # d_head rows × d_model columns, as every lesson draws them
+        assert math.isclose(m[k].width, c.d_model * u, rel_tol=1e-6)
+        assert math.isclose(m[k].height, max(c.d_head * u, 0.012), rel_tol=1e-6)
+        assert (m[k].rows, m[k].cols) == (c.d_head, c.d_model)
+    assert math.isclose(m["value_up"].height, c.d_model * u, rel_tol=1e-6)  # d_model × d_head: tall
+    assert (m["value_up"].rows, m["value_up"].cols) == (c.d_model, c.d_head)
     assert math.isclose(m["full_value"].width, c.d_model * drawn["unit_full"], rel_tol=1e-6)
     assert m["full_value"].width > 2.2, m["full_value"].width  # the full value map is large (40% of the panel), not a thumbnail
     # the full value map's row, replaced by value-down and value-up, no longer reads as a term of the
@@ -191,3 +193,31 @@ def test_grouped_query_attention_is_said(smollm2, tmp_path):
         r = plan.row("w_k")
         text = say(f"params.scene.{r.caption}", **r.caption_params)
         assert "9" in text and "3" in text
+
+
+@pytest.mark.render
+def test_matrix_shapes_agree_between_lessons(make_inputs, render_scene):
+    """W_Q and W_O are drawn the same way round in every lesson (matrix times column vector, as the
+    video does): W_Q d_head × d_model (the query lesson's WeightMatrix), W_O d_model × d_head
+    (output_matrix's value-up maps); parameter_count's shapes and shape labels say the same."""
+    from attention_manim.scenes.components.matrices import WeightMatrix
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.registry import load_all
+
+    lessons = load_all()
+    params, _ = render_scene(lessons["parameter_count"], make_inputs(lang="en"), png=False)
+    output, _ = render_scene(lessons["output_matrix"], make_inputs(lang="en"), png=False)
+    p, o = params.stage.drawn["parameter_count"], output.stage.drawn["output_matrix"]
+    c = p["plan"].config
+    W_Q = WeightMatrix.from_trace(output.setting.trace.head(0, 0).W_Q, name="W_Q")  # as lesson query draws it
+    assert p["shapes"]["w_q"] == W_Q.values.shape == (c.d_head, c.d_model)
+    assert p["shapes"]["value_up"] == o["shapes"]["value_up"] == (c.d_model, c.d_head)
+
+    def shape(text: str) -> str:  # "each 64 × 16" -> "64 × 16"
+        return re.search(r"[\d,]+ × [\d,]+", text).group(0)
+
+    say = Say("en")
+    assert shape(p["shape_labels"]["value_up"].original_text) == shape(o["each"].original_text) == f"{c.d_model:,} × {c.d_head:,}"
+    assert shape(p["shape_labels"]["w_q"].original_text) == f"{c.d_head:,} × {c.d_model:,}"
+    assert say("params.scene.w_q", d_model=c.d_model, d_head=c.d_head, n=c.d_model * c.d_head).count(
+        f"{c.d_head} × {c.d_model:,}") == 1  # the caption's product in the same order

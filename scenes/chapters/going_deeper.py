@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, LaggedStart, Line, Rectangle, SurroundingRectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, Indicate, LaggedStart, Line, Rectangle, SurroundingRectangle, VGroup
 
-from ..components.text import label, number_language
+from ..components.text import SPACE_MARK, label, number_language
 from ..i18n import localize_number
-from ..components.word_boxes import WordBoxes
+from ..components.word_boxes import WordBoxes, space_key
 from ..lesson import Chapter
 from ..plans.next_token import GoingDeeperPlan, plan_going_deeper
 from ..stage import Stage
@@ -26,6 +26,12 @@ TICK_Y = 0.48  # the layer numbers under the bars
 LENS_TOP = 0.05  # the logit lens's title; its cards below
 PER_ROW = 10  # lens cards per row
 CARD_W, CARD_H, CARD_GAP = 1.28, 0.82, 0.1
+
+
+def punctuation(token: str) -> bool:
+    """A token of marks alone ("," "." "␣("): no letter or digit once its space mark is set aside."""
+    body = token.replace(SPACE_MARK, "").strip()
+    return bool(body) and not any(c.isalnum() for c in body)
 
 
 class GoingDeeper(Chapter):
@@ -125,10 +131,17 @@ class GoingDeeper(Chapter):
         x_title = label(say(f"{T}.axis_layer"), font_size=24, color=th.dim)
         fit_into(x_title, BARS_LEFT - full.left - 0.2, 0.4).move_to([BARS_LEFT - 0.2, TICK_Y, 0], aligned_edge=RIGHT)
         lens_title = label(say(f"{T}.lens_title"), font_size=28, color=th.text)
-        fit_into(lens_title, full.width - 0.2, 0.45).move_to([0, LENS_TOP - lens_title.height / 2, 0])
+        # a real model's tokens show their leading space as ␣: the key on the lens title's line, at the
+        # right (the title moves left to make room)
+        key = space_key([*plan.tokens, *plan.guesses], say, th)
+        room = full.width - 0.2 - (key.width + 0.5 if key is not None else 0.0)
+        fit_into(lens_title, room, 0.45).move_to([0, LENS_TOP - lens_title.height / 2, 0])
+        if key is not None:
+            lens_title.align_to([full.left + 0.1, 0, 0], LEFT)
+            key.move_to([full.right - 0.1 - key.width / 2, lens_title.get_y(), 0])
         drawn = stage.drawn[self.key] = {"words": words, "columns": cols, "legend": legend, "ticks": ticks,
                                          "axis_titles": VGroup(y_title, x_title), "lens_title": lens_title,
-                                         "y_scale": scale}
+                                         "y_scale": scale, "space_key": key}
         intro = "caption_intro" if plan.deep else "caption_toy"
         with stage.narrating(say(f"{T}.{intro}", count=plan.n_layers, word=say.quote(plan.tokens[-1]))):
             stage.play(FadeIn(words, lag_ratio=0.05), FadeIn(legend), FadeIn(x_title), FadeIn(scale), run_time=1.0)
@@ -137,10 +150,17 @@ class GoingDeeper(Chapter):
             stage.play(LaggedStart(*(GrowFromEdge(VGroup(c.attn, c.mlp), DOWN) for c in cols), lag_ratio=0.3),
                        run_time=min(1.0 + 0.15 * plan.n_layers, 5.0))
         with stage.narrating(say(f"{T}.caption_lens")):
-            stage.play(FadeIn(lens_title), run_time=0.5)
+            stage.play(FadeIn(lens_title), *([FadeIn(key)] if key is not None else []), run_time=0.5)
             stage.play(LaggedStart(*(FadeIn(VGroup(c.num, c.guess), shift=DOWN * 0.1) for c in cols), lag_ratio=0.3),
                        run_time=min(1.0 + 0.15 * plan.n_layers, 5.0))
             stage.wait(0.6)
+        marks = [w for w in dict.fromkeys(c.word.original_text for c in cols) if punctuation(w)]
+        if marks:  # a punctuation mark as a layer's top guess is real, and said so (not left to puzzle over)
+            drawn["punctuation"] = marks
+            with stage.narrating(say(f"{T}.caption_punctuation", marks=say.words([say.quote(m) for m in marks]))):
+                stage.play(*(Indicate(c.word, color=th.highlight, scale_factor=1.15) for c in cols
+                             if c.word.original_text in marks), run_time=1.0)
+                stage.wait(0.5)
         if plan.emergence is not None:
             col = cols[plan.emergence]
             # the card where the answer first leads, and that layer's bars above

@@ -6,6 +6,7 @@ from __future__ import annotations
 from manim import DOWN, LEFT, UP, FadeIn, FadeOut, SurroundingRectangle, VGroup
 
 from ..components.text import label
+from ..i18n import plain_text
 from ..plans.honesty import Honesty, note_text
 from ..stage import Region, Stage
 
@@ -41,7 +42,7 @@ def honest_note(stage: Stage, chapter: str, honesty: Honesty | None, tokens, are
     if honesty is None:
         return None
     text = note_text(stage.say, honesty, tokens)
-    if text is None or any(said == text for said, _ in stage.captions):  # said once in this lesson is enough
+    if text is None or any(said == plain_text(text) for said, _ in stage.captions):  # said once in this lesson is enough
         return None
     th = stage.theme
     lines = wrapped(text, area.width - 0.4, font_size, th.text, max_lines)

@@ -12,7 +12,7 @@ from ..components.text import label, number
 from ..plans.rounding import drawn_misses
 from ..review import declare_sum
 from ..components.vectors import VectorColumn, math
-from ..components.word_boxes import WordBoxes
+from ..components.word_boxes import WordBoxes, space_key
 from ..lesson import Chapter, Lesson
 from ..plans.kv_cache import SHOWN_DIMS, KvCachePlan, KvStep, plan_kv_cache, with_generation
 from ..stage import Stage
@@ -108,8 +108,16 @@ class KvCache(Chapter):
         qname = VGroup(math("q", 34, th.query), label(say(f"{T}.new_query"), 22, th.dim)).arrange(DOWN, buff=0.08)
         fit_into(qname, 1.4, 1.2).move_to([PANEL_X + 0.7, Y_K, 0])
         drawn.update(slots=slots, header=header)
+        # a real model's tokens show their leading space as ␣: the key, between the title and the
+        # tokens, at the right (the step's words come under it)
+        key = space_key([s.token for s in plan.steps], say, th)
+        if key is not None:
+            fit_into(key, full.width / 2, 0.3)
+            key.move_to([full.right - EDGE - key.width / 2, (title.get_bottom()[1] + words.get_top()[1]) / 2, 0])
+            drawn["space_key"] = key
         with stage.narrating(say(f"{T}.caption_intro", model=model_name(say, plan.model_name), count=plan.prompt_len)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(kname), FadeIn(vname), FadeIn(wname),
+                       *([FadeIn(key)] if key is not None else []),
                        FadeIn(ghosts, lag_ratio=0.1), FadeIn(slots, lag_ratio=0.02), FadeIn(header),
                        run_time=1.2)
         panel = macs = query = new_mark = None

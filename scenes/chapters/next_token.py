@@ -12,7 +12,7 @@ from manim import DOWN, LEFT, RIGHT, FadeIn, FadeOut, GrowFromEdge, Rectangle, S
 from ..components.text import label, number
 from ..plans.rounding import drawn_misses
 from ..review import declare_sum
-from ..components.word_boxes import WordBoxes
+from ..components.word_boxes import WordBoxes, space_key
 from ..lesson import Chapter, Lesson
 from ..plans.next_token import NextStep, NextTokenPlan, plan_next_token, with_next_traces
 from ..stage import Stage
@@ -151,8 +151,14 @@ class NextToken(Chapter):
         row = VGroup(*(c.copy() for c in cards)).arrange(RIGHT, buff=0.5).move_to([0, CARD_Y, 0])
         for c, place in zip(cards, row):
             c.move_to(place)
+        # a real model's tokens show their leading space as ␣: the key, under the text's right end
+        key = space_key(plan.final_tokens, say, th)
+        if key is not None:
+            key.next_to(words, DOWN, buff=0.12).align_to(words, RIGHT)
+            drawn["space_key"] = key
         with stage.narrating(say(f"{T}.caption_intro", word=say.quote(plan.steps[0].tokens[-1]))):
-            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(shown, lag_ratio=0.05), run_time=1.2)
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(shown, lag_ratio=0.05),
+                       *([FadeIn(key)] if key is not None else []), run_time=1.2)
             stage.wait(0.6)
         old = None  # the last pass's chart: it stays (dimmed) until the next one replaces it
         for s, step in enumerate(plan.steps):

@@ -65,7 +65,8 @@ class OutputMatrix(Chapter):
             group.scale_to_fit_height(full.top - 1.0 - full.bottom - 1.4)
         group.move_to([0, title.get_bottom()[1] - 0.3 - group.height / 2, 0])
         each = label(say(f"{T}.each", rows=plan.d_model, cols=plan.d_head), 24, th.text).next_to(group, DOWN, buff=0.15)
-        drawn.update(maps=maps, names=names)
+        # the shape as drawn (rows × columns), the same as lesson parameter_count's value-up
+        drawn.update(maps=maps, names=names, each=each, shapes={"value_up": (plan.d_model, plan.d_head)})
         with stage.narrating(say(f"{T}.caption_each", count=plan.n_heads, d_model=plan.d_model, d_head=plan.d_head)):
             stage.play(FadeIn(names), FadeIn(maps, lag_ratio=0.02), FadeIn(each), run_time=1.2)
 

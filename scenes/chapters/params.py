@@ -3,7 +3,9 @@
 On the left the table, every row named from the start (dimmed) and lit with its count when the
 caption reaches it: W_Q, W_K, the too-big value map, value-down + value-up, one head, one layer, all
 attention, then the rest of the model. On the right the matrices themselves, all drawn to one scale
-(d_model tall, d_head wide): GPT-3's 12,288 × 128 W_Q is a hairline beside its 12,288 × 12,288
+and the way the suite draws them everywhere (matrix times column vector, as the video does): W_Q,
+W_K and value-down W_V are d_head rows × d_model columns, value-up W_O is d_model × d_head
+(lessons `query`, `output_matrix`). GPT-3's 128 × 12,288 W_Q is a hairline over its 12,288 × 12,288
 value map. Then one head framed, times the heads, times the layers; at the end the whole model as
 one bar, built part by part as the rows are counted, attention's share above it. Every number from
 the config (plans/params.py); math is typeset (components/rich_text.py).
@@ -25,9 +27,11 @@ ROW_FS = 24
 NAME_FS = 24
 DIMS_FS = 22
 TIMES_FS = 28
-GAP = 0.2  # between tall bars
-BASE1 = 0.6  # under W_Q and W_K: their size
-HEAD_ROOM = 3.55  # the head's frame, its names, "one head" above, the two × lines below
+NAME_GAP = 0.15  # between a flat matrix and its name on its left
+ROW_GAP = 0.14  # between flat matrices one under another
+TOP1 = 0.45  # W_Q's top under the panel's top ("drawn to scale" beside it)
+SQ_GAP = 0.3  # between the flat matrices' size and the full value map's name
+HEAD_ROOM = 3.55  # the head's frame, value-up's name and size, "one head" above, the two × lines below
 TABLE = (-6.85, 0.75, 3.05, -3.7)  # left, right, top, bottom of the table
 PANEL = (1.25, 6.85, 3.05, -3.75)  # left, right, top, bottom of the drawing
 
@@ -75,41 +79,56 @@ class ParameterCount(Chapter):
         return mob
 
     # --- layouts (all in one unit per number, so the sizes compare) -----------------------------
-    def bars(self, stage: Stage, plan: ParamsPlan, unit: float, names: list, colors: list, left: float,
-             bottom: float) -> VGroup:
-        """Tall d_model × d_head matrices side by side, bottoms on `bottom`, each named above."""
+    def flats(self, stage: Stage, plan: ParamsPlan, unit: float, names: list, colors: list, left: float,
+              top: float) -> VGroup:
+        """Flat d_head × d_model matrices one under another from `top`, each named on its left, the
+        boxes' left edges on one line."""
         c = plan.config
+        tags = [rich(n, NAME_FS, col) for n, col in zip(names, colors)]
+        x = left + max(t.width for t in tags) + NAME_GAP
         out = VGroup()
-        x = left
-        for name, color in zip(names, colors):
-            box = self.matrix(stage, c.d_model, c.d_head, unit, color)
-            tag = rich(name, NAME_FS, color)
-            col = max(box.width, tag.width)
-            box.move_to([x + col / 2, bottom + box.height / 2, 0])
-            tag.next_to(box, UP, buff=0.12)
+        y = top
+        for tag, color in zip(tags, colors):
+            box = self.matrix(stage, c.d_head, c.d_model, unit, color)
+            pitch = max(box.height, tag.height)
+            box.move_to([x + box.width / 2, y - pitch / 2, 0])
+            tag.next_to(box, LEFT, buff=NAME_GAP)
             item = VGroup(box, tag)
             item.box, item.tag = box, tag
             out.add(item)
-            x += col + GAP
+            y -= pitch + ROW_GAP
         return out
+
+    def square_name(self, stage: Stage, plan: ParamsPlan) -> VGroup:
+        """The full value map's name over its size."""
+        c = plan.config
+        return VGroup(label(stage.say(f"{S}.full_name"), NAME_FS, stage.theme.value),
+                      self.dims(stage, c.d_model, c.d_model)).arrange(DOWN, buff=0.1)
 
     def sizes(self, stage: Stage, plan: ParamsPlan) -> tuple[float, float]:
         """The two scales (units per number), each as large as the panel allows: one for W_Q and W_K
-        beside the full value map, one for the head's four matrices (three tall, value-up flat)."""
+        over the full value map, one for the head's four matrices (three flat, value-up tall)."""
         c, say = plan.config, stage.say
         left, right, top, bottom = PANEL
         w, h = right - left, top - bottom
         names = [rich(say(f"{S}.{k}"), NAME_FS) for k in ("w_q_name", "w_k_name", "value_down_name")]
+        name_w = max(n.width for n in names) + NAME_GAP
+        name_h = max(n.height for n in names)
         thin = c.d_head / c.d_model
+        dims_h = self.dims(stage, c.d_head, c.d_model, f"{S}.same_size").height
 
-        def cols(k: int, side: float) -> float:  # the width of k tall bars side by side, gaps between
-            return sum(max(side * thin, n.width) for n in names[:k]) + GAP * (k - 1)
+        def stack(k: int, side: float) -> float:  # the height of k flat bars one under another
+            return k * max(side * thin, name_h) + ROW_GAP * (k - 1)
 
-        s1 = h - 1.35 - BASE1  # the square's name and size above it ("drawn to scale" over them), the bars' size under them
+        sq_h = self.square_name(stage, plan).height
+        # 1. "drawn to scale", two flat bars, their size, the square's name and size, the square
+        s1 = w - name_w - 0.1
+        for _ in range(4):  # the heights depend on the side: a few rounds settle it
+            s1 = min(s1, h - TOP1 - stack(2, s1) - 0.15 - dims_h - SQ_GAP - sq_h - 0.12)
+        # 2. the head: three flat bars left, value-up tall right (its name over it, its size under it)
         s2 = h - HEAD_ROOM - (0.55 if plan.shared_kv else 0.0)
-        for _ in range(4):  # the widths depend on the side: a few rounds settle it
-            s1 = min(s1, w - cols(2, s1) - 0.5)
-            s2 = min(s2, w - 0.3 - cols(3, s2) - 0.3)
+        for _ in range(4):  # value-up's size sits under it, right-aligned (it may reach under the flat ones)
+            s2 = min(s2, w - 0.3 - name_w - 0.3 - s2 * thin - 0.3)
         return s1 / c.d_model, s2 / c.d_model
 
     # --- the play ----------------------------------------------------------------------------
@@ -148,43 +167,40 @@ class ParameterCount(Chapter):
 
         p_left, p_right, p_top, p_bottom = PANEL
         u1, u2 = self.sizes(stage, plan)
-        # 1. W_Q and W_K, then the full value map beside them, all at one scale
-        base1 = p_bottom + BASE1
-        qk = self.bars(stage, plan, u1, [say(f"{S}.w_q_name"), say(f"{S}.w_k_name")], [th.query, th.key],
-                       p_left, base1)
-        qk_dims = self.dims(stage, c.d_model, c.d_head, f"{S}.same_size")
-        qk_dims.next_to(VGroup(*(b.box for b in qk)), DOWN, buff=0.15).align_to(qk, LEFT)
+        # 1. W_Q and W_K (flat: d_head rows × d_model columns), then the full value map under them,
+        # all at one scale: the same width, d_model columns
+        qk = self.flats(stage, plan, u1, [say(f"{S}.w_q_name"), say(f"{S}.w_k_name")], [th.query, th.key],
+                        p_left, p_top - TOP1)
+        qk_dims = self.dims(stage, c.d_head, c.d_model, f"{S}.same_size")
+        qk_dims.next_to(VGroup(*(b.box for b in qk)), DOWN, buff=0.15).align_to(qk[0].box, LEFT)
         note = label(say(f"{S}.to_scale"), DIMS_FS, th.dim)
         note.move_to([p_right - note.width / 2, p_top - note.height / 2, 0])
         drawn["to_scale"] = note
         show("w_q", FadeIn(qk[0]), FadeIn(qk_dims), FadeIn(note))
         show("w_k", FadeIn(qk[1]))
         square = self.matrix(stage, c.d_model, c.d_model, u1, th.value)
-        square.move_to([qk.get_right()[0] + 0.5 + square.width / 2, base1 + square.height / 2, 0])
-        if square.get_right()[0] > p_right:
-            square.shift(LEFT * (square.get_right()[0] - p_right))
-        sq_name = VGroup(label(say(f"{S}.full_name"), NAME_FS, th.value),
-                         self.dims(stage, c.d_model, c.d_model)).arrange(DOWN, buff=0.1)
-        sq_name.next_to(square, UP, buff=0.12)
+        sq_name = self.square_name(stage, plan)
+        sq_name.next_to(qk_dims, DOWN, buff=SQ_GAP).align_to(qk[0].box, LEFT)
+        square.next_to(sq_name, DOWN, buff=0.12).align_to(qk[0].box, LEFT)
         cross = VGroup(Line(square.get_corner(UP + LEFT), square.get_corner(DOWN + RIGHT), color=th.text, stroke_width=5),
                        Line(square.get_corner(UP + RIGHT), square.get_corner(DOWN + LEFT), color=th.text, stroke_width=5))
         full = VGroup(square, sq_name)
         show("full_value", FadeIn(square), FadeIn(sq_name), Create(cross, run_time=1.2), wait=0.3)
 
-        # 2. value-down and value-up instead: the head's four matrices, at the head's scale
+        # 2. value-down and value-up instead: the head's four matrices, at the head's scale; value-up
+        # lifts d_head numbers back to d_model: d_model rows × d_head columns, tall
         top2 = p_top - 0.5 - 0.15  # under "one head"
-        name_h = max(b.tag.height for b in qk) + 0.12
-        base2 = top2 - name_h - c.d_model * u2
-        tall = self.bars(stage, plan, u2, [say(f"{S}.w_q_name"), say(f"{S}.w_k_name"), say(f"{S}.value_down_name")],
-                         [th.query, th.key, th.value], p_left + 0.15, base2)
-        up_box = self.matrix(stage, c.d_head, c.d_model, u2, th.output)
-        up_box.move_to([tall.get_right()[0] + 0.3 + up_box.width / 2, base2 + c.d_model * u2 - up_box.height / 2, 0])
-        up_tag = rich(say(f"{S}.value_up_name"), NAME_FS, th.output).next_to(up_box, UP, buff=0.12)
-        up_tag.align_to(up_box, LEFT)
-        up_dims = self.dims(stage, c.d_head, c.d_model).next_to(up_box, DOWN, buff=0.15).align_to(up_box, LEFT)
+        tall = self.flats(stage, plan, u2, [say(f"{S}.w_q_name"), say(f"{S}.w_k_name"), say(f"{S}.value_down_name")],
+                          [th.query, th.key, th.value], p_left + 0.15, top2)
+        tall_dims = self.dims(stage, c.d_head, c.d_model, f"{S}.same_size")
+        tall_dims.next_to(VGroup(*(b.box for b in tall)), DOWN, buff=0.15).align_to(tall[0].box, LEFT)
+        up_box = self.matrix(stage, c.d_model, c.d_head, u2, th.output)
+        up_tag = rich(say(f"{S}.value_up_name"), NAME_FS, th.output)
+        up_x = tall.get_right()[0] + 0.3
+        up_tag.move_to([up_x + up_tag.width / 2, top2 - up_tag.height / 2, 0])
+        up_box.move_to([up_x + up_box.width / 2, up_tag.get_bottom()[1] - 0.12 - up_box.height / 2, 0])
+        up_dims = self.dims(stage, c.d_model, c.d_head).next_to(up_box, DOWN, buff=0.15).align_to(up_box, RIGHT)
         up = VGroup(up_box, up_tag)
-        tall_dims = self.dims(stage, c.d_model, c.d_head, f"{S}.same_size")
-        tall_dims.next_to(VGroup(*(b.box for b in tall)), DOWN, buff=0.15).align_to(tall, LEFT)
         # the full value map's row is replaced, not added: dimmed and struck through, so the lit
         # numbers of the table's column add up to what the model holds
         _, replaced = by["full_value"]
@@ -194,6 +210,9 @@ class ParameterCount(Chapter):
         show("value_down_up", FadeOut(full), FadeOut(cross), ReplacementTransform(qk, VGroup(tall[0], tall[1])),
              ReplacementTransform(qk_dims, tall_dims), FadeIn(tall[2]), FadeIn(up), FadeIn(up_dims),
              replaced.animate.set_opacity(0.35), Create(strike))
+        # the shapes as drawn (rows × columns), the same in every lesson that draws these matrices
+        drawn["shapes"] = {"w_q": (tall[0].box.rows, tall[0].box.cols), "value_up": (up_box.rows, up_box.cols)}
+        drawn["shape_labels"] = {"w_q": tall_dims, "value_up": up_dims}
 
         head = VGroup(tall, up, up_dims, tall_dims)
         frame = SurroundingRectangle(head, buff=0.15, color=th.dim, corner_radius=0.08)

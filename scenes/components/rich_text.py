@@ -12,6 +12,7 @@ import re
 
 from manim import RIGHT, UP, VGroup
 
+from ..i18n import plain_text
 from .text import label, text_baseline
 from .vectors import math
 
@@ -39,8 +40,9 @@ def pieces_of(text: str) -> list[tuple[str, str]]:
 
 
 def plain(text: str) -> str:
-    """The words as a subtitle would write them: the dollars dropped."""
-    return text.replace("$", "")
+    """The words as a subtitle would write them: the dollars dropped, subscripts as plain text writes
+    them (scenes.i18n.plain_text: W_Q -> WQ, d_k -> dₖ)."""
+    return plain_text(text)
 
 
 def text_piece_baseline(mob, body: str, font_size: float) -> float:

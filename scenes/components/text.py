@@ -158,13 +158,19 @@ class GlyphCachedText(Text):
         return self
 
 
+SPACE_MARK = "␣"
+
+
 @lru_cache(maxsize=4096)
 def _prototype(text: str, font_size: float, color: str, font: str, weight: str, slant: str) -> Text:
     saved = config.pixel_width, config.pixel_height, config.frame_width, config.frame_height
     try:
         config.pixel_width, config.pixel_height = TEXT_CANVAS
         text_class = GlyphCachedText if fast_enabled() else Text
-        mob = text_class(text, font_size=font_size, color=color, font=font, weight=weight, slant=slant)
+        # the space mark ␣ (a token's leading space) is drawn from the text face in every language: the
+        # Korean face has no ␣, and Pango's fallback would draw another, different glyph
+        extra = {"t2f": {SPACE_MARK: FONT}} if font != FONT and SPACE_MARK in text else {}
+        mob = text_class(text, font_size=font_size, color=color, font=font, weight=weight, slant=slant, **extra)
     finally:
         config.pixel_width, config.pixel_height = saved[0], saved[1]
         config.frame_width, config.frame_height = saved[2], saved[3]

@@ -16,10 +16,18 @@ import numpy as np
 from manim import DOWN, RoundedRectangle, VGroup, VMobject
 
 from ..style import DARK, Theme
-from .text import label
+from .text import SPACE_MARK, label
 
 BOX_OPACITY = 0.35  # translucent: what is behind a box (grid lines, arcs) stays visible
 DIM_OPACITY = 0.3
+
+
+def space_key(tokens: Iterable[str], say, theme: Theme, font_size: float = 24) -> VMobject | None:
+    """"␣ = a space before the word", the key to a row of tokens that shows their leading spaces
+    (a real model's tokens: "␣Paris"); None when no token shows one (the toy's words)."""
+    if not any(SPACE_MARK in str(t) for t in tokens):
+        return None
+    return label(say("common.space_key"), font_size, theme.dim)
 
 
 def _baseline_y(word: VMobject) -> float:
