@@ -38,6 +38,9 @@ from .ring import shown_token
 
 T = "beyond.window"
 FS = 22
+# a token label's line takes this share of its row (the grid's default 0.62 leaves 16 tokens' labels at
+# 12 px at 720p; at 0.86 they read at 15 px and more, near the video's)
+LABEL_FILL = 0.86
 
 
 class WindowLesson(Lesson):
@@ -87,7 +90,8 @@ class WindowMask(Chapter):
         split = 1.0  # the grid left of this x, the notes and bars right of it
         region = Region("window_grid", full.left, split - 0.15, full.bottom + 0.55, top)
         data = SimpleNamespace(pattern=plan.pattern, mask=plan.mask, scores=None, layer=plan.layer, head=plan.head)
-        grid, titles = new_grid(stage, data, [shown_token(say, t) for t in plan.tokens], plan.layout, region=region)
+        grid, titles = new_grid(stage, data, [shown_token(say, t) for t in plan.tokens], plan.layout, region=region,
+                                label_fill=LABEL_FILL)
         grid.set_mask("cleared")
         grid.set_content("dots")
         cw, ch = grid.cell_width, grid.cell_height
