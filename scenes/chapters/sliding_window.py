@@ -126,7 +126,9 @@ class WindowMask(Chapter):
         # one layer's heads: the share of each one's weight outside the window
         rows = [(say(f"{T}.head_bar", head=h), float(v), th.highlight if h == plan.head else th.value)
                 for h, v in enumerate(plan.outside)]
-        bars = share_bars(rows, th, length=2.6, height=0.3, gap=0.12, font_size=FS, highlight=plan.head, say=say)
+        few = len(rows) <= 6  # the toy's four heads: taller bars fill the panel's height
+        bars = share_bars(rows, th, length=2.6, height=0.5 if few else 0.3, gap=0.3 if few else 0.12, font_size=FS,
+                          highlight=plan.head, say=say)
         many = plan.n_layers * plan.n_heads > len(plan.outside)
         mean = mark_line(bars, plan.outside_all, th.text,
                          say(f"{T}.all_heads", count=plan.n_layers * plan.n_heads, value=dec(plan.outside_all, say)), FS)
@@ -134,6 +136,8 @@ class WindowMask(Chapter):
         block = VGroup(head, VGroup(bars, mean)).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         room = counts.get_bottom()[1] - 0.35 - panel.bottom
         fit_into(block, panel.width, room)
+        if block.height < 0.6 * room:  # a few heads (the toy's four): larger bars, not a half-empty panel
+            block.scale(min(1.4, panel.width / block.width, 0.8 * room / block.height))
         block.move_to([panel.left + block.width / 2, counts.get_bottom()[1] - 0.35 - block.height / 2, 0])
         drawn.update(bars=bars, mean=mean)
         key = "caption_bars" if many else "caption_bars_toy"
