@@ -28,11 +28,10 @@ from ..plans.sliding_window import (ReachPlan, SinksPlan, WindowMaskPlan, plan_w
 from ..setting import SceneInputs
 from ..stage import Region, Stage
 from .beyond_parts import (count, dec, future_cells, grid_key, head_name, mark_line, model_forms, share_bars,
-                           shown_model)
+                           shown_model, wrapped_words)
 from .embedding_parts import fit_into
 from .embedding_parts import mixed_label as text
 from .grid_parts import new_grid
-from .honest import wrapped
 from .head_split import model_name
 from .ring import shown_token
 
@@ -222,7 +221,7 @@ class WindowReach(Chapter):
             dim_left = right - plan.back[-1] * unit  # the longest drawn bar's left end
             room = dim_left - 0.25 - max(x0 + 0.25, left)
             if extra.width > room:  # two lines before a smaller font
-                extra = wrapped(words, max(room, 0.5), FS, th.dim, 2)
+                extra = wrapped_words(words, max(room, 0.5), FS, th.dim, 2)
             if extra.width > room:
                 extra.scale(max(room, 0.5) / extra.width)
             extra.move_to([dim_left - 0.25 - extra.width / 2, y, 0])
@@ -370,14 +369,14 @@ class WindowSinks(Chapter):
         rows = aligned_rows(table, col_gap=1.1, row_step=0.75, align=["right", "left", "left"])
         kl_note = text(say("beyond.kl_note"), 24, th.dim)
         if kl_note.width > rows.width:  # two lines rather than letters under the size a student reads
-            kl_note = wrapped(say("beyond.kl_note"), rows.width, 24, th.dim, 2)
+            kl_note = wrapped_words(say("beyond.kl_note"), rows.width, 24, th.dim, 2)
         fit_into(kl_note, rows.width, 0.8)
         parts = [said, VGroup(rows, kl_note.next_to(rows, DOWN, buff=0.3))]
         note = None
         if plan.reach_not_enough:  # the cone of chapter 2 reaches the token: why is it lost all the same?
             why = say(f"{T}.reach_bound_note", token=quote(plan.token), back=plan.seen_back, hops=plan.hops,
                       step=plan.window - 1)
-            note = wrapped(why, full.width - 1.6, 26, th.highlight, 2)
+            note = wrapped_words(why, full.width - 1.6, 26, th.highlight, 2)
             parts.append(note)
         body = VGroup(*parts).arrange(DOWN, buff=0.45)
         fit_into(body, full.width - 0.6, full.top - 0.95 - full.bottom)
