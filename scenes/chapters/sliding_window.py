@@ -220,8 +220,8 @@ class WindowReach(Chapter):
             y = bottom + (plan.n_layers + (L - plan.n_layers) / 2) * row
             dim_left = right - plan.back[-1] * unit  # the longest drawn bar's left end
             room = dim_left - 0.25 - max(x0 + 0.25, left)
-            if extra.width > room:  # two lines before a smaller font
-                extra = wrapped_words(words, max(room, 0.5), FS, th.dim, 2)
+            if extra.width > room:  # two lines of about equal length (no word left alone) before a smaller font
+                extra = wrapped_words(words, max(min(room, 0.6 * extra.width), 0.5), FS, th.dim, 2)
             if extra.width > room:
                 extra.scale(max(room, 0.5) / extra.width)
             extra.move_to([dim_left - 0.25 - extra.width / 2, y, 0])
