@@ -418,3 +418,22 @@ def test_the_window_grid_labels_smollm2_tokens_at_a_readable_size(smollm2_model)
 
     lint("sliding_window", "en", "smollm2")  # loads the session once
     check_grid_labels(grid_at_chapter_end(_WORKER.inputs(Job(scene="sliding_window", model="smollm2"))))
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_linear_grids_label_every_token_at_a_readable_size(lang, make_inputs):
+    """The softmax and the linear pattern side by side: both grids label every token at the video's size
+    (two grids share the frame's width: at the default label size they read at 13 px)."""
+    from attention_manim.scenes import review
+
+    class Watch(review.Observer):
+        def chapter_done(self, scene, key, number):
+            if key == "linear_pattern":
+                self.grids = scene.stage.drawn[key]["grids"]
+
+    watch = Watch()
+    review.play_watched(load_all()["linear_attention"], make_inputs(lang=lang), watch)
+    assert len(watch.grids) == 2
+    for grid in watch.grids:
+        assert grid.shown_labels == {"rows": list(range(grid.n)), "cols": list(range(grid.n))}
+        assert min(label_px(grid.row_labels), label_px(grid.col_labels)) >= 14.5
