@@ -367,3 +367,73 @@ def test_smollm2_numbers_are_measured_where_the_lesson_shows_them(smollm2_model)
         rows += t.n_tokens
     assert pattern.tv == pytest.approx(tv / rows / (L * H), abs=1e-6)
     assert pattern.runs == 3 * L and 0 <= pattern.kept_count <= pattern.runs
+
+
+# --- the window's grid: every token labelled, at the video's size -------------------------------------
+
+
+def grid_at_chapter_end(inputs):
+    """The sliding window's grid as the `window_mask` chapter leaves it (played with the lint's
+    observer machinery, nothing drawn), and whether its labels are on screen then."""
+    from attention_manim.scenes import review
+
+    class Watch(review.Observer):
+        def chapter_done(self, scene, key, number):
+            if key == "window_mask":
+                self.grid = scene.stage.drawn[key]["grid"]
+                self.seen = {id(m) for top in scene.mobjects for m in top.get_family()}
+
+    watch = Watch()
+    review.play_watched(load_all()["sliding_window"], inputs, watch)
+    return watch
+
+
+def label_px(labels) -> float:
+    """The cap height (px at 720p) of a grid's merged labels, measured as the lint measures them: the
+    font size they were built at, times how much the grid has been scaled since."""
+    from attention_manim.scenes import review
+
+    fs, ref, ref_height = labels.lint_text
+    return fs * (ref.height / ref_height) * review._cap_heights()["latin"] * 90
+
+
+def check_grid_labels(watch):
+    grid = watch.grid
+    n = grid.n
+    assert grid.shown_labels == {"rows": list(range(n)), "cols": list(range(n))}  # none dropped
+    assert grid.label_stride == (1, 1) and n >= 16
+    for labels in (grid.row_labels, grid.col_labels):
+        assert id(labels) in watch.seen
+        assert label_px(labels) >= 14.5, label_px(labels)  # the video's size, not the 11 px floor
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_window_grid_labels_every_token_at_a_readable_size(lang, make_inputs):
+    check_grid_labels(grid_at_chapter_end(make_inputs(lang=lang)))
+
+
+def test_the_window_grid_labels_smollm2_tokens_at_a_readable_size(smollm2_model):
+    """SmolLM2's long pieces ("␣sunrise") were 12 px at the grid's default label size."""
+    from attention_manim.scenes.batch import Job
+
+    lint("sliding_window", "en", "smollm2")  # loads the session once
+    check_grid_labels(grid_at_chapter_end(_WORKER.inputs(Job(scene="sliding_window", model="smollm2"))))
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_linear_grids_label_every_token_at_a_readable_size(lang, make_inputs):
+    """The softmax and the linear pattern side by side: both grids label every token at the video's size
+    (two grids share the frame's width: at the default label size they read at 13 px)."""
+    from attention_manim.scenes import review
+
+    class Watch(review.Observer):
+        def chapter_done(self, scene, key, number):
+            if key == "linear_pattern":
+                self.grids = scene.stage.drawn[key]["grids"]
+
+    watch = Watch()
+    review.play_watched(load_all()["linear_attention"], make_inputs(lang=lang), watch)
+    assert len(watch.grids) == 2
+    for grid in watch.grids:
+        assert grid.shown_labels == {"rows": list(range(grid.n)), "cols": list(range(grid.n))}
+        assert min(label_px(grid.row_labels), label_px(grid.col_labels)) >= 14.5

@@ -282,3 +282,69 @@ def test_smollm2_reads_a_real_passage_and_the_ring_is_its_head(smollm2_model):
     mine = lesson().setting(SceneInputs(tracer=inputs.tracer, model=inputs.model,
                                         sentences=["The cat sat on the warm mat by the door"]))
     assert mine.trace.text == "The cat sat on the warm mat by the door"
+
+
+# --- the key to the tables' columns: m, l and O in words, on screen, readable -------------------------
+
+
+class AtChapterEnd:
+    """An observer (scenes.review.Observer) that keeps, at the end of chapter `key`, the texts on screen
+    and what the chapter drew."""
+
+    def __new__(cls, key):
+        from attention_manim.scenes import review
+
+        class Watch(review.Observer):
+            def chapter_done(self, scene, done, number):
+                if done == key:
+                    self.texts = review.visible_texts(scene)
+                    self.drawn = dict(scene.stage.drawn[key])
+
+        return Watch()
+
+
+def text_px(mob) -> float:
+    """A text's cap height in pixels at 720p (90 px a unit), measured as the lint measures it."""
+    from attention_manim.scenes import review
+    from attention_manim.scenes.style import has_hangul
+
+    cap = review._cap_heights()["ko" if has_hangul(mob.text) else "latin"]
+    return review._font_size(mob) * cap * 90
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_the_columns_m_l_and_o_are_said_in_words_on_screen(lang, make_inputs):
+    """Under the ring a key says what the tables' m, l and O are, from the catalog in each language, each
+    symbol beside its words; at the chapter's end (the O / l rows) it is still on screen, at a readable
+    size (cap height ≥ 13 px at 720p, the floor being 11)."""
+    from manim import Text
+
+    from attention_manim.scenes import review
+    from attention_manim.scenes.chapters.ring import SYMBOL_SLOT
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.style import has_hangul
+
+    say, en = Say(lang), Say("en")
+    said = [say(f"ring.steps.key_{k}", l=SYMBOL_SLOT) for k in "mlo"]
+    assert all(s.strip() for s in said) and SYMBOL_SLOT in said[2]
+    if lang == "ko":
+        assert all(has_hangul(s) for s in said)
+    elif lang == "pt":
+        assert all(s != en(f"ring.steps.key_{k}", l=SYMBOL_SLOT) for s, k in zip(said, "mlo"))
+    watch = AtChapterEnd("ring")
+    review.play_watched(load_all()[NAME], make_inputs(lang=lang), watch)
+    key = watch.drawn["key"]
+    assert len(key.symbols) == 3 and len(key.words) == 3
+    on_screen = {id(t.mob): t for t in watch.texts}
+    for words, catalog in zip(key.words, said):
+        pieces = [m for m in words.get_family() if isinstance(m, Text)]
+        assert pieces and all(id(p) in on_screen for p in pieces), catalog
+        assert "".join(p.text for p in pieces).replace(" ", "") == catalog.replace(SYMBOL_SLOT, "").replace(" ", "")
+        assert min(text_px(p) for p in pieces) >= 13, catalog
+    # each symbol stands left of its words, on their line, inside the frame
+    for sym, words in zip(key.symbols, key.words):
+        assert sym.get_right()[0] < words.get_left()[0] + 1e-6
+        assert abs(sym.get_bottom()[1] - words.get_bottom()[1]) < 0.12
+    assert key.get_bottom()[1] > -4 + 0.1 and key.width < 14.2 - 0.2
+    boxes = watch.drawn["boxes"]
+    assert key.get_top()[1] < boxes.get_bottom()[1]  # under the ring, clear of every device's box

@@ -76,6 +76,30 @@ def with_math(words: str, formula, font_size: float, color: str, buff: float = 0
     return row
 
 
+def wrapped_words(words: str, width: float, font_size: float, color: str, max_lines: int = 4) -> VGroup:
+    """`words` as left-aligned lines of at most `width`, broken at spaces, each line set as the suite's
+    prose is (Hangul in the Korean face, a token such as "␣rye" in the serif, as on the rest of the
+    frame; `honest.wrapped` sets a Korean line in one face); scaled down past `max_lines` lines."""
+    parts = words.split(" ")
+    lines: list[str] = []
+    current = ""
+    for w in parts:
+        trial = f"{current} {w}" if current else w
+        if current and text(trial, font_size, color).width > width:
+            lines.append(current)
+            current = w
+        else:
+            current = trial
+    if current:
+        lines.append(current)
+    if len(lines) > max_lines:
+        return wrapped_words(words, width * 1.25, font_size, color, max_lines)
+    group = VGroup(*(text(line, font_size, color) for line in lines)).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+    if group.width > width:
+        group.scale_to_fit_width(width)
+    return group
+
+
 def dec(x: float, say: Say | None = None, digits: int = 2) -> str:
     """A weight or share to `digits` decimals (three when it would read 0.00 and is not zero): a figure,
     or with `say` the language's prose."""
@@ -201,5 +225,5 @@ def grid_key(say: Say, grid, theme, font_size: float = 22, removed: str | None =
     return key
 
 
-__all__ = ["T", "sci", "sci_math", "power_of_ten", "power_math", "with_math", "dec", "count", "shown_model",
+__all__ = ["T", "wrapped_words", "sci", "sci_math", "power_of_ten", "power_math", "with_math", "dec", "count", "shown_model",
            "head_name", "share_bars", "bar_x", "mark_line", "axis_line", "future_cells", "grid_key", "UP", "DOWN"]

@@ -38,6 +38,9 @@ from .honest import wrapped
 T = "beyond.linear"
 FS = 22  # notes
 FIG = 20  # figures under shapes and on axes
+# a token label's line takes this share of its row (two grids side by side: the default 0.62 leaves their
+# labels at 13 px at 720p; the video's are 15 and more)
+LABEL_FILL = 0.86
 
 
 class LinearLesson(Lesson):
@@ -80,7 +83,9 @@ class LinearKernel(Chapter):
         phi = self.phi_plot(stage)
         body = VGroup(rows, phi).arrange(RIGHT, buff=0.8)
         full = stage.region("full")
-        fit_into(body, full.width, 4.5).move_to([0, 0.4, 0])
+        # as large as the frame allows (at most 1.3 times), centred under the title: not a band across the top
+        body.scale(min(1.3, (full.width - 0.8) / body.width, 5.2 / body.height))
+        body.move_to([0, (title.get_bottom()[1] + full.bottom) / 2, 0])
         drawn.update(formulas=rows, phi=phi)
         with stage.narrating(say(f"{T}.caption_swap")):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(rows[0]), run_time=1.0)
@@ -294,7 +299,7 @@ class LinearPattern(Chapter):
         for pattern, header, color, region in ((plan.softmax, "softmax_header", th.value, halves[0]),
                                                (plan.linear, "linear_header", th.key, halves[1])):
             data = SimpleNamespace(pattern=pattern, mask=plan.mask, scores=None, layer=plan.layer, head=plan.head)
-            grid, titles = new_grid(stage, data, tokens, layout, region=region)
+            grid, titles = new_grid(stage, data, tokens, layout, region=region, label_fill=LABEL_FILL)
             grid.set_mask("cleared")
             grid.set_content("dots")
             future = future_cells(grid, plan.mask, th)

@@ -159,8 +159,11 @@ class Ring(Chapter):
             stage.play(*recolor, FadeIn(legend, shift=UP * 0.1), run_time=1.2)
             stage.wait(0.6)
 
+        # the key to the tables' columns (m, l, O), along the frame's foot; the ring above it
+        key = self.column_key(stage, plan, full.width)
+        key.move_to([0, full.bottom + key.height / 2, 0])
         # the ring: one box per device, arrows to the next
-        centres, bw, bh = ring_layout(N, full.left, full.right, full.bottom, top - 0.1)
+        centres, bw, bh = ring_layout(N, full.left, full.right, key.get_top()[1] + 0.2, top - 0.1)
         self.narrow = bw < 5.0
         boxes, heads = VGroup(), []
         for i in range(N):
@@ -180,7 +183,7 @@ class Ring(Chapter):
         chips = [self.chip(stage, plan, i, slots[i]["chip_w"]) for i in range(N)]
         for i, chip in enumerate(chips):
             chip.move_to(chip_spot(slots[i], chip))
-        drawn.update(boxes=boxes, arrows=arrows, chips=chips)
+        drawn.update(boxes=boxes, arrows=arrows, chips=chips, key=key)
         with stage.narrating(say(f"{T}.steps.caption_ring", count=N)):
             stage.play(FadeOut(words), FadeOut(legend), run_time=0.5)
             stage.play(FadeIn(boxes), FadeIn(VGroup(*heads)), FadeIn(VGroup(*chips)), run_time=1.0)
@@ -209,6 +212,8 @@ class Ring(Chapter):
                     stage.play(*(a.animate.set_color(th.dim) for a in arrows), run_time=0.3)
                 anims = [FadeIn(m) for m in new_tables + new_status] + [FadeOut(m) for m in outs]
                 anims.append(FadeIn(new_counter))
+                if t == 0:  # the columns appear with their key
+                    anims.append(FadeIn(key))
                 if counter is not None:
                     anims.append(FadeOut(counter))
                 for i in range(N):
@@ -249,6 +254,25 @@ class Ring(Chapter):
                               stroke_width=3).set_fill(device_color(i), opacity=0.3)
         text = label(say(f"{T}.steps.legend", device=i, first=a, last=b), 24, th.text)
         return VGroup(sw, text).arrange(RIGHT, buff=0.15)
+
+    @staticmethod
+    def column_key(stage: Stage, plan: RingPlan, width: float) -> VGroup:
+        """What the tables' columns hold, in words: m the largest score so far, l the running sum of the
+        exponentials, O the running output, not yet divided by l (the l in the words typeset as in the
+        tables). `.symbols` (m, l, O), `.words` (each item's line of words)."""
+        th, say = stage.theme, stage.say
+        symbols = [math("m", 30, th.highlight), math("l", 30, th.highlight), math("O", 30, th.value)]
+        words = [text(say(f"{T}.steps.key_m"), 22, th.text), text(say(f"{T}.steps.key_l"), 22, th.text),
+                 words_with_symbol(say(f"{T}.steps.key_o", l=SYMBOL_SLOT), math("l", 30, th.highlight), 22, th.text)]
+        items = []
+        for sym, word in zip(symbols, words):
+            item = VGroup(sym, word).arrange(RIGHT, buff=0.15)
+            sym.set_y(text_baseline(word) + sym.height / 2)  # the letter on the words' line
+            items.append(item)
+        key = VGroup(*items).arrange(RIGHT, buff=0.55)
+        fit_into(key, width, 0.45)
+        key.symbols, key.words = VGroup(*symbols), VGroup(*words)
+        return key
 
     @staticmethod
     def slots(box, head, bw: float, bh: float, narrow: bool = False) -> dict:
@@ -410,6 +434,32 @@ def level(table: VGroup, row_step: float | None = None) -> VGroup:
                 first = base + k * row_step
             row.shift(UP * (first - k * row_step - base))
     return table
+
+
+SYMBOL_SLOT = "\ue000"  # where a catalog line's typeset symbol goes ({l} in "not yet divided by {l}")
+
+
+def words_with_symbol(said: str, symbol, font_size: float, color: str) -> VGroup:
+    """A line of words with a typeset symbol where `SYMBOL_SLOT` stands ("not yet divided by l", "l로
+    나누기 전"): the symbol's foot on the words' line, a space's gap where the words leave one."""
+    before, _, after = said.partition(SYMBOL_SLOT)
+    parts = []
+    if before.strip():
+        parts.append((text(before.strip(), font_size, color), before != before.rstrip()))
+    parts.append((symbol, after != after.lstrip()))
+    if after.strip():
+        parts.append((text(after.strip(), font_size, color), False))
+    row = VGroup(parts[0][0])
+    for (prev, spaced), (mob, _) in zip(parts, parts[1:]):
+        mob.next_to(prev, RIGHT, buff=font_size * 0.0075 if spaced else 0.03)  # a space, as mixed_label leaves
+        row.add(mob)
+    words = [m for m in row if m is not symbol]
+    if words:
+        base = text_baseline(words[0])
+        for m in words[1:]:
+            m.shift(UP * (base - text_baseline(m)))
+        symbol.set_y(base + symbol.height / 2)
+    return row
 
 
 def head_words(say, layer: int, head: int) -> str:

@@ -28,16 +28,18 @@ from ..plans.sliding_window import (ReachPlan, SinksPlan, WindowMaskPlan, plan_w
 from ..setting import SceneInputs
 from ..stage import Region, Stage
 from .beyond_parts import (count, dec, future_cells, grid_key, head_name, mark_line, model_forms, share_bars,
-                           shown_model)
+                           shown_model, wrapped_words)
 from .embedding_parts import fit_into
 from .embedding_parts import mixed_label as text
 from .grid_parts import new_grid
-from .honest import wrapped
 from .head_split import model_name
 from .ring import shown_token
 
 T = "beyond.window"
 FS = 22
+# a token label's line takes this share of its row (the grid's default 0.62 leaves 16 tokens' labels at
+# 12 px at 720p; at 0.86 they read at 15 px and more, near the video's)
+LABEL_FILL = 0.86
 
 
 class WindowLesson(Lesson):
@@ -87,7 +89,8 @@ class WindowMask(Chapter):
         split = 1.0  # the grid left of this x, the notes and bars right of it
         region = Region("window_grid", full.left, split - 0.15, full.bottom + 0.55, top)
         data = SimpleNamespace(pattern=plan.pattern, mask=plan.mask, scores=None, layer=plan.layer, head=plan.head)
-        grid, titles = new_grid(stage, data, [shown_token(say, t) for t in plan.tokens], plan.layout, region=region)
+        grid, titles = new_grid(stage, data, [shown_token(say, t) for t in plan.tokens], plan.layout, region=region,
+                                label_fill=LABEL_FILL)
         grid.set_mask("cleared")
         grid.set_content("dots")
         cw, ch = grid.cell_width, grid.cell_height
@@ -122,7 +125,9 @@ class WindowMask(Chapter):
         # one layer's heads: the share of each one's weight outside the window
         rows = [(say(f"{T}.head_bar", head=h), float(v), th.highlight if h == plan.head else th.value)
                 for h, v in enumerate(plan.outside)]
-        bars = share_bars(rows, th, length=2.6, height=0.3, gap=0.12, font_size=FS, highlight=plan.head, say=say)
+        few = len(rows) <= 6  # the toy's four heads: taller bars fill the panel's height
+        bars = share_bars(rows, th, length=2.6, height=0.5 if few else 0.3, gap=0.3 if few else 0.12, font_size=FS,
+                          highlight=plan.head, say=say)
         many = plan.n_layers * plan.n_heads > len(plan.outside)
         mean = mark_line(bars, plan.outside_all, th.text,
                          say(f"{T}.all_heads", count=plan.n_layers * plan.n_heads, value=dec(plan.outside_all, say)), FS)
@@ -130,6 +135,8 @@ class WindowMask(Chapter):
         block = VGroup(head, VGroup(bars, mean)).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         room = counts.get_bottom()[1] - 0.35 - panel.bottom
         fit_into(block, panel.width, room)
+        if block.height < 0.6 * room:  # a few heads (the toy's four): larger bars, not a half-empty panel
+            block.scale(min(1.4, panel.width / block.width, 0.8 * room / block.height))
         block.move_to([panel.left + block.width / 2, counts.get_bottom()[1] - 0.35 - block.height / 2, 0])
         drawn.update(bars=bars, mean=mean)
         key = "caption_bars" if many else "caption_bars_toy"
@@ -213,8 +220,8 @@ class WindowReach(Chapter):
             y = bottom + (plan.n_layers + (L - plan.n_layers) / 2) * row
             dim_left = right - plan.back[-1] * unit  # the longest drawn bar's left end
             room = dim_left - 0.25 - max(x0 + 0.25, left)
-            if extra.width > room:  # two lines before a smaller font
-                extra = wrapped(words, max(room, 0.5), FS, th.dim, 2)
+            if extra.width > room:  # two lines of about equal length (no word left alone) before a smaller font
+                extra = wrapped_words(words, max(min(room, 0.6 * extra.width), 0.5), FS, th.dim, 2)
             if extra.width > room:
                 extra.scale(max(room, 0.5) / extra.width)
             extra.move_to([dim_left - 0.25 - extra.width / 2, y, 0])
@@ -362,14 +369,14 @@ class WindowSinks(Chapter):
         rows = aligned_rows(table, col_gap=1.1, row_step=0.75, align=["right", "left", "left"])
         kl_note = text(say("beyond.kl_note"), 24, th.dim)
         if kl_note.width > rows.width:  # two lines rather than letters under the size a student reads
-            kl_note = wrapped(say("beyond.kl_note"), rows.width, 24, th.dim, 2)
+            kl_note = wrapped_words(say("beyond.kl_note"), rows.width, 24, th.dim, 2)
         fit_into(kl_note, rows.width, 0.8)
         parts = [said, VGroup(rows, kl_note.next_to(rows, DOWN, buff=0.3))]
         note = None
         if plan.reach_not_enough:  # the cone of chapter 2 reaches the token: why is it lost all the same?
             why = say(f"{T}.reach_bound_note", token=quote(plan.token), back=plan.seen_back, hops=plan.hops,
                       step=plan.window - 1)
-            note = wrapped(why, full.width - 1.6, 26, th.highlight, 2)
+            note = wrapped_words(why, full.width - 1.6, 26, th.highlight, 2)
             parts.append(note)
         body = VGroup(*parts).arrange(DOWN, buff=0.45)
         fit_into(body, full.width - 0.6, full.top - 0.95 - full.bottom)
