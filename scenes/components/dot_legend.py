@@ -89,13 +89,13 @@ def mask_note(grid, text: str, theme: Theme = DARK, font_size: float = 20,
 
     def fits(mob) -> bool:
         # a w × h box in the corner stays on masked cells when w/cw + h/ch ≤ n - 1 (a staircase)
-        return (mob.width + 2 * pad) / cw + (mob.height + 2 * pad) / ch <= n - 1 - 0.15
+        return (mob.width + 3 * pad) / cw + (mob.height + 3 * pad) / ch <= n - 1 - 0.15
 
     words = text.split()
     candidates = [text]
-    if len(words) > 1:  # two lines, split where the lines come out most even
+    if len(words) > 1:  # two lines first (a corner, not a band), split where they come out most even
         best = min(range(1, len(words)), key=lambda i: abs(len(" ".join(words[:i])) - len(" ".join(words[i:]))))
-        candidates.append(" ".join(words[:best]) + "\n" + " ".join(words[best:]))
+        candidates.insert(0, " ".join(words[:best]) + "\n" + " ".join(words[best:]))
     fs = font_size
     while fs >= min_font - 1e-6:
         for cand in candidates:
@@ -103,9 +103,9 @@ def mask_note(grid, text: str, theme: Theme = DARK, font_size: float = 20,
             mob = VGroup(*lines).arrange(DOWN, buff=0.08, aligned_edge=LEFT if inward[0] > 0 else RIGHT)
             if fits(mob):
                 plate = Rectangle(width=mob.width + 2 * pad, height=mob.height + 2 * pad, stroke_width=0)
-                plate.set_fill(theme.background, opacity=0.85)
-                offset = np.array([inward[0] * (plate.width / 2 + 0.5 * pad),
-                                   inward[1] * (plate.height / 2 + 0.5 * pad), 0.0])
+                plate.set_fill(theme.background, opacity=1.0)
+                offset = np.array([inward[0] * (plate.width / 2 + pad),
+                                   inward[1] * (plate.height / 2 + pad), 0.0])
                 plate.move_to(corner + offset)
                 mob.move_to(plate)
                 note = VGroup(plate, mob)
