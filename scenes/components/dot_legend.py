@@ -109,6 +109,7 @@ def mask_note(grid, text: str, theme: Theme = DARK, font_size: float = 20,
                 plate.move_to(corner + offset)
                 mob.move_to(plate)
                 note = VGroup(plate, mob)
+                note.set_z_index(1)  # over the grid's lines and boxes, whatever is added to the scene later
                 note.text, note.font_size = mob, fs
                 return note
         fs -= 1
