@@ -84,3 +84,25 @@ def test_mask_note_needs_a_causal_mask():
     data["mask"] = np.zeros((n, n), bool)
     grid = AttentionGrid(data, [f"w{i}" for i in range(n)], theme=DARK)
     assert mask_note(grid, "masked", DARK) is None
+
+
+def test_colour_scale_ends_and_colours():
+    from attention_manim.scenes.components.color_scale import ColorScale
+    from attention_manim.scenes.components.matrices import signed_color
+
+    low, high, scale = -0.43, 0.41, 0.43
+    bar = ColorScale(low, high, scale=scale, caption="colour = value", theme=DARK, kind="signed2")
+    assert [m.value for m in bar.end_mobs] == [low, high]
+    assert [parse_shown(m.shown) for m in bar.end_mobs] == [pytest.approx(low), pytest.approx(high)]
+    # each slice is coloured as an entry of its value is, left (low) to right (high)
+    first, last = bar.bar[0], bar.bar[-1]
+    assert first.get_fill_color().to_hex().lower() == signed_color(low, scale, DARK).lower()
+    assert last.get_fill_color().to_hex().lower() == signed_color(high, scale, DARK).lower()
+    assert first.get_x() < last.get_x()
+    # 0 sits where it falls on the bar, between the ends
+    assert bar.zero_mob is not None
+    x0, x1 = bar.frame_rect.get_left()[0], bar.frame_rect.get_right()[0]
+    assert bar.zero_mob.get_x() == pytest.approx(x0 + (x1 - x0) * (0 - low) / (high - low), abs=1e-6)
+    assert bar.end_mobs[0].get_x() < bar.zero_mob.get_x() < bar.end_mobs[1].get_x()
+    with pytest.raises(ValueError):
+        ColorScale(1.0, 1.0, scale=1.0, caption="x", theme=DARK)
