@@ -16,9 +16,10 @@ from ..components.vectors import VectorColumn, math
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
 from ..plans.head_split import SHOWN_HEAD, SHOWN_TAIL, HeadSplitPlan, plan_head_split
-from ..stage import Stage
+from ..stage import Region, Stage
 from ..style import fmt_fixed
 from .embedding_parts import fit_into
+from .grid_parts import corner_legend
 
 T = "blocks.head_split"
 BAR_W = 12.0  # the long query vector's width on screen
@@ -145,14 +146,22 @@ class HeadSplit(Chapter):
         # each piece of q becomes the outline of its head's grid (rectangle to rectangle: no smear)
         frames = VGroup(*(Rectangle(width=g.width + 0.1, height=g.height + 0.1, stroke_color=th.query, stroke_width=2.5)
                           .set_fill(th.query, opacity=0).move_to(g) for g in grids))
+        # what a dot's size means (the grids share one size), in a corner the grids leave free
+        crowd = [grids, names, frames, qbar, qname, title, words]
+        legend = corner_legend(stage, grids[0], crowd)
+        if legend is None:  # the grids take the frame's width: the band between the words and the bar
+            band = Region("legend", full.left, full.right, qbar.get_top()[1] + 0.15, words.get_bottom()[1] - 0.15)
+            legend = corner_legend(stage, grids[0], crowd, band)
+        shown_legend = [legend] if legend is not None else []
         with stage.narrating(say(f"{T}.caption_heads", count=H)):
             stage.play(FadeOut(VGroup(qvals, qbrace, kv, kname, vname, kvnote, qbar.names)), run_time=0.5)
             stage.play(*(ReplacementTransform(b.copy(), f) for b, f in zip(qbar.boxes, frames)),
                        FadeIn(names), run_time=1.0)
-            stage.play(FadeIn(grids), run_time=0.8)
+            stage.play(FadeIn(grids), *(FadeIn(m) for m in shown_legend), run_time=0.8)
             stage.play(*(g.highlight_column(plan.focus, color=th.query) for g in grids), run_time=0.8)
             stage.wait(0.5)
         drawn["grids"] = grids
+        drawn["legend"] = legend
 
         # 3. the outputs side by side, times W_O, equal the trace's attention output
         zbar = segmented_bar(H, BAR_W, 0.6, th.value, th)
@@ -163,7 +172,8 @@ class HeadSplit(Chapter):
         with stage.narrating(say(f"{T}.caption_concat", count=H, total=H * d)):
             stage.play(FadeOut(qbar), FadeOut(qname), run_time=0.4)
             stage.play(*(ReplacementTransform(f, b) for f, b in zip(frames, zbar.boxes)), FadeIn(zbar.names),
-                       FadeIn(zname), FadeIn(zvals), grids.animate.set_opacity(0.25), run_time=1.2)
+                       FadeIn(zname), FadeIn(zvals), grids.animate.set_opacity(0.25),
+                       *(FadeOut(m) for m in shown_legend), run_time=1.2)
         eq = self.equality(stage, plan)
         fit_into(eq, full.width, max(0.5, zbar.get_bottom()[1] - 0.5 - full.bottom))
         eq.move_to([0, (zbar.get_bottom()[1] - 0.3 + full.bottom) / 2, 0])
