@@ -125,10 +125,9 @@ class GridSheets:
         return frac
 
     def dot_fraction_for(self, weights) -> np.ndarray:
-        """The one size function of this grid's dots: the radius, as a fraction of the smaller
-        cell side, of the dot drawn for `weights` (r ∝ √weight, area ∝ weight; relative to the
-        largest unmasked weight when `relative_dots`). The grid's cells and its legend
-        (dot_legend.py) both read it."""
+        """The one size function of the dots (the cells' and the legend's, dot_legend.py): radius
+        over the smaller cell side for `weights`, ∝ √weight (relative to the largest unmasked
+        weight when `relative_dots`)."""
         w = np.clip(np.asarray(weights, dtype=float), 0.0, 1.0)
         if self.relative_dots:
             shown = np.clip(self.pattern, 0.0, 1.0)[~self.mask]
