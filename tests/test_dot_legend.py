@@ -106,3 +106,16 @@ def test_colour_scale_ends_and_colours():
     assert bar.end_mobs[0].get_x() < bar.zero_mob.get_x() < bar.end_mobs[1].get_x()
     with pytest.raises(ValueError):
         ColorScale(1.0, 1.0, scale=1.0, caption="x", theme=DARK)
+
+
+def test_mask_note_keeps_clear_of_the_outlined_query():
+    n = 8
+    grid = AttentionGrid(causal_pattern(n), [f"w{i}" for i in range(n)], theme=DARK, max_width=6, max_height=5)
+    plain = mask_note(grid, "masked: no word looks ahead", DARK)
+    (ax0, _, _), (ax1, _, _) = grid.column_region(1)
+    assert plain[0].get_right()[0] > ax0  # without `avoid` it runs over query 1's column
+    note = mask_note(grid, "masked: no word looks ahead", DARK, avoid=1)
+    (bx0, _, _), (bx1, _, _) = grid.column_region(3)
+    note3 = mask_note(grid, "masked: no word looks ahead", DARK, avoid=3)
+    assert note3[0].get_right()[0] <= bx0 or note3[0].get_left()[0] >= bx1
+    assert note is not None and note.font_size >= 14  # query 1 leaves no room: it goes on masked cells anyway

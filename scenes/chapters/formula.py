@@ -122,7 +122,7 @@ class Formula(Chapter):
                 stage.play(frame.animate.scale(z).move_to(near), *close_up(grid, near, z, frame), run_time=1.2)
                 stage.wait(0.8)
         drawn["denominator"] = grid.symbol_denominator
-        masked = masked_note(stage, grid)  # the empty half, named once the camera is back
+        masked = masked_note(stage, grid, i)  # the empty half, named once the camera is back
         shown_masked = [FadeIn(masked)] if masked is not None else []
         with stage.narrating(say("grid.formula.scores")):
             stage.play(show_scores(grid, 1.2))

@@ -117,7 +117,7 @@ class GridAndSoftmax(Beat):
         grid.set_mask("cleared")  # the future cells stay empty throughout: no sudden mask later
         grid.move_to(DOWN * 0.45).to_edge(LEFT, buff=1.1)
         titles = axis_titles(grid, stage)
-        masked = masked_note(stage, grid)  # the empty half, named from the start
+        masked = masked_note(stage, grid, plan.focus)  # the empty half, named from the start
         stage.drawn[self.key] = {"grid": grid, "titles": titles, "masked": masked}
         with stage.narrating(self.say(stage, "caption_scores")):
             stage.play(FadeIn(self.title(stage)), FadeIn(grid), FadeIn(titles),

@@ -292,10 +292,11 @@ def corner_legend(stage: Stage, grid: AttentionGrid, obstacles=(), region: Regio
     return None
 
 
-def masked_note(stage: Stage, grid: AttentionGrid):
-    """"masked: no word looks ahead" in the grid's empty causal triangle (None where the grid has
-    no causal mask or the words do not fit there)."""
-    return mask_note(grid, stage.say("grid.axes.masked_half"), stage.theme)
+def masked_note(stage: Stage, grid: AttentionGrid, focus: int | None = None):
+    """"masked: no word looks ahead" in the grid's empty causal triangle, clear of the `focus`
+    query's outlined cells where it can be (None where the grid has no causal mask or the words do
+    not fit there)."""
+    return mask_note(grid, stage.say("grid.axes.masked_half"), stage.theme, avoid=focus)
 
 
 # --- close-ups inside the grid --------------------------------------------------------------------

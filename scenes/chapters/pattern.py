@@ -53,7 +53,7 @@ class Pattern(Chapter):
         with stage.narrating(say(axis)):
             stage.play(FadeIn(grid), FadeIn(titles), run_time=1.0)
         legend = dot_legend(stage, grid, [title, titles, words])
-        masked = masked_note(stage, grid)
+        masked = masked_note(stage, grid, plan.focus)
         extra = [FadeIn(masked)] if masked is not None else []
         stage.drawn["pattern"].update(legend=legend, masked=masked)
         with stage.narrating(say("grid.pattern.dots")):

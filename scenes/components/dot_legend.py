@@ -75,10 +75,11 @@ def masked_cells_box(grid) -> tuple[np.ndarray, np.ndarray, str] | None:
 
 
 def mask_note(grid, text: str, theme: Theme = DARK, font_size: float = 20,
-              min_font: float = MIN_NOTE_FS):
+              min_font: float = MIN_NOTE_FS, avoid: int | None = None):
     """The words `text` in the grid's empty (masked) triangle, tucked into the corner where only
-    masked cells are, on a plate of the background colour. Tries one line, then two; shrinks to
-    `min_font` at most. None if the grid is not causally masked or the words do not fit."""
+    masked cells are, on a plate of the background colour. Tries two lines, then one; shrinks to
+    `min_font` at most; clear of query `avoid`'s cells (the column a lesson outlines) where it
+    can be. None if the grid is not causally masked or the words do not fit."""
     where = masked_cells_box(grid)
     if where is None:
         return None
@@ -96,6 +97,16 @@ def mask_note(grid, text: str, theme: Theme = DARK, font_size: float = 20,
     if len(words) > 1:  # two lines first (a corner, not a band), split where they come out most even
         best = min(range(1, len(words)), key=lambda i: abs(len(" ".join(words[:i])) - len(" ".join(words[i:]))))
         candidates.insert(0, " ".join(words[:best]) + "\n" + " ".join(words[best:]))
+    if avoid is not None:  # first clear of the outlined query's cells, then anywhere on masked cells
+        (ax0, ay0, _), (ax1, ay1, _) = grid.column_region(avoid)
+        note = _mask_note(grid, candidates, theme, font_size, min_font, corner, inward, fits, pad,
+                          lambda b: b[2] <= ax0 - 0.04 or b[0] >= ax1 + 0.04 or b[3] <= ay0 - 0.04 or b[1] >= ay1 + 0.04)
+        if note is not None:
+            return note
+    return _mask_note(grid, candidates, theme, font_size, min_font, corner, inward, fits, pad, lambda b: True)
+
+
+def _mask_note(grid, candidates, theme, font_size, min_font, corner, inward, fits, pad, clear):
     fs = font_size
     while fs >= min_font - 1e-6:
         for cand in candidates:
@@ -107,6 +118,9 @@ def mask_note(grid, text: str, theme: Theme = DARK, font_size: float = 20,
                 offset = np.array([inward[0] * (plate.width / 2 + pad),
                                    inward[1] * (plate.height / 2 + pad), 0.0])
                 plate.move_to(corner + offset)
+                (x0, y0, _), (x1, y1, _) = plate.get_corner(DOWN + LEFT), plate.get_corner(UP + RIGHT)
+                if not clear((x0, y0, x1, y1)):
+                    continue
                 mob.move_to(plate)
                 note = VGroup(plate, mob)
                 note.set_z_index(1)  # over the grid's lines and boxes, whatever is added to the scene later
