@@ -58,6 +58,10 @@ def check_output_matrix(plan, trace, layer, focus):
     for i in plan.shown:
         assert f"{product[focus, i]:.{d}f}" == f"{head_sum[focus, i]:.{d}f}"
     assert plan.focus == focus and plan.shown[-1] == trace.model.d_model - 1
+    # the heat maps' colour scale ends on the smallest and largest entry drawn
+    drawn = np.stack([h.W_O.astype(np.float64)[np.ix_(plan.cols, plan.rows)] for h in heads])
+    assert plan.low == pytest.approx(drawn.min()) and plan.high == pytest.approx(drawn.max())
+    assert plan.scale == pytest.approx(max(-plan.low, plan.high))
 
 
 def test_low_rank_plan_toy_default_and_other_heads(make_inputs):

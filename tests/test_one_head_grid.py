@@ -480,10 +480,20 @@ def test_attention_pattern_dots_follow_the_weights_on_pixels(rendered, tracer, c
     for c, r in zip(g.dot_cells, radii):
         assert r / radii.max() == pytest.approx(want[c] / max(want.values()), rel=1e-3)
     # pixels: the biggest weights are bright at their cell centres, blocked cells are background
+    # (but for the words that name the masked half, on a plate over blocked cells only)
+    masked = d.get("masked")
+    plate = masked[0] if masked is not None else None
+
+    def under_note(p):
+        return plate is not None and (plate.get_left()[0] <= p[0] <= plate.get_right()[0]
+                                      and plate.get_bottom()[1] <= p[1] <= plate.get_top()[1])
+
     for q in range(len(t.tokens)):
         for k in range(len(t.tokens)):
             px = pixel(frame, g.cell_center(q, k))[:3].astype(int)
-            if h.mask[q, k]:
+            if under_note(g.cell_center(q, k)):
+                assert h.mask[q, k], ("the masked half's note covers a visible cell", q, k)
+            elif h.mask[q, k]:
                 assert px.max() < 40, ("blocked cell has ink", q, k)
             elif h.pattern[q, k] > 0.4:
                 assert px.min() > 150, ("a heavy weight shows no dot", q, k, h.pattern[q, k])

@@ -19,7 +19,8 @@ from ..components.vectors import MATH_PER_TEXT, math, symbol_source
 from ..lesson import Chapter
 from ..plans.grid import FormulaPlan, plan_formula
 from ..stage import Region, Stage
-from .grid_parts import close_up, close_up_done, grid_on_stage, new_grid, panel_row, show_scores, titles_of
+from .grid_parts import (close_up, close_up_done, dot_legend, grid_on_stage, masked_note, new_grid, panel_row,
+                         show_scores, titles_of)
 
 FS = 40  # the formula's font size
 ROW = 0.6  # the panel's line spacing
@@ -121,22 +122,35 @@ class Formula(Chapter):
                 stage.play(frame.animate.scale(z).move_to(near), *close_up(grid, near, z, frame), run_time=1.2)
                 stage.wait(0.8)
         drawn["denominator"] = grid.symbol_denominator
+        masked = masked_note(stage, grid, i)  # the empty half, named once the camera is back
+        shown_masked = [FadeIn(masked)] if masked is not None else []
         with stage.narrating(say("grid.formula.scores")):
             stage.play(show_scores(grid, 1.2))
             stage.wait(0.5)
             if z < 0.9:
-                stage.play(Restore(frame), *close_up_done(grid), run_time=1.0)
+                stage.play(Restore(frame), *close_up_done(grid), *shown_masked, run_time=1.0)
+            elif shown_masked:
+                stage.play(*shown_masked, run_time=0.6)
         drawn["scores"] = dict(grid.number_mobs)
+        drawn["masked"] = masked
         l_m = line(math("\"softmax\"", 30, th.text), say(f"grid.formula.softmax_line_{layout}"), 4)
         with stage.narrating(say(f"grid.formula.softmax_{layout}")):
             stage.play(Indicate(f.part("softmax"), color=th.text), FadeIn(l_m), grid.show_weights(run_time=1.2),
                        run_time=1.2)
             stage.wait(0.5)
-            stage.play(grid.show_dots(run_time=1.2))
+            legend = dot_legend(stage, grid, [titles, panel, f], corners=self.legend_corners(stage))
+            stage.play(grid.show_dots(run_time=1.2), FadeIn(legend))
         drawn["weights_kind"] = grid.content_kind
+        drawn["legend"] = legend
         mix = self.values(stage, plan, grid, line, y0)
         drawn["panel"] = VGroup(*panel, *mix[:2])
-        self.transpose(stage, plan, grid, titles, f, VGroup(panel, *mix))
+        self.transpose(stage, plan, grid, titles, f, VGroup(panel, *mix, legend, *([masked] if masked else [])))
+
+    @staticmethod
+    def legend_corners(stage: Stage):
+        """The dot legend's place: the frame's lower right corner, under the panel's lines."""
+        full = stage.region("full")
+        return [([full.right, full.bottom, 0], DOWN + RIGHT)]
 
     def values(self, stage: Stage, plan: FormulaPlan, grid, line, y0: float) -> list:
         """V: one value per key, labelled beside the grid; the focus mixes them with its weights."""
@@ -195,7 +209,11 @@ class Formula(Chapter):
         fix = max(0.0, full.left - both.get_left()[0]) - max(0.0, both.get_right()[0] - full.right)
         both.shift(RIGHT * fix + UP * (max(0.0, full.bottom - both.get_bottom()[1])
                                        - max(0.0, both.get_top()[1] - full.top)))
-        stage.drawn[self.key].update(other_grid=g2, other_formula=f2, other_titles=t2)
+        legend2 = dot_legend(stage, g2, [t2, f2])
+        masked2 = masked_note(stage, g2)
+        late_extras = [legend2, *([masked2] if masked2 is not None else [])]
+        stage.drawn[self.key].update(other_grid=g2, other_formula=f2, other_titles=t2, other_legend=legend2,
+                                     other_masked=masked2)
         ul = grid.lines.get_corner(UP + LEFT)
         dr = grid.lines.get_corner(DOWN + RIGHT)
         with stage.narrating(say(f"grid.formula.to_{other}")):
@@ -207,6 +225,6 @@ class Formula(Chapter):
             stage.play(Succession(Rotate(grid, PI, axis=dr - ul, about_point=(ul + dr) / 2, run_time=2.0),
                                   FadeOut(grid, run_time=0.6)),
                        ReplacementTransform(f, f2, run_time=2.0), FadeIn(g2, rate_func=late),
-                       FadeIn(t2, rate_func=late), run_time=2.6)
+                       FadeIn(t2, rate_func=late), *(FadeIn(m, rate_func=late) for m in late_extras), run_time=2.6)
             stage.wait(1.0)
         stage.hand_on(grid=g2, grid_titles=t2)

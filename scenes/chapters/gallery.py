@@ -10,6 +10,7 @@ from manim import DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, Indicate, ReplacementT
 from ..components.attention_grid import AttentionGrid
 from ..components.bars import ProbabilityBars
 from ..components.bubble import SpeechBubble
+from ..components.color_scale import ColorScale
 from ..components.context_arcs import ContextArcs
 from ..components.formula import AttentionFormula
 from ..components.matrices import MatVecProduct, WeightMatrix
@@ -22,7 +23,7 @@ from ..lesson import Chapter
 from ..plans.gallery import GalleryPlan, plan_gallery
 from ..stage import Stage
 from .embedding_parts import direction_name, fit_into
-from .grid_parts import axis_titles
+from .grid_parts import axis_titles, dot_legend, masked_note
 
 
 class Beat(Chapter):
@@ -91,12 +92,18 @@ class Product(Beat):
         prod = MatVecProduct(W, vec, result_symbol=symbol_source("Q", plan.position), result_color=th.query)
         prod.move_to(DOWN * 0.2)
         fit_into(prod, 13, stage.region("full").height - 1.0)
-        stage.drawn[self.key] = {"product": prod}
+        # what the entries' colours mean: the whole matrix's smallest to largest entry, coloured alike
+        full = stage.region("full")
+        scale = ColorScale(W.values.min(), W.values.max(), scale=W.scale_ref, caption=stage.say("common.colour.scale"),
+                           theme=th, kind="vec")
+        scale.move_to([full.right - scale.width / 2, full.bottom + scale.height / 2, 0])
+        stage.drawn[self.key] = {"product": prod, "colour_scale": scale}
         with stage.narrating(self.say(stage, "caption_rows")):
             stage.play(FadeIn(self.title(stage)), FadeIn(prod), run_time=0.8)
             stage.play(prod.sweep(rows=prod.shown_rows()[:2], run_time_per_row=1.0))
         with stage.narrating(self.say(stage, "caption_colours")):
-            stage.wait(1.8)
+            stage.play(FadeIn(scale), run_time=0.6)
+            stage.wait(1.2)
         stage.clear()
 
 
@@ -110,17 +117,21 @@ class GridAndSoftmax(Beat):
         grid.set_mask("cleared")  # the future cells stay empty throughout: no sudden mask later
         grid.move_to(DOWN * 0.45).to_edge(LEFT, buff=1.1)
         titles = axis_titles(grid, stage)
-        stage.drawn[self.key] = {"grid": grid, "titles": titles}
+        masked = masked_note(stage, grid, plan.focus)  # the empty half, named from the start
+        stage.drawn[self.key] = {"grid": grid, "titles": titles, "masked": masked}
         with stage.narrating(self.say(stage, "caption_scores")):
-            stage.play(FadeIn(self.title(stage)), FadeIn(grid), FadeIn(titles), run_time=0.8)
+            stage.play(FadeIn(self.title(stage)), FadeIn(grid), FadeIn(titles),
+                       *([FadeIn(masked)] if masked is not None else []), run_time=0.8)
             stage.play(grid.show_scores(run_time=1.0))
             stage.wait(0.8)
         with stage.narrating(self.say(stage, f"caption_softmax_{grid.layout}")):
             SoftmaxColumn(grid, query=plan.focus).play(stage.scene, pause=0.6)
             stage.play(grid.show_weights(run_time=1.0))  # every column: the scores become weights
             stage.wait(0.6)
+        legend = dot_legend(stage, grid, [titles, self.title(stage)])
+        stage.drawn[self.key].update(legend=legend)
         with stage.narrating(self.say(stage, "caption_dots")):
-            stage.play(grid.show_dots(run_time=1.2))
+            stage.play(grid.show_dots(run_time=1.2), FadeIn(legend))
             stage.play(grid.highlight_column(plan.focus, color=th.query), run_time=0.8)
             stage.wait(0.8)
         stage.clear()

@@ -4,9 +4,10 @@ grid the chapter before left, notes in the side panel, the Σ under every query,
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, PI, UP, Circle, Dot, FadeIn, FadeOut, Restore, VGroup
+from manim import DOWN, LEFT, PI, RIGHT, UP, Circle, Dot, FadeIn, FadeOut, Restore, VGroup
 
 from ..components.attention_grid import AttentionGrid
+from ..components.dot_legend import DotLegend, mask_note
 from ..components.softmax_column import SoftmaxColumn
 from ..components.text import baseline_row, label, number
 from ..plans.rounding import drawn_misses
@@ -233,6 +234,69 @@ def score_legend(stage: Stage, grid: AttentionGrid) -> VGroup:
             [ring, label(say("grid.dot_products.legend_negative"), 24, th.text)],
             [label(say("grid.dot_products.legend_area"), 22, th.dim)]]
     return panel_note(stage, rows, font_size=24)
+
+
+# --- legends ---------------------------------------------------------------------------------------
+
+def _box(mob, buff: float = 0.0):
+    (x0, y0, _), (x1, y1, _) = mob.get_corner([-1, -1, 0]), mob.get_corner([1, 1, 0])
+    return x0 - buff, y0 - buff, x1 + buff, y1 + buff
+
+
+def free_spot(stage: Stage, mob, corners, obstacles=(), region: Region | str = "full", buff: float = 0.12) -> bool:
+    """Move `mob` to the first of `corners` (points where its own corner `anchor` goes, as
+    (point, anchor direction) pairs) where it stays inside `region` and clear of every obstacle's
+    box (by `buff`). Returns whether a free spot was found (else it stays at the last one)."""
+    box = stage.region(region) if isinstance(region, str) else region
+    boxes = [_box(o, buff) for o in obstacles if o is not None and (o.has_points() or o.submobjects)]
+    for point, anchor in corners:
+        mob.shift(np.asarray(point, dtype=float) - mob.get_corner(anchor))
+        x0, y0, x1, y1 = _box(mob)
+        if not box.contains(mob):
+            continue
+        if all(x1 <= a0 or x0 >= a1 or y1 <= b0 or y0 >= b1 for a0, b0, a1, b1 in boxes):
+            return True
+    return False
+
+
+def dot_legend(stage: Stage, grid: AttentionGrid, obstacles=(), corners=None, region: Region | str = "full",
+               caption_side: str = "up") -> DotLegend:
+    """What a dot's size means, drawn by `grid`'s own size function (build it once the grid has its
+    final size), placed beside the grid (right, then left, then under it) or in a corner of
+    `region`, wherever nothing in `obstacles` is."""
+    legend = DotLegend(grid, stage.say("grid.axes.dot_legend"), theme=stage.theme, caption_side=caption_side)
+    box = stage.region(region) if isinstance(region, str) else region
+    lines = grid.lines
+    gap = 0.3
+    if corners is None:
+        corners = [(lines.get_corner(DOWN + RIGHT) + RIGHT * gap, DOWN + LEFT),
+                   (grid.get_corner(DOWN + LEFT) + LEFT * gap, DOWN + RIGHT),
+                   (lines.get_corner(UP + RIGHT) + RIGHT * gap, UP + LEFT),
+                   ([box.right, box.bottom, 0], DOWN + RIGHT), ([box.left, box.bottom, 0], DOWN + LEFT),
+                   ([box.right, box.top, 0], UP + RIGHT), ([box.left, box.top, 0], UP + LEFT)]
+    free_spot(stage, legend, corners, [grid, *obstacles], box)
+    return legend
+
+
+def corner_legend(stage: Stage, grid: AttentionGrid, obstacles=(), region: Region | str = "full") -> DotLegend | None:
+    """The dot legend in a free corner of `region` (for a frame with no room beside the grid): the
+    caption over the dots in a lower corner, else the caption beside them in any corner; None when
+    no corner is free."""
+    box = stage.region(region) if isinstance(region, str) else region
+    low = [([box.left, box.bottom, 0], DOWN + LEFT), ([box.right, box.bottom, 0], DOWN + RIGHT)]
+    high = [([box.left, box.top, 0], UP + LEFT), ([box.right, box.top, 0], UP + RIGHT)]
+    for side, corners in (("up", low), ("left", low + high)):
+        legend = DotLegend(grid, stage.say("grid.axes.dot_legend"), theme=stage.theme, caption_side=side)
+        if free_spot(stage, legend, corners, obstacles, box):
+            return legend
+    return None
+
+
+def masked_note(stage: Stage, grid: AttentionGrid, focus: int | None = None):
+    """"masked: no word looks ahead" in the grid's empty causal triangle, clear of the `focus`
+    query's outlined cells where it can be (None where the grid has no causal mask or the words do
+    not fit there)."""
+    return mask_note(grid, stage.say("grid.axes.masked_half"), stage.theme, avoid=focus)
 
 
 # --- close-ups inside the grid --------------------------------------------------------------------

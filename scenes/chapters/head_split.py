@@ -16,9 +16,10 @@ from ..components.vectors import VectorColumn, math
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
 from ..plans.head_split import SHOWN_HEAD, SHOWN_TAIL, HeadSplitPlan, plan_head_split
-from ..stage import Stage
+from ..stage import Region, Stage
 from ..style import fmt_fixed
 from .embedding_parts import fit_into
+from .grid_parts import corner_legend
 
 T = "blocks.head_split"
 BAR_W = 12.0  # the long query vector's width on screen
@@ -162,17 +163,25 @@ class HeadSplit(Chapter):
         if elided:
             extra = label(say(f"{T}.grids_shown", shown=len(shown), count=H), 24, th.dim)
             fit_into(extra, full.width, 0.4).next_to(grids, DOWN, buff=0.2)
+        lifted = qbar.boxes.copy().stretch_to_fit_height(bar_h)
+        lifted.shift(UP * (bar_top - lifted.get_top()[1]))
+        # what a dot's size means (the grids share one size), in a corner the grids leave free
+        crowd = [grids, names, frames, extra, lifted, qname, title, words]
+        legend = corner_legend(stage, grids[0], crowd)
+        if legend is None:  # the grids take the frame's width: the band between the words and the bar
+            band = Region("legend", full.left, full.right, lifted.get_top()[1] + 0.15, words.get_bottom()[1] - 0.15)
+            legend = corner_legend(stage, grids[0], crowd, band)
+        shown_legend = [legend] if legend is not None else []
         with stage.narrating(say(f"{T}.caption_heads", count=H)):
             stage.play(FadeOut(VGroup(qvals, qbrace, kv, kname, vname, kvnote, qbar.names)), run_time=0.5)
-            lifted = qbar.boxes.copy().stretch_to_fit_height(bar_h)
-            lifted.shift(UP * (bar_top - lifted.get_top()[1]))
             stage.play(Transform(qbar.boxes, lifted), qname.animate.set_y(lifted.get_y()), run_time=0.5)
             stage.play(*(ReplacementTransform(qbar.boxes[hd].copy(), f) for hd, f in zip(shown, frames)),
                        FadeIn(names), FadeIn(extra), run_time=1.0)
-            stage.play(FadeIn(grids), run_time=0.8)
+            stage.play(FadeIn(grids), *(FadeIn(m) for m in shown_legend), run_time=0.8)
             stage.play(*(g.highlight_column(plan.focus, color=th.query) for g in grids), run_time=0.8)
             stage.wait(0.5)
         drawn["grids"] = grids
+        drawn["legend"] = legend
 
         # how different the patterns really are: the closest and the farthest pair, measured
         measure = self.compare(stage, plan, grids, frames, extra) if H > 1 else VGroup()
@@ -188,7 +197,8 @@ class HeadSplit(Chapter):
             stage.play(FadeOut(qbar), FadeOut(qname), run_time=0.4)
             stage.play(*(ReplacementTransform(f, zbar.boxes[hd]) for hd, f in zip(shown, frames)),
                        *(FadeIn(zbar.boxes[hd]) for hd in range(H) if hd not in shown), FadeIn(zbar.names),
-                       FadeIn(zname), FadeIn(zvals), FadeOut(measure), FadeOut(extra), FadeOut(grids), FadeOut(names), run_time=1.2)
+                       FadeIn(zname), FadeIn(zvals), FadeOut(measure), FadeOut(extra), FadeOut(grids), FadeOut(names),
+                       *(FadeOut(m) for m in shown_legend), run_time=1.2)
         eq = self.equality(stage, plan)
         fit_into(eq, full.width, max(0.5, zbar.get_bottom()[1] - 0.5 - full.bottom))
         eq.move_to([0, (zbar.get_bottom()[1] - 0.3 + full.bottom) / 2, 0])

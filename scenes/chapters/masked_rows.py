@@ -18,7 +18,7 @@ from ..plans.walkthrough import MaskedPlan, plan_masked
 from ..review import declare_sum
 from ..stage import Region, Stage
 from .embedding_parts import fit_into
-from .grid_parts import axis_titles, query_sums
+from .grid_parts import axis_titles, dot_legend, query_sums
 from .honest import wrapped
 
 T = "walkthrough.masked"
@@ -203,7 +203,13 @@ class MaskedRows(Chapter):
         with stage.narrating(say(f"{T}.caption_end")):
             stage.play(FadeOut(box), FadeOut(readings[-1]), run_time=0.5)
             grid.set_mask("outlined")
-            stage.play(grid.show_dots(run_time=1.4), FadeOut(zeros), run_time=1.4)
+            # what a dot's size means, in the panel's lower corner, clear of what is on screen
+            panel = stage.region("panel")
+            legend = dot_legend(stage, grid, [m for m in stage.mobjects if m is not grid and m is not zeros],
+                                corners=[([panel.right, full.bottom + 0.1, 0], DOWN + RIGHT),
+                                         ([panel.left, full.bottom + 0.1, 0], DOWN + LEFT)])
+            drawn["legend"] = legend
+            stage.play(grid.show_dots(run_time=1.4), FadeOut(zeros), FadeIn(legend), run_time=1.4)
             stage.play(Indicate(sums, color=th.highlight, scale_factor=1.1), run_time=0.8)
             stage.wait(0.8)
 

@@ -16,6 +16,7 @@ from ..plans.multi_head import (HEAD_ENTRIES, TAIL_ENTRIES, HeadProposal, MultiH
                                 plan_multi_head)
 from ..stage import Region, Stage
 from .embedding_parts import direction_name, fit_into, mixed_label
+from .grid_parts import corner_legend
 from .honest import wrapped
 from .rounding_parts import declare_rows, rounding_marks, rounding_note
 
@@ -117,18 +118,22 @@ class MultiHead(Chapter):
             VGroup(cell[1], cell[2]).shift(UP * (grid_top - g.get_top()[1]))
         fit_into(row, full.width, top - full.bottom - 0.1)
         row.move_to([0, top - row.height / 2, 0])
+        # what a dot's size means (the grids' dots are all one size function), in a free corner
+        legend = corner_legend(stage, grids[0], [*(part for c in cells for part in c), title, words])
+        grids[0].legend = legend
+        shown_legend = [FadeIn(legend)] if legend is not None else []
         out = {"title": title, "words": words, "grids": grids, "columns": columns, "cells": cells, "sum": None,
-               "moved": None, "note": None}
+               "moved": None, "note": None, "legend": legend}
 
         intro = f"{T}.caption_intro_real" if plan.real else f"{T}.caption_intro"
         if first:
             with stage.narrating(say(intro, layer=plan.layer, count=n)):
                 stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(words, lag_ratio=0.08), run_time=1.0)
-                stage.play(*(FadeIn(VGroup(c[0], c[1])) for c in cells), run_time=1.2)
+                stage.play(*(FadeIn(VGroup(c[0], c[1])) for c in cells), *shown_legend, run_time=1.2)
         else:
             with stage.narrating(say(f"{T}.caption_next", word=word)):
                 stage.play(FadeIn(title), FadeIn(words, lag_ratio=0.08), run_time=0.8)
-                stage.play(*(FadeIn(VGroup(c[0], c[1])) for c in cells), run_time=1.0)
+                stage.play(*(FadeIn(VGroup(c[0], c[1])) for c in cells), *shown_legend, run_time=1.0)
         with stage.narrating(say(f"{T}.caption_focus", word=word)):
             stage.play(words.animate.highlight(s.focus, th.query),
                        *(g.highlight_column(s.focus, color=th.query) for g in grids), run_time=1.0)
@@ -156,7 +161,7 @@ class MultiHead(Chapter):
             with stage.narrating(say(f"{T}.caption_heads_many", count=n, word=word)):
                 stage.wait(1.5)
         if plan.real and s.mean_first >= FIRST_NOTE:
-            out["note"] = self.first_note(stage, plan, s, row)
+            out["note"] = self.first_note(stage, plan, s, row, legend)
         with stage.narrating(say(f"{T}.caption_proposals", word=word, count=plan.d_model)):
             stage.play(*(FadeIn(c) for c in columns), run_time=1.2)
             stage.wait(0.8)
@@ -254,7 +259,9 @@ class MultiHead(Chapter):
         eq.note = note
         key = f"{T}.caption_sum_bias" if s.has_bias else f"{T}.caption_sum"
         with stage.narrating(say(key, word=word)):
-            stage.play(*(FadeOut(VGroup(c[0], c[1])) for c in cells), run_time=0.6)
+            legend = getattr(grids[0], "legend", None)
+            stage.play(*(FadeOut(VGroup(c[0], c[1])) for c in cells), *([FadeOut(legend)] if legend else []),
+                       run_time=0.6)
             stage.play(*(ReplacementTransform(c, t) for c, t in zip(columns, targets)),
                        FadeIn(E), *(FadeIn(p) for p in pieces if p not in targets and p is not E and p is not Ep),
                        run_time=1.4)
@@ -283,7 +290,7 @@ class MultiHead(Chapter):
             stage.wait(1.2)
         return box
 
-    def first_note(self, stage: Stage, plan: MultiHeadPlan, s: SentenceSum, row) -> VGroup:
+    def first_note(self, stage: Stage, plan: MultiHeadPlan, s: SentenceSum, row, legend=None) -> VGroup:
         th, say = stage.theme, stage.say
         full = stage.region("full")
         text = say(f"{T}.real_first", word=say.quote(s.tokens[s.focus]), first=say.quote(s.tokens[0]),
@@ -292,10 +299,11 @@ class MultiHead(Chapter):
         plate = SurroundingRectangle(lines, buff=0.18, corner_radius=0.08, color=th.dim, stroke_width=1.5)
         plate.set_fill(th.background, opacity=0.94)
         note = VGroup(plate, lines).move_to([0, full.bottom + 0.2 + lines.height / 2 + 0.18, 0])
+        legend = [legend] if legend is not None else []  # the dot legend steps aside while the note is read
         with stage.narrating(text):
-            stage.play(FadeIn(note), run_time=0.6)
+            stage.play(FadeIn(note), *(FadeOut(m) for m in legend), run_time=0.6)
             stage.wait(1.0)
-        stage.play(FadeOut(note), run_time=0.4)
+        stage.play(FadeOut(note), *(FadeIn(m) for m in legend), run_time=0.4)
         return note
 
     # --- sentences compared -------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from manim import DOWN, RIGHT, UP, Brace, FadeIn, Line, VGroup
 
+from ..components.color_scale import ColorScale
 from ..components.text import baseline_row, label, number_language
 from ..i18n import localize_number
 from ..components.vectors import bracket_pair, ellipsis_dots, math
@@ -66,9 +67,10 @@ class OutputMatrix(Chapter):
         group.move_to([0, title.get_bottom()[1] - 0.3 - group.height / 2, 0])
         each = label(say(f"{T}.each", rows=plan.d_model, cols=plan.d_head), 24, th.text).next_to(group, DOWN, buff=0.15)
         # the shape as drawn (rows × columns), the same as lesson parameter_count's value-up
-        drawn.update(maps=maps, names=names, each=each, shapes={"value_up": (plan.d_model, plan.d_head)})
+        key = self.key_to_maps(stage, plan)  # what a cell's colour means, and which cells are drawn
+        drawn.update(maps=maps, names=names, each=each, key=key, shapes={"value_up": (plan.d_model, plan.d_head)})
         with stage.narrating(say(f"{T}.caption_each", count=plan.n_heads, d_model=plan.d_model, d_head=plan.d_head)):
-            stage.play(FadeIn(names), FadeIn(maps, lag_ratio=0.02), FadeIn(each), run_time=1.2)
+            stage.play(FadeIn(names), FadeIn(maps, lag_ratio=0.02), FadeIn(each), FadeIn(key), run_time=1.2)
 
         # 2. side by side, without gaps: one matrix
         joined = maps.copy().arrange(RIGHT, buff=0).move_to(maps)
@@ -136,3 +138,27 @@ class OutputMatrix(Chapter):
         with stage.narrating(say(f"{T}.caption_closing")):
             stage.play(FadeIn(again, shift=DOWN * 0.1, lag_ratio=0.15), run_time=0.8)
             stage.wait(0.8)
+
+    @staticmethod
+    def key_to_maps(stage: Stage, plan: OutputMatrixPlan) -> VGroup:
+        """In the frame's lower corners, for as long as the maps are on screen: which rows and
+        columns the maps sample (left; only when they leave some out) and the colour scale from the
+        smallest to the largest entry drawn (right)."""
+        th, say = stage.theme, stage.say
+        full = stage.region("full")
+        scale = ColorScale(plan.low, plan.high, scale=plan.scale, caption=say("common.colour.scale"), theme=th,
+                           kind="signed2")
+        scale.move_to([full.right - scale.width / 2, full.bottom + scale.height / 2, 0])
+        key = VGroup(scale)
+        key.scale_bar = scale
+        key.sampled = None
+        if len(plan.rows) < plan.d_model or len(plan.cols) < plan.d_head:
+            note = label(say(f"{T}.sampled", rows=len(plan.rows), d_model=plan.d_model, cols=len(plan.cols),
+                             d_head=plan.d_head), 20, th.text)
+            room = scale.get_left()[0] - 0.4 - full.left
+            if note.width > room:
+                note.scale(max(room / note.width, 0.7))
+            note.move_to([full.left + note.width / 2, full.bottom + note.height / 2 + 0.05, 0])
+            key.add(note)
+            key.sampled = note
+        return key

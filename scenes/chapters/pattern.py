@@ -10,7 +10,7 @@ from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
 from ..plans.pattern import PatternPlan, plan_pattern
 from ..stage import Region, Stage
-from .grid_parts import new_grid
+from .grid_parts import dot_legend, masked_note, new_grid
 from .honest import honest_note
 
 NOTE_FS = 26
@@ -52,8 +52,12 @@ class Pattern(Chapter):
         axis = "grid.pattern.columns" if grid.layout == "video" else "grid.pattern.rows"
         with stage.narrating(say(axis)):
             stage.play(FadeIn(grid), FadeIn(titles), run_time=1.0)
+        legend = dot_legend(stage, grid, [title, titles, words])
+        masked = masked_note(stage, grid, plan.focus)
+        extra = [FadeIn(masked)] if masked is not None else []
+        stage.drawn["pattern"].update(legend=legend, masked=masked)
         with stage.narrating(say("grid.pattern.dots")):
-            stage.play(grid.show_dots(run_time=2.5, lag=0.6))
+            stage.play(grid.show_dots(run_time=2.5, lag=0.6), FadeIn(legend), *extra)
             stage.wait(0.5)
         i, tops = plan.focus, list(plan.tops)
         keys = {f"k{n}": say.quote(tokens[j]) for n, j in enumerate(tops)}

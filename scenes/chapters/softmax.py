@@ -7,13 +7,13 @@ Goes on with the grid the dot-products chapter left (its scores stay where they 
 from __future__ import annotations
 
 import numpy as np
-from manim import FadeIn, FadeOut, Indicate, Line, Rectangle, Restore, VGroup, Write
+from manim import DOWN, RIGHT, FadeIn, FadeOut, Indicate, Line, Rectangle, Restore, VGroup, Write
 
 from ..components.vectors import math
 from ..lesson import Chapter
 from ..plans.grid import SoftmaxPlan, plan_softmax
-from ..stage import Stage
-from .grid_parts import close_up, close_up_done, ensure_grid, query_sums, softmax_strip
+from ..stage import Region, Stage
+from .grid_parts import close_up, close_up_done, dot_legend, ensure_grid, query_sums, softmax_strip
 from .honest import honest_note
 
 
@@ -89,7 +89,14 @@ class Softmax(Chapter):
         with stage.narrating(say(f"grid.softmax.sums_{layout}")):
             stage.play(FadeIn(sums, lag_ratio=0.05), FadeOut(formula), run_time=1.0)
             stage.wait(0.6)
+        # what a dot's size means, in the panel's lower corner (the masked half is named by the masking
+        # chapter, which follows this one in the flagship)
+        panel, full = stage.region("panel"), stage.region("full")
+        legend = dot_legend(stage, grid, [sums, stage.grid_titles], corners=[([panel.right, full.bottom + 0.1, 0],
+                                                                               DOWN + RIGHT)])
+        drawn.update(legend=legend)
         with stage.narrating(say("grid.softmax.pattern")):
-            stage.play(grid.show_dots(run_time=2.0))
+            stage.play(grid.show_dots(run_time=2.0), FadeIn(legend))
             stage.wait(0.8)
-        honest_note(stage, self.key, plan.honesty, tokens, stage.region("panel"), max_lines=12)
+        above = Region("honest", panel.left, panel.right, min(legend.get_top()[1] + 0.2, panel.top - 1.0), panel.top)
+        honest_note(stage, self.key, plan.honesty, tokens, above, max_lines=12)

@@ -120,13 +120,24 @@ class GridSheets:
     def dot_radius_fraction(self) -> np.ndarray:
         """Radius of each dot as a fraction of the smaller cell side, [query, key]: r ∝ √weight
         (area ∝ weight); 0 for masked cells and weights below min_weight."""
-        w = np.clip(self.pattern, 0.0, 1.0)
-        if self.relative_dots:
-            top = w[~self.mask].max() if (~self.mask).any() else 1.0
-            w = w / top if top > 0 else w
-        frac = self.dot_fraction * np.sqrt(w)
+        frac = self.dot_fraction_for(self.pattern)
         frac[self.mask | (self.pattern < self.min_weight)] = 0.0
         return frac
+
+    def dot_fraction_for(self, weights) -> np.ndarray:
+        """The one size function of the dots (the cells' and the legend's, dot_legend.py): radius
+        over the smaller cell side for `weights`, ∝ √weight (relative to the largest unmasked
+        weight when `relative_dots`)."""
+        w = np.clip(np.asarray(weights, dtype=float), 0.0, 1.0)
+        if self.relative_dots:
+            shown = np.clip(self.pattern, 0.0, 1.0)[~self.mask]
+            top = shown.max() if shown.size else 1.0
+            w = w / top if top > 0 else w
+        return self.dot_fraction * np.sqrt(w)
+
+    def dot_radius_for(self, weight: float) -> float:
+        """The radius, in scene units now, of the dot this grid draws for `weight`."""
+        return float(self.dot_fraction_for(weight)) * min(self.cell_width, self.cell_height)
 
     @property
     def dot_radii(self) -> np.ndarray:

@@ -108,6 +108,8 @@ class OutputMatrixPlan:
     cols: tuple[int, ...]  # the d_head columns each map shows
     scale: float  # the largest |entry| shown in the maps
     real: bool
+    low: float = 0.0  # the smallest entry shown in the maps (the colour scale's left end)
+    high: float = 0.0  # the largest entry shown in the maps (its right end)
 
 
 def agreeing_decimals(a: np.ndarray, b: np.ndarray, most: int = MAX_DECIMALS) -> int:
@@ -139,4 +141,5 @@ def plan_output_matrix(setting: Setting) -> OutputMatrixPlan:
         max_diff_focus=float(np.abs(product[focus] - head_sum[focus]).max()),
         bias=float(np.abs(np.asarray(tr.layers[layer].delta_e, np.float64) - head_sum).max()),
         shown=shown, decimals=agreeing_decimals(product[focus, list(shown)], head_sum[focus, list(shown)]),
-        rows=rows, cols=cols, scale=float(np.abs(maps).max()), real=bool(tr.model.real))
+        rows=rows, cols=cols, scale=float(np.abs(maps).max()), real=bool(tr.model.real),
+        low=float(maps.min()), high=float(maps.max()))

@@ -1,0 +1,121 @@
+"""The dot legend draws each weight's dot exactly as the grid draws that weight (same width,
+measured from the mobjects), writes the weight under it, and the mask note sits on masked cells
+only, at a readable size."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attention_manim.scenes.components.attention_grid import AttentionGrid
+from attention_manim.scenes.components.dot_legend import DotLegend, mask_note
+from attention_manim.scenes.components.text import parse_shown
+from attention_manim.scenes.style import DARK
+
+WEIGHTS = (0.1, 0.5, 1.0)
+
+
+def causal_pattern(n: int) -> dict:
+    """A causal pattern whose cells hold 1.0, 0.5 and 0.1 exactly (query 0 → 1.0; query 1 → 0.5,
+    0.5; query 2 → 0.1, 0.4, 0.5; the rest uniform)."""
+    mask = np.triu(np.ones((n, n), bool), 1)
+    p = np.zeros((n, n))
+    p[0, 0] = 1.0
+    p[1, :2] = 0.5
+    p[2, :3] = (0.1, 0.4, 0.5)
+    for q in range(3, n):
+        p[q, : q + 1] = 1.0 / (q + 1)
+    return {"pattern": p, "mask": mask}
+
+
+def grid_dot_size(grid: AttentionGrid, query: int, key: int) -> tuple[float, float]:
+    """(width, height) of the dot the grid draws in cell (query, key), from its one dots mobject."""
+    pts = grid.dots_mobject.points
+    per = len(pts) // len(grid.dot_cells)
+    i = grid.dot_cells.index((query, key))
+    dot = pts[i * per:(i + 1) * per]
+    return float(np.ptp(dot[:, 0])), float(np.ptp(dot[:, 1]))
+
+
+@pytest.mark.parametrize("layout,relative", [("video", False), ("paper", False), ("video", True)])
+@pytest.mark.parametrize("n", [5, 12])
+def test_legend_dots_are_the_grids_dots(n, layout, relative):
+    grid = AttentionGrid(causal_pattern(n), [f"w{i}" for i in range(n)], layout=layout, theme=DARK,
+                         max_width=6, max_height=4, relative_dots=relative)
+    grid.scale(0.8).shift([1.0, -0.5, 0])  # the legend measures the grid where it is now
+    grid.set_content("dots")
+    legend = DotLegend(grid, "dot area = weight", theme=DARK)
+    cells = {1.0: (0, 0), 0.5: (1, 0), 0.1: (2, 0)}
+    for w, dot, num in zip(legend.weights, legend.dot_mobs, legend.number_mobs):
+        width, height = grid_dot_size(grid, *cells[w])
+        assert dot.width == pytest.approx(width, rel=1e-6)
+        assert dot.height == pytest.approx(height, rel=1e-6)
+        assert len(dot.points) == len(grid.dots_mobject.points) // len(grid.dot_cells)  # same arcs
+        assert parse_shown(num.shown) == pytest.approx(w)
+        assert num.get_top()[1] < dot.get_bottom()[1]  # the weight under its dot
+    widths = [d.width for d in legend.dot_mobs]
+    assert widths == sorted(widths) and widths[0] > 0
+    # area ∝ weight: width² ratios are the weight ratios
+    assert (widths[2] / widths[0]) ** 2 == pytest.approx(10.0, rel=1e-6)
+    assert legend.caption.get_bottom()[1] > max(d.get_top()[1] for d in legend.dot_mobs)
+
+
+@pytest.mark.parametrize("layout", ["video", "paper"])
+def test_mask_note_lies_on_masked_cells(layout):
+    n = 8
+    grid = AttentionGrid(causal_pattern(n), [f"w{i}" for i in range(n)], layout=layout, theme=DARK,
+                         max_width=6, max_height=5)
+    grid.set_mask("cleared")
+    note = mask_note(grid, "masked: no word looks ahead", DARK)
+    assert note is not None and note.font_size >= 14
+    plate = note[0]
+    ul, cw, ch = grid._geom()
+    for x in (plate.get_left()[0] + 1e-6, plate.get_right()[0] - 1e-6):
+        for y in (plate.get_bottom()[1] + 1e-6, plate.get_top()[1] - 1e-6):
+            c, r = int((x - ul[0]) // cw), int((ul[1] - y) // ch)
+            assert 0 <= r < n and 0 <= c < n
+            q, k = (c, r) if layout == "video" else (r, c)
+            assert grid.mask[q, k], f"corner ({x:.2f}, {y:.2f}) on an unmasked cell"
+
+
+def test_mask_note_needs_a_causal_mask():
+    n = 6
+    data = causal_pattern(n)
+    data["mask"] = np.zeros((n, n), bool)
+    grid = AttentionGrid(data, [f"w{i}" for i in range(n)], theme=DARK)
+    assert mask_note(grid, "masked", DARK) is None
+
+
+def test_colour_scale_ends_and_colours():
+    from attention_manim.scenes.components.color_scale import ColorScale
+    from attention_manim.scenes.components.matrices import signed_color
+
+    low, high, scale = -0.43, 0.41, 0.43
+    bar = ColorScale(low, high, scale=scale, caption="colour = value", theme=DARK, kind="signed2")
+    assert [m.value for m in bar.end_mobs] == [low, high]
+    assert [parse_shown(m.shown) for m in bar.end_mobs] == [pytest.approx(low), pytest.approx(high)]
+    # each slice is coloured as an entry of its value is, left (low) to right (high)
+    first, last = bar.bar[0], bar.bar[-1]
+    assert first.get_fill_color().to_hex().lower() == signed_color(low, scale, DARK).lower()
+    assert last.get_fill_color().to_hex().lower() == signed_color(high, scale, DARK).lower()
+    assert first.get_x() < last.get_x()
+    # 0 sits where it falls on the bar, between the ends
+    assert bar.zero_mob is not None
+    x0, x1 = bar.frame_rect.get_left()[0], bar.frame_rect.get_right()[0]
+    assert bar.zero_mob.get_x() == pytest.approx(x0 + (x1 - x0) * (0 - low) / (high - low), abs=1e-6)
+    assert bar.end_mobs[0].get_x() < bar.zero_mob.get_x() < bar.end_mobs[1].get_x()
+    with pytest.raises(ValueError):
+        ColorScale(1.0, 1.0, scale=1.0, caption="x", theme=DARK)
+
+
+def test_mask_note_keeps_clear_of_the_outlined_query():
+    n = 8
+    grid = AttentionGrid(causal_pattern(n), [f"w{i}" for i in range(n)], theme=DARK, max_width=6, max_height=5)
+    plain = mask_note(grid, "masked: no word looks ahead", DARK)
+    (ax0, _, _), (ax1, _, _) = grid.column_region(1)
+    assert plain[0].get_right()[0] > ax0  # without `avoid` it runs over query 1's column
+    note = mask_note(grid, "masked: no word looks ahead", DARK, avoid=1)
+    (bx0, _, _), (bx1, _, _) = grid.column_region(3)
+    note3 = mask_note(grid, "masked: no word looks ahead", DARK, avoid=3)
+    assert note3[0].get_right()[0] <= bx0 or note3[0].get_left()[0] >= bx1
+    assert note is not None and note.font_size >= 14  # query 1 leaves no room: it goes on masked cells anyway
