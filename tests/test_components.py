@@ -580,6 +580,10 @@ def test_angle_view_draws_a_short_vector_long_enough_with_its_labels_clear():
     for lab in [view.ref_label, *view.labels]:
         for arc in view.arcs:
             assert not _boxes_meet(lab, arc[1], 0.15)
+    from attention_manim.scenes.components.angle_view import _segment_meets
+
+    for arc in view.arcs:  # nor does a cosine's box (0.06 out) touch an arrow
+        assert not any(_segment_meets(arc[1], a.get_start(), a.get_end(), 0.15) for a in [view.ref_arrow, *view.arrows])
     assert len(view.note) == 2 and view.note[1].text.replace(" ", "") == "lengthsnottoscale"
     plain = AngleView(q, [(k3, "#888888", "arrow(K)_3")], extent=2.3, note="angles real", min_share=0.45,
                       length_note="lengths not to scale")

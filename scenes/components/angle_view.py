@@ -110,7 +110,7 @@ class AngleView(VGroup):
             segments = [(ORIGIN, self.ref_arrow.get_end()), (ORIGIN, end)]
             for _ in range(30):
                 if not any(_boxes_meet(cos_grp, m, label_gap) for m in placed) and \
-                        not any(_segment_meets(cos_grp, p, q) for p, q in segments):
+                        not any(_segment_meets(cos_grp, p, q, label_gap) for p, q in segments):
                     break
                 cos_grp.shift(b * 0.1)
             self.arrows.add(arr)
