@@ -556,3 +556,49 @@ def test_gallery_is_registered_and_runs_with_captions(make_inputs, tracer, rende
     tr = tracer(toy_model.info.examples["fluffy_blue_creature"])
     p = softmax(tr.logits[plan.focus])
     assert [n.value for n in drawn["gallery_bars"]["bars"].values] == pytest.approx(list(np.sort(p)[::-1][:6]))
+
+
+def test_angle_view_draws_a_short_vector_long_enough_with_its_labels_clear():
+    """A key far shorter than the query (SmolLM2's first token: a ~30 px stub with no head) is drawn
+    at min_share of the longest arrow, in its real direction, and the note says lengths are not to
+    scale; every label keeps label_gap clear of every cosine (which the key lesson boxes 0.06 out)."""
+    from attention_manim.scenes.components.angle_view import AngleView, _boxes_meet
+
+    q = np.array([10.0, 0.0, 0.0, 0.0])
+    k1 = 0.12 * np.array([0.24, np.sqrt(1 - 0.24 ** 2), 0.0, 0.0])  # cos +0.24, 1/80 of |q|
+    k3 = np.array([-0.02, 0.0, 0.0, -np.sqrt(1 - 0.02 ** 2)]) * 9.0
+    view = AngleView(q, [(k1, "#00ff00", "arrow(K)_1"), (k3, "#888888", "arrow(K)_3")], ref_label="arrow(Q)_4",
+                     extent=2.3, font_size=22, note="angles real", number_scale=1.1, min_share=0.45,
+                     length_note="lengths not to scale", label_gap=0.18)
+    assert view.stretched == [0]
+    a = view.arrows[0].get_end() - view.arrows[0].get_start()
+    assert np.linalg.norm(a) == pytest.approx(0.45 * 2.3, abs=1e-6)
+    assert np.arccos(a[0] / np.linalg.norm(a)) == pytest.approx(np.arccos(0.24), abs=1e-6)  # direction real
+    assert view.arrows[0].get_tip().height * 90 > 8  # a visible head
+    k3d = view.arrows[1].get_end() - view.arrows[1].get_start()
+    assert np.linalg.norm(k3d) == pytest.approx(0.9 * 2.3, abs=1e-6)  # to scale where long enough
+    for lab in [view.ref_label, *view.labels]:
+        for arc in view.arcs:
+            assert not _boxes_meet(lab, arc[1], 0.15)
+    from attention_manim.scenes.components.angle_view import _segment_meets
+
+    for arc in view.arcs:  # nor does a cosine's box (0.06 out) touch an arrow
+        assert not any(_segment_meets(arc[1], a.get_start(), a.get_end(), 0.15) for a in [view.ref_arrow, *view.arrows])
+    assert len(view.note) == 2 and view.note[1].text.replace(" ", "") == "lengthsnottoscale"
+    plain = AngleView(q, [(k3, "#888888", "arrow(K)_3")], extent=2.3, note="angles real", min_share=0.45,
+                      length_note="lengths not to scale")
+    assert plain.stretched == [] and plain.note.text.replace(" ", "") == "anglesreal"
+
+
+def test_embedding_space_measures_the_angle_it_draws(trace):
+    """drawn_angle is the angle on screen: two vectors along the first two axes, unprojected, 90°;
+    projected by the 3-D view, no longer (the key lesson compares it with the real cosine)."""
+    for projected in (False, True):
+        space = EmbeddingSpace(trace, projected=projected)
+        inv = np.linalg.pinv(space.basis)  # rows: vectors whose coordinates are (1,0,0), (0,1,0), ...
+        a = space.arrow(inv[0], "#ffffff", attach=False)
+        b = space.arrow(inv[1], "#ffffff", attach=False)
+        if not projected:
+            assert space.drawn_angle(a, b) == pytest.approx(90.0, abs=1e-6)
+        else:
+            assert abs(space.drawn_angle(a, b) - 90.0) > 1.0

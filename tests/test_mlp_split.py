@@ -147,6 +147,40 @@ def test_head_split_claim_follows_the_measurement(make_inputs):
     assert 0 <= row <= 1
 
 
+def test_head_split_farthest_pair_recomputed_from_the_scores(make_inputs):
+    """The toy's frame 05 says "farthest: heads 3 and 4, 1.00 ... averaged over the 7 queries that see
+    more than one word". Recomputed here from each head's raw q·k/√d scores (softmax per query, the
+    mask applied), not from the plan: the mean total variation over the queries with a choice, and
+    the count those queries have. With the first query (which sees only itself, the same in every
+    head) the mean could not reach 1: the footnote must name the queries it averages."""
+    from attention_manim.scenes.chapters.head_split import fixed
+
+    s = setting_of(make_inputs(), "head_split_merge")
+    plan = plan_head_split(s)
+    heads = s.trace.layers[s.head.layer].heads
+    n = len(s.trace.tokens)
+    w = []
+    for h in heads:
+        sc = np.where(np.tril(np.ones((n, n), bool)), np.asarray(h.scores, np.float64), -np.inf)
+        e = np.exp(sc - sc.max(axis=1, keepdims=True))
+        w.append(e / e.sum(axis=1, keepdims=True))  # [query, key]: each query's weights (a column on screen)
+    chosen = [q for q in range(n) if q > 0]  # causal: query 0 sees only key 0
+    assert plan.averaged == len(chosen) == n - 1 == 7
+    c, e = plan.farthest
+    tv = 0.5 * np.abs(w[c] - w[e]).sum(axis=1)
+    assert tv[0] == pytest.approx(0.0, abs=1e-9)  # the first query: the same weight in both heads
+    assert plan.differences[c, e] == pytest.approx(tv[chosen].mean(), abs=1e-6)
+    assert fixed(tv[chosen].mean(), 2) == "1.00" and (c + 1, e + 1) == (3, 4)
+    assert tv.mean() <= (n - 1) / n + 1e-9  # over all 8 queries it could not read 1.00
+    # the footnote names the count and the queries, never "rows", in every language
+    from attention_manim.scenes.i18n import Say
+
+    for lang, word in (("en", "queries"), ("ko", "쿼리"), ("pt", "queries")):
+        note = Say(lang)("blocks.head_split.tv_scale", count=plan.averaged)
+        assert "7" in note and word in note
+        assert not any(r in note for r in ("row", "행", "linha"))
+
+
 @pytest.mark.render
 def test_head_split_renders_on_the_toy(make_inputs, render_scene):
     scene, frame = render_scene(load_all()["head_split_merge"], make_inputs(lang="ko"))

@@ -391,6 +391,20 @@ def test_masking_minus_infinity_then_zero_and_sums_of_one(rendered, tracer, case
 
 
 @pytest.mark.render
+@pytest.mark.parametrize("lang", ["ko", "pt"])
+def test_masking_softmax_column_names_its_operator_in_the_lessons_language(rendered, lang):
+    """The side panel's operator name comes from the catalog (ko: 소프트맥스, as the captions say),
+    not the component's English default."""
+    from attention_manim.scenes.i18n import Say
+
+    scene, _ = rendered("masking", "fluffy", size=(384, 216), lang=lang)
+    sm = scene.stage.drawn["masking"]["strip"]
+    want = Say(lang)("grid.softmax.op")
+    assert sm.op_label.text.replace(" ", "") == want.replace(" ", "")
+    assert lang != "ko" or want == "소프트맥스"
+
+
+@pytest.mark.render
 @pytest.mark.parametrize("case", ["fluffy", "fox"])
 def test_context_size_grows_to_a_real_long_pattern(rendered, tracer, case):
     scene, _ = rendered("context_size", case)

@@ -340,7 +340,13 @@ def test_key_draws_the_trace_answers_and_the_side_view(rendered, tracer):
     for c, arc in zip(view.cosines, view.arcs):
         assert c.height * 90 >= 18
         assert not any(_segment_meets(arc[1], a.get_start(), a.get_end(), gap=0.0) for a in [view.ref_arrow, *view.arrows])
-    assert drawn["axes_note"].text == Say("en")("qkv.key.axes_note", d_model=tr.model.d_model).replace(" ", "")
+    # the embedding picture's drawn angle against the real one: the note says so when they part by > 15°
+    drawn_deg, real_deg = drawn["embedding_angles"]
+    assert real_deg == pytest.approx(np.degrees(np.arccos(cos(x[i], x[answers[0]]))), abs=1e-4)
+    assert drawn_deg == pytest.approx(drawn["space"].drawn_angle(drawn["space"].arrows["Ei"],
+                                                                 drawn["space"].arrows["Ej"]), abs=1e-6)
+    which = "axes_note_skewed" if abs(drawn_deg - real_deg) > 15 else "axes_note"
+    assert drawn["axes_note"].text == Say("en")(f"qkv.key.{which}", d_model=tr.model.d_model).replace(" ", "")
     # the side view was drawn away from the picture and is gone; the camera is back home
     assert id(view.cosines[0]) not in on_screen(scene) and camera_home(scene)
     assert stage.has("keys") and stage.has("queries") and stage.has("words")

@@ -125,7 +125,7 @@ class GridAndSoftmax(Beat):
             stage.play(grid.show_scores(run_time=1.0))
             stage.wait(0.8)
         with stage.narrating(self.say(stage, f"caption_softmax_{grid.layout}")):
-            SoftmaxColumn(grid, query=plan.focus).play(stage.scene, pause=0.6)
+            SoftmaxColumn(grid, query=plan.focus, op_text=stage.say("grid.softmax.op")).play(stage.scene, pause=0.6)
             stage.play(grid.show_weights(run_time=1.0))  # every column: the scores become weights
             stage.wait(0.6)
         legend = dot_legend(stage, grid, [titles, self.title(stage)])

@@ -153,6 +153,7 @@ def softmax_strip(stage: Stage, grid: AttentionGrid, query: int, top: float | No
     target = np.array([panel.center[0], (top + bottom) / 2, 0])
     visible = int((~grid.mask[query]).sum())
     kwargs.setdefault("sum_note", stage.say("grid.sums.over_visible", count=visible))
+    kwargs.setdefault("op_text", stage.say("grid.softmax.op"))  # the operator's name in the lesson's language
     sm = SoftmaxColumn(grid, query, target=target, font_size=26, **kwargs)
     room = top - bottom
     if sm.box.height > room:

@@ -230,7 +230,7 @@ class HeadSplit(Chapter):
         nums = dict(a=a + 1, b=b + 1, c=c + 1, d=e + 1, low=fixed(dist[a, b], 2), high=fixed(dist[c, e], 2))
         pair = VGroup(label(say(f"{T}.closest", **nums), 26, th.highlight),
                       label(say(f"{T}.farthest", **nums), 26, th.text)).arrange(RIGHT, buff=0.6)
-        measure = VGroup(pair, label(say(f"{T}.tv_scale"), 22, th.dim)).arrange(DOWN, buff=0.12)
+        measure = VGroup(pair, label(say(f"{T}.tv_scale", count=plan.averaged), 22, th.dim)).arrange(DOWN, buff=0.12)
         below = extra if len(extra) else grids
         fit_into(measure, full.width, max(0.6, below.get_bottom()[1] - full.bottom - 0.15))
         measure.next_to(below, DOWN, buff=0.12 if len(extra) else 0.2)

@@ -5,6 +5,7 @@ a side view shows the real angles in the query/key space. Hands on `stage.words`
 
 from __future__ import annotations
 
+import numpy as np
 from manim import (
     DOWN, LEFT, RIGHT, UP, Create, CurvedArrow, FadeIn, FadeOut, Indicate, LaggedStart, ReplacementTransform,
     SurroundingRectangle, Transform, VGroup, config,
@@ -25,6 +26,8 @@ from .qkv_parts import camera_home, drop_below, settle, short, side_arrow, slot_
 STRIP_Y = 3.6  # the word row of the query strip
 ROW_TOP, ROW_BOTTOM, ROW_SPACING = 0.75, -3.52, 0.74  # key rows down the left
 X_WORD_RIGHT, X_E, X_K, LEFT_EDGE = -4.75, -4.05, -2.25, -6.75
+MIN_SHARE = 0.45  # the shortest arrow of the angle view, as a share of the longest
+SKEW_DEG = 15.0  # the embedding picture's drawn angle may miss the real one by this much before the note says so
 SIDE = DOWN * (config.frame_height + 1.0)  # the side view is drawn below the frame; the camera goes there
 
 
@@ -182,8 +185,12 @@ class Key(Chapter):
         others = [(ht.k[j], th.key, symbol_source("K", j + 1))]
         if c is not None:
             others.append((ht.k[c], th.dim, symbol_source("K", c + 1)))
+        # directions are what the view is about: a key far shorter than the query (a first token's, say)
+        # is drawn at MIN_SHARE of the longest arrow, with its head; the note then says so. Labels stay
+        # clear of the cosines' boxes (drawn around them later, 0.06 out).
         view = AngleView(ht.q[i], others, ref_label=symbol_source("Q", i + 1), theme=th, extent=2.3, font_size=22,
-                         note=say("qkv.key.angle_note", d_head=plan.d_head), number_scale=1.1, note_scale=0.95)
+                         note=say("qkv.key.angle_note", d_head=plan.d_head), number_scale=1.1, note_scale=0.95,
+                         min_share=MIN_SHARE, length_note=say("qkv.key.length_note"), label_gap=0.18)
         if view.note is not None and view.note.width > 6.6:
             view.note.scale_to_fit_width(6.6)
         view.move_to(RIGHT * 3.6 + DOWN * 0.2 + SIDE)
@@ -199,14 +206,21 @@ class Key(Chapter):
                            math("W_K", font_size=24, color=th.key)).arrange(RIGHT, buff=0.08)
         map_label.next_to(maps, DOWN, buff=0.08)
         # the three axes are chosen for the picture, not the model's own dimensions: the frame says so
-        axes_note = label(say("qkv.key.axes_note", d_model=plan.d_model), font_size=20, color=th.dim)
+        # three axes cannot keep every angle of 576 (or 64) dimensions: when the drawn angle between the two
+        # embeddings misses the one their cosine says by more than SKEW_DEG, the note says the angle is not real
+        drawn_deg = space.drawn_angle(ea, eb)
+        real_deg = float(np.degrees(np.arccos(np.clip(side.cos_embeddings, -1.0, 1.0))))
+        skewed = abs(drawn_deg - real_deg) > SKEW_DEG
+        axes_note = label(say("qkv.key.axes_note_skewed" if skewed else "qkv.key.axes_note", d_model=plan.d_model),
+                          font_size=20, color=th.dim)
         if axes_note.width > 6.0:
             axes_note.scale_to_fit_width(6.0)
         axes_note.next_to(space, DOWN, buff=0.2)
         cos_e = number(side.cos_embeddings, "signed2", font_size=24, color=th.text)
         cos_line = VGroup(math(f"cos({symbol_source('E', i + 1)}, {symbol_source('E', j + 1)}) =", font_size=26,
                                color=th.text), cos_e).arrange(RIGHT, buff=0.12).move_to([-3.9, -3.2, 0] + SIDE)
-        stage.drawn["key"].update(angle_view=view, space=space, embedding_cosine=cos_e, axes_note=axes_note)
+        stage.drawn["key"].update(angle_view=view, space=space, embedding_cosine=cos_e, axes_note=axes_note,
+                                  embedding_angles=(drawn_deg, real_deg))
         home = stage.camera_frame.get_center()
         with stage.narrating(say(side.embeddings_caption, word=say.quote(tokens[i]), other=say.quote(tokens[j]))):
             stage.play(stage.camera_frame.animate.move_to(home + SIDE), FadeOut(answers), run_time=1.0)

@@ -6,7 +6,10 @@
 
 High-dimensional vectors cannot be drawn, but the angle between two of them can: the reference
 (say a query) lies along +x and every other vector is drawn at its true angle to it,
-θ = arccos(cos(reference, other)), computed in the full space; lengths follow the real norms.
+θ = arccos(cos(reference, other)), computed in the full space; lengths follow the real norms,
+except that an arrow shorter than `min_share` of the longest is drawn at that share (a stub with
+no visible head reads as a glitch): its direction stays real, and `length_note` (a second line under
+the picture, in the chapter's words) says the lengths are then not to scale.
 Only angles *to the reference* are real. Two other vectors are drawn on alternating sides (first
 above, then below, ...) so the picture never suggests an angle between them; a small note under
 the picture says so. Each arc carries its real cosine (a `number` of kind "signed2", so tests can
@@ -42,20 +45,31 @@ class AngleView(VGroup):
     `.value` = the real cosine), `.angles` (radians), `.note` (the caveat line, or None).
     `sides` optionally fixes each other vector's side (+1 above, -1 below). `note`: a caveat line
     under the drawing, in the chapter's words (from its catalog); None: no line. `number_scale` and
-    `note_scale`: the cosines' and the note's size, as a share of `font_size`."""
+    `note_scale`: the cosines' and the note's size, as a share of `font_size`. `min_share`: the shortest
+    drawn arrow, as a share of `extent`; `.stretched` lists the arrows drawn longer than to scale
+    ("ref" or the index in `others`), and `length_note` is added under `note` only when it is not empty.
+    Every label keeps `label_gap` clear of every cosine (the cosines may be boxed later)."""
 
     def __init__(self, reference: np.ndarray, others: Sequence[tuple[np.ndarray, str, str]], *,
                  ref_color: str | None = None, ref_label: str | None = None, extent: float = 2.4,
                  theme: Theme = DARK, font_size: float = 24, sides: Sequence[int] | None = None,
                  note: str | None = None, number_scale: float = 0.8, note_scale: float = 0.8,
-                 arc_radii: Sequence[float] | None = None):
+                 arc_radii: Sequence[float] | None = None, min_share: float = 0.0,
+                 length_note: str | None = None, label_gap: float = 0.04):
         super().__init__()
         self.theme = theme
         ref = np.asarray(reference, float)
         norms = [np.linalg.norm(ref)] + [np.linalg.norm(np.asarray(v, float)) for v, _, _ in others]
         unit = extent / max(max(norms), 1e-9)
         ref_color = ref_color or theme.query
-        self.ref_arrow = Arrow(ORIGIN, RIGHT * norms[0] * unit, buff=0, color=ref_color, stroke_width=5,
+        shortest = min_share * extent
+        self.stretched: list = []
+        drawn = []  # the drawn length of each arrow: the real one, or `shortest` when that is longer
+        for k, n in enumerate(norms):
+            drawn.append(max(n * unit, shortest))
+            if n * unit < shortest - 1e-9:
+                self.stretched.append("ref" if k == 0 else k - 1)
+        self.ref_arrow = Arrow(ORIGIN, RIGHT * drawn[0], buff=0, color=ref_color, stroke_width=5,
                                max_tip_length_to_length_ratio=0.12)
         self.add(self.ref_arrow)
         self.ref_label = None
@@ -69,7 +83,7 @@ class AngleView(VGroup):
             theta = float(np.arccos(c))
             side = (sides[k] if sides is not None else (1 if k % 2 == 0 else -1))
             direction = np.array([np.cos(theta), side * np.sin(theta), 0.0])
-            end = direction * norms[k + 1] * unit
+            end = direction * drawn[k + 1]
             arr = Arrow(ORIGIN, end, buff=0, color=color, stroke_width=5, max_tip_length_to_length_ratio=0.12)
             lab = math(text, font_size=font_size * 1.3, color=color)
             lab.move_to(end + direction * (0.18 + 0.5 * max(lab.width, lab.height)))
@@ -95,20 +109,27 @@ class AngleView(VGroup):
             # nor may it sit on the two arrows that bound its wedge
             segments = [(ORIGIN, self.ref_arrow.get_end()), (ORIGIN, end)]
             for _ in range(30):
-                if not any(_boxes_meet(cos_grp, m) for m in placed) and \
-                        not any(_segment_meets(cos_grp, p, q) for p, q in segments):
+                if not any(_boxes_meet(cos_grp, m, label_gap) for m in placed) and \
+                        not any(_segment_meets(cos_grp, p, q, label_gap) for p, q in segments):
                     break
                 cos_grp.shift(b * 0.1)
             self.arrows.add(arr)
             self.labels.add(lab)
+            # a label placed now keeps clear of the cosines placed before it: out along its arrow
+            for _ in range(30):
+                if not any(_boxes_meet(lab, a[1], label_gap) for a in self.arcs):
+                    break
+                lab.shift(direction * 0.1)
             self.arcs.add(VGroup(arc, cos_grp))
             self.cosines.add(cos_num)
             self.angles.append(theta)
             arr.cosine, arr.vector = c, np.asarray(v, float)
         self.add(self.arrows, self.labels, self.arcs)
         self.note = None
-        if note:
-            self.note = label(note, font_size=font_size * note_scale, color=theme.dim)
+        lines = [t for t in (note, length_note if self.stretched else None) if t]
+        if lines:
+            parts = [label(t, font_size=font_size * note_scale, color=theme.dim) for t in lines]
+            self.note = parts[0] if len(parts) == 1 else VGroup(*parts).arrange(DOWN, buff=0.12)
             self.note.next_to(VGroup(self.ref_arrow, self.arrows, self.labels), DOWN, buff=0.25)
             self.add(self.note)
 

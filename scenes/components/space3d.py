@@ -194,6 +194,16 @@ class EmbeddingSpace(VGroup):
         o, M = self._frame()
         return np.linalg.solve(M, np.asarray(point, float) - o) / self.unit
 
+    def drawn_angle(self, a: SpaceArrow, b: SpaceArrow) -> float:
+        """The angle in degrees between two arrows as drawn on screen (after the 3-D view's projection):
+        it can differ from the real one, since three axes keep only part of each vector."""
+        u = (a.end_point() - a.start_point())[:2]
+        v = (b.end_point() - b.start_point())[:2]
+        nu, nv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
+        if nu < 1e-9 or nv < 1e-9:
+            return 0.0
+        return float(np.degrees(np.arccos(np.clip(u @ v / (nu * nv), -1.0, 1.0))))
+
     # --- arrows and labels --------------------------------------------------------------------
     def _shown_arrows(self, own: SpaceArrow | None = None) -> list:
         """The arrows drawn in the space now (grown into it and not faded out), but `own`."""

@@ -24,12 +24,19 @@ MAX_GRIDS = 4  # heads' patterns drawn side by side, large enough for their toke
 ALIKE = 0.25  # two heads whose rows differ by less than this (mean total variation) look alike
 
 
+def choice_queries(masks) -> list[int]:
+    """The queries that have a choice: more than one key not masked (a causal first query sees only
+    itself, so every head gives it the same weights). On screen each query's weights are a column."""
+    m = np.asarray(masks[0], bool)
+    return [q for q in range(m.shape[0]) if (~m[q]).sum() > 1]
+
+
 def head_differences(patterns, masks) -> np.ndarray:
     """[H, H]: how differently two heads spread their weight, row by row: the total-variation distance
     ½·Σ_k |p_a[q, k] − p_b[q, k]| (0: the same weights, 1: no weight in common), averaged over the query
     rows that have a choice (more than one key not masked; a causal first row always reads itself)."""
     H = len(patterns)
-    rows = [q for q in range(patterns[0].shape[0]) if (~np.asarray(masks[0][q], bool)).sum() > 1]
+    rows = choice_queries(masks)
     d = np.zeros((H, H))
     if not rows:
         return d
@@ -66,6 +73,7 @@ class HeadSplitPlan:
     patterns: tuple[np.ndarray, ...]  # each head's pattern [query, key]
     masks: tuple[np.ndarray, ...]
     differences: np.ndarray  # [H, H] mean total-variation distance between heads' rows (head_differences)
+    averaged: int  # how many queries that mean is over (those with a choice: choice_queries)
     closest: tuple[int, int]  # the pair of heads whose patterns differ least
     farthest: tuple[int, int]  # and most
     alike: bool  # the closest pair differs by less than ALIKE: the caption says they look alike
@@ -122,7 +130,7 @@ def plan_head_split(setting: Setting) -> HeadSplitPlan:
         tokens=tr.tokens, focus=f, layer=layer, d_model=m.d_model, n_heads=m.n_heads, n_kv_heads=len(kv_heads),
         d_head=d, rotary=m.rotary, q_long=q_long, k_long=k_long, v_long=v_long,
         q_pieces_match=float(np.abs(q_long - own).max()),
-        patterns=patterns, masks=masks, differences=dist, closest=closest, farthest=farthest,
+        patterns=patterns, masks=masks, differences=dist, averaged=len(choice_queries(masks)), closest=closest, farthest=farthest,
         alike=bool(dist[closest] < ALIKE), grid_heads=grid_heads,
         z_concat=z, merged=merged, trace_out=trace_out,
         has_bias=bool(np.abs(bias).max() > 1e-4 * max(1.0, float(np.abs(trace_out).max()))),
