@@ -184,7 +184,7 @@ class HeadSplit(Chapter):
         drawn["legend"] = legend
 
         # how different the patterns really are: the closest and the farthest pair, measured
-        measure = self.compare(stage, plan, grids, frames, extra) if H > 1 else VGroup()
+        measure = self.compare(stage, plan, grids, frames, extra, shown_legend) if H > 1 else VGroup()
         drawn.update(measure=measure, frames=frames)
 
         # 3. the outputs side by side, times W_O, equal the trace's attention output
@@ -198,7 +198,7 @@ class HeadSplit(Chapter):
             stage.play(*(ReplacementTransform(f, zbar.boxes[hd]) for hd, f in zip(shown, frames)),
                        *(FadeIn(zbar.boxes[hd]) for hd in range(H) if hd not in shown), FadeIn(zbar.names),
                        FadeIn(zname), FadeIn(zvals), FadeOut(measure), FadeOut(extra), FadeOut(grids), FadeOut(names),
-                       *(FadeOut(m) for m in shown_legend), run_time=1.2)
+                       *(FadeOut(m) for m in shown_legend if H == 1), run_time=1.2)
         eq = self.equality(stage, plan)
         fit_into(eq, full.width, max(0.5, zbar.get_bottom()[1] - 0.5 - full.bottom))
         eq.move_to([0, (zbar.get_bottom()[1] - 0.3 + full.bottom) / 2, 0])
@@ -219,7 +219,7 @@ class HeadSplit(Chapter):
             stage.wait(0.8)
         drawn["gpt2"] = gpt
 
-    def compare(self, stage: Stage, plan: HeadSplitPlan, grids, frames, extra) -> VGroup:
+    def compare(self, stage: Stage, plan: HeadSplitPlan, grids, frames, extra, legend=()) -> VGroup:
         """The measured difference between the heads' patterns: the closest pair (its grids outlined) and
         the farthest, in numbers on screen and in the caption (alike or apart, as the plan measured)."""
         th, say = stage.theme, stage.say
@@ -236,7 +236,8 @@ class HeadSplit(Chapter):
         measure.next_to(below, DOWN, buff=0.12 if len(extra) else 0.2)
         with stage.narrating(say(f"{T}.caption_{'alike' if plan.alike else 'apart'}", **nums)):
             # the closest pair's outlines in the measurement's colour, the others dimmed
-            stage.play(FadeIn(measure),
+            # the dot legend has been read by now, and the measurement takes the foot of the frame
+            stage.play(FadeIn(measure), *(FadeOut(m) for m in legend),
                        *(f.animate.set_stroke(th.highlight if hd in (a, b) else th.dim, width=4 if hd in (a, b) else 2)
                          for hd, f in zip(shown, frames)), run_time=0.8)
             stage.wait(1.0)
