@@ -118,4 +118,20 @@ def test_mask_note_keeps_clear_of_the_outlined_query():
     (bx0, _, _), (bx1, _, _) = grid.column_region(3)
     note3 = mask_note(grid, "masked: no word looks ahead", DARK, avoid=3)
     assert note3[0].get_right()[0] <= bx0 or note3[0].get_left()[0] >= bx1
-    assert note is not None and note.font_size >= 14  # query 1 leaves no room: it goes on masked cells anyway
+    # query 1 leaves little room: the note is clear of its column (or absent), never over it
+    assert note is None or note[0].get_right()[0] <= ax0 or note[0].get_left()[0] >= ax1
+
+
+def test_a_wrapped_line_never_ends_on_a_lone_sign():
+    """multi_head's Korean head label broke after "≥", leaving its number alone on the next line."""
+    from attention_manim.scenes.chapters.honest import wrapped
+
+    text = "헤드 2 · 쉼: 자기 자신 ≥ 0.96"
+    one_line = wrapped(text, 100, 20, "#FFFFFF")
+    assert len(one_line) == 1
+    for width in [one_line.width * f for f in (0.5, 0.6, 0.7, 0.8, 0.9)]:
+        lines = wrapped(text, width, 20, "#FFFFFF", 4)
+        texts = [getattr(line, "text", "") or getattr(line, "original_text", "") for line in lines]
+        assert all(t for t in texts), texts
+        assert not any(t.rstrip().endswith(("≥", "·")) for t in texts), texts
+        assert not any(t.strip() == "0.96" for t in texts), texts

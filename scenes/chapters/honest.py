@@ -11,10 +11,19 @@ from ..plans.honesty import Honesty, note_text
 from ..stage import Region, Stage
 
 
+GLUED_SIGNS = frozenset({"≥", "≤", "=", "≈", "×", "·", "→", "+", "−", "<", ">"})
+
+
 def wrapped(text: str, width: float, font_size: float, color: str, max_lines: int = 4) -> VGroup:
     """`text` as lines of at most `width` (scene units), broken at spaces, left-aligned; scaled
-    down when even that needs more than `max_lines` lines."""
-    words = text.split(" ")
+    down when even that needs more than `max_lines` lines. A lone sign ("≥", "=", "×") stays with
+    the word after it: a line never ends on "≥" with its number alone on the next."""
+    words = []
+    for w in text.split(" "):
+        if words and words[-1] in GLUED_SIGNS:
+            words[-1] = f"{words[-1]} {w}"
+        else:
+            words.append(w)
     lines: list[str] = []
     current = ""
     for w in words:

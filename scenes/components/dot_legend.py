@@ -78,8 +78,9 @@ def mask_note(grid, text: str, theme: Theme = DARK, font_size: float = 20,
               min_font: float = MIN_NOTE_FS, avoid: int | None = None):
     """The words `text` in the grid's empty (masked) triangle, tucked into the corner where only
     masked cells are, on a plate of the background colour. Tries two lines, then one; shrinks to
-    `min_font` at most; clear of query `avoid`'s cells (the column a lesson outlines) where it
-    can be. None if the grid is not causally masked or the words do not fit."""
+    `min_font` at most; clear of query `avoid`'s cells (the column a lesson outlines), or None
+    (a note over the outlined column would hide what the lesson points at). None too if the grid
+    is not causally masked or the words do not fit."""
     where = masked_cells_box(grid)
     if where is None:
         return None
@@ -97,12 +98,14 @@ def mask_note(grid, text: str, theme: Theme = DARK, font_size: float = 20,
     if len(words) > 1:  # two lines first (a corner, not a band), split where they come out most even
         best = min(range(1, len(words)), key=lambda i: abs(len(" ".join(words[:i])) - len(" ".join(words[i:]))))
         candidates.insert(0, " ".join(words[:best]) + "\n" + " ".join(words[best:]))
-    if avoid is not None:  # first clear of the outlined query's cells, then anywhere on masked cells
+    if len(words) > 2:  # three lines: narrower, for a corner cut short by an outlined column
+        third = max(1, round(len(words) / 3))
+        candidates.append("\n".join([" ".join(words[:third]), " ".join(words[third:2 * third]),
+                                      " ".join(words[2 * third:])]))
+    if avoid is not None:  # clear of the outlined query's cells, or not at all: the note never hides data
         (ax0, ay0, _), (ax1, ay1, _) = grid.column_region(avoid)
-        note = _mask_note(grid, candidates, theme, font_size, min_font, corner, inward, fits, pad,
+        return _mask_note(grid, candidates, theme, font_size, min_font, corner, inward, fits, pad,
                           lambda b: b[2] <= ax0 - 0.04 or b[0] >= ax1 + 0.04 or b[3] <= ay0 - 0.04 or b[1] >= ay1 + 0.04)
-        if note is not None:
-            return note
     return _mask_note(grid, candidates, theme, font_size, min_font, corner, inward, fits, pad, lambda b: True)
 
 
