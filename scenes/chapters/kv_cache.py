@@ -196,9 +196,9 @@ class KvCache(Chapter):
         room = full.right - EDGE - PANEL_X
         step = label(say(f"{T}.step", step=i + 1, count=s.position + 1), 28, th.text)
         fit_into(step, room, 0.5).move_to([PANEL_X, Y_WORDS, 0], aligned_edge=LEFT)
-        nxt = wrapped(say(f"{T}.next", word=say.quote(s.next_token)), room, 26, th.text, 2)
+        nxt = wrapped(say(f"{T}.next", word=say.quote_named(s.next_token)), room, 26, th.text, 2)
         if i + 1 < plan.prompt_len:  # a guess made inside the prompt: not used
-            why = wrapped(say(f"{T}.next_discarded", word=say.quote(plan.steps[i + 1].token)), room, 22, th.dim, 3)
+            why = wrapped(say(f"{T}.next_discarded", word=say.quote_named(plan.steps[i + 1].token)), room, 22, th.dim, 3)
             nxt = VGroup(nxt, why).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
         nxt.move_to([PANEL_X, Y_V, 0], aligned_edge=LEFT)
         return VGroup(step, nxt)
