@@ -37,6 +37,11 @@ def prob_kind(step: NextStep) -> str:
     return finer_kind(step.top_probs, picked, range(len(step.top_probs)), "weight", "weight3")
 
 
+def prob_spec(step: NextStep) -> str:
+    """The format spec a caption says the step's probabilities with: as the chart writes them."""
+    return ".3f" if prob_kind(step) == "weight3" else ".2f"
+
+
 @dataclass(frozen=True)
 class NextTokenLesson(Lesson):
     """A lesson whose setting also holds the trace of each longer text (one forward pass per step)."""
@@ -111,7 +116,7 @@ class NextToken(Chapter):
         rest.name, rest.track, rest.bar, rest.val = words, track, bar, val
         # the column of probabilities adds up to 1: "Σ = 1.00" under it, "Σ ≈ 1.00" where the
         # rounded figures drawn miss it (0.99, 1.01)
-        total = number(1.0, kind, font_size=30, color=th.text)
+        total = number(1.0, "weight", font_size=30, color=th.text)  # 1.00: "1.000" reads as a thousand
         vals = [r.val for r in rows] + [val]
         approx = drawn_misses([m.shown for m in vals], total.shown)
         sigma = label("Σ ≈" if approx else "Σ =", font_size=30, color=th.text)  # symbols, as the softmax column's
@@ -175,7 +180,7 @@ class NextToken(Chapter):
             chart = self.chart(stage, step, plan.vocab_size)
             drawn["charts"].append(chart)
             with stage.narrating(say(f"{T}.caption_probs", count=plan.vocab_size, top=len(step.top_tokens),
-                                     rest=step.rest)):
+                                     rest=say.number(step.rest, prob_spec(step)))):
                 gone = [FadeOut(old)] if old is not None else []
                 stage.play(*gone, *(FadeIn(VGroup(r.name, r.track)) for r in chart.rows),
                            *(GrowFromEdge(r.bar, LEFT) for r in chart.rows), run_time=1.0)
@@ -186,7 +191,7 @@ class NextToken(Chapter):
             how = "caption_greedy" if plan.temperature is None else "caption_sampled"
             i = n0 + s  # the box the picked token takes
             with stage.narrating(say(f"{T}.{how}", word=say.quote(step.picked_token),
-                                     p=say.number(step.picked_prob, ".3f" if prob_kind(step) == "weight3" else ".2f"),
+                                     p=say.number(step.picked_prob, prob_spec(step)),
                                      temperature=plan.temperature or 1.0)):
                 moving = words[i].copy()
                 if step.picked_rank >= 0:
