@@ -33,6 +33,11 @@ LOCALES_DIR = Path(__file__).resolve().parent / "locales"
 LANGUAGES = ("en", "ko", "pt")
 DEFAULT_LANGUAGE = "en"
 PLURAL_FORMS = ("zero", "one", "two", "few", "many", "other")
+NEWLINE_MARK = "↵"  # a line break in a token as drawn
+SPACE_MARK = "␣"  # a token's leading space as drawn (the same mark as components.text.SPACE_MARK)
+# tokens that are only a mark, by the name `quote_named` gives them (common.marks.<name>)
+MARK_NAMES = {"-": "hyphen", ",": "comma", ".": "period", ":": "colon", ";": "semicolon", "?": "question",
+              "!": "exclamation", " ": "space", "\n": "newline"}
 
 
 def check_language(lang: str) -> str:
@@ -197,6 +202,16 @@ class Say:
     def quote(self, token: str) -> str:
         """A token as prose quotes it ("“creature”"); the token itself is never translated."""
         return self("common.quote", word=token)
+
+    def quote_named(self, token: str) -> str:
+        """A token quoted, and named when it is only a mark ("“-” (a hyphen)"): a lone hyphen, comma
+        or space between quotes is a speck a viewer cannot tell apart. Other tokens: `quote`."""
+        shown = token.replace("\n", NEWLINE_MARK)  # a line break quoted would break the line
+        bare = shown.replace(SPACE_MARK, " ").replace(NEWLINE_MARK, "\n")
+        name = MARK_NAMES.get(bare.strip(" ") if bare.strip() else bare[:1])
+        if name and self.has(f"common.marks.{name}"):
+            return self("common.quote_named", quoted=self.quote(shown), name=self(f"common.marks.{name}"))
+        return self.quote(shown)
 
     def words(self, items: list[str]) -> str:
         """"a", "a and b", "a, b and c" in this language (the conjunction is the catalog's)."""

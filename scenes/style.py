@@ -87,6 +87,11 @@ def fmt_weight(x: float) -> str:
     return f"{float(x):.2f}"
 
 
+def fmt_weight3(x: float) -> str:
+    """Probabilities to three decimals, where two would show a false tie ("0.362", "0.358")."""
+    return f"{float(x):.3f}"
+
+
 def fmt_score(x: float) -> str:
     """Raw scores: signed, one decimal, and −∞ for blocked entries."""
     if x == float("-inf"):

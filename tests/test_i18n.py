@@ -193,3 +193,14 @@ def test_inspect_table_in_korean_and_portuguese_keeps_the_grid_numbers():
     # the table itself is the same in every language (one convention for grids: 0.48)
     table = [ln for ln in out["en"].splitlines() if ln.strip().startswith("creature")]
     assert table and all(table[0] in out[lang] for lang in ("ko", "pt")) and "0.48" in table[0]
+
+
+def test_ko_logit_lens_names_the_top_guess_one_way():
+    """going_deeper ko said "첫째 추측" (the first guess in time), "가장 유력한 예측" and "1위" for the
+    model's top guess: one term, 1위 추측, throughout."""
+    from attention_manim.scenes.i18n import Say
+
+    say = Say("ko")
+    texts = [say.catalog[k] for k in say.catalog if k.startswith("deeper.") and isinstance(say.catalog[k], str)]
+    assert not any("첫째 추측" in t or "유력한 예측" in t or "유력한 추측" in t for t in texts)
+    assert "1위 추측" in say.catalog["deeper.going_deeper.lens_title"]

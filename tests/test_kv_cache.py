@@ -130,3 +130,41 @@ def test_smollm2_cached_generation_equals_recomputation(smol):
     assert gen.kv_head == 4 // 3  # grouped-query attention: 9 query heads read 3 key/value heads
     check_generation(smol, gen, prompt, 2)
     assert step_macs(smol.cfg, 4) == macs_by_hand(smol.cfg, 4)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_a_predicted_mark_is_named_not_a_speck(lang, make_inputs):
+    """SmolLM2 predicts "-" after "A": quoted alone it was a 9-px bar between quote marks (hyphen?
+    underscore? space?). A token that is only a mark (or a space, a line break) is named beside it."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.kv_cache import KvCache
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.plans.kv_cache import plan_kv_cache
+    from attention_manim.scenes.registry import load_all
+    from attention_manim.scenes.stage import Region
+    from attention_manim.scenes.style import DARK
+
+    say = Say(lang)
+    setting = load_all()["kv_cache"].lesson.setting(make_inputs(lang=lang))
+    plan = plan_kv_cache(setting)
+    stage = SimpleNamespace(theme=DARK, say=say, region=lambda name: Region("full", -6.9, 6.9, -3.9, 3.9))
+    for token, name in (("-", "hyphen"), ("␣", "space"), ("\n", "newline"), (",", "comma")):
+        s = replace(plan.steps[0], next_token=token)
+        text = "".join(m.original_text for m in KvCache.panel(stage, plan, s, 0).get_family()
+                       if hasattr(m, "original_text"))
+        assert say(f"common.marks.{name}").replace(" ", "") in text.replace(" ", ""), (token, text)
+    assert say.quote_named("\n") == say("common.quote_named", quoted=say.quote("↵"), name=say("common.marks.newline"))
+    assert say.quote_named("␣robot") == say.quote("␣robot")  # a word needs no name
+
+
+def test_one_earlier_token_reads_naturally():
+    """Caption 03 said "The 1 earlier key and value": the count-aware message says it without the 1."""
+    from attention_manim.scenes.i18n import Say
+
+    for lang in ("en", "pt"):
+        say = Say(lang)
+        one = say("blocks.kv_cache.caption_prompt", word="“A”", count=1)
+        assert " 1 " not in one, one
+        assert " 3 " in say("blocks.kv_cache.caption_prompt", word="“A”", count=3)

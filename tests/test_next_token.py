@@ -268,3 +268,24 @@ def test_a_model_is_named_on_screen_by_its_display_name_not_its_id():
         assert model_name(Say(lang), "smollm2") == "SmolLM2"
         assert model_name(Say(lang), "toy") == Say(lang)("blocks.toy_model")
         assert model_name(Say(lang), "my-model") == "my-model"  # another model keeps its own name
+
+
+def test_a_false_tie_with_the_picked_token_shows_three_decimals():
+    """"," and "." both showed 0.36, "," picked: where two decimals tie the picked token with another,
+    the chart writes three (the softmax column's rule, `finer_kind`); otherwise two."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.next_token import prob_kind
+    from attention_manim.scenes.components.softmax_column import score_kind
+    from attention_manim.scenes.components.text import number
+
+    tie = SimpleNamespace(top_probs=[0.3621, 0.3583, 0.1], picked_rank=0)
+    assert prob_kind(tie) == "weight3"
+    assert [number(p, prob_kind(tie)).shown for p in tie.top_probs[:2]] == ["0.362", "0.358"]
+    assert prob_kind(SimpleNamespace(top_probs=[0.58, 0.2, 0.1], picked_rank=0)) == "weight"
+    # a tie between two tokens not picked changes nothing
+    assert prob_kind(SimpleNamespace(top_probs=[0.58, 0.101, 0.099], picked_rank=0)) == "weight"
+    assert prob_kind(SimpleNamespace(top_probs=[0.3621, 0.3583], picked_rank=-1)) == "weight"
+    # the softmax column keeps its rule
+    assert score_kind([5.29, 5.34], [0.48, 0.50], [0, 1]) == "score2"
+    assert score_kind([5.29, 1.0], [0.48, 0.50], [0, 1]) == "score"

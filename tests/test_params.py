@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention_manim.model.params import GPT3, size_config, tally, weights_count
+from attention_manim.model.params import GPT2, GPT3, size_config, tally, weights_count
 from attention_manim.scenes.plans.params import plan_params
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -221,3 +221,29 @@ def test_matrix_shapes_agree_between_lessons(make_inputs, render_scene):
     assert shape(p["shape_labels"]["w_q"].original_text) == f"{c.d_head:,} × {c.d_model:,}"
     assert say("params.scene.w_q", d_model=c.d_model, d_head=c.d_head, n=c.d_model * c.d_head).count(
         f"{c.d_head} × {c.d_model:,}") == 1  # the caption's product in the same order
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_table_rows_share_one_text_size(lang):
+    """Every row of the table at one scale, near the design size (SmolLM2's long MLP row was shrunk
+    alone to 60% in ko, its subscripts 5 px): on SmolLM2, GPT-3 and GPT-2 in every language."""
+    from types import SimpleNamespace
+
+    from attention_manim.model.params import SizeConfig
+    from attention_manim.scenes.chapters.params import ParameterCount, TABLE
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.plans.params import ParamsPlan, model_name_key, tally_rows
+    from attention_manim.scenes.style import DARK
+
+    smol = SizeConfig(name="smollm2", d_model=576, n_heads=9, d_head=64, n_layers=30, vocab_size=49_152,
+                      n_ctx=8_192, d_mlp=1_536, mlp="swiglu", n_kv_heads=3, tied_embeddings=True)
+    stage = SimpleNamespace(theme=DARK, say=Say(lang))
+    for cfg in (smol, GPT3, GPT2):
+        t = tally(cfg)
+        plan = ParamsPlan(tally=t, rows=tally_rows(t), name_key=model_name_key(cfg.name), name=cfg.name)
+        rows = ParameterCount().table(stage, plan, TABLE[1] - TABLE[0])
+        heights = {round(r.what.height / r.what.natural_height, 6) for r in rows}
+        assert len(heights) == 1, (cfg.name, heights)  # one scale for all rows
+        assert rows[0].what.fit >= 0.8, (cfg.name, rows[0].what.fit)  # ko SmolLM2: 0.85
+        for r in rows:  # and every row fits its room beside its number
+            assert r.what.width <= r.what.room + 1e-6, (cfg.name, r.part)

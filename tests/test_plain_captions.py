@@ -104,3 +104,20 @@ def test_punctuation_guesses():
 
     assert [punctuation(t) for t in (",", ".", "␣(", "␣Paris", "␣", "T", "3", "...")] == [
         True, True, True, False, False, False, False, True]
+
+
+def test_space_key_mark_is_as_large_as_in_the_tokens():
+    """The key's ␣ was a 4-px speck at the key's text size, smaller than the ␣ it explains: it is
+    drawn at the tokens' size, on the key's baseline, in every language."""
+    from attention_manim.scenes.components.text import label
+    from attention_manim.scenes.components.word_boxes import space_key
+    from attention_manim.scenes.style import DARK as theme
+
+    in_token = label("␣Paris", 32)[0]
+    for lang in ("en", "ko", "pt"):
+        key = space_key(["␣Paris"], Say(lang), theme, mark_size=32)
+        assert key.original_text == Say(lang)("common.space_key")
+        assert key.mark.height == pytest.approx(in_token.height, rel=0.02)
+        assert key.mark.width == pytest.approx(in_token.width, rel=0.02)
+        words = [p for p in key if p is not key.mark]
+        assert words and all(abs(key.mark.get_y() - w.get_y()) < w.height for w in words)  # on the line

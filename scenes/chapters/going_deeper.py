@@ -19,6 +19,7 @@ from ..stage import Stage
 from .embedding_parts import fit_into
 
 T = "deeper.going_deeper"
+WORD_FS = 32  # the tokens' size (and the ␣ in their key)
 BASE_Y = 0.75  # the bars stand on this line
 BAR_H = 1.55  # the height of the largest bar
 BARS_LEFT = -5.0  # the bars start here; the axis titles sit left of them
@@ -113,7 +114,7 @@ class GoingDeeper(Chapter):
         th, say = stage.theme, stage.say
         stage.clear()
         full = stage.region("full")
-        words = WordBoxes(plan.tokens, theme=th, font_size=32)
+        words = WordBoxes(plan.tokens, theme=th, font_size=WORD_FS)
         fit_into(words, full.width - 0.2, 0.7)
         words.move_to([0, full.top - words.height / 2, 0])
         words.highlight(len(plan.tokens) - 1, th.query)
@@ -133,7 +134,7 @@ class GoingDeeper(Chapter):
         lens_title = label(say(f"{T}.lens_title"), font_size=28, color=th.text)
         # a real model's tokens show their leading space as ␣: the key on the lens title's line, at the
         # right (the title moves left to make room)
-        key = space_key([*plan.tokens, *plan.guesses], say, th)
+        key = space_key([*plan.tokens, *plan.guesses], say, th, mark_size=WORD_FS)
         room = full.width - 0.2 - (key.width + 0.5 if key is not None else 0.0)
         fit_into(lens_title, room, 0.45).move_to([0, LENS_TOP - lens_title.height / 2, 0])
         if key is not None:
@@ -144,13 +145,14 @@ class GoingDeeper(Chapter):
                                          "y_scale": scale, "space_key": key}
         intro = "caption_intro" if plan.deep else "caption_toy"
         with stage.narrating(say(f"{T}.{intro}", count=plan.n_layers, word=say.quote(plan.tokens[-1]))):
-            stage.play(FadeIn(words, lag_ratio=0.05), FadeIn(legend), FadeIn(x_title), FadeIn(scale), run_time=1.0)
+            stage.play(FadeIn(words, lag_ratio=0.05), FadeIn(legend), FadeIn(x_title), FadeIn(scale),
+                       *([FadeIn(key)] if key is not None else []), run_time=1.0)  # the key with the first ␣
             stage.play(LaggedStart(*(FadeIn(t) for t in ticks), lag_ratio=0.05), run_time=1.0)
         with stage.narrating(say(f"{T}.caption_blocks")):
             stage.play(LaggedStart(*(GrowFromEdge(VGroup(c.attn, c.mlp), DOWN) for c in cols), lag_ratio=0.3),
                        run_time=min(1.0 + 0.15 * plan.n_layers, 5.0))
         with stage.narrating(say(f"{T}.caption_lens")):
-            stage.play(FadeIn(lens_title), *([FadeIn(key)] if key is not None else []), run_time=0.5)
+            stage.play(FadeIn(lens_title), run_time=0.5)
             stage.play(LaggedStart(*(FadeIn(VGroup(c.num, c.guess), shift=DOWN * 0.1) for c in cols), lag_ratio=0.3),
                        run_time=min(1.0 + 0.15 * plan.n_layers, 5.0))
             stage.wait(0.6)

@@ -21,6 +21,7 @@ from .honest import wrapped
 from .head_split import grouped, model_name, tiny
 
 T = "blocks.kv_cache"
+WORD_FS = 26  # the tokens' size (and the ␣ in their key)
 COL_W = 1.25  # the widest a cached column gets
 COLS_LEFT, COLS_RIGHT = -5.35, 3.95  # the cache's columns live between these; the right panel after
 NAME_X = -6.15  # the rows' names (K cache, weights, V cache)
@@ -49,7 +50,7 @@ class KvCache(Chapter):
     def column_words(stage: Stage, plan: KvCachePlan, xs: list[float], col_w: float) -> WordBoxes:
         """One word box per column, centred over its own cached key and value."""
         th = stage.theme
-        words = WordBoxes([s.token for s in plan.steps], theme=th, font_size=26, pad_x=0.06)
+        words = WordBoxes([s.token for s in plan.steps], theme=th, font_size=WORD_FS, pad_x=0.06)
         for i, s in enumerate(plan.steps):
             if s.generated:
                 words.recolor(i, th.value, word=True)
@@ -110,7 +111,7 @@ class KvCache(Chapter):
         drawn.update(slots=slots, header=header)
         # a real model's tokens show their leading space as ␣: the key, between the title and the
         # tokens, at the right (the step's words come under it)
-        key = space_key([s.token for s in plan.steps], say, th)
+        key = space_key([s.token for s in plan.steps], say, th, mark_size=WORD_FS)
         if key is not None:
             fit_into(key, full.width / 2, 0.3)
             key.move_to([full.right - EDGE - key.width / 2, (title.get_bottom()[1] + words.get_top()[1]) / 2, 0])
@@ -196,9 +197,9 @@ class KvCache(Chapter):
         room = full.right - EDGE - PANEL_X
         step = label(say(f"{T}.step", step=i + 1, count=s.position + 1), 28, th.text)
         fit_into(step, room, 0.5).move_to([PANEL_X, Y_WORDS, 0], aligned_edge=LEFT)
-        nxt = wrapped(say(f"{T}.next", word=say.quote(s.next_token)), room, 26, th.text, 2)
+        nxt = wrapped(say(f"{T}.next", word=say.quote_named(s.next_token)), room, 26, th.text, 2)
         if i + 1 < plan.prompt_len:  # a guess made inside the prompt: not used
-            why = wrapped(say(f"{T}.next_discarded", word=say.quote(plan.steps[i + 1].token)), room, 22, th.dim, 3)
+            why = wrapped(say(f"{T}.next_discarded", word=say.quote_named(plan.steps[i + 1].token)), room, 22, th.dim, 3)
             nxt = VGroup(nxt, why).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
         nxt.move_to([PANEL_X, Y_V, 0], aligned_edge=LEFT)
         return VGroup(step, nxt)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from manim import DOWN, LEFT, RIGHT, FadeIn, FadeOut, GrowFromEdge, Rectangle, SurroundingRectangle, VGroup
 
 from ..components.text import label, number
+from ..components.softmax_column import finer_kind
 from ..plans.rounding import drawn_misses
 from ..review import declare_sum
 from ..components.word_boxes import WordBoxes, space_key
@@ -20,12 +21,25 @@ from .embedding_parts import fit_into
 from .head_split import model_name
 
 T = "deeper.next_token"
+WORD_FS = 36  # the tokens' size (and the ␣ in their key)
 BAR_MAX = 8.2  # the length of a bar of probability 1 (its track is drawn: the bars are to scale)
 ROW = 0.8
 TOP_Y = 1.7  # the first bar's centre
 NAME_X = -3.55  # the token names end here; the tracks start just right of it
 VAL_X = NAME_X + 0.25 + BAR_MAX + 0.2  # the probabilities, in one column right of the tracks
 CARD_Y = -3.25  # the picked tokens, one card per pass, along the bottom
+
+
+def prob_kind(step: NextStep) -> str:
+    """Two decimals, or three where two would show the picked token's probability tied with another's
+    ("," and "." both 0.36, "," picked): the softmax column's rule (`finer_kind`)."""
+    picked = {r: ("picked" if r == step.picked_rank else "") for r in range(len(step.top_probs))}
+    return finer_kind(step.top_probs, picked, range(len(step.top_probs)), "weight", "weight3")
+
+
+def prob_spec(step: NextStep) -> str:
+    """The format spec a caption says the step's probabilities with: as the chart writes them."""
+    return ".3f" if prob_kind(step) == "weight3" else ".2f"
 
 
 @dataclass(frozen=True)
@@ -48,7 +62,7 @@ class NextToken(Chapter):
         th = stage.theme
         full = stage.region("full")
         tokens = plan.final_tokens
-        boxes = WordBoxes(tokens, theme=th, font_size=36)
+        boxes = WordBoxes(tokens, theme=th, font_size=WORD_FS)
         for i in range(len(plan.steps[0].tokens), len(tokens)):
             boxes.recolor(i, th.value, word=True)
         fit_into(boxes, full.width - 0.2, 0.7)
@@ -70,6 +84,7 @@ class NextToken(Chapter):
         """One bar per likely token in a track of length 1 (its length is its probability), its
         number, and the rest of the vocabulary summed."""
         th, say = stage.theme, stage.say
+        kind = prob_kind(step)
         rows = VGroup()
         for r, (tok, p) in enumerate(zip(step.top_tokens, step.top_probs)):
             y = TOP_Y - r * ROW
@@ -81,7 +96,7 @@ class NextToken(Chapter):
             bar = Rectangle(width=max(BAR_MAX * p, 0.02), height=0.52, stroke_width=0)
             bar.set_fill(th.query if r == step.picked_rank else th.key, opacity=0.85)
             bar.move_to([NAME_X + 0.25, y, 0], aligned_edge=LEFT)
-            val = number(p, "weight", font_size=30, color=th.text).move_to([VAL_X, y, 0], aligned_edge=LEFT)
+            val = number(p, kind, font_size=30, color=th.text).move_to([VAL_X, y, 0], aligned_edge=LEFT)
             row = VGroup(name, track, bar, val)
             row.name, row.track, row.bar, row.val = name, track, bar, val
             rows.add(row)
@@ -96,12 +111,12 @@ class NextToken(Chapter):
         track.move_to([NAME_X + 0.25, y, 0], aligned_edge=LEFT)
         bar = Rectangle(width=max(BAR_MAX * step.rest, 0.02), height=0.52, stroke_width=0)
         bar.set_fill(th.dim, opacity=0.6).move_to([NAME_X + 0.25, y, 0], aligned_edge=LEFT)
-        val = number(step.rest, "weight", font_size=30, color=th.dim).move_to([VAL_X, y, 0], aligned_edge=LEFT)
+        val = number(step.rest, kind, font_size=30, color=th.dim).move_to([VAL_X, y, 0], aligned_edge=LEFT)
         rest = VGroup(words, track, bar, val)
         rest.name, rest.track, rest.bar, rest.val = words, track, bar, val
         # the column of probabilities adds up to 1: "Σ = 1.00" under it, "Σ ≈ 1.00" where the
         # rounded figures drawn miss it (0.99, 1.01)
-        total = number(1.0, "weight", font_size=30, color=th.text)
+        total = number(1.0, "weight", font_size=30, color=th.text)  # 1.00: "1.000" reads as a thousand
         vals = [r.val for r in rows] + [val]
         approx = drawn_misses([m.shown for m in vals], total.shown)
         sigma = label("Σ ≈" if approx else "Σ =", font_size=30, color=th.text)  # symbols, as the softmax column's
@@ -109,7 +124,7 @@ class NextToken(Chapter):
         sum_row.shift([val.get_left()[0] - total.get_left()[0], y - ROW * 0.75 - total.get_y(), 0])  # under the figures
         declare_sum(sum_row, vals, total, [sigma] if approx else [], name="next-token probabilities")
         chart = VGroup(rows, rest, sum_row)
-        chart.rows, chart.rest, chart.sum_row, chart.approx = rows, rest, sum_row, approx
+        chart.rows, chart.rest, chart.sum_row, chart.approx, chart.kind = rows, rest, sum_row, approx, kind
         return chart
 
     @staticmethod
@@ -126,7 +141,7 @@ class NextToken(Chapter):
         word = label(step.picked_token if any(c.isalnum() for c in step.picked_token)
                      else stage.say.quote(step.picked_token.strip() or step.picked_token), font_size=30, color=th.value)
         fit_into(word, 2.4, 0.5)
-        p = number(step.picked_prob, "weight", font_size=24, color=th.text)
+        p = number(step.picked_prob, prob_kind(step), font_size=24, color=th.text)
         body = VGroup(word, p).arrange(DOWN, buff=0.1)
         frame = SurroundingRectangle(body, buff=0.12, corner_radius=0.08, stroke_width=1.5, color=th.value)
         card = VGroup(frame, body)
@@ -152,7 +167,7 @@ class NextToken(Chapter):
         for c, place in zip(cards, row):
             c.move_to(place)
         # a real model's tokens show their leading space as ␣: the key, under the text's right end
-        key = space_key(plan.final_tokens, say, th)
+        key = space_key(plan.final_tokens, say, th, mark_size=WORD_FS)
         if key is not None:
             key.next_to(words, DOWN, buff=0.12).align_to(words, RIGHT)
             drawn["space_key"] = key
@@ -165,7 +180,7 @@ class NextToken(Chapter):
             chart = self.chart(stage, step, plan.vocab_size)
             drawn["charts"].append(chart)
             with stage.narrating(say(f"{T}.caption_probs", count=plan.vocab_size, top=len(step.top_tokens),
-                                     rest=step.rest)):
+                                     rest=say.number(step.rest, prob_spec(step)))):
                 gone = [FadeOut(old)] if old is not None else []
                 stage.play(*gone, *(FadeIn(VGroup(r.name, r.track)) for r in chart.rows),
                            *(GrowFromEdge(r.bar, LEFT) for r in chart.rows), run_time=1.0)
@@ -175,7 +190,8 @@ class NextToken(Chapter):
                 stage.wait(0.8)
             how = "caption_greedy" if plan.temperature is None else "caption_sampled"
             i = n0 + s  # the box the picked token takes
-            with stage.narrating(say(f"{T}.{how}", word=say.quote(step.picked_token), p=step.picked_prob,
+            with stage.narrating(say(f"{T}.{how}", word=say.quote(step.picked_token),
+                                     p=say.number(step.picked_prob, prob_spec(step)),
                                      temperature=plan.temperature or 1.0)):
                 moving = words[i].copy()
                 if step.picked_rank >= 0:

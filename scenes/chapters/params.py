@@ -58,14 +58,24 @@ class ParameterCount(Chapter):
         lit = th.query if row.part in ("per_head", "per_layer", "attention") else th.text
         num = label(shown, ROW_FS, lit)
         num.value, num.shown = row.value, shown
-        room = width - num.width - 0.35
-        if what.width > room:
-            what.scale_to_fit_width(room)
+        what.room = width - num.width - 0.35  # the table scales every row's words alike (`table`)
+        what.natural_height = what.height
         what.shift(RIGHT * (-width / 2 - what.get_left()[0]))
         num.move_to([width / 2 - num.width / 2, 0, 0])
         out = VGroup(what, num)
         out.what, out.number, out.part, out.lit = what, num, row.part, lit
         return out
+
+    def table(self, stage: Stage, plan: ParamsPlan, width: float) -> list[VGroup]:
+        """The rows, their words all at one size: when a row's words overflow its room, every row
+        shrinks by the same factor (a row shrunk alone read as a footnote); `fit` holds that factor."""
+        rows = [self.table_row(stage, r, width) for r in plan.rows]
+        fit = min([1.0] + [r.what.room / r.what.width for r in rows])
+        for r in rows:
+            if fit < 1.0:
+                r.what.scale(fit, about_point=r.what.get_left())
+            r.what.fit = fit
+        return rows
 
     def matrix(self, stage: Stage, rows: int, cols: int, unit: float, color: str) -> Rectangle:
         """rows × cols numbers as a filled rectangle, to scale (`unit` per number; a hairline stays visible)."""
@@ -146,7 +156,7 @@ class ParameterCount(Chapter):
 
         t_left, t_right, t_top, t_bottom = TABLE
         width = t_right - t_left
-        rows = [self.table_row(stage, r, width) for r in plan.rows]
+        rows = self.table(stage, plan, width)
         step = min((t_top - t_bottom) / len(rows), 0.62)
         for i, r in enumerate(rows):
             r.shift([t_left + width / 2, t_top - step * (i + 0.5), 0])

@@ -28,18 +28,28 @@ from ..review import declare_sum
 from .text import label, number
 
 
+def finer_kind(values, meanings, keys, coarse: str, fine: str) -> str:
+    """The one rounding rule for a column of figures: write them `coarse`, or `fine` where `coarse`
+    would show two keys the same figure though what they stand for differs as shown (`meanings[k]`,
+    strings). The softmax column's scores (`score_kind`) and the next-token chart's probabilities
+    (two tokens both 0.36, one of them picked) follow it."""
+    from .text import FORMATTERS
+
+    seen: dict[str, str] = {}
+    for k in keys:
+        if seen.setdefault(FORMATTERS[coarse](float(values[k])), meanings[k]) != meanings[k]:
+            return fine
+    return coarse
+
+
 def score_kind(scores, weights, keys) -> str:
     """How the column writes its scores: one decimal ("score"), or two ("signed2") where one decimal
     would show two keys the same score though their weights differ as shown ("fluffy" and "blue" both
     +5.3, weighted 0.48 and 0.50: a student checking the softmax by hand needs +5.29 and +5.34)."""
     from .text import FORMATTERS
 
-    seen: dict[str, str] = {}
-    for k in keys:
-        s, w = FORMATTERS["score"](float(scores[k])), FORMATTERS["weight"](float(weights[k]))
-        if seen.setdefault(s, w) != w:
-            return "score2"
-    return "score"
+    shown = {k: FORMATTERS["weight"](float(weights[k])) for k in keys}
+    return finer_kind(scores, shown, keys, "score", "score2")
 
 
 class SoftmaxColumn:

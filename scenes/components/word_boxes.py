@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 import numpy as np
-from manim import DOWN, RoundedRectangle, VGroup, VMobject
+from manim import DOWN, RIGHT, RoundedRectangle, VGroup, VMobject
 
 from ..style import DARK, Theme
 from .text import SPACE_MARK, label
@@ -22,12 +22,26 @@ BOX_OPACITY = 0.35  # translucent: what is behind a box (grid lines, arcs) stays
 DIM_OPACITY = 0.3
 
 
-def space_key(tokens: Iterable[str], say, theme: Theme, font_size: float = 24) -> VMobject | None:
+def space_key(tokens: Iterable[str], say, theme: Theme, font_size: float = 24,
+              mark_size: float | None = None) -> VMobject | None:
     """"␣ = a space before the word", the key to a row of tokens that shows their leading spaces
-    (a real model's tokens: "␣Paris"); None when no token shows one (the toy's words)."""
+    (a real model's tokens: "␣Paris"); None when no token shows one (the toy's words). The ␣ itself
+    is drawn at `mark_size`, the tokens' font size (at the words' size it was a 4-px speck, smaller
+    than the mark it explains), on the words' baseline; `.mark` is it, `.original_text` the text."""
     if not any(SPACE_MARK in str(t) for t in tokens):
         return None
-    return label(say("common.space_key"), font_size, theme.dim)
+    text = say("common.space_key")
+    if mark_size is None or SPACE_MARK not in text:
+        return label(text, font_size, theme.dim)
+    before, after = text.split(SPACE_MARK, 1)
+    mark = label(SPACE_MARK, mark_size, theme.dim)
+    parts = [label(p.strip(), font_size, theme.dim) for p in (before, after) if p.strip()]
+    out = VGroup(*([parts.pop(0)] if before.strip() else []), mark, *parts).arrange(RIGHT, buff=0.12)
+    words = [p for p in out if p is not mark]
+    if words:  # the mark sits on the words' baseline, as it does in a token
+        mark.shift(DOWN * (mark.get_bottom()[1] - min(_baseline_y(w) for w in words)))
+    out.mark, out.original_text = mark, text
+    return out
 
 
 def _baseline_y(word: VMobject) -> float:
