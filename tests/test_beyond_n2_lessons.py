@@ -247,6 +247,28 @@ def test_the_window_plans_against_numpy(window_plans, toy_model, w):
     assert mask.layout == setting.layout == "video"
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_sink_captions_largest_weight_is_the_largest_bar_drawn(lang, make_inputs, render_scene):
+    """The toy's sink chart draws a bar per head: the caption's "at most" is the largest of those bars, with
+    its layer and head, as the bar labels print it."""
+    from attention_manim.scenes.chapters.beyond_parts import dec
+    from attention_manim.scenes.i18n import Say
+
+    scene, _ = render_scene(load_all()["sliding_window"], make_inputs(lang=lang), png=False)
+    drawn = scene.stage.drawn["window_sinks"]["sink_bars"]
+    setting = load_all()["sliding_window"].lesson.setting(make_inputs(lang=lang))
+    sinks = load_all()["sliding_window"].lesson.plans(setting)[2]
+    assert sinks.per_head and len(drawn) == sinks.sink_per_head.size
+    say = Say(lang)
+    values = [float(v) for v in np.ravel(sinks.sink_per_head)]
+    layer, head = np.unravel_index(int(np.argmax(sinks.sink_per_head)), sinks.sink_per_head.shape)
+    assert sinks.shown_top == max(values) and (sinks.shown_top_layer, sinks.shown_top_head) == (layer, head)
+    top = dec(max(values), say)
+    assert top == max((dec(v, say) for v in values), key=lambda t: float(t.replace(",", ".")))
+    said = [c for c, _ in scene.caption_log if dec(sinks.sink_mean, say) in c]
+    assert len(said) == 1 and top in said[0], said
+
+
 def test_the_heads_are_named_in_words_and_numbers_the_languages_way(toy_model):
     """A head is "layer 11 · head 1" (the suite's common.head), never "L11H1"; counts and shares are
     written the language's way (Portuguese: 65.536 and 0,58), bare figures keep their point."""

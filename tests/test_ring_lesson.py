@@ -85,7 +85,16 @@ def test_every_step_of_the_ring_is_attention_written_out(make_inputs, devices):
     assert plan.max_diff_trace == pytest.approx(np.abs(plan.result.output - z).max())
     assert 0 < plan.max_diff_trace < 1e-5
     # the first and last row of every device, and O's first two entries and its last, as shown
-    assert plan.rows_shown == tuple(tuple(sorted({int(b[0]), int(b[-1])})) for b in blocks)
+    # per device, the two rows whose drawn m or l change most often over the ring (ties: first, last)
+    for i, (b, shown) in enumerate(zip(blocks, plan.rows_shown)):
+        changes = {}
+        busy = [plan.step(t, i) for t in range(N) if plan.step(t, i).busy]
+        for r, p in enumerate(b):
+            ms = [f"{float(st.m[r]):.1f}" for st in busy]
+            ls = [f"{float(st.l[r]):.2f}" for st in busy]
+            changes[int(p)] = sum(x != y for x, y in zip(ms, ms[1:])) + sum(x != y for x, y in zip(ls, ls[1:]))
+        want = sorted(changes, key=lambda p: (-changes[p], p not in (b[0], b[-1]), p))[:2]
+        assert shown == tuple(sorted(want))
     assert plan.o_shown == (0, 1, v.shape[1] - 1)
     d = plan.decimals
     assert d >= 5
@@ -146,6 +155,9 @@ def test_memory_and_traffic_from_the_models_sizes(make_inputs):
         assert r.full_kv == r.n * per_token * m.n_layers
         assert r.kv_per_device == block * per_token * m.n_layers
         assert r.sent_per_step == block * per_token
+        # what a device holds, as the table counts it: its own block of every layer, plus the two
+        # blocks of the running layer passing through (the one it computes with, the one arriving)
+        assert r.peak_per_device == block * per_token * m.n_layers + 2 * block * per_token
 
 
 def test_the_memory_formula_multiplies_out_to_what_it_says(make_inputs):
@@ -176,6 +188,26 @@ def test_smollm2_sizes_read_as_the_table_shows_them():
     assert [byte_text(en, b) for b in (r.full_kv, r.kv_per_device, r.sent_per_step)] == ["23.0 GB", "5.76 GB", "192 MB"]
     assert [byte_text(pt, b) for b in (r.full_kv, r.kv_per_device, r.sent_per_step)] == ["23,0 GB", "5,76 GB", "192 MB"]
     assert byte_text(ko, 6_144_000) == "6.14 MB"
+    # held per device: own 5.76 GB + two passing blocks of one layer (2 × 192 MB)
+    assert r.peak_per_device == 5_760_000_000 + 2 * 192_000_000 and byte_text(en, r.peak_per_device) == "6.14 GB"
+
+
+def test_the_memory_table_and_captions_count_what_a_device_holds(make_inputs):
+    """The column and the last caption show the held bytes (own block + two passing blocks), the bar and
+    the second caption the own block: the words say which."""
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.plans.ring import plan_ring_memory
+    from attention_manim.scenes.style import byte_text
+
+    plan = plan_ring_memory(setting_for(make_inputs))
+    short = plan.rows[0]
+    for lang in ("en", "ko", "pt"):
+        say = Say(lang)
+        line = say("ring.memory.caption_table", count=plan.n_devices, short=say.number(short.n, ",d"),
+                   held=byte_text(say, short.peak_per_device), full=byte_text(say, short.full_kv))
+        assert byte_text(say, short.peak_per_device) in line and byte_text(say, short.full_kv) in line
+    assert "held" in Say("en")("ring.memory.col_device", count=4)
+    assert "passing" in Say("en")("ring.memory.caption_share", model="m", bytes=1)
 
 
 @pytest.mark.parametrize("b, want", [(999, (2, "kB")), (1000, (2, "kB")), (23_040_000, (1, "MB")),
@@ -348,3 +380,37 @@ def test_the_columns_m_l_and_o_are_said_in_words_on_screen(lang, make_inputs):
     assert key.get_bottom()[1] > -4 + 0.1 and key.width < 14.2 - 0.2
     boxes = watch.drawn["boxes"]
     assert key.get_top()[1] < boxes.get_bottom()[1]  # under the ring, clear of every device's box
+
+
+def test_the_toys_head_is_the_one_whose_running_update_shows(make_inputs):
+    """The toy's heads put almost all weight on one key: the ring lesson takes the head whose drawn m or l
+    change most over the ring, counted here from ring runs of every head; --layer/--head still choose."""
+    from dataclasses import replace
+
+    from attention_manim.scenes.plans.ring import DEVICES, plan_ring, ring_updates
+    from attention_manim.scenes.setting import HeadRef
+
+    base = setting_for(make_inputs, layer=0, head=0)
+    m = base.model
+    counts = {}
+    for layer in range(m.n_layers):
+        for head in range(m.n_heads):
+            plan = plan_ring(replace(base, head=HeadRef(layer, head)))
+            assert plan.n_devices == DEVICES
+            counts[(layer, head)] = ring_updates(plan.result)
+    best = max(counts, key=lambda lh: (counts[lh], -lh[0], -lh[1]))
+    picked = setting_for(make_inputs)
+    assert (picked.head.layer, picked.head.head) == best
+    assert counts[best] > counts[(0, 0)] and counts[best] > 0
+    # the rows drawn show it: on the picked head, m or l changes in a drawn row of some device
+    plan = plan_ring(picked)
+    moved = 0
+    for i in range(1, plan.n_devices):
+        busy = [plan.step(t, i) for t in range(plan.n_devices) if plan.step(t, i).busy]
+        for r in plan.rows(i):
+            moved += any(f"{a.l[r]:.2f}" != f"{b.l[r]:.2f}" or f"{a.m[r]:.1f}" != f"{b.m[r]:.1f}"
+                         for a, b in zip(busy, busy[1:]))
+    assert moved >= plan.n_devices - 1
+    # the user's head wins
+    assert setting_for(make_inputs, layer=0, head=1).head == HeadRef(0, 1)
+    assert setting_for(make_inputs, head=2).head == HeadRef(0, 2)

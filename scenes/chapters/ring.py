@@ -35,7 +35,7 @@ from ..components.vectors import ellipsis_dots, math
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter, Lesson
 from ..plans.ring import (
-    RingCausalPlan, RingMemoryPlan, RingPlan, plan_ring, plan_ring_causal, plan_ring_memory,
+    RingCausalPlan, RingMemoryPlan, RingPlan, busiest_head, plan_ring, plan_ring_causal, plan_ring_memory,
 )
 from ..stage import Stage
 from ..style import byte_text
@@ -56,7 +56,8 @@ def device_color(i: int) -> str:
 class RingLesson(Lesson):
     """A real model reads a real passage by default (the toy its own long example), and its default head
     is head 0 of the middle layer, as `python -m attention_manim.model.ring` takes it (a real model's
-    first layer mixes values so little that O shows only zeros at two decimals)."""
+    first layer mixes values so little that O shows only zeros at two decimals). The toy's default head is
+    the one whose running m and l change most over the ring (`busiest_head`)."""
 
     def setting(self, inputs):
         info = inputs.model
@@ -65,7 +66,10 @@ class RingLesson(Lesson):
                 inputs = replace(inputs, sentences=[RING_PASSAGE])
             if inputs.layer is None:
                 inputs = replace(inputs, layer=info.n_layers // 2)
-        return super().setting(inputs)
+            return super().setting(inputs)
+        setting = super().setting(inputs)
+        # the toy: the head whose m and l move most as the blocks go by (--layer/--head name another)
+        return busiest_head(setting) if inputs.layer is None and inputs.head is None else setting
 
 
 def figure(value: float, shown: str, font_size: float, color: str):
@@ -784,7 +788,7 @@ class RingMemory(Chapter):
         rows = [head]
         for r in plan.rows:
             rows.append([label(say.number(r.n, ",d"), 30, th.text), label(byte_text(say, r.full_kv), 30, th.text),
-                         label(byte_text(say, r.kv_per_device), 30, th.highlight),
+                         label(byte_text(say, r.peak_per_device), 30, th.highlight),
                          label(byte_text(say, r.sent_per_step), 30, th.text)])
         table = level(aligned_rows(rows, col_gap=0.8, row_step=0.58, align=["right"] * 4), row_step=0.58)
         y = table[0].get_bottom()[1] - 0.12
@@ -805,6 +809,6 @@ class RingMemory(Chapter):
             stage.wait(0.5)
         short = plan.rows[0]
         with stage.narrating(say(f"{T}.memory.caption_table", count=N, short=say.number(short.n, ",d"),
-                                 per=byte_text(say, short.kv_per_device), full=byte_text(say, short.full_kv))):
+                                 held=byte_text(say, short.peak_per_device), full=byte_text(say, short.full_kv))):
             stage.play(FadeIn(tab, shift=UP * 0.1), run_time=0.8)
             stage.wait(1.0)

@@ -261,9 +261,10 @@ class WindowSinks(Chapter):
         # the weight on the first token, layer by layer
         chart, bars, mean_note, top_note = self.sink_chart(stage, plan)
         drawn.update(sink_bars=bars, sink_mean=mean_note, sink_top=top_note)
-        key = "caption_sinks" if plan.piles else "caption_no_sinks"
-        with stage.narrating(say(f"{T}.{key}", **model, mean=dec(plan.sink_mean, say), top=dec(plan.sink_top, say),
-                                 layer=plan.sink_top_layer)):
+        # the caption's largest weight is the largest bar drawn: a head's when the chart draws heads
+        key = ("caption_sinks" if plan.piles else "caption_no_sinks") + ("_head" if plan.per_head else "")
+        with stage.narrating(say(f"{T}.{key}", **model, mean=dec(plan.sink_mean, say), top=dec(plan.shown_top, say),
+                                 layer=plan.shown_top_layer, head=plan.shown_top_head)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(chart.frame), run_time=0.8)
             stage.play(FadeIn(bars, lag_ratio=0.05), run_time=1.2)
             stage.play(FadeIn(chart.notes), run_time=0.6)
@@ -292,7 +293,7 @@ class WindowSinks(Chapter):
         L = len(plan.sink_per_layer)
         top_y = full.top - 0.95
         y_name = text(say(f"{T}.sink_axis"), FS, th.dim)
-        if L < 4:  # few layers: a bar for every head, each named by layer and head
+        if plan.per_head:  # few layers: a bar for every head, each named by layer and head
             H = plan.sink_per_head.shape[1]
             rows = [(head_name(say, l, h), float(plan.sink_per_head[l, h]), th.delta_multi)
                     for l in range(L) for h in range(H)]

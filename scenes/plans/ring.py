@@ -17,14 +17,14 @@ Three chapters read these plans:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from attention_manim.model.errors import UserError
 from attention_manim.model.ring import RingMemory, RingResult, RingStep, ring_attention, ring_memory
 
-from ..setting import Setting
+from ..setting import HeadRef, Setting
 
 DEVICES = 4  # the ring's size when the user gives no --devices
 MAX_DEVICES = 6  # the most devices the ring's picture holds with readable numbers (three boxes a row)
@@ -54,6 +54,58 @@ def shown_decimals(a: np.ndarray, b: np.ndarray) -> int:
         if all(f"{x:.{dec}f}" == f"{y:.{dec}f}" for x, y in zip(np.ravel(a), np.ravel(b))):
             return dec
     return 1
+
+
+def shown_changes(res: RingResult, device: int) -> list[int]:
+    """Per row of `device`: how often its m (one decimal) or l (two decimals), as drawn, changes from one
+    busy step to the next: the running update the lesson teaches, made visible."""
+    busy = [s for s in (res.at(t, device) for t in range(res.n_devices)) if s.busy]
+    out = []
+    for r in range(len(res.tokens[device])):
+        ms = [score_text(float(s.m[r])) for s in busy]
+        ls = [f"{float(s.l[r]):.2f}" for s in busy]
+        out.append(sum(a != b for a, b in zip(ms, ms[1:])) + sum(a != b for a, b in zip(ls, ls[1:])))
+    return out
+
+
+def shown_rows(res: RingResult, device: int) -> tuple[int, ...]:
+    """The two rows of a device drawn: those whose m or l change most often as the blocks go by
+    (`shown_changes`), ties going to the block's first and last row, then to the earlier row."""
+    toks = [int(p) for p in res.tokens[device]]
+    ends = {toks[0], toks[-1]}
+    changes = shown_changes(res, device)
+    order = sorted(range(len(toks)), key=lambda r: (-changes[r], toks[r] not in ends, toks[r]))
+    return tuple(sorted(toks[r] for r in order[:2]))
+
+
+def score_text(x: float) -> str:
+    """m as drawn: one decimal, −∞ for a row that has seen no key."""
+    return "−∞" if x == float("-inf") else f"{x:.1f}"
+
+
+def ring_updates(res: RingResult) -> int:
+    """How often a drawn m or l changes over the whole ring: the toy's head is picked to make it most."""
+    return sum(sum(shown_changes(res, i)) for i in range(res.n_devices))
+
+
+def busiest_head(setting: Setting) -> Setting:
+    """The setting on the head whose ring shows its running update most (`ring_updates`: how often a drawn
+    m or l changes over the ring, every row of every device), over every layer and head of the model;
+    ties go to the earlier layer, then head. For the toy, whose heads put almost all of each row's weight
+    on one key: on most heads m and l never move after the first step."""
+    tr = setting.trace
+    causal = tr.model.causal
+    N = ring_size(setting)
+    best, most = setting.head, -1
+    for layer in range(tr.model.n_layers):
+        for head in range(tr.model.n_heads):
+            ht = tr.head(layer, head)
+            res = ring_attention(ht.q, ht.k, ht.v, N, causal=bool(np.asarray(ht.mask).any()) or causal,
+                                 bytes_per_number=BYTES_PER_NUMBER)
+            n = ring_updates(res)
+            if n > most:
+                best, most = HeadRef(layer, head), n
+    return replace(setting, head=best)
 
 
 @dataclass(frozen=True)
@@ -110,7 +162,7 @@ def plan_ring(setting: Setting) -> RingPlan:
     causal = bool(np.asarray(ht.mask).any()) or tr.model.causal
     res = ring_attention(ht.q, ht.k, ht.v, N, causal=causal, bytes_per_number=BYTES_PER_NUMBER)
     z = np.asarray(ht.z, np.float64)
-    rows = tuple(tuple(sorted({int(t[0]), int(t[-1])})) for t in res.tokens)
+    rows = tuple(shown_rows(res, i) for i in range(N))
     picked = [p for r in rows for p in r]
     cols = tuple(sorted(set(range(min(O_SHOWN, res.d_v))) | {res.d_v - 1}))
     decimals = shown_decimals(res.output[np.ix_(picked, cols)], z[np.ix_(picked, cols)])

@@ -39,6 +39,7 @@ SINKS = 1  # the first token, kept beside the window
 GRID_MIN = 16  # the grid shows the text's first max(GRID_MIN, 2·w) tokens
 CONE_MIN_LAYERS = 4  # the cone is drawn over at least this many layers (the model's own marked)
 PILES = 0.1  # a mean weight on the first token at least this large "piles up" there
+FEW_LAYERS = 4  # a model with fewer layers gets a bar for every head in the sink chart, not one per layer
 
 
 def window_text(inputs: SceneInputs) -> str | None:
@@ -175,6 +176,10 @@ class SinksPlan:
     sink_top_layer: int
     sink_top: float
     piles: bool  # sink_mean ≥ PILES
+    per_head: bool  # the chart draws a bar per head (fewer than FEW_LAYERS layers), else one per layer
+    shown_top: float  # the largest bar the chart draws: a head's weight (per_head), else a layer's mean
+    shown_top_layer: int
+    shown_top_head: int | None  # the head of that bar when the chart draws heads
     kept_window: float  # weight kept by the window alone, mean over every head
     kept_sinks: float  # by the first token plus the window
     tail: tuple[str, ...]  # the text's last tokens (what the next token follows)
@@ -224,6 +229,12 @@ def plan_window_sinks(setting: Setting) -> SinksPlan:
     st = _study(setting)
     per_layer = st.sink.mean(axis=1)
     top = int(np.argmax(per_layer))
+    per_head = len(per_layer) < FEW_LAYERS
+    if per_head:  # the caption names the largest bar drawn: a head's
+        hl, hh = (int(x) for x in np.unravel_index(int(np.argmax(st.sink)), np.shape(st.sink)))
+        shown = dict(shown_top=float(np.asarray(st.sink)[hl, hh]), shown_top_layer=hl, shown_top_head=hh)
+    else:
+        shown = dict(shown_top=float(per_layer[top]), shown_top_layer=top, shown_top_head=None)
     tr = setting.trace
     at = st.windows.index(st.window)
     back = [w for w, k in zip(st.windows, st.sink_kept) if k]
@@ -231,7 +242,7 @@ def plan_window_sinks(setting: Setting) -> SinksPlan:
     return SinksPlan(model_name=st.model, window=st.window, sinks=st.sinks, sink_per_layer=np.array(per_layer),
                      sink_per_head=np.array(st.sink),
                      sink_mean=float(st.sink.mean()), sink_top_layer=top, sink_top=float(per_layer[top]),
-                     piles=float(st.sink.mean()) >= PILES, kept_window=float(st.kept.mean()),
+                     piles=float(st.sink.mean()) >= PILES, per_head=per_head, **shown, kept_window=float(st.kept.mean()),
                      kept_sinks=float(st.kept_sinks.mean()), tail=tuple(tr.tokens[-TAIL:]),
                      tail_text=tail_text(tr, TAIL), token=st.token,
                      p_token=st.p_token, windows=st.windows, window_kept=st.window_kept, window_kl=st.window_kl,
