@@ -13,6 +13,7 @@ from ..components.batched_shapes import rect_points
 from ..components.text import label, text_baseline
 from ..components.vectors import MATH_PER_TEXT, math
 from .embedding_parts import mixed_label as text
+from .honest import wrapped
 from ..i18n import Say
 
 T = "beyond"
@@ -79,25 +80,8 @@ def with_math(words: str, formula, font_size: float, color: str, buff: float = 0
 def wrapped_words(words: str, width: float, font_size: float, color: str, max_lines: int = 4) -> VGroup:
     """`words` as left-aligned lines of at most `width`, broken at spaces, each line set as the suite's
     prose is (Hangul in the Korean face, a token such as "␣rye" in the serif, as on the rest of the
-    frame; `honest.wrapped` sets a Korean line in one face); scaled down past `max_lines` lines."""
-    parts = words.split(" ")
-    lines: list[str] = []
-    current = ""
-    for w in parts:
-        trial = f"{current} {w}" if current else w
-        if current and text(trial, font_size, color).width > width:
-            lines.append(current)
-            current = w
-        else:
-            current = trial
-    if current:
-        lines.append(current)
-    if len(lines) > max_lines:
-        return wrapped_words(words, width * 1.25, font_size, color, max_lines)
-    group = VGroup(*(text(line, font_size, color) for line in lines)).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
-    if group.width > width:
-        group.scale_to_fit_width(width)
-    return group
+    frame; `honest.wrapped`'s default sets a Korean line in one face); scaled down past `max_lines` lines."""
+    return wrapped(words, width, font_size, color, max_lines, setter=text)
 
 
 def dec(x: float, say: Say | None = None, digits: int = 2) -> str:

@@ -14,10 +14,12 @@ from ..stage import Region, Stage
 GLUED_SIGNS = frozenset({"≥", "≤", "=", "≈", "×", "·", "→", "+", "−", "<", ">"})
 
 
-def wrapped(text: str, width: float, font_size: float, color: str, max_lines: int = 4) -> VGroup:
+def wrapped(text: str, width: float, font_size: float, color: str, max_lines: int = 4, setter=None) -> VGroup:
     """`text` as lines of at most `width` (scene units), broken at spaces, left-aligned; scaled
     down when even that needs more than `max_lines` lines. A lone sign ("≥", "=", "×") stays with
-    the word after it: a line never ends on "≥" with its number alone on the next."""
+    the word after it: a line never ends on "≥" with its number alone on the next. `setter` sets a
+    line (default `label`: a Korean line in one face; beyond_parts passes the prose setter)."""
+    setter = setter or label
     words = []
     for w in text.split(" "):
         if words and words[-1] in GLUED_SIGNS:
@@ -28,7 +30,7 @@ def wrapped(text: str, width: float, font_size: float, color: str, max_lines: in
     current = ""
     for w in words:
         trial = f"{current} {w}" if current else w
-        if current and label(trial, font_size, color).width > width:
+        if current and setter(trial, font_size, color).width > width:
             lines.append(current)
             current = w
         else:
@@ -36,8 +38,8 @@ def wrapped(text: str, width: float, font_size: float, color: str, max_lines: in
     if current:
         lines.append(current)
     if len(lines) > max_lines:
-        return wrapped(text, width * 1.25, font_size, color, max_lines)
-    group = VGroup(*(label(line, font_size, color) for line in lines)).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+        return wrapped(text, width * 1.25, font_size, color, max_lines, setter)
+    group = VGroup(*(setter(line, font_size, color) for line in lines)).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
     if group.width > width:
         group.scale_to_fit_width(width)
     return group
