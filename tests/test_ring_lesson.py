@@ -273,6 +273,16 @@ def test_ring_renders(lang, make_inputs, render_scene):
     assert len(scene.caption_log) == 3 + N + 2 + 4 + 3
     assert frame[..., :3].max() > 100
     assert 60 <= scene.renderer.time <= 130
+    # under each device's share of the bar: its own block, said to be its own (the table's column adds
+    # the passing blocks; a bare size under the bar read as a contradiction of it)
+    from attention_manim.scenes.chapters.ring import byte_text
+    from attention_manim.scenes.i18n import Say
+
+    say = Say(lang)
+    mem = scene.stage.drawn["ring_memory"]
+    own = say("ring.memory.own_share", size=byte_text(say, mem["own_bytes"]))
+    assert len(mem["shares"]) == N and all(t[1].original_text == own for t in mem["shares"])
+    assert mem["own_bytes"] * N >= mem["whole_bytes"] > mem["own_bytes"] * (N - 1)
 
 
 def lint_result(lang, model):

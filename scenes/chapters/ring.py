@@ -361,7 +361,7 @@ class Ring(Chapter):
         rows = [head]
         picked = plan.rows(i)
         for k, (r, p) in enumerate(zip(picked, plan.rows_shown[i])):
-            if k > 0:
+            if k > 0 and p - plan.rows_shown[i][k - 1] > 1:  # rows left out between these two
                 rows.append([ellipsis_dots(DOWN, spacing=0.07, radius=0.022, color=th.dim)])
             rows.append([self.row_name(stage, plan, p), figure(float(s.m[r]), score_text(float(s.m[r])), 24, color),
                          figure(float(s.l[r]), fixed(float(s.l[r]), 2), 24, color)] + self.entries(plan, s.O[r], 2, color))
@@ -375,7 +375,7 @@ class Ring(Chapter):
         last = plan.result.steps_of(i)[-1]
         rows = [[label("", 22, th.text), label("", 22, th.text)] + self.header_row(stage, plan, short=True, final=True)]
         for k, (r, p) in enumerate(zip(plan.rows(i), plan.rows_shown[i])):
-            if k > 0:
+            if k > 0 and p - plan.rows_shown[i][k - 1] > 1:  # rows left out between these two
                 rows.append([ellipsis_dots(DOWN, spacing=0.07, radius=0.022, color=th.dim)])
             ring_row = last.O[r] / last.l[r]
             rows.append([self.row_name(stage, plan, p), label(say(f"{T}.steps.ring_name"), 22, th.value)]
@@ -765,8 +765,8 @@ class RingMemory(Chapter):
             seg.move_to([x + w / 2, 0, 0])
             bar.add(seg)
             x += w
-        per = byte_text(say, big.kv_per_device)
-        for i, seg in enumerate(bar):  # under each device's share: its name, then the size
+        per = say(f"{T}.memory.own_share", size=byte_text(say, big.kv_per_device))
+        for i, seg in enumerate(bar):  # under each device's share: its name, then its own block's size
             t = VGroup(label(say(f"{T}.steps.device", device=i), 22, device_color(i)),
                        label(per, 26, th.text)).arrange(DOWN, buff=0.1)
             fit_into(t, seg.width - 0.15, 0.8)
@@ -797,7 +797,7 @@ class RingMemory(Chapter):
         body = VGroup(picture, tab).arrange(DOWN, buff=0.7)
         fit_into(body, full.width - 0.6, sizes.get_bottom()[1] - 0.3 - full.bottom)
         body.move_to([0, (sizes.get_bottom()[1] - 0.3 + full.bottom) / 2, 0])
-        drawn.update(bar=bar, table=table)
+        drawn.update(bar=bar, table=table, shares=shares, own_bytes=big.kv_per_device, whole_bytes=big.full_kv)
         with stage.narrating(say(f"{T}.memory.caption_share", model=name, layers=plan.n_layers, heads=plan.n_kv_heads,
                                  d=plan.d_head, bytes=plan.kv_token)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(sizes), run_time=0.8)
