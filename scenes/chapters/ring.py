@@ -19,7 +19,7 @@ from 1, as the flash lesson numbers them.
 from __future__ import annotations
 
 from dataclasses import replace
-from math import ceil
+from math import ceil, floor, log10
 
 import numpy as np
 from manim import (
@@ -166,8 +166,18 @@ class Ring(Chapter):
         # the key to the tables' columns (m, l, O), along the frame's foot; the ring above it
         key = self.column_key(stage, plan, full.width)
         key.move_to([0, full.bottom + key.height / 2, 0])
+        # a line above the key for the steps where a busy device's table does not visibly change (the
+        # toy's heads): which devices, and the weight their rows give the new keys
+        notes = [self.still_note(stage, plan, t, full.width) for t in range(N)]
+        ring_bottom = key.get_top()[1] + 0.2
+        if any(notes):
+            note_h = max(n.height for n in notes if n is not None)
+            for n in notes:
+                if n is not None:
+                    n.move_to([0, key.get_top()[1] + 0.15 + note_h / 2, 0])
+            ring_bottom += note_h + 0.1
         # the ring: one box per device, arrows to the next
-        centres, bw, bh = ring_layout(N, full.left, full.right, key.get_top()[1] + 0.2, top - 0.1)
+        centres, bw, bh = ring_layout(N, full.left, full.right, ring_bottom, top - 0.1)
         self.narrow = bw < 5.0
         boxes, heads = VGroup(), []
         for i in range(N):
@@ -196,9 +206,10 @@ class Ring(Chapter):
         # every step's table, built first so that all of them share one scale (equal digits everywhere)
         all_tables = [[self.state_table(stage, plan, t, i) for i in range(N)] for t in range(N)]
         place_all([tab for step in all_tables for tab in step], [slots[i] for _ in range(N) for i in range(N)])
-        counter = None
+        counter = note = None
         tables: list = [None] * N
         status: list = [None] * N
+        drawn["notes"] = notes
         for t in range(N):
             moves = []
             if t > 0:  # every block goes one device on: device i's chip to device i + 1
@@ -209,13 +220,15 @@ class Ring(Chapter):
             new_counter.move_to([full.right - new_counter.width / 2, title.get_center()[1], 0])
             new_tables = all_tables[t]
             new_status = [self.status(stage, plan, t, i, slots[i]) for i in range(N)]
-            outs = [m for m in tables + status if m is not None]
+            outs = [m for m in tables + status + [note] if m is not None]
             with stage.narrating(self.caption_for_step(stage, plan, t)):
                 if moves:
                     stage.play(*moves, *(a.animate.set_color(th.highlight) for a in arrows), run_time=1.0)
                     stage.play(*(a.animate.set_color(th.dim) for a in arrows), run_time=0.3)
                 anims = [FadeIn(m) for m in new_tables + new_status] + [FadeOut(m) for m in outs]
                 anims.append(FadeIn(new_counter))
+                if notes[t] is not None:
+                    anims.append(FadeIn(notes[t]))
                 if t == 0:  # the columns appear with their key
                     anims.append(FadeIn(key))
                 if counter is not None:
@@ -225,7 +238,7 @@ class Ring(Chapter):
                     anims.append(boxes[i].animate.set_stroke(width=5 if busy else 2, opacity=1.0 if busy else 0.5))
                 stage.play(*anims, run_time=0.9)
                 stage.wait(0.6)
-            counter = new_counter
+            counter, note = new_counter, notes[t]
             tables, status = new_tables, new_status
             drawn["tables"].append(new_tables)
             drawn["status"].append(new_status)
@@ -239,7 +252,7 @@ class Ring(Chapter):
             fit_into(diff, full.right - title.get_right()[0] - 0.3, 0.5)
             diff.move_to([full.right - diff.width / 2, title.get_center()[1], 0])
         with stage.narrating(say(f"{T}.steps.caption_done", count=N)):
-            stage.play(*(FadeOut(m) for m in tables + status), *(FadeOut(c) for c in chips),
+            stage.play(*(FadeOut(m) for m in tables + status + ([note] if note else [])), *(FadeOut(c) for c in chips),
                        *(b.animate.set_stroke(width=3, opacity=1.0) for b in boxes), run_time=0.5)
             stage.play(*(FadeIn(m) for m in results), run_time=1.0)
             stage.wait(0.4)
@@ -277,6 +290,20 @@ class Ring(Chapter):
         fit_into(key, width, 0.45)
         key.symbols, key.words = VGroup(*symbols), VGroup(*words)
         return key
+
+    @staticmethod
+    def still_note(stage: Stage, plan: RingPlan, t: int, width: float):
+        """Step t's note on the busy devices whose tables read as before (`RingPlan.still`): their
+        rows give the new keys less than 0.01% (or 0.1%, 1%) of their weight. None when there are none."""
+        th, say = stage.theme, stage.say
+        devices, share = plan.still(t)
+        if not devices:
+            return None
+        pct = next(p for p in (0.01, 0.1, 1.0) if share * 100 < p)
+        under = say(f"{T}.steps.share_under", pct=say.number(pct, f".{max(0, -floor(log10(pct)))}f"))
+        note = text(say(f"{T}.steps.still", count=len(devices), devices=say.words([str(i) for i in devices]),
+                        share=under), 22, th.text)
+        return fit_into(note, width, 0.4)
 
     @staticmethod
     def slots(box, head, bw: float, bh: float, narrow: bool = False) -> dict:

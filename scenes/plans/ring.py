@@ -32,6 +32,8 @@ O_SHOWN = 2  # the first entries of a row's (running) output shown, then an elli
 BYTES_PER_NUMBER = 2  # keys and values sent in bf16, as long-context models are run
 KV_TENSORS = 2  # a token's keys and its values: the ×2 of the memory formula
 MEMORY_LENGTHS = (1_000, 32_000, 1_000_000)  # sequence lengths of the memory table
+STILL_SHARE = 0.01  # a busy device whose drawn rows give the new keys less weight than this, and whose
+# drawn figures read as before, is named in a note: its table did not visibly change, and the note says why
 
 
 def ring_size(setting: Setting) -> int:
@@ -76,6 +78,11 @@ def shown_rows(res: RingResult, device: int) -> tuple[int, ...]:
     changes = shown_changes(res, device)
     order = sorted(range(len(toks)), key=lambda r: (-changes[r], toks[r] not in ends, toks[r]))
     return tuple(sorted(toks[r] for r in order[:2]))
+
+
+def drawn_figures(step: RingStep, r: int, cols: tuple[int, ...]) -> tuple[str, ...]:
+    """Row r of a device's table as drawn: m (one decimal), l and the shown entries of O (two)."""
+    return (score_text(float(step.m[r])), f"{float(step.l[r]):.2f}", *(f"{float(step.O[r][j]):.2f}" for j in cols))
 
 
 def score_text(x: float) -> str:
@@ -146,6 +153,32 @@ class RingPlan:
         """First and last token position of the device's (contiguous) block."""
         t = self.result.tokens[device]
         return int(t[0]), int(t[-1])
+
+    def new_key_share(self, t: int, device: int) -> float:
+        """The largest share of weight, in the head's own pattern, that a drawn row of `device` gives the
+        keys of the block it holds at step t."""
+        keys = self.result.tokens[self.step(t, device).kv_block]
+        return float(self.result.weights[np.ix_(list(self.rows_shown[device]), keys)].sum(axis=1).max())
+
+    def still(self, t: int) -> tuple[tuple[int, ...], float]:
+        """The busy devices at step t (after the first) whose drawn figures all read as at step t − 1
+        because their drawn rows give the new keys less than STILL_SHARE of their weight, and the largest
+        such share: the toy's heads put nearly all of a row's weight on one key, so a busy device's table
+        can stay the same, and the screen says why."""
+        if t == 0:
+            return (), 0.0
+        devices, share = [], 0.0
+        for i in range(self.n_devices):
+            now, before = self.step(t, i), self.step(t - 1, i)
+            if not now.busy:
+                continue
+            same = all(drawn_figures(now, r, self.o_shown) == drawn_figures(before, r, self.o_shown)
+                       for r in self.rows(i))
+            w = self.new_key_share(t, i)
+            if same and w < STILL_SHARE:
+                devices.append(i)
+                share = max(share, w)
+        return tuple(devices), share
 
     def idle(self, t: int) -> tuple[int, ...]:
         return tuple(i for i in range(self.n_devices) if not self.step(t, i).busy)
