@@ -1064,12 +1064,23 @@ def _wrap(text: str, draw, font, width: int) -> list[str]:
 QUALITY_PIXELS = {"l": (854, 480), "m": (1280, 720), "h": (1920, 1080), "p": (2560, 1440), "k": (3840, 2160)}
 
 
+_watched = 0  # lessons being played by play_watched now (the lint or a storyboard)
+
+
+def watching() -> bool:
+    """Whether a lesson is being played for the lint or a storyboard: what only the lint reads (a
+    label's declared exception that is measured on every frame) is worth computing only then."""
+    return _watched > 0
+
+
 def play_watched(scene_cls, inputs, observer: Observer, *, pixels: tuple[int, int] = (192, 108)) -> object:
     """Play a lesson with every animation skipped to its end and `observer` listening; nothing is
     written but what the observer writes. Returns the scene."""
     from manim import tempconfig
 
+    global _watched
     work = tempfile.mkdtemp(prefix=".attention-manim-review-")
+    _watched += 1
     try:
         opts = {"media_dir": work, "disable_caching": True, "write_to_movie": False, "save_last_frame": False,
                 "verbosity": "ERROR", "progress_bar": "none",
@@ -1086,6 +1097,7 @@ def play_watched(scene_cls, inputs, observer: Observer, *, pixels: tuple[int, in
             scene.render()
         return scene
     finally:
+        _watched -= 1
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -33,6 +33,7 @@ from manim import (
 )
 
 from ..plans.space import choose_axes, pick_axes, view_matrix  # the geometry, without manim
+from .. import review
 from ..review import LABEL_GAP, clear_of, names_point
 
 # why a label may sit nearer than the lint's gap to a stroke: every place within reach of its arrow
@@ -353,17 +354,19 @@ class EmbeddingSpace(VGroup):
             m.set_z(p[2])
             # measured as the lint measures it (glyph outlines against drawn strokes): where even the
             # best place found leaves less than the lint's gap, the label says so while it lasts
-            # (listed by the lint as a declared exception, not hidden)
-            glyphs = [g.points[:, :2] for g in m.family_members_with_points()]
-            boxes = np.array([[*q.min(axis=0), *q.max(axis=0)] for q in glyphs]) if glyphs else None
-            strokes = [sm for sm in strokes_of([*self.axis_lines, *others]) if sm not in m.get_family()]
-            crowded = crowded or (boxes is not None and clearance(boxes, strokes) < LABEL_GAP)
-            rules = dict(getattr(m, "lint_exempt", None) or {})
-            if crowded:
-                rules["label_clear"] = CROWDED
-            elif rules.get("label_clear") == CROWDED:
-                del rules["label_clear"]
-            m.lint_exempt = rules
+            # (listed by the lint as a declared exception, not hidden). Only the lint reads it, and
+            # measuring every glyph on every frame of a turn was a tenth of a render: so only then
+            if review.watching():
+                glyphs = [g.points[:, :2] for g in m.family_members_with_points()]
+                boxes = np.array([[*q.min(axis=0), *q.max(axis=0)] for q in glyphs]) if glyphs else None
+                strokes = [sm for sm in strokes_of([*self.axis_lines, *others]) if sm not in m.get_family()]
+                crowded = crowded or (boxes is not None and clearance(boxes, strokes) < LABEL_GAP)
+                rules = dict(getattr(m, "lint_exempt", None) or {})
+                if crowded:
+                    rules["label_clear"] = CROWDED
+                elif rules.get("label_clear") == CROWDED:
+                    del rules["label_clear"]
+                m.lint_exempt = rules
             pts = m.get_all_points()
             memo["key"] = key
             memo["box"] = np.concatenate([pts.min(axis=0), pts.max(axis=0)]) if len(pts) else np.zeros(6)
