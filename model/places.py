@@ -7,7 +7,8 @@ The cache folder is `$ATTENTION_MANIM_CACHE` when set, else the platform's user 
 attention-manim (platformdirs: `$XDG_CACHE_HOME/attention-manim`, else `~/.cache/attention-manim`
 on Linux; `~/Library/Caches/attention-manim` on macOS; `%LOCALAPPDATA%\\attention-manim\\Cache` on
 Windows). Inside it: `smollm2/` (dequantized weights), `probes/` (measured head roles), `glyphs/`
-(text outlines; `$ATTN_MANIM_GLYPHS` moves just those), `renders/` keys.
+(text outlines; `$ATTN_MANIM_GLYPHS` moves just those), `studies/` (the linear and window lessons'
+whole-model measurements, model/studies.py), `renders/` keys.
 """
 
 from __future__ import annotations

@@ -186,18 +186,23 @@ class ModelSession:
     def linear_study(self, passages=None):
         """Softmax against linear attention over every head, and one layer at a time made linear
         (model/studies.py), measured once per session: a LinearStudy of plain numbers."""
-        from .studies import linear_study
+        from .studies import LinearStudy, cached_study, linear_study
 
         key = ("linear", None if passages is None else tuple(passages))
-        return self._study(key, lambda: linear_study(self, passages, lock=self._lock))
+        return self._study(key, lambda: cached_study(self, *key[:1], key[1:],
+                                                     lambda: linear_study(self, passages, lock=self._lock),
+                                                     LinearStudy))
 
     def window_study(self, text: str, window: int, sinks: int = 1):
         """Every head's weight outside a sliding window of `window` (and with `sinks` first tokens kept),
         and the next token after `text` with every layer windowed (model/studies.py), once per session."""
-        from .studies import window_study
+        from .studies import WindowStudy, cached_study, window_study
 
         key = ("window", text, int(window), int(sinks))
-        return self._study(key, lambda: window_study(self, text, int(window), int(sinks), lock=self._lock))
+        return self._study(key, lambda: cached_study(self, *key[:1], key[1:],
+                                                     lambda: window_study(self, text, int(window), int(sinks),
+                                                                          lock=self._lock),
+                                                     WindowStudy))
 
 
 _sessions: OrderedDict[tuple[str, str], ModelSession] = OrderedDict()

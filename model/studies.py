@@ -5,13 +5,21 @@ kept as plain numbers (no torch in the results): the scenes read these, never th
     study = session.window_study(text, window=8, sinks=1)  # every head's weight outside a window, every layer windowed
 
 The measurements themselves are model/linear_attention.py's and model/sliding_window.py's; this module
-runs them and copies out the numbers. `ModelSession` caches each study (model/session.py)."""
+runs them and copies out the numbers. `ModelSession` keeps each study in memory (model/session.py), and
+`cached_study` on disk (`<cache>/studies/`, plain JSON), keyed by the model's weights, the device, the
+study's arguments and the source of the modules that measure it: a second render of the lesson, in
+another language or another process, reads the numbers instead of running the model dozens of times
+(SmolLM2's linear study: some 16 s on two cores). Deleting the folder is always safe."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import hashlib
+import json
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -20,6 +28,10 @@ from .passages import passages_for
 from .sliding_window import window_effects, window_shares
 
 EFFECT_WINDOWS = (4, 8, 16, 32, 64)  # the widths every layer is windowed with (those shorter than the text)
+STUDY_VERSION = 1  # bump when a study's fields change meaning (a changed measuring module changes the key itself)
+# the modules whose code decides a study's numbers: any change to them is a new key
+STUDY_SOURCES = ("studies.py", "linear_attention.py", "sliding_window.py", "swapped.py", "transformer.py",
+                 "trace.py", "passages.py")
 
 
 @contextmanager
@@ -146,3 +158,60 @@ def window_study(session, text: str, window: int, sinks: int = 1,
                        sink_kept=tuple(e.kept for e in ef.sink_window),
                        sink_kl=tuple(float(e.kl) for e in ef.sink_window),
                        sink_token=tuple(e.token_after for e in ef.sink_window))
+
+
+# --- the disk cache -----------------------------------------------------------------------------------
+
+def study_key(session, kind: str, args: tuple) -> str:
+    """The study's file name: its kind and arguments, the model's weights (model/probes.py's identity),
+    the device it runs on, STUDY_VERSION and the bytes of STUDY_SOURCES."""
+    from .probes import weights_identity
+
+    h = hashlib.sha256(repr((STUDY_VERSION, kind, args)).encode())
+    h.update(weights_identity(session.model).encode())
+    params = getattr(session.model, "parameters", None)
+    first = next(iter(params()), None) if callable(params) else None
+    h.update(str(getattr(first, "device", "cpu")).encode())
+    here = Path(__file__).resolve().parent
+    for name in STUDY_SOURCES:
+        path = here / name
+        h.update(path.read_bytes() if path.is_file() else name.encode())
+    return h.hexdigest()[:24]
+
+
+def _encode(value):
+    if isinstance(value, np.ndarray):
+        return {"array": value.tolist(), "dtype": str(value.dtype), "shape": list(value.shape)}
+    if isinstance(value, tuple):
+        return {"tuple": [_encode(v) for v in value]}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _decode(value):
+    if isinstance(value, dict) and "array" in value:
+        return np.array(value["array"], dtype=value["dtype"]).reshape(value["shape"])
+    if isinstance(value, dict) and "tuple" in value:
+        return tuple(_decode(v) for v in value["tuple"])
+    return value
+
+
+def cached_study(session, kind: str, args: tuple, run: Callable[[], object], cls: type):
+    """`run()`'s study, read from the disk cache when this model, device, arguments and code measured it
+    before; else measured and written (atomically; a read-only or damaged cache costs a measurement)."""
+    from .places import cache_dir
+    from .probes import _write_atomic
+
+    path = cache_dir("studies") / f"{kind}-{study_key(session, kind, args)}.json"
+    if path.is_file():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            names = {f.name for f in dataclasses.fields(cls)}
+            if set(data) == names:
+                return cls(**{k: _decode(v) for k, v in data.items()})
+        except (ValueError, KeyError, TypeError, OSError):
+            pass  # damaged: measured again and replaced
+    study = run()
+    _write_atomic(path, json.dumps({f.name: _encode(getattr(study, f.name)) for f in dataclasses.fields(cls)}))
+    return study
