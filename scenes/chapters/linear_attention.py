@@ -16,8 +16,9 @@ from math import log2, log10
 from types import SimpleNamespace
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Dot, FadeIn, FadeOut, Line, Rectangle, Square, Transform, VGroup, VMobject)
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Circle, Dot, FadeIn, FadeOut, Line, Rectangle, Square, Transform, VGroup, VMobject)
 
+from ..components.clearance import first_clear, strokes_of
 from ..components.text import label, text_baseline
 from ..components.vectors import MATH_PER_TEXT, math
 from ..components.word_boxes import WordBoxes
@@ -476,8 +477,14 @@ class LinearCost(Chapter):
             ends.add(end)
         if ends[0].get_bottom()[1] < ends[1].get_top()[1] + 0.15:  # keep the two end notes apart
             ends[1].shift(DOWN * (ends[1].get_top()[1] + 0.15 - ends[0].get_bottom()[1]))
-        cross = text(say(f"{T}.crossover", n=plan.crossover), FS, th.text)
-        cross.move_to([ox + 0.45 * W + cross.width / 2, oy + 0.35 + cross.height / 2, 0])
+        # where the curves cross, marked, and its note beside the mark, clear of both curves and the axes
+        meet = np.array([X(plan.crossover), Y(2 * plan.crossover ** 2 * plan.d_head), 0.0])
+        mark = Circle(radius=0.11, stroke_color=th.text, stroke_width=3).move_to(meet)
+        note = text(say(f"{T}.crossover", n=plan.crossover), FS, th.text)
+        spots = [meet + np.array([dx + note.width / 2, dy, 0.0]) for dx in (0.35, 0.6, 0.9)
+                 for dy in (-0.22, -0.12, 0.0, 0.35, 0.6, 0.9)]
+        note.move_to(first_clear(note, spots, strokes_of([axes, *curves]), gap=0.08))
+        cross = VGroup(mark, note)
         ratio = text(say(f"{T}.at_end", n=plan.lengths[-1], ratio=round(plan.ratio_last)), 24, th.highlight)
         ratio.move_to([ox + 0.3 + ratio.width / 2, oy + H - 0.1, 0])
         plot = VGroup(axes, ticks, x_name, y_name, curves, ends, cross, ratio)
