@@ -459,3 +459,58 @@ def test_the_linear_grids_label_every_token_at_a_readable_size(lang, make_inputs
     for grid in watch.grids:
         assert grid.shown_labels == {"rows": list(range(grid.n)), "cols": list(range(grid.n))}
         assert min(label_px(grid.row_labels), label_px(grid.col_labels)) >= 14.5
+
+
+def _chapter_drawn(scene_name: str, inputs, key: str) -> dict:
+    from attention_manim.scenes import review
+
+    class Watch(review.Observer):
+        def chapter_done(self, scene, k, number):
+            if k == key:
+                self.drawn = dict(scene.stage.drawn[k])
+
+    watch = Watch()
+    review.play_watched(load_all()[scene_name], inputs, watch)
+    return watch.drawn
+
+
+def _distance_to_polyline(p, line) -> float:
+    pts = np.asarray(line.points)[:, :2]  # a polyline's handles lie on its segments
+    best = np.inf
+    for a, b in zip(pts[:-1], pts[1:]):
+        t = np.clip(np.dot(p - a, b - a) / max(np.dot(b - a, b - a), 1e-12), 0, 1)
+        best = min(best, float(np.linalg.norm(p - (a + t * (b - a)))))
+    return best
+
+
+def test_the_crossover_is_marked_where_the_curves_meet(smollm2_model, make_inputs):
+    """SmolLM2 (d = 64): the curves cross at n = 66, just right of the first length drawn; the mark sits
+    on both curves and its note beside it (it sat far to the right). The toy's heads cross before the
+    first length drawn: no mark, the note only."""
+    from attention_manim.scenes.batch import Job
+
+    lint("linear_attention", "en", "smollm2")  # loads the session once
+    drawn = _chapter_drawn("linear_attention", _WORKER.inputs(Job(scene="linear_attention", model="smollm2")),
+                           "linear_cost")
+    mark, note = drawn["crossover"]
+    centre = mark.get_center()[:2]
+    for curve in drawn["curves"]:
+        assert _distance_to_polyline(centre, curve[0]) < 0.03
+    gap = np.linalg.norm(note.get_left()[:2] - centre)
+    assert gap < 1.5, gap
+    assert "66" in " ".join(getattr(m, "original_text", "") for m in note.get_family())
+    toy = _chapter_drawn("linear_attention", make_inputs(), "linear_cost")
+    assert len(toy["crossover"]) == 1  # the note alone
+
+
+def test_real_tokens_come_with_the_space_key(smollm2_model, make_inputs):
+    """SmolLM2's tokens show their leading space as ␣: the ring's steps and the window's grid and table
+    say what it means; the toy's words have none, and no key is drawn."""
+    from attention_manim.scenes.batch import Job
+
+    lint("sliding_window", "en", "smollm2")  # loads the session once
+    for scene_name, key in (("ring_attention", "ring"), ("sliding_window", "window_mask")):
+        real = _chapter_drawn(scene_name, _WORKER.inputs(Job(scene=scene_name, model="smollm2")), key)
+        assert real["spaces"] is not None and real["spaces"].original_text == "␣ = a space before the word"
+        toy = _chapter_drawn(scene_name, make_inputs(), key)
+        assert toy["spaces"] is None

@@ -478,19 +478,24 @@ class LinearCost(Chapter):
         if ends[0].get_bottom()[1] < ends[1].get_top()[1] + 0.15:  # keep the two end notes apart
             ends[1].shift(DOWN * (ends[1].get_top()[1] + 0.15 - ends[0].get_bottom()[1]))
         # where the curves cross, marked, and its note beside the mark, clear of both curves and the axes
-        meet = np.array([X(plan.crossover), Y(2 * plan.crossover ** 2 * plan.d_head), 0.0])
-        mark = Circle(radius=0.11, stroke_color=th.text, stroke_width=3).move_to(meet)
+        # (a crossover left of the first length drawn, as the toy's small heads have, is only said)
         note = text(say(f"{T}.crossover", n=plan.crossover), FS, th.text)
-        spots = [meet + np.array([dx + note.width / 2, dy, 0.0]) for dx in (0.35, 0.6, 0.9)
-                 for dy in (-0.22, -0.12, 0.0, 0.35, 0.6, 0.9)]
-        note.move_to(first_clear(note, spots, strokes_of([axes, *curves]), gap=0.08))
-        cross = VGroup(mark, note)
+        if plan.lengths[0] <= plan.crossover <= plan.lengths[-1]:
+            meet = np.array([X(plan.crossover), Y(2 * plan.crossover ** 2 * plan.d_head), 0.0])
+            mark = Circle(radius=0.11, stroke_color=th.text, stroke_width=3).move_to(meet)
+            spots = [meet + np.array([dx + note.width / 2, dy, 0.0]) for dx in (0.35, 0.6, 0.9)
+                     for dy in (-0.22, -0.12, 0.0, 0.35, 0.6, 0.9)]
+            note.move_to(first_clear(note, spots, strokes_of([axes, *curves]), gap=0.08))
+            cross = VGroup(mark, note)
+        else:
+            note.move_to([ox + 0.45 * W + note.width / 2, oy + 0.35 + note.height / 2, 0])
+            cross = VGroup(note)
         ratio = text(say(f"{T}.at_end", n=plan.lengths[-1], ratio=round(plan.ratio_last)), 24, th.highlight)
         ratio.move_to([ox + 0.3 + ratio.width / 2, oy + H - 0.1, 0])
         plot = VGroup(axes, ticks, x_name, y_name, curves, ends, cross, ratio)
         fit_into(plot, full.width - 0.2, full.top - 0.85 - full.bottom)
         plot.move_to([0, (full.top - 0.85 + full.bottom) / 2, 0])
-        drawn.update(curves=curves, ends=ends, ticks=ticks, ratio=ratio)
+        drawn.update(curves=curves, ends=ends, ticks=ticks, ratio=ratio, crossover=cross)
         with stage.narrating(say(f"{T}.caption_cost", d=plan.d_head, n=plan.crossover)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(VGroup(axes, ticks, x_name, y_name)), run_time=1.0)
             stage.play(FadeIn(curves[0]), FadeIn(ends[0]), run_time=0.8)

@@ -32,7 +32,7 @@ from ..components.batched_shapes import points_mobject, rect_points
 from ..components.number_table import aligned_rows
 from ..components.text import label, text_baseline
 from ..components.vectors import ellipsis_dots, math
-from ..components.word_boxes import WordBoxes
+from ..components.word_boxes import WordBoxes, space_key
 from ..lesson import Chapter, Lesson
 from ..plans.ring import (
     RingCausalPlan, RingMemoryPlan, RingPlan, busiest_head, plan_ring, plan_ring_causal, plan_ring_memory,
@@ -168,14 +168,22 @@ class Ring(Chapter):
         key.move_to([0, full.bottom + key.height / 2, 0])
         # a line above the key for the steps where a busy device's table does not visibly change (the
         # toy's heads): which devices, and the weight their rows give the new keys
-        notes = [self.still_note(stage, plan, t, full.width) for t in range(N)]
+        # and the key to the tokens' ␣ (a real model's tokens), at that line's left
+        spaces = space_key(plan.tokens, say, th, font_size=22, mark_size=24)
+        room = full.width - (spaces.width + 0.5 if spaces is not None else 0.0)
+        notes = [self.still_note(stage, plan, t, room) for t in range(N)]
         ring_bottom = key.get_top()[1] + 0.2
-        if any(notes):
-            note_h = max(n.height for n in notes if n is not None)
+        line = [n for n in notes if n is not None] + ([spaces] if spaces is not None else [])
+        if line:
+            note_h = max(n.height for n in line)
+            y = key.get_top()[1] + 0.15 + note_h / 2
+            if spaces is not None:
+                spaces.move_to([full.left + spaces.width / 2, y, 0])
             for n in notes:
                 if n is not None:
-                    n.move_to([0, key.get_top()[1] + 0.15 + note_h / 2, 0])
+                    n.move_to([full.right - n.width / 2 if spaces is not None else 0, y, 0])
             ring_bottom += note_h + 0.1
+        drawn["spaces"] = spaces
         # the ring: one box per device, arrows to the next
         centres, bw, bh = ring_layout(N, full.left, full.right, ring_bottom, top - 0.1)
         self.narrow = bw < 5.0
@@ -229,8 +237,10 @@ class Ring(Chapter):
                 anims.append(FadeIn(new_counter))
                 if notes[t] is not None:
                     anims.append(FadeIn(notes[t]))
-                if t == 0:  # the columns appear with their key
+                if t == 0:  # the columns appear with their key (and the tokens' ␣ with its own)
                     anims.append(FadeIn(key))
+                    if spaces is not None:
+                        anims.append(FadeIn(spaces))
                 if counter is not None:
                     anims.append(FadeOut(counter))
                 for i in range(N):

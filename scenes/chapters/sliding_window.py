@@ -22,6 +22,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, DashedLine, FadeIn, FadeOut, Line, Rec
 from ..components.batched_shapes import rect_points
 from ..components.number_table import aligned_rows
 from ..components.text import label
+from ..components.word_boxes import space_key
 from ..lesson import Chapter, Lesson
 from ..plans.sliding_window import (ReachPlan, SinksPlan, WindowMaskPlan, plan_window_mask, plan_window_reach,
                                     plan_window_sinks, window_text, with_window_study)
@@ -86,6 +87,12 @@ class WindowMask(Chapter):
         sub = text(say(f"{T}.mask_head", head=hname, model=model_name(say, plan.model_name)), 24, th.dim)
         fit_into(sub, full.width - 0.6, 0.4).move_to([0, title.get_bottom()[1] - 0.1 - sub.height / 2, 0])
         top = sub.get_bottom()[1] - 0.1
+        # the key to the tokens' ␣ (a real model's tokens), on the subtitle's line at the right
+        spaces = space_key(plan.tokens, say, th, font_size=20, mark_size=24)
+        if spaces is not None:
+            fit_into(spaces, full.right - sub.get_right()[0] - 0.4, 0.4)
+            spaces.move_to([full.right - spaces.width / 2, sub.get_center()[1], 0])
+        drawn["spaces"] = spaces
         split = 1.0  # the grid left of this x, the notes and bars right of it
         region = Region("window_grid", full.left, split - 0.15, full.bottom + 0.55, top)
         data = SimpleNamespace(pattern=plan.pattern, mask=plan.mask, scores=None, layer=plan.layer, head=plan.head)
@@ -105,7 +112,8 @@ class WindowMask(Chapter):
         drawn.update(grid=grid, removed=cut, future=future, key=key)
         with stage.narrating(say(f"{T}.caption_window", w=plan.window, back=plan.window - 1, layer=plan.layer,
                                  head=plan.head)):
-            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(sub), FadeIn(VGroup(grid, titles, future)),
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(sub), *([FadeIn(spaces)] if spaces is not None else []),
+                       FadeIn(VGroup(grid, titles, future)),
                        FadeIn(VGroup(key.dots, key.future)), run_time=1.0)
             stage.play(FadeIn(cut), FadeIn(key.removed), run_time=1.0)
             stage.wait(0.3)
@@ -372,7 +380,12 @@ class WindowSinks(Chapter):
         if kl_note.width > rows.width:  # two lines rather than letters under the size a student reads
             kl_note = wrapped_words(say("beyond.kl_note"), rows.width, 24, th.dim, 2)
         fit_into(kl_note, rows.width, 0.8)
-        parts = [said, VGroup(rows, kl_note.next_to(rows, DOWN, buff=0.3))]
+        notes = VGroup(kl_note)
+        spaces = space_key([plan.token, *plan.window_token, *plan.sink_token], say, th, font_size=24, mark_size=32)
+        if spaces is not None:  # "␣ = a space before the word", under the KL note, its ␣ at the table's size
+            notes.add(spaces)
+            notes.arrange(DOWN, buff=0.15, aligned_edge=LEFT)
+        parts = [said, VGroup(rows, notes.next_to(rows, DOWN, buff=0.3))]
         note = None
         if plan.reach_not_enough:  # the cone of chapter 2 reaches the token: why is it lost all the same?
             why = say(f"{T}.reach_bound_note", token=quote(plan.token), back=plan.seen_back, hops=plan.hops,
@@ -406,7 +419,7 @@ class WindowSinks(Chapter):
         with stage.narrating(say(f"{T}.caption_next_{key}", w=plan.window,
                                  window=quote(plan.window_token[at]), window_kl=kl_text(plan.window_kl[at], say),
                                  sinks=quote(plan.sink_token[at]), sinks_kl=kl_text(plan.sink_kl[at], say))):
-            stage.play(FadeIn(result_cells, lag_ratio=0.1), FadeIn(mark), FadeIn(kl_note), run_time=1.2)
+            stage.play(FadeIn(result_cells, lag_ratio=0.1), FadeIn(mark), FadeIn(notes), run_time=1.2)
             stage.wait(0.4)
         if note is not None:
             drawn["reach_note"] = note
