@@ -56,6 +56,7 @@ RULES = {
     "label_near": "a label that names a point (an arrow's tip) sits within 0.6 units of it, or a visible line ties "
                   "it there",
     "spoken": "a caption's spoken form holds only words, numbers and punctuation (a voice never spells a symbol)",
+    "legend_dot": "a dot legend's smallest dot is at least 6 px across at 720p (a speck is no key)",
     "number_locale": "a number is written the language's way: Portuguese 0,48 and 1.572.864, English and Korean "
                      "0.48 and 1,572,864, in captions, labels and figures alike (a grid's cell, a vector's entry): "
                      "a thousands comma never reads right in Portuguese (65,536 reads 65,5)",
@@ -558,6 +559,7 @@ class Linter(Observer):
         self.check_sums(scene, mobs, texts)
         self.check_label_clear(scene, texts)
         self.check_label_near(scene, mobs)
+        self.check_legend_dots(scene, mobs, scale)
         if settled or not hasattr(scene.camera, "frame"):
             self.check_frame(scene, mobs, camera)
 
@@ -601,6 +603,21 @@ class Linter(Observer):
             if px < MIN_TEXT_PX - 0.05:
                 self.add(scene, "text_size", f"a grid's labels {px:.1f} px < {MIN_TEXT_PX:.0f} px", _where(_box(mob)),
                          ex.get("text_size"), key=("grid labels", round(px)))
+
+    def check_legend_dots(self, scene, mobs, scale: float) -> None:
+        from .components.dot_legend import MIN_DOT_PX, DotLegend
+
+        for top in mobs:
+            for legend in top.get_family():
+                if not isinstance(legend, DotLegend):
+                    continue
+                seen = [d for d in legend.dot_mobs if d.get_fill_opacity() >= VISIBLE]
+                if not seen:
+                    continue
+                px = min(d.width for d in seen) * scale
+                if px < MIN_DOT_PX - 0.05:
+                    self.add(scene, "legend_dot", f"a legend's dot {px:.1f} px < {MIN_DOT_PX:.0f} px",
+                             _where(_box(min(seen, key=lambda d: d.width))), key=("legend dot", round(px)))
 
     def check_overlaps(self, scene, texts) -> None:
         if len(texts) < 2:

@@ -479,3 +479,59 @@ def test_a_crowded_3d_label_is_tied_to_its_arrow(make_inputs):
     assert tied, "no arrow label needed its line"
     for point, line in tied:
         assert np.linalg.norm(line.get_end() - point.get_center()) < 0.2
+
+
+# --- legend_dot: a dot legend under a small grid (nine heads side by side) ------------------------
+
+class SpeckLegend(Chapter):
+    """A small grid whose 0.1 dot is a speck, with a legend forced to show 0.1 (bad) and the default
+    legend (which trades 0.1 for larger weights); `good` draws the default one only."""
+
+    key = "speck_legend"
+    good = False
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        from attention_manim.scenes.components.attention_grid import AttentionGrid
+        from attention_manim.scenes.components.dot_legend import LEGEND_WEIGHTS, DotLegend
+
+        stage.clear()
+        n = 12
+        grid = AttentionGrid({"pattern": np.full((n, n), 1.0 / n), "mask": np.zeros((n, n), bool)},
+                             [f"w{i}" for i in range(n)], max_width=2.5, max_height=2.5)
+        grid.set_content("dots")
+        grid.move_to([-3, 0, 0])
+        legend = DotLegend(grid, "dot area = weight", weights=None if self.good else LEGEND_WEIGHTS).move_to([2, 0, 0])
+        stage.play(FadeIn(grid), FadeIn(legend), run_time=0.5)
+        stage.wait(0.2)
+
+
+class FineLegend(SpeckLegend):
+    good = True
+
+
+def test_a_speck_in_a_dot_legend_is_found_and_the_default_legend_trades_it(make_inputs):
+    from attention_manim.scenes.components.attention_grid import AttentionGrid
+    from attention_manim.scenes.components.dot_legend import DotLegend, MIN_DOT_PX
+
+    bad, _ = lint_of(SpeckLegend, make_inputs)
+    found = [v for v in bad if v.rule == "legend_dot"]
+    assert len(found) == 1 and "px < 6 px" in found[0].what, [v.line() for v in bad]
+    good, _ = lint_of(FineLegend, make_inputs)
+    assert not [v for v in good if v.rule == "legend_dot"]
+    # the traded legend: its smallest dot at least MIN_DOT_PX across, each dot the grid's own size
+    n = 12
+    grid = AttentionGrid({"pattern": np.full((n, n), 1.0 / n), "mask": np.zeros((n, n), bool)},
+                         [f"w{i}" for i in range(n)], max_width=2.5, max_height=2.5)
+    grid.set_content("dots")
+    legend = DotLegend(grid, "dot area = weight")
+    assert legend.weights == (0.25, 0.5, 1.0)
+    assert min(d.width for d in legend.dot_mobs) * 90.0 >= MIN_DOT_PX
+    for w, d in zip(legend.weights, legend.dot_mobs):
+        assert d.width == pytest.approx(2 * grid.dot_radius_for(w), rel=1e-6)
+    big = AttentionGrid({"pattern": np.full((n, n), 1.0 / n), "mask": np.zeros((n, n), bool)},
+                        [f"w{i}" for i in range(n)], max_width=6, max_height=6)
+    big.set_content("dots")
+    assert DotLegend(big, "dot area = weight").weights == (0.1, 0.5, 1.0)  # a large grid keeps 0.1

@@ -94,7 +94,7 @@ class Product(Beat):
         fit_into(prod, 13, stage.region("full").height - 1.0)
         # what the entries' colours mean: the whole matrix's smallest to largest entry, coloured alike
         full = stage.region("full")
-        scale = ColorScale(W.values.min(), W.values.max(), scale=W.scale_ref, caption=stage.say("common.colour.scale"),
+        scale = ColorScale(W.values.min(), W.values.max(), scale=W.scale_ref, caption=stage.say("common.colour.matrix_scale"),
                            theme=th, kind="vec")
         scale.move_to([full.right - scale.width / 2, full.bottom + scale.height / 2, 0])
         stage.drawn[self.key] = {"product": prod, "colour_scale": scale}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from math import floor, log10
 
-from manim import DOWN, LEFT, RIGHT, UP, Brace, FadeIn, FadeOut, Rectangle, ReplacementTransform, Transform, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Brace, FadeIn, FadeOut, Line, Rectangle, ReplacementTransform, Transform, VGroup
 
 from ..components.attention_grid import AttentionGrid
 from ..components.number_table import aligned_rows
@@ -193,20 +193,36 @@ class HeadSplit(Chapter):
         zname = math("z", 28, th.value).next_to(zbar.boxes, LEFT, buff=0.15)
         zvals = VectorColumn(plan.z_concat, head=SHOWN_HEAD, tail=SHOWN_TAIL, font_size=26, theme=th, horizontal=True)
         fit_into(zvals, BAR_W, 0.7).next_to(zbar.boxes, UP, buff=0.18)
+        # under each piece of z, the head's own output: its d numbers (first three, last), one size for all
+        pieces = VGroup(*(VectorColumn(plan.z_concat[h * d:(h + 1) * d], head=3, tail=1, font_size=26, theme=th)
+                          for h in range(H)))
+        piece_top = zbar.names.get_bottom()[1] - 0.3
+        room_h = piece_top - (full.bottom + 1.0)  # and a brace under them: the pieces make the long vector
+        box_w = zbar.boxes[0].width
+        shrink = min(1.0, 0.9 * box_w / max(p.width for p in pieces), room_h / max(p.height for p in pieces))
+        for p, box in zip(pieces, zbar.boxes):
+            p.scale(shrink)
+            p.move_to([box.get_x(), piece_top - p.height / 2, 0])
+        span = Line(zbar.boxes.get_left(), zbar.boxes.get_right(), stroke_width=0)
+        span.set_y(min(p.get_bottom()[1] for p in pieces) - 0.1)
+        pieces_brace = braced(span, say(f"{T}.split", total=H * d, heads=H, d_head=d), th, DOWN, font_size=26)
+        pieces.add(pieces_brace)
         with stage.narrating(say(f"{T}.caption_concat", count=H, total=H * d)):
             stage.play(FadeOut(qbar), FadeOut(qname), run_time=0.4)
             stage.play(*(ReplacementTransform(f, zbar.boxes[hd]) for hd, f in zip(shown, frames)),
                        *(FadeIn(zbar.boxes[hd]) for hd in range(H) if hd not in shown), FadeIn(zbar.names),
                        FadeIn(zname), FadeIn(zvals), FadeOut(measure), FadeOut(extra), FadeOut(grids), FadeOut(names),
                        *(FadeOut(m) for m in shown_legend if H == 1), run_time=1.2)
+            stage.play(FadeIn(pieces, shift=UP * 0.15, lag_ratio=0.1), run_time=0.8)
+            stage.wait(0.4)
         eq = self.equality(stage, plan)
         fit_into(eq, full.width, max(0.5, zbar.get_bottom()[1] - 0.5 - full.bottom))
         eq.move_to([0, (zbar.get_bottom()[1] - 0.3 + full.bottom) / 2, 0])
         with stage.narrating(say(f"{T}.caption_merge", word=word, d_model=plan.d_model, total=H * d,
                                  decimals=plan.decimals, diff=tiny(say, plan.max_diff))):
-            stage.play(FadeIn(eq, shift=DOWN * 0.2), run_time=1.2)
+            stage.play(FadeOut(pieces), FadeIn(eq, shift=DOWN * 0.2), run_time=1.2)
             stage.wait(1.0)
-        drawn.update(z_bar=zbar, equality=eq)
+        drawn.update(z_bar=zbar, z_pieces=pieces, equality=eq)
 
         # 4. GPT-2 small, from its config
         gd, gh, gdh = plan.gpt2

@@ -53,7 +53,8 @@ class LowRank(Chapter):
         return plan_low_rank(setting)
 
     def head_name(self, say, plan: LowRankPlan) -> str:
-        return say.role(plan.role, plan.layer, plan.head)
+        # where the head sits, not its role: no frame here shows what it attends to
+        return say.head_name(plan.layer, plan.head)
 
     def play(self, stage: Stage, plan: LowRankPlan) -> None:
         th, say = stage.theme, stage.say

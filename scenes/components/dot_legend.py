@@ -23,6 +23,11 @@ from .batched_shapes import circles_points
 from .text import label, number
 
 LEGEND_WEIGHTS = (0.1, 0.5, 1.0)
+# the weights shown when a small grid (nine heads side by side) draws 0.1 as a speck: the smallest dot
+# a student can see from the back row is MIN_DOT_PX across at 720p (the lint's legend_dot rule)
+SMALL_GRID_WEIGHTS = ((0.25, 0.5, 1.0), (0.5, 1.0))
+MIN_DOT_PX = 6.0
+PX_PER_UNIT = 90.0  # 720 px over the frame's 8 units
 LEGEND_FS = 18  # cap height ≈ 16 px at 720p: digits ≥ 14 px, words ≥ 11 px
 MIN_NOTE_FS = 14  # ≈ 12.7 px cap height: the mask note's smallest size
 
@@ -31,9 +36,15 @@ class DotLegend(VGroup):
     """Dots at `weights` as `grid` draws them, their weights under them, a caption above (or to
     the left with `caption_side="left"`)."""
 
-    def __init__(self, grid, caption: str, *, weights=LEGEND_WEIGHTS, theme: Theme = DARK,
+    def __init__(self, grid, caption: str, *, weights=None, theme: Theme = DARK,
                  font_size: float = LEGEND_FS, caption_side: str = "up"):
         super().__init__()
+        if weights is None:  # the default: trade 0.1 for larger weights when its dot is a speck
+            weights = LEGEND_WEIGHTS
+            for larger in SMALL_GRID_WEIGHTS:
+                if 2 * grid.dot_radius_for(weights[0]) * PX_PER_UNIT >= MIN_DOT_PX:
+                    break
+                weights = larger
         self.weights = tuple(float(w) for w in weights)
         self.radii = [grid.dot_radius_for(w) for w in self.weights]
         r_max = max(max(self.radii), 0.06)
