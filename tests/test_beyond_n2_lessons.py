@@ -251,7 +251,7 @@ def test_the_window_plans_against_numpy(window_plans, toy_model, w):
 def test_the_sink_captions_largest_weight_is_the_largest_bar_drawn(lang, make_inputs, render_scene):
     """The toy's sink chart draws a bar per head: the caption's "at most" is the largest of those bars, with
     its layer and head, as the bar labels print it."""
-    from attention_manim.scenes.chapters.beyond_parts import dec
+    from attention_manim.scenes.chapters.beyond_parts import dec, panel_digits
     from attention_manim.scenes.i18n import Say
 
     scene, _ = render_scene(load_all()["sliding_window"], make_inputs(lang=lang), png=False)
@@ -263,9 +263,14 @@ def test_the_sink_captions_largest_weight_is_the_largest_bar_drawn(lang, make_in
     values = [float(v) for v in np.ravel(sinks.sink_per_head)]
     layer, head = np.unravel_index(int(np.argmax(sinks.sink_per_head)), sinks.sink_per_head.shape)
     assert sinks.shown_top == max(values) and (sinks.shown_top_layer, sinks.shown_top_head) == (layer, head)
-    top = dec(max(values), say)
-    assert top == max((dec(v, say) for v in values), key=lambda t: float(t.replace(",", ".")))
-    said = [c for c, _ in scene.caption_log if dec(sinks.sink_mean, say) in c]
+    # one convention for the chart: three decimals for all when any non-zero weight would read 0.00
+    digits = 3 if any(0 < v < 0.005 for v in [*values, sinks.sink_mean]) else 2
+    assert panel_digits([*values, sinks.sink_mean]) == digits
+    printed = [m.original_text for _, m in drawn]
+    assert {len(t.split("." if lang != "pt" else ",")[1]) for t in printed} == {digits}, printed
+    top = dec(max(values), say, digits)
+    assert top == max(printed, key=lambda t: float(t.replace(",", ".")))
+    said = [c for c, _ in scene.caption_log if dec(sinks.sink_mean, say, digits) in c]
     assert len(said) == 1 and top in said[0], said
 
 

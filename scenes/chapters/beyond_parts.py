@@ -93,6 +93,12 @@ def dec(x: float, say: Say | None = None, digits: int = 2) -> str:
     return say.number(x, f".{digits}f") if say is not None else f"{x:.{digits}f}"
 
 
+def panel_digits(values) -> int:
+    """Decimals for every weight in one panel: three when any non-zero one would read 0.00, else two (one
+    convention per panel: never 0.001 beside 0.02)."""
+    return 3 if any(0 < abs(float(v)) < 0.005 for v in values) else 2
+
+
 def count(n: int, say: Say | None = None) -> str:
     """A count: with `say` the language's thousands separator (65,536; 65.536 in Portuguese, where a
     thousands comma reads as a decimal one); without, a bare figure's comma."""
@@ -127,12 +133,13 @@ def head_name(say: Say, layer: int, head: int, role: str = "") -> str:
 
 def share_bars(rows: list[tuple[str, float, str]], theme, *, length: float = 4.0, height: float = 0.34,
                gap: float = 0.16, font_size: float = 22, name_width: float | None = None,
-               highlight: int | None = None, say: Say | None = None) -> VGroup:
+               highlight: int | None = None, say: Say | None = None, digits: int | None = None) -> VGroup:
     """Horizontal bars on one 0-to-1 scale: (name, value, colour) per row, the name on the left, the value
-    (two decimals, the language's way with `say`) right of the bar, and a faint track showing 1. `.bars`,
+    (`digits` decimals, by default `panel_digits` of the rows; the language's way with `say`) right of the bar, and a faint track showing 1. `.bars`,
     `.values`, `.names`, `.tracks`, `.unit` (scene units per 1.0) for placing marks on the same scale."""
     names = VGroup(*(text(n, font_size, theme.text if k != highlight else theme.highlight)
                      for k, (n, _, _) in enumerate(rows)))
+    digits = panel_digits([v for _, v, _ in rows]) if digits is None else digits
     left = (name_width if name_width is not None else max((m.width for m in names), default=0)) + 0.2
     out = VGroup()
     out.bars, out.values, out.names, out.tracks = VGroup(), VGroup(), names, VGroup()
@@ -144,7 +151,7 @@ def share_bars(rows: list[tuple[str, float, str]], theme, *, length: float = 4.0
         bar = Rectangle(width=max(length * float(v), 0.01), height=height, stroke_width=0)
         bar.set_fill(color, opacity=0.85).move_to([left, y, 0], aligned_edge=LEFT)
         name.move_to([left - 0.2 - name.width / 2, y, 0])
-        value = label(dec(v, say), font_size, theme.text if k != highlight else theme.highlight)
+        value = label(dec(v, say, digits), font_size, theme.text if k != highlight else theme.highlight)
         value.next_to(track, RIGHT, buff=0.15)
         value.set_y(y)
         out.tracks.add(track)
@@ -210,4 +217,4 @@ def grid_key(say: Say, grid, theme, font_size: float = 22, removed: str | None =
 
 
 __all__ = ["T", "wrapped_words", "sci", "sci_math", "power_of_ten", "power_math", "with_math", "dec", "count", "shown_model",
-           "head_name", "share_bars", "bar_x", "mark_line", "axis_line", "future_cells", "grid_key", "UP", "DOWN"]
+           "head_name", "panel_digits", "share_bars", "bar_x", "mark_line", "axis_line", "future_cells", "grid_key", "UP", "DOWN"]

@@ -21,7 +21,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Circle, Dot, FadeIn, FadeOut, L
 from ..components.clearance import first_clear, strokes_of
 from ..components.text import label, text_baseline
 from ..components.vectors import MATH_PER_TEXT, math
-from ..components.word_boxes import WordBoxes
+from ..components.word_boxes import WordBoxes, space_key
 from ..lesson import Chapter, Lesson
 from ..plans.linear_attention import (CostPlan, KernelPlan, PatternPlan, plan_linear_cost, plan_linear_kernel,
                                       plan_linear_pattern, with_linear_study)
@@ -81,6 +81,11 @@ class LinearKernel(Chapter):
         rows.arrange(DOWN, buff=0.6, aligned_edge=LEFT)
         for r, name in zip(rows, names):  # the formulas start at one x, whatever the names' widths
             r[1].shift(RIGHT * (max(n.width for n in names) - name.width))
+        # the frames that follow write φ(q): say once that q there is already scaled
+        scaled = with_math(say(f"{T}.scaled_note"), math(r"q \/ sqrt(d)", 22 * MATH_PER_TEXT, th.dim), 22, th.dim,
+                           centred=True)
+        scaled.next_to(rows[1][1], DOWN, buff=0.3).align_to(rows[1][1], LEFT)
+        rows.add(scaled)
         phi = self.phi_plot(stage)
         body = VGroup(rows, phi).arrange(RIGHT, buff=0.8)
         full = stage.region("full")
@@ -90,7 +95,7 @@ class LinearKernel(Chapter):
         drawn.update(formulas=rows, phi=phi)
         with stage.narrating(say(f"{T}.caption_swap")):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(rows[0]), run_time=1.0)
-            stage.play(FadeIn(rows[1], shift=UP * 0.1), FadeIn(phi), run_time=1.0)
+            stage.play(FadeIn(rows[1], shift=UP * 0.1), FadeIn(rows[2]), FadeIn(phi), run_time=1.0)
             stage.wait(0.5)
         stage.play(FadeOut(VGroup(rows, phi)), run_time=0.5)
         self.regroup(stage, plan, drawn)
@@ -257,9 +262,16 @@ class LinearKernel(Chapter):
         lower = VGroup(eqs, notes).arrange(RIGHT, buff=0.8)
         fit_into(lower, full.width - 0.6, full.top - full.bottom)
         lower.move_to([0, (y_out - 0.45 + full.bottom) / 2, 0])
-        drawn.update(words=words, states=boxes, outputs=outs, equations=eqs, state_size=size, rnn_check=same)
+        # the key to the tokens' ␣ (a real model's tokens), on the subtitle's line at the right
+        spaces = space_key(plan.tokens, say, th, font_size=22, mark_size=24)
+        if spaces is not None:
+            fit_into(spaces, full.right - sub.get_right()[0] - 0.4, 0.4)
+            spaces.move_to([full.right - spaces.width / 2, sub.get_center()[1], 0])
+        drawn.update(words=words, states=boxes, outputs=outs, equations=eqs, state_size=size, rnn_check=same,
+                     spaces=spaces)
         with stage.narrating(say(f"{T}.caption_rnn")):
-            stage.play(FadeIn(sub), FadeIn(words), FadeIn(sname), FadeIn(eqs), run_time=1.0)
+            stage.play(FadeIn(sub), FadeIn(words), FadeIn(sname), FadeIn(eqs),
+                       *([FadeIn(spaces)] if spaces is not None else []), run_time=1.0)
             step = max(0.2, min(0.5, 4.0 / n))
             for i in range(n):
                 parts = [FadeIn(downs[i]), FadeIn(boxes[i]), FadeIn(ups[i]), FadeIn(outs[i])]
@@ -309,6 +321,10 @@ class LinearPattern(Chapter):
             grids.append((grid, VGroup(titles, future)))
             heads.add(head)
         key = grid_key(say, grids[0][0], th, FS)
+        spaces = space_key(plan.tokens, say, th, font_size=FS, mark_size=FS + 4)
+        if spaces is not None:  # a real model's tokens: what their ␣ means, on the key's line
+            key = VGroup(key, spaces).arrange(RIGHT, buff=0.6)
+        drawn["spaces"] = spaces
         fit_into(key, full.width - 0.6, 0.4).move_to([0, full.bottom + 0.1 + key.height / 2, 0])
         drawn.update(grids=[g for g, _ in grids], headers=heads, key=key, head_line=sub)
         caption = "caption_pattern_sharp" if plan.sharp else "caption_pattern_flat"
@@ -365,9 +381,9 @@ class LinearPattern(Chapter):
         room_w = full.width - 0.6 - names.width - 0.3
         cell = min(0.42, room_w / L)
         left = full.center[0] - (names.width + 0.3 + L * cell) / 2 + names.width + 0.3
-        title = text(say(f"{T}.swap_title"), FS, th.text)
+        title = text(say(f"{T}.swap_title", count=plan.n_layers), FS, th.text)
         if title.width > full.width - 0.6:  # a long question on two lines, not squeezed onto one
-            title = wrapped(say(f"{T}.swap_title"), full.width - 1.2, FS, th.text, 2)
+            title = wrapped(say(f"{T}.swap_title", count=plan.n_layers), full.width - 1.2, FS, th.text, 2)
         fit_into(title, full.width - 0.6, 0.8)
         top = above.get_bottom()[1] - 0.4
         title.move_to([full.center[0], top - title.height / 2, 0])
@@ -404,7 +420,7 @@ class LinearPattern(Chapter):
         fit_into(kl_note, full.width - 0.6, 0.4).next_to(foot, DOWN, buff=0.12).set_x(full.center[0])
         grid = VGroup(cells, names, nums, layer_name)
         drawn.update(swap_cells=cells, swap_total=total, kl_note=kl_note)
-        with stage.narrating(say(f"{T}.caption_swap_runs", kept=plan.kept_count, runs=plan.runs,
+        with stage.narrating(say(f"{T}.caption_swap_runs", count=plan.n_layers, kept=plan.kept_count, runs=plan.runs,
                                  kl=say.number(plan.kl_mean, ".3f"))):
             stage.play(FadeIn(title), FadeIn(VGroup(names, nums, layer_name)), run_time=0.6)
             stage.play(FadeIn(cells, lag_ratio=0.01), run_time=1.2)
@@ -413,7 +429,7 @@ class LinearPattern(Chapter):
         verdict = ("verdict_far_kept" if plan.kept_most else "verdict_far_changed") if plan.sharp else \
             ("verdict_near_kept" if plan.kept_most else "verdict_near_changed")
         drawn["verdict"] = verdict
-        said_text = say(f"{T}.{verdict}")
+        said_text = say(f"{T}.{verdict}", count=plan.n_layers, lost=plan.runs - plan.kept_count, runs=plan.runs)
         line = wrapped(said_text, full.width - 1.0, 24, th.highlight, 2)
         fit_into(line, full.width - 0.6, max(kl_note.get_bottom()[1] - 0.15 - full.bottom, 0.4))
         line.move_to([0, (kl_note.get_bottom()[1] - 0.15 + full.bottom) / 2, 0])
@@ -479,19 +495,23 @@ class LinearCost(Chapter):
             ends[1].shift(DOWN * (ends[1].get_top()[1] + 0.15 - ends[0].get_bottom()[1]))
         # where the curves cross, marked, and its note beside the mark, clear of both curves and the axes
         # (a crossover left of the first length drawn, as the toy's small heads have, is only said)
-        note = text(say(f"{T}.crossover", n=plan.crossover), FS, th.text)
-        if plan.lengths[0] <= plan.crossover <= plan.lengths[-1]:
+        inside = plan.lengths[0] <= plan.crossover <= plan.lengths[-1]
+        note = text(say(f"{T}.crossover" if inside else f"{T}.crossover_left", n=plan.crossover,
+                        first=plan.lengths[0]), FS, th.text)
+        if inside:
             meet = np.array([X(plan.crossover), Y(2 * plan.crossover ** 2 * plan.d_head), 0.0])
             mark = Circle(radius=0.11, stroke_color=th.text, stroke_width=3).move_to(meet)
             spots = [meet + np.array([dx + note.width / 2, dy, 0.0]) for dx in (0.35, 0.6, 0.9)
                      for dy in (-0.22, -0.12, 0.0, 0.35, 0.6, 0.9)]
             note.move_to(first_clear(note, spots, strokes_of([axes, *curves]), gap=0.08))
             cross = VGroup(mark, note)
-        else:
-            note.move_to([ox + 0.45 * W + note.width / 2, oy + 0.35 + note.height / 2, 0])
-            cross = VGroup(note)
         ratio = text(say(f"{T}.at_end", n=plan.lengths[-1], ratio=round(plan.ratio_last)), 24, th.highlight)
         ratio.move_to([ox + 0.3 + ratio.width / 2, oy + H - 0.1, 0])
+        if not inside:  # said in the empty corner under the lower curve: the note names no point of the chart
+            note = wrapped(say(f"{T}.crossover_left", n=plan.crossover, first=plan.lengths[0]), 0.5 * W, FS, th.text, 2,
+                           setter=text)
+            note.move_to([ox + 0.45 * W + note.width / 2, oy + 0.3 + note.height / 2, 0])
+            cross = VGroup(note)
         plot = VGroup(axes, ticks, x_name, y_name, curves, ends, cross, ratio)
         fit_into(plot, full.width - 0.2, full.top - 0.85 - full.bottom)
         plot.move_to([0, (full.top - 0.85 + full.bottom) / 2, 0])

@@ -258,8 +258,8 @@ class Ring(Chapter):
         place_all(results, slots, top_shift=0.4)
         diff = label(say(f"{T}.steps.max_diff", diff=tiny(say, plan.max_diff_trace)), 24, th.highlight)
         diff.move_to([full.right - diff.width / 2, title.get_center()[1], 0])
-        if diff.get_left()[0] < title.get_right()[0] + 0.3:
-            fit_into(diff, full.right - title.get_right()[0] - 0.3, 0.5)
+        if diff.get_left()[0] < title.get_right()[0] + 0.6:  # a clear gap: two lines, not one run-on title
+            fit_into(diff, full.right - title.get_right()[0] - 0.6, 0.5)
             diff.move_to([full.right - diff.width / 2, title.get_center()[1], 0])
         with stage.narrating(say(f"{T}.steps.caption_done", count=N)):
             stage.play(*(FadeOut(m) for m in tables + status + ([note] if note else [])), *(FadeOut(c) for c in chips),
@@ -806,7 +806,7 @@ class RingMemory(Chapter):
         for i, seg in enumerate(bar):  # under each device's share: its name, then its own block's size
             t = VGroup(label(say(f"{T}.steps.device", device=i), 22, device_color(i)),
                        label(per, 26, th.text)).arrange(DOWN, buff=0.1)
-            fit_into(t, seg.width - 0.15, 0.8)
+            fit_into(t, seg.width - 0.6, 0.8)  # clear gaps: four sizes must not read as one line
             t.next_to(seg, DOWN, buff=0.15)
             shares.add(t)
         whole = label(say(f"{T}.memory.whole", n=say.number(big.n, ",d"), size=byte_text(say, big.full_kv)), 30,
@@ -830,7 +830,10 @@ class RingMemory(Chapter):
         table = level(aligned_rows(rows, col_gap=0.8, row_step=0.58, align=["right"] * 4), row_step=0.58)
         y = table[0].get_bottom()[1] - 0.12
         rule = Line([table.get_left()[0], y, 0], [table.get_right()[0], y, 0], stroke_color=th.dim, stroke_width=1.5)
-        tab = VGroup(table, rule)
+        # what "held" adds up (its figure is not the bar's): the own block and the two passing blocks
+        held = label(say(f"{T}.memory.held_note", count=plan.n_layers), 24, th.dim)
+        fit_into(held, table.width, 0.4).next_to(table, DOWN, buff=0.2)
+        tab = VGroup(table, rule, held)
         body = VGroup(picture, tab).arrange(DOWN, buff=0.7)
         fit_into(body, full.width - 0.6, sizes.get_bottom()[1] - 0.3 - full.bottom)
         body.move_to([0, (sizes.get_bottom()[1] - 0.3 + full.bottom) / 2, 0])
@@ -841,7 +844,7 @@ class RingMemory(Chapter):
             stage.play(FadeIn(whole), FadeIn(bar, lag_ratio=0.2), run_time=1.0)
         with stage.narrating(say(f"{T}.memory.caption_device", count=N, n=say.number(big.n, ",d"),
                                  full=byte_text(say, big.full_kv),
-                                 per=per, sent=byte_text(say, big.sent_per_step))):
+                                 per=byte_text(say, big.kv_per_device), sent=byte_text(say, big.sent_per_step))):
             stage.play(FadeIn(shares), FadeIn(sent, shift=UP * 0.1), run_time=0.8)
             stage.wait(0.5)
         short = plan.rows[0]

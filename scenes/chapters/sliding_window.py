@@ -28,7 +28,7 @@ from ..plans.sliding_window import (ReachPlan, SinksPlan, WindowMaskPlan, plan_w
                                     plan_window_sinks, window_text, with_window_study)
 from ..setting import SceneInputs
 from ..stage import Region, Stage
-from .beyond_parts import (count, dec, future_cells, grid_key, head_name, mark_line, model_forms, share_bars,
+from .beyond_parts import (count, dec, future_cells, panel_digits, grid_key, head_name, mark_line, model_forms, share_bars,
                            shown_model, wrapped_words)
 from .embedding_parts import fit_into
 from .embedding_parts import mixed_label as text
@@ -134,11 +134,13 @@ class WindowMask(Chapter):
         rows = [(say(f"{T}.head_bar", head=h), float(v), th.highlight if h == plan.head else th.value)
                 for h, v in enumerate(plan.outside)]
         few = len(rows) <= 6  # the toy's four heads: taller bars fill the panel's height
+        digits = panel_digits([*plan.outside, plan.outside_all])  # one convention for the panel's figures
         bars = share_bars(rows, th, length=2.6, height=0.5 if few else 0.3, gap=0.3 if few else 0.12, font_size=FS,
-                          highlight=plan.head, say=say)
+                          highlight=plan.head, say=say, digits=digits)
         many = plan.n_layers * plan.n_heads > len(plan.outside)
         mean = mark_line(bars, plan.outside_all, th.text,
-                         say(f"{T}.all_heads", count=plan.n_layers * plan.n_heads, value=dec(plan.outside_all, say)), FS)
+                         say(f"{T}.all_heads", count=plan.n_layers * plan.n_heads,
+                             value=dec(plan.outside_all, say, digits)), FS)
         head = text(say(f"{T}.bars_title", layer=plan.layer), FS, th.text)
         block = VGroup(head, VGroup(bars, mean)).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         room = counts.get_bottom()[1] - 0.35 - panel.bottom
@@ -149,7 +151,7 @@ class WindowMask(Chapter):
         drawn.update(bars=bars, mean=mean)
         key = "caption_bars" if many else "caption_bars_toy"
         with stage.narrating(say(f"{T}.{key}", layer=plan.layer, head=hname, count=plan.n_layers * plan.n_heads,
-                                 value=dec(plan.outside_all, say))):
+                                 value=dec(plan.outside_all, say, digits))):
             stage.play(FadeIn(head), FadeIn(bars, lag_ratio=0.1), run_time=1.2)
             stage.play(FadeIn(mean), run_time=0.6)
             stage.wait(0.4)
@@ -267,11 +269,14 @@ class WindowSinks(Chapter):
         full = stage.region("full")
         model = model_forms(say, plan.model_name)
         # the weight on the first token, layer by layer
-        chart, bars, mean_note, top_note = self.sink_chart(stage, plan)
+        drawn_values = plan.sink_per_head.ravel() if plan.per_head else [plan.sink_top]
+        digits = panel_digits([*drawn_values, plan.sink_mean])  # one convention for the chart's figures
+        chart, bars, mean_note, top_note = self.sink_chart(stage, plan, digits)
         drawn.update(sink_bars=bars, sink_mean=mean_note, sink_top=top_note)
         # the caption's largest weight is the largest bar drawn: a head's when the chart draws heads
         key = ("caption_sinks" if plan.piles else "caption_no_sinks") + ("_head" if plan.per_head else "")
-        with stage.narrating(say(f"{T}.{key}", **model, mean=dec(plan.sink_mean, say), top=dec(plan.shown_top, say),
+        with stage.narrating(say(f"{T}.{key}", **model, mean=dec(plan.sink_mean, say, digits),
+                                 top=dec(plan.shown_top, say, digits),
                                  layer=plan.shown_top_layer, head=plan.shown_top_head)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(chart.frame), run_time=0.8)
             stage.play(FadeIn(bars, lag_ratio=0.05), run_time=1.2)
@@ -293,7 +298,7 @@ class WindowSinks(Chapter):
         self.next_token(stage, plan, drawn, title)
 
     @staticmethod
-    def sink_chart(stage: Stage, plan: SinksPlan):
+    def sink_chart(stage: Stage, plan: SinksPlan, digits: int = 2):
         """The mean weight on the first token per layer: a bar per layer (a vertical chart when the model
         has many layers, labelled rows when it has few), the mean, the largest named."""
         th, say = stage.theme, stage.say
@@ -305,8 +310,9 @@ class WindowSinks(Chapter):
             H = plan.sink_per_head.shape[1]
             rows = [(head_name(say, l, h), float(plan.sink_per_head[l, h]), th.delta_multi)
                     for l in range(L) for h in range(H)]
-            bars = share_bars(rows, th, length=6.0, height=0.36, gap=0.16, font_size=24, say=say)
-            mean = mark_line(bars, plan.sink_mean, th.text, say(f"{T}.sink_mean", value=dec(plan.sink_mean, say)), 24)
+            bars = share_bars(rows, th, length=6.0, height=0.36, gap=0.16, font_size=24, say=say, digits=digits)
+            mean = mark_line(bars, plan.sink_mean, th.text,
+                             say(f"{T}.sink_mean", value=dec(plan.sink_mean, say, digits)), 24)
             chart = VGroup(y_name, VGroup(bars, mean)).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
             fit_into(chart, full.width - 0.2, top_y - full.bottom - 2.2)
             chart.move_to([0, top_y - chart.height / 2, 0])
@@ -341,10 +347,10 @@ class WindowSinks(Chapter):
         y_mean = base + plan.sink_mean * scale
         mean = DashedLine([left, y_mean, 0], [left + L * step + 0.1, y_mean, 0], color=th.text, stroke_width=2,
                           dash_length=0.08)
-        mean_note = text(say(f"{T}.sink_mean", value=dec(plan.sink_mean, say)), FS, th.text).next_to(mean, RIGHT,
+        mean_note = text(say(f"{T}.sink_mean", value=dec(plan.sink_mean, say, digits)), FS, th.text).next_to(mean, RIGHT,
                                                                                                    buff=0.12)
         top_bar = bars[plan.sink_top_layer]
-        top_note = text(say(f"{T}.sink_top", layer=plan.sink_top_layer, value=dec(plan.sink_top, say)), FS,
+        top_note = text(say(f"{T}.sink_top", layer=plan.sink_top_layer, value=dec(plan.sink_top, say, digits)), FS,
                         th.highlight)
         top_note.next_to(top_bar, UP, buff=0.1)
         if top_note.get_right()[0] > full.right:
