@@ -644,7 +644,7 @@ class RingCausal(Chapter):
         cell = size / n
         order = RingCausalPlan.order(res)
         heading = VGroup(label(say(f"{T}.causal.{name}"), 28, th.text),
-                         label(say(f"{T}.causal.rule_{name}", count=N), 22, th.dim)).arrange(DOWN, buff=0.12)
+                         label(say(f"{T}.causal.rule_{name}", count=N), 26, th.dim)).arrange(DOWN, buff=0.12)
 
         # the tokens in their own order, each in its device's colour
         strip = VGroup()
@@ -653,7 +653,7 @@ class RingCausal(Chapter):
             centres = np.array([[(t + 0.5) * cell, 0, 0] for t in toks])
             strip.add(points_mobject([rect_points(centres, cell * 0.42, 0.12)], device_color(i)))
         first, last = label("0", 26, th.dim), label(str(n - 1), 26, th.dim)
-        tok_word = label(say(f"{T}.causal.tokens"), 22, th.dim)
+        tok_word = label(say(f"{T}.causal.tokens"), 26, th.dim)
         first.next_to(strip, LEFT, buff=0.12)
         last.next_to(strip, RIGHT, buff=0.12)
         tok_word.next_to(first, LEFT, buff=0.2)
@@ -710,8 +710,8 @@ class RingCausal(Chapter):
         across = min(0.26, 0.9 * narrowest / (N + (N - 1) * 0.25))
         stacked = video and across < 0.15
         sq = min(0.26, 1.4 / N) if not video else (min(0.24, 1.0 / N) if stacked else across)
-        steps_head = label(say(f"{T}.causal.busy_head", count=N), 20, th.dim)
-        pairs_head = label(say(f"{T}.causal.pairs_head"), 20, th.dim)
+        steps_head = label(say(f"{T}.causal.busy_head", count=N), 26, th.dim)
+        pairs_head = label(say(f"{T}.causal.pairs_head"), 26, th.dim)
         sched = VGroup()
         direction = DOWN if stacked else RIGHT
         for i in range(N):
@@ -748,13 +748,13 @@ class RingCausal(Chapter):
         panel = VGroup(heading, strip_group, body)
         panel.heading, panel.strip, panel.matrix, panel.axes = heading, strip_group, mat, axes
         panel.skipped, panel.schedule = skipped, schedule
-        total = label(say(f"{T}.causal.total", count=sum(res.cells), steps=sum(res.busy_steps)), 22, th.dim)
+        total = label(say(f"{T}.causal.total", count=sum(res.cells), steps=sum(res.busy_steps)), 26, th.dim)
         total.next_to(body, DOWN, buff=0.3).set_x(body.get_center()[0])
         panel.schedule.add(total)
         panel.add(total)
         panel.check = VGroup()  # the striped panel says its output is the same (set by the caller below)
         if name == "striped":
-            check = label(say(f"{T}.causal.same", diff=tiny(say, plan.max_diff_striped)), 22, th.highlight)
+            check = label(say(f"{T}.causal.same", diff=tiny(say, plan.max_diff_striped)), 26, th.highlight)
             check.next_to(total, DOWN, buff=0.15).set_x(body.get_center()[0])
             panel.check = check
             panel.add(check)
