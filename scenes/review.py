@@ -57,6 +57,8 @@ RULES = {
                   "it there",
     "spoken": "a caption's spoken form holds only words, numbers and punctuation (a voice never spells a symbol)",
     "legend_dot": "a dot legend's smallest dot is at least 6 px across at 720p (a speck is no key)",
+    "axis_end_on": "a 3-D space drawn flat shows each of its axes at least 35% as long as its longest and every two "
+                   "at least 15° apart (an axis seen end-on, or along another, hides which way a vector moves)",
     "number_locale": "a number is written the language's way: Portuguese 0,48 and 1.572.864, English and Korean "
                      "0.48 and 1,572,864, in captions, labels and figures alike (a grid's cell, a vector's entry): "
                      "a thousands comma never reads right in Portuguese (65,536 reads 65,5)",
@@ -69,6 +71,8 @@ FRAME_MARGIN = 0.1
 MIN_SPAN = (0.55, 0.50)
 VISIBLE = 0.08  # fill or stroke opacity below this does not count as seen
 LABEL_REACH = 0.6  # the farthest a label may sit from the point it names without a line to it (units)
+MIN_AXIS_SHARE = 0.35  # a flat-drawn 3-D axis shorter than this share of the longest reads as end-on
+MIN_AXIS_ANGLE = 15.0  # degrees: two flat-drawn axes closer than this on screen read as one line
 LABEL_GAP = 0.04  # the least room between a label's glyphs and the outline of a stroke it labels (units)
 
 
@@ -560,6 +564,7 @@ class Linter(Observer):
         self.check_label_clear(scene, texts)
         self.check_label_near(scene, mobs)
         self.check_legend_dots(scene, mobs, scale)
+        self.check_space_axes(scene, mobs)
         if settled or not hasattr(scene.camera, "frame"):
             self.check_frame(scene, mobs, camera)
 
@@ -618,6 +623,31 @@ class Linter(Observer):
                 if px < MIN_DOT_PX - 0.05:
                     self.add(scene, "legend_dot", f"a legend's dot {px:.1f} px < {MIN_DOT_PX:.0f} px",
                              _where(_box(min(seen, key=lambda d: d.width))), key=("legend dot", round(px)))
+
+    def check_space_axes(self, scene, mobs) -> None:
+        from .components.space3d import EmbeddingSpace
+
+        for top in mobs:
+            for space in top.get_family():
+                if not isinstance(space, EmbeddingSpace) or space.axis_lines[0].get_stroke_opacity() < VISIBLE:
+                    continue
+                _, axes = space._frame()  # columns: each model axis's unit on screen
+                lengths = [float(np.linalg.norm(axes[:2, k])) for k in range(axes.shape[1])]
+                if max(lengths) > 0 and min(lengths) < MIN_AXIS_SHARE * max(lengths):
+                    k = int(np.argmin(lengths))
+                    self.add(scene, "axis_end_on", f"axis {k} drawn {min(lengths) / max(lengths):.0%} as long as the "
+                             f"longest (< {MIN_AXIS_SHARE:.0%})", _where(_box(space.axis_lines[k])),
+                             key=("axis end-on", k))
+                for i in range(len(lengths)):  # two axes along one line on screen read as one
+                    for j in range(i + 1, len(lengths)):
+                        if min(lengths[i], lengths[j]) <= 1e-9:
+                            continue
+                        cos = abs(float(axes[:2, i] @ axes[:2, j])) / (lengths[i] * lengths[j])
+                        angle = math.degrees(math.acos(min(1.0, cos)))
+                        if angle < MIN_AXIS_ANGLE:
+                            self.add(scene, "axis_end_on", f"axes {i} and {j} drawn {angle:.0f}° apart "
+                                     f"(< {MIN_AXIS_ANGLE:.0f}°)", _where(_box(space.axis_lines[i])),
+                                     key=("axes along one line", i, j))
 
     def check_overlaps(self, scene, texts) -> None:
         if len(texts) < 2:

@@ -535,3 +535,42 @@ def test_a_speck_in_a_dot_legend_is_found_and_the_default_legend_trades_it(make_
                         [f"w{i}" for i in range(n)], max_width=6, max_height=6)
     big.set_content("dots")
     assert DotLegend(big, "dot area = weight").weights == (0.1, 0.5, 1.0)  # a large grid keeps 0.1
+
+
+# --- axis_end_on: a 3-D space drawn flat with an axis seen end-on or along another ---------------
+
+class SquashedSpace(Chapter):
+    """The toy's embedding space as the gallery draws it; `squash` flattens it sideways, so its axes
+    fall onto one vertical line (what the gallery's old turn did to 'blue' and 'creature')."""
+
+    key = "squashed_space"
+    squash = True
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        from attention_manim.scenes.components.space3d import EmbeddingSpace
+
+        stage.clear()
+        trace = stage.scene.setting.trace
+        E = np.asarray(trace.embeddings[-1])
+        space = EmbeddingSpace(trace, None, fit_to=[E], extent=2.4)
+        if self.squash:
+            space.stretch(0.02, dim=0)
+        big = label("a frame wide enough", 40).move_to([0, 3, 0])
+        low = label("and tall", 40).move_to([5, -3, 0])
+        stage.play(FadeIn(space), FadeIn(big), FadeIn(low), run_time=0.5)
+        stage.wait(0.2)
+
+
+class OpenSpace(SquashedSpace):
+    squash = False
+
+
+def test_an_axis_seen_end_on_is_found(make_inputs):
+    bad, _ = lint_of(SquashedSpace, make_inputs)
+    found = [v for v in bad if v.rule == "axis_end_on"]
+    assert found and any("apart" in v.what for v in found), [v.line() for v in bad]
+    good, _ = lint_of(OpenSpace, make_inputs)
+    assert not [v for v in good if v.rule == "axis_end_on"], [v.line() for v in good]

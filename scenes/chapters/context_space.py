@@ -241,7 +241,8 @@ class ContextSpace(Chapter):
                 stage.wait(0.9)
             if s.compare is not None:
                 self.comparison(stage, s, k, table, names, plan.axes,
-                                input_part=plan.phrases[k - 1] if plan.inputs_differ else None)
+                                input_part=plan.phrases[k - 1] if plan.inputs_differ else None,
+                                previous=plan.phrases[k - 1])
             stage.play(FadeOut(arcs), FadeOut(wl), FadeOut(own), run_time=0.4)
             prev = [dE, E2]
 
@@ -307,13 +308,19 @@ class ContextSpace(Chapter):
 
     @staticmethod
     def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str], axes: tuple[str, ...],
-                   input_part: Phrase | None = None):
+                   input_part: Phrase | None = None, previous: Phrase | None = None):
         """Under the table: this phrase's E′ (phrase k + 1) minus the previous phrase's, on each axis.
         The phrases are named by number (the captions' "Phrase 2"): written out, a real model's
         tokens make the label too long to read."""
         th, say = stage.theme, stage.say
         before = say.quote(" ".join(s.compare.before))
-        vs = label(say(f"{T}.compare_label", before=k, now=k + 1), font_size=22, color=th.dim)
+        # the change is the unrounded E′s' difference; where it differs from the difference of the two
+        # tables' rounded E′s (7.7 − 0.0 shown, +7.6 measured), the label says it is taken before rounding
+        exact = previous is None or all(
+            abs(round(float(c), 1) - (round(float(a), 1) - round(float(b), 1))) < 1e-9
+            for c, a, b in zip(s.compare.change, s.coords[2], previous.coords[2]))
+        vs = label(say(f"{T}.compare_label" if exact else f"{T}.compare_label_unrounded", before=k, now=k + 1),
+                   font_size=22, color=th.dim)
         nums = baseline_row([baseline_row([label(n, font_size=22, color=th.dim),
                                            number(c, "vec", font_size=24, color=th.updated)], buff=0.12)
                              for n, c in zip(names, s.compare.change)], buff=0.4)

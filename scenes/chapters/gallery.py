@@ -196,7 +196,7 @@ class Space(Beat):
             stage.play(space.grow_arrow(e2), run_time=0.7)
             stage.wait(0.4)
         with stage.narrating(self.say(stage, "caption_turn")):
-            stage.play(space.rotation(-35 * DEGREES, run_time=2.5))
+            stage.play(space.rotation(30 * DEGREES, run_time=2.5))  # a turn that keeps all three axes apart
         stage.clear()
 
 

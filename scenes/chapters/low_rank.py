@@ -1,5 +1,5 @@
 """`low_rank`: value-down then value-up. The big space goes down to d_head dimensions and back up;
-the real product W_V·W_O of one head as a heat map, and its real singular values as bars: only
+the real product W_O·W_V of one head (vectors as columns) as a heat map, and its real singular values as bars: only
 d_head of them are non-zero."""
 
 from __future__ import annotations
@@ -95,9 +95,11 @@ class LowRank(Chapter):
         lower_top = stage.region("title").bottom - 0.15
         bottom = stage.region("full").bottom
         box_h = lower_top - bottom - 2.4
-        grid = heat_map(plan.cells, plan.scale, th, min(box_h, 5.2))
+        # drawn the screen's way (vectors as columns, W_O·W_V·E): the transpose of the trace's row-form
+        # product W_V @ W_O, the same singular values
+        grid = heat_map(plan.cells.T, plan.scale, th, min(box_h, 5.2))
         grid.move_to([stage.region("full").left + 0.2 + grid.width / 2, (lower_top + bottom) / 2 + 0.2, 0])
-        name = math("W_V W_O", 36, th.output).next_to(grid, UP, buff=0.15)
+        name = math("W_O W_V", 36, th.output).next_to(grid, UP, buff=0.15)
         size = label(say(f"{T}.size", rows=plan.d_model, cols=plan.d_model), 24, th.text)
         parts = [size]
         if len(plan.rows) < plan.d_model:

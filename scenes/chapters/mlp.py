@@ -17,7 +17,10 @@ from ..lesson import Chapter, Lesson
 from ..plans.mlp import MlpPlan, plan_mlp, with_mlp_probe
 from ..stage import Stage
 from .embedding_parts import fit_into
+from ..plans.rounding import rounding_off
 from .head_split import braced, fixed, grouped, model_name, tiny
+from .honest import wrapped
+from .rounding_parts import declare_rows, rounding_marks
 
 T = "blocks.mlp"
 
@@ -185,6 +188,9 @@ class Mlp(Chapter):
         add.move_to([0, (top + full.bottom + 0.9) / 2, 0])
         check2 = label(say(f"{T}.check_after", diff=tiny(say, plan.after_diff)), 26, th.highlight)
         fit_into(check2, full.width, 0.4).next_to(add, DOWN, buff=0.35).set_x(0)
+        if len(add.marks):  # why a row is marked ≈, under the check
+            note = wrapped(say(f"{T}.rounding_note"), full.width - 1.0, 22, th.dim, 2)
+            check2 = VGroup(check2, note.next_to(check2, DOWN, buff=0.15).set_x(0))
         with stage.narrating(say(f"{T}.caption_residual", word=word, diff=tiny(say, plan.after_diff))):
             stage.play(FadeOut(VGroup(down, check)), run_time=0.5)
             stage.play(FadeIn(add.terms, lag_ratio=0.3), run_time=1.2)
@@ -231,7 +237,15 @@ class Mlp(Chapter):
         row = VGroup(cols[0], plus, cols[1], eq, cols[2]).arrange(RIGHT, buff=0.6)
         for sign in (plus, eq):  # the signs on the numbers' middle line
             sign.set_y(cols[0][0].get_y())
-        row.terms, row.total, row.after = VGroup(cols[0], plus, cols[1]), VGroup(eq, cols[2]), cols[2][0]
+        # ≈ beside E′'s rows whose drawn terms miss the drawn sum (the lint checks every row), one note why
+        decimals = 1 if plan.after_kind == "vec" else 2
+        off = rounding_off(((i, (plan.x[i], plan.out[i]), plan.after[i]) for i in plan.shown if i is not None),
+                           decimals)
+        marks = rounding_marks(stage, cols[2][0], off, font_size=40)
+        declare_rows([cols[0][0], cols[1][0]], cols[2][0], marks)
+        row.add(marks)  # scaled and moved with the columns they sit beside
+        row.total = VGroup(eq, cols[2], marks)
+        row.terms, row.after, row.marks = VGroup(cols[0], plus, cols[1]), cols[2][0], marks
         return row
 
     @staticmethod

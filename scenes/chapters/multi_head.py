@@ -344,7 +344,15 @@ class MultiHead(Chapter):
         title.become(label(say(f"{T}.compare_title" if same else f"{T}.compare_title_other"), 30, th.text))
         stage.region("title").fit(title)
         table_ = grid
-        key = f"{T}.caption_compare_same" if same else f"{T}.caption_compare"
+        # the same word's E drawn differently in two sentences (its position added, or earlier layers):
+        # the caption says why rather than "the same lookup" beside two different Es
+        starts: dict[str, list] = {}
+        for s in plan.sentences:
+            starts.setdefault(s.tokens[s.focus], []).append([round(float(a), 2) for a, _ in s.projections])
+        shifted = any(len({tuple(v) for v in vs}) > 1 for vs in starts.values())
+        key = f"{T}.caption_compare" if not same else (
+            (f"{T}.caption_compare_same_layers" if plan.real and plan.layer > 0 else f"{T}.caption_compare_same_shifted")
+            if shifted else f"{T}.caption_compare_same")
         with stage.narrating(say(key)):
             stage.play(FadeIn(title), FadeIn(table_, lag_ratio=0.15), run_time=1.5)
             stage.wait(2.0)

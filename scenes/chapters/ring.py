@@ -697,8 +697,8 @@ class RingCausal(Chapter):
             [-0.22, -(starts[i] + sizes[i] / 2) * cell, 0]) for i in range(N)))
         col_nums = VGroup(*(label(str(j), 26, device_color(j)).move_to(
             [(starts[j] + sizes[j] / 2) * cell, 0.22, 0]) for j in range(N)))
-        q_axis = text(say(f"{T}.causal.queries_axis"), 22, th.query)
-        k_axis = text(say(f"{T}.causal.keys_axis"), 22, th.key)
+        q_axis = text(say(f"{T}.causal.queries_axis"), 26, th.query)
+        k_axis = text(say(f"{T}.causal.keys_axis"), 26, th.key)
         top_word, side_word = (q_axis, k_axis) if video else (k_axis, q_axis)
         top_word.next_to(col_nums, UP, buff=0.1)
         side_word.rotate(PI / 2).next_to(row_nums, LEFT, buff=0.12)

@@ -265,7 +265,7 @@ class WindowSinks(Chapter):
         th, say = stage.theme, stage.say
         stage.clear()
         drawn = stage.drawn[self.key] = {}
-        title = title_of(stage, say(f"{T}.sinks_title"))
+        title = title_of(stage, say(f"{T}.sinks_title" if plan.piles else f"{T}.sinks_title_none"))
         full = stage.region("full")
         model = model_forms(say, plan.model_name)
         # the weight on the first token, layer by layer

@@ -203,10 +203,22 @@ class TokensToVectors(Chapter):
             bar = Line([xs[0], y, 0], [xs[-1], y, 0], color=color, stroke_width=2)
             ticks = VGroup(*(Line([x, y, 0], [x, low - 0.08, 0], color=color, stroke_width=2) for x in xs))
             marks.add(rects, bar, ticks)
-            text = say(f"embeddings.tokens.{note}", word=say.quote(g.word), count=plan.d_model,
+            key = note
+            if note == "note_differ" and g.differ_after and _shown_alike(col_at, g.positions):
+                key = "note_differ_rounded"  # a drawn row reads the same in both columns: differ past it
+            text = say(f"embeddings.tokens.{key}", word=say.quote(g.word), count=plan.d_model,
                        equal=g.equal_lookup, differ=g.differ_after)
             notes.add(label(text, font_size=20, color=color))
         notes.arrange(RIGHT, buff=0.6)
         fit_into(notes, stage.region("full").width - 0.1, 1.0)
         notes.move_to([0, low - 0.25 - 0.3 * (len(plan.marked) - 1) - 0.12 - notes.height / 2, 0])
         return marks, notes
+
+
+def _shown_alike(col_at: dict, positions) -> bool:
+    """Whether some row the columns at `positions` draw reads the same in all of them (one decimal)."""
+    from ..style import fmt_vec
+
+    cols = [col_at[i] for i in positions]
+    rows = [r for r in cols[0].shown_indices if r is not None]
+    return any(len({fmt_vec(float(c.values[r])) for c in cols}) == 1 for r in rows)

@@ -42,7 +42,7 @@ CROWDED = ("crowded: no place within 1.6 units of its arrow clears every axis an
            "it takes the nearest to clear")
 from ..style import DARK, Theme
 from .clearance import STROKE_UNIT, StrokeField, clearance, strokes_of
-from .leader import leader_line
+from .leader import LEADER_FROM, leader_line
 from .text import label
 from .vectors import math
 
@@ -78,6 +78,24 @@ def _overlap(centre: np.ndarray, half: np.ndarray, box: tuple[np.ndarray, np.nda
              margin: float = 0.04) -> bool:
     oc, oh = box
     return bool(np.all(np.abs(centre[:2] - oc) < half[:2] + oh + margin))
+
+
+def _segment_hits(a: np.ndarray, b: np.ndarray, box: tuple[np.ndarray, np.ndarray], margin: float = 0.02) -> bool:
+    """Whether the segment a → b (2-D) passes through `box` (centre, half-size), Liang–Barsky."""
+    (cx, cy), (hx, hy) = box[0][:2], box[1][:2]
+    lo, hi = np.array([cx - hx - margin, cy - hy - margin]), np.array([cx + hx + margin, cy + hy + margin])
+    t0, t1 = 0.0, 1.0
+    d = b - a
+    for k in range(2):
+        if abs(d[k]) < 1e-12:
+            if a[k] < lo[k] or a[k] > hi[k]:
+                return False
+            continue
+        u0, u1 = (lo[k] - a[k]) / d[k], (hi[k] - a[k]) / d[k]
+        t0, t1 = max(t0, min(u0, u1)), min(t1, max(u0, u1))
+        if t0 > t1:
+            return False
+    return True
 
 
 def cone_tip(apex: np.ndarray, direction: np.ndarray, length: float, radius: float, color: str,
@@ -305,6 +323,10 @@ class EmbeddingSpace(VGroup):
                                            or box[3] > bounds[3]):
                     return None
                 if any(_overlap(c, half, b) for b in boxes):
+                    return None
+                # far enough out to be tied by a leader line: the line must not cross a label placed before
+                q = np.array([min(max(p[0], box[0]), box[2]), min(max(p[1], box[1]), box[3])])
+                if np.linalg.norm(p[:2] - q) >= LEADER_FROM and any(_segment_hits(q, p[:2], b) for b in boxes):
                     return None
                 return field.room(box)
 
