@@ -16,6 +16,8 @@ from attention_manim.scenes.components.softmax_column import SoftmaxColumn
 from attention_manim.scenes.components.text import parse_shown
 from attention_manim.scenes.style import DARK, LIGHT, fmt_score, fmt_weight
 
+from tests.test_one_head_grid import score_format
+
 SENTENCE = "a fluffy blue creature roamed the verdant forest"
 
 
@@ -149,7 +151,7 @@ def test_scores_and_weights_shown_are_the_trace_values(head):
     assert set(grid.number_mobs) == {(q, k) for q in range(8) for k in range(8)}
     for (q, k), m in grid.number_mobs.items():
         assert m.value == h.scores[q, k]
-        assert m.shown == fmt_score(h.scores[q, k])
+        assert m.shown == score_format(h)(h.scores[q, k])  # one rule for the whole grid
         assert abs(parse_shown(m.shown) - h.scores[q, k]) <= 0.05 + 1e-9
         assert np.allclose(m.get_center()[:2], grid.cell_center(q, k)[:2], atol=1e-6)
     grid.set_content("weights")
@@ -158,6 +160,23 @@ def test_scores_and_weights_shown_are_the_trace_values(head):
         assert m.value == h.pattern[q, k] and m.shown == fmt_weight(h.pattern[q, k])
         assert abs(parse_shown(m.shown) - h.pattern[q, k]) <= 0.005 + 1e-9
         assert m.width < grid.cell_width and m.height < grid.cell_height  # fits its cell
+
+
+def test_a_tie_the_weights_deny_is_written_to_two_decimals_in_every_cell():
+    """Two keys of one query at +5.27 and +5.31 both read +5.3, though their weights read 0.49 and 0.51:
+    the grid writes every score to two decimals; with no such tie, one decimal."""
+    scores = np.array([[0.0, -9.0, -9.0], [0.2, 1.4, -9.0], [-1.0, 5.27, 5.31]])
+    mask = np.triu(np.ones((3, 3), bool), 1)
+    e = np.exp(np.where(mask, -np.inf, scores))
+    data = {"scores": scores, "pattern": e / e.sum(1, keepdims=True), "mask": mask}
+    grid = AttentionGrid(data, ["a", "b", "c"], max_width=6, max_height=4).set_content("scores")
+    shown = {c: m.shown for c, m in grid.number_mobs.items()}
+    assert shown[(2, 1)] == "+5.27" and shown[(2, 2)] == "+5.31" and shown[(1, 1)] == "+1.40", shown
+    plain = dict(data, scores=np.where(np.arange(3) == 2, scores + np.array([0, 0, 0.5]), scores))
+    e = np.exp(np.where(mask, -np.inf, plain["scores"]))
+    plain["pattern"] = e / e.sum(1, keepdims=True)
+    grid = AttentionGrid(plain, ["a", "b", "c"], max_width=6, max_height=4).set_content("scores")
+    assert grid.number_mobs[(2, 2)].shown == "+5.8" and grid.number_mobs[(1, 1)].shown == "+1.4"
 
 
 def test_long_sentences_fall_back_from_numbers_to_dots():

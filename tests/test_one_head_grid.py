@@ -21,7 +21,7 @@ from attention_manim.scenes.i18n import Say
 from attention_manim.scenes.plans.context_size import context_texts, plan_context_size, with_context_traces
 from attention_manim.scenes.plans.grid import plan_dot_products, plan_formula, plan_masking, plan_softmax, root_of
 from attention_manim.scenes.setting import resolve
-from attention_manim.scenes.style import fmt_score, fmt_vec, fmt_weight
+from attention_manim.scenes.style import fmt_score, fmt_score2, fmt_vec, fmt_weight
 from attention_manim.scenes.components.text import FORMATTERS
 
 from .conftest import expected_focus, tiny_config
@@ -52,9 +52,25 @@ def visible_cells(head):
     return {tuple(c) for c in np.argwhere(~head.mask).tolist()}
 
 
-def check_numbers(mobs: dict, values, kind):
-    """{cell: number mobject} shows values[cell] at the shown rounding."""
-    fmt = {"score": fmt_score, "weight": fmt_weight, "vec": fmt_vec}[kind]
+def score_format(head):
+    """The scores' rounding a reader needs: two decimals for the whole grid when, in some query's row,
+    two visible keys read the same at one decimal though their weights read differently ("fluffy" and
+    "blue" both +5.3 under "creature", 0.48 and 0.50); one decimal otherwise."""
+    for q in range(head.scores.shape[0]):
+        seen = {}
+        for k in range(head.scores.shape[1]):
+            if head.mask[q, k]:
+                continue
+            one, w = fmt_score(float(head.scores[q, k])), fmt_weight(float(head.pattern[q, k]))
+            if seen.setdefault(one, w) != w:
+                return fmt_score2
+    return fmt_score
+
+
+def check_numbers(mobs: dict, values, kind, head=None):
+    """{cell: number mobject} shows values[cell] at the shown rounding (scores: `score_format(head)`)."""
+    fmt = score_format(head) if kind == "score" and head is not None else \
+        {"score": fmt_score, "weight": fmt_weight, "vec": fmt_vec}[kind]
     assert mobs, "no numbers drawn"
     for cell, m in mobs.items():
         want = float(values[cell])
@@ -286,7 +302,7 @@ def test_dot_products_draws_real_scores_and_spotlight(rendered, tracer, case):
     i = expected_focus(t, CASES[case][1], h)
     # every visible pair shows its real score (keys after the query wait for the masking chapter)
     assert set(d["scores"]) == visible_cells(h)
-    check_numbers(d["scores"], h.scores, "score")
+    check_numbers(d["scores"], h.scores, "score", h)
     # the close look: the real dot product of the key and the query, then divided by √d_head
     (q, k) = d["card_cell"]
     qk, sc = d["card_numbers"]
@@ -322,7 +338,7 @@ def test_softmax_columns_real_and_sum_to_one(rendered, tracer, case):
     d = scene.stage.drawn["softmax"]
     i = expected_focus(t, CASES[case][1], h)
     assert d["strips"][0].query == i and 2 <= len(d["strips"]) <= 3
-    check_numbers(d["scores"], h.scores, "score")
+    check_numbers(d["scores"], h.scores, "score", h)
     for sm in d["strips"]:
         q, keys = sm.query, sm.shown_keys
         assert keys == [j for j in range(len(t.tokens)) if not h.mask[q, j]]  # the visible keys only
@@ -359,7 +375,7 @@ def test_masking_minus_infinity_then_zero_and_sums_of_one(rendered, tracer, case
     assert inside(VGroup(d["stair"], d["heading"]), FRAME)
     # real scores in every cell first, the blocked ones too
     assert set(d["scores"]) == {(q, k) for q in range(n) for k in range(n)}
-    check_numbers(d["scores"], h.scores, "score")
+    check_numbers(d["scores"], h.scores, "score", h)
     # then −∞ exactly in the blocked cells
     blocked = {tuple(c) for c in np.argwhere(h.mask).tolist()}
     assert set(d["minus_inf"]) == blocked
@@ -454,7 +470,7 @@ def test_formula_ties_symbols_to_the_grid(rendered, tracer, case, layout):
     assert inside(d["formula"], FRAME) and inside(d["other_formula"], FRAME)  # fully on screen
     assert f"√{dh} = {np.sqrt(dh):g}" in d["sqrt_text"]  # the line as read (the root itself is typeset)
     assert scene.stage.region("panel").contains(d["panel"])
-    check_numbers(d["scores"], h.scores, "score")
+    check_numbers(d["scores"], h.scores, "score", h)
     # the focus mixes the values with its real weights (its largest ones)
     keys = d["mix_keys"]
     assert set(keys) == {int(j) for j in np.argsort(-h.pattern[i])[:3] if h.pattern[i, j] >= 0.01}

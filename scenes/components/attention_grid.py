@@ -41,7 +41,7 @@ from typing import Sequence
 import numpy as np
 from manim import ORIGIN, AnimationGroup, Succession, VGroup, VMobject, config
 
-from ..style import DARK, Theme, get_theme
+from ..style import DARK, Theme, fmt_weight, get_theme
 from .batched_shapes import clear_slot
 from .grid_geometry import GridGeometry
 from .grid_sheets import GridSheets
@@ -220,6 +220,16 @@ class AttentionGrid(GridGeometry, GridSheets, GridTweens, VGroup):
     def veil(self) -> VMobject:
         """The spotlight veil slot (no points when nothing is dimmed)."""
         return self.overlays.submobjects[0]
+
+    def score_kind(self) -> str:
+        """"score2" (two decimals, the whole grid) where one would show a tie the weights deny, and two
+        still fit the cells readably (`softmax_column.grid_score_kind`); else "score"."""
+        if getattr(self, "_score_kind", None) is None:
+            from .softmax_column import grid_score_kind
+
+            self._score_kind = grid_score_kind(self.scores, self.pattern, self.mask, lambda strings: (
+                self._number_font(strings + [fmt_weight(w) for w in self.pattern.ravel()]) >= self.min_number_font))
+        return self._score_kind
 
 
 __all__ = ["AttentionGrid", "GridTween", "as_attention_arrays"]

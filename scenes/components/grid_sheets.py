@@ -181,34 +181,8 @@ class GridSheets:
         """One font size at which every score (−∞ included) and every weight fits its cell."""
         strings = [fmt_weight(w) for w in self.pattern.ravel()] + ["−∞"]
         if self.scores is not None:
-            fmt = fmt_score2 if self.score_kind() == "score2" else fmt_score
-            strings += [fmt(x) for x in self.scores.ravel()]
+            strings += [(fmt_score2 if self.score_kind() == "score2" else fmt_score)(x) for x in self.scores.ravel()]
         return round(self._number_font(strings), 1)
-
-    def score_kind(self) -> str:
-        """How the cells write scores: one decimal ("score"), or two ("score2") for the whole grid when one
-        decimal would show two keys of one query the same score though their weights differ as shown
-        ("fluffy" and "blue" both +5.3 under "creature", weighted 0.48 and 0.50), and two decimals
-        still fit the cells at a readable size. The softmax column follows the same rule."""
-        cached = getattr(self, "_score_kind", None)
-        if cached is not None:
-            return cached
-        from .softmax_column import finer_kind
-
-        kind = "score"
-        if self.scores is not None:
-            S, P, M = np.asarray(self.scores, float), np.asarray(self.pattern, float), np.asarray(self.mask, bool)
-            for q in range(S.shape[0]):
-                keys = [k for k in range(S.shape[1]) if not M[q, k] and np.isfinite(S[q, k])]
-                if finer_kind(S[q], {k: fmt_weight(P[q, k]) for k in keys}, keys, "score", "score2") == "score2":
-                    kind = "score2"
-                    break
-            if kind == "score2":
-                strings = [fmt_weight(w) for w in P.ravel()] + ["−∞"] + [fmt_score2(x) for x in S.ravel()]
-                if self._number_font(strings) < self.min_number_font:
-                    kind = "score"  # two decimals would not be readable: one, as before
-        self._score_kind = kind
-        return kind
 
     def numbers_readable(self) -> bool:
         """Whether scores and weights can be written in the cells (else they fall back to dots)."""

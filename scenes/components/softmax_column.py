@@ -52,6 +52,23 @@ def score_kind(scores, weights, keys) -> str:
     return finer_kind(scores, shown, keys, "score", "score2")
 
 
+def grid_score_kind(scores, weights, mask, fits) -> str:
+    """How a grid writes its scores: "score2" for every cell when, in some query's row of [query, key]
+    `scores`, one decimal would show two visible keys the same score though their `weights` differ as
+    shown ("fluffy" and "blue" both +5.3 under "creature", weighted 0.48 and 0.50) and `fits(strings)`
+    says two decimals are still readable in the cells; else "score"."""
+    from ..style import fmt_score2, fmt_weight
+
+    if scores is None:
+        return "score"
+    S, P, M = np.asarray(scores, float), np.asarray(weights, float), np.asarray(mask, bool)
+    for q in range(S.shape[0]):
+        keys = [k for k in range(S.shape[1]) if not M[q, k] and np.isfinite(S[q, k])]
+        if finer_kind(S[q], {k: fmt_weight(P[q, k]) for k in keys}, keys, "score", "score2") == "score2":
+            return "score2" if fits(["−∞"] + [fmt_score2(x) for x in S.ravel()]) else "score"
+    return "score"
+
+
 class SoftmaxColumn:
     """One query's scores → weights, beside the grid (see module docstring).
 
