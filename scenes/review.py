@@ -58,7 +58,7 @@ RULES = {
     "spoken": "a caption's spoken form holds only words, numbers and punctuation (a voice never spells a symbol)",
     "legend_dot": "a dot legend's smallest dot is at least 6 px across at 720p (a speck is no key)",
     "axis_end_on": "a 3-D space drawn flat shows each of its axes at least 35% as long as its longest and every two "
-                   "at least 15° apart (an axis seen end-on, or along another, hides which way a vector moves)",
+                   "at least 10° apart (an axis seen end-on, or along another, hides which way a vector moves)",
     "number_locale": "a number is written the language's way: Portuguese 0,48 and 1.572.864, English and Korean "
                      "0.48 and 1,572,864, in captions, labels and figures alike (a grid's cell, a vector's entry): "
                      "a thousands comma never reads right in Portuguese (65,536 reads 65,5)",
@@ -72,7 +72,7 @@ MIN_SPAN = (0.55, 0.50)
 VISIBLE = 0.08  # fill or stroke opacity below this does not count as seen
 LABEL_REACH = 0.6  # the farthest a label may sit from the point it names without a line to it (units)
 MIN_AXIS_SHARE = 0.35  # a flat-drawn 3-D axis shorter than this share of the longest reads as end-on
-MIN_AXIS_ANGLE = 15.0  # degrees: two flat-drawn axes closer than this on screen read as one line
+MIN_AXIS_ANGLE = 10.0  # degrees: two flat-drawn axes closer than this on screen read as one line
 LABEL_GAP = 0.04  # the least room between a label's glyphs and the outline of a stroke it labels (units)
 
 

@@ -191,3 +191,13 @@ def test_rows_whose_rounded_terms_miss_e_prime_are_the_ones_marked(make_inputs):
                 want.append(i)
         assert list(s.rounding_off) == want
     assert plan.sentences[0].rounding_off  # "car": 1.0 − 0.1 − 0.1 + 0.0 + 1.6 is 2.4, E′ shows 2.3
+
+
+def test_an_idle_heads_lower_bound_never_reads_above_what_a_weight_can_be():
+    """"itself ≥ 0.99" for a least self-weight of 0.996 (it read "≥ 1.00", impossible-sounding for a
+    weight); bounds already at two decimals stay as they are."""
+    from attention_manim.scenes.chapters.multi_head import at_least
+
+    assert at_least(0.996) == 0.99 and at_least(0.9999999) == 0.99
+    assert at_least(0.5) == 0.5 and at_least(0.87) == 0.87 and at_least(1.0) == 1.0
+    assert f"{at_least(0.996):.2f}" == "0.99"

@@ -5,6 +5,8 @@ word along them, and the same word in different sentences compared."""
 
 from __future__ import annotations
 
+from math import floor
+
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, ReplacementTransform, SurroundingRectangle, VGroup
 
 from ..components.attention_grid import AttentionGrid
@@ -63,6 +65,12 @@ def table(rows, gap: float, row_gap: float, first_left: bool = False) -> VGroup:
         y -= h + row_gap
     return VGroup(*(VGroup(*r) for r in rows))
 
+
+
+def at_least(x: float) -> float:
+    """A lower bound written to two decimals, rounded down: "itself ≥ 0.99", never "≥ 1.00" for a
+    weight of 0.996 (no weight exceeds 1)."""
+    return floor(float(x) * 100 + 1e-9) / 100
 
 class MultiHead(Chapter):
     key = "multi_head"
@@ -150,7 +158,7 @@ class MultiHead(Chapter):
                     shown = number(float(h.row[s.focus]), "weight", 22, th.highlight)
                     shown.next_to(g, DOWN, buff=0.08).set_x(g.cell_center(s.focus, s.focus)[0])
                 with stage.narrating(say(line, role=head_name(say, plan, h, s.tokens), word=word, keys=keys,
-                                         weight=float(h.row[s.focus]), least=h.idle or 0.0)):
+                                         weight=float(h.row[s.focus]), least=at_least(h.idle or 0.0))):
                     stage.play(cell[0][0].animate.set_color(th.highlight),
                                *([FadeIn(shown)] if shown is not None else []), run_time=0.4)
                     stage.wait(0.6)
@@ -200,12 +208,12 @@ class MultiHead(Chapter):
         says so, with the least weight a word keeps on itself."""
         th, say = stage.theme, stage.say
         ident = say("common.head.head_only", head=h.head)
-        idle = say(f"{T}.idle_here", head=h.head, weight=h.idle) if h.idle is not None else None
+        idle = say(f"{T}.idle_here", head=h.head, weight=at_least(h.idle)) if h.idle is not None else None
         if plan.real:
             first = ident
             second = head_name(say, plan, h, tokens) if h.role else habit_line(say, h)
             if idle is not None:
-                second = say(f"{T}.idle_here_real", role=second, weight=h.idle)
+                second = say(f"{T}.idle_here_real", role=second, weight=at_least(h.idle))
         else:
             first, second = head_name(say, plan, h, tokens), (idle or ident)
         top = label(first, 22, th.text)

@@ -279,10 +279,11 @@ class EmbeddingSpace(VGroup):
                     return None
                 if any(_overlap(c, half, b) for b in boxes):
                     return None
-                # far enough out to be tied by a leader line: the line must not cross a label placed before
+                # far enough out to be tied by a leader line: a line across a label placed before reads as
+                # tying the wrong label, so such a spot is taken only when every other touches an axis
                 q = np.array([min(max(p[0], box[0]), box[2]), min(max(p[1], box[1]), box[3])])
                 if np.linalg.norm(p[:2] - q) >= LEADER_FROM and any(_segment_hits(q, p[:2], b) for b in boxes):
-                    return None
+                    return min(field.room(box), 0.5 * AXIS_ROOM)
                 return field.room(box)
 
             def turned(turn):
