@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from .i18n import unspeakable
+from .review_shapes import shape_findings
 from .plans.rounding import drawn_sum, drawn_value
 
 PX_PER_UNIT_720 = 90.0  # manim's frame is 8 units tall; 720 px / 8
@@ -71,8 +72,6 @@ FRAME_MARGIN = 0.1
 MIN_SPAN = (0.55, 0.50)
 VISIBLE = 0.08  # fill or stroke opacity below this does not count as seen
 LABEL_REACH = 0.6  # the farthest a label may sit from the point it names without a line to it (units)
-MIN_AXIS_SHARE = 0.35  # a flat-drawn 3-D axis shorter than this share of the longest reads as end-on
-MIN_AXIS_ANGLE = 10.0  # degrees: two flat-drawn axes closer than this on screen read as one line
 LABEL_GAP = 0.04  # the least room between a label's glyphs and the outline of a stroke it labels (units)
 
 
@@ -562,9 +561,11 @@ class Linter(Observer):
         self.check_underscores(scene, texts)
         self.check_sums(scene, mobs, texts)
         self.check_label_clear(scene, texts)
-        self.check_label_near(scene, mobs)
-        self.check_legend_dots(scene, mobs, scale)
-        self.check_space_axes(scene, mobs)
+        for m, text, far, box in labels_far_from_their_points(mobs):  # label_near: near its point, or tied
+            self.add(scene, "label_near", f"{_short(text)} is {far:.2f} units from the point it names, with no line to it",
+                     _where(box), (getattr(m, "lint_exempt", None) or {}).get("label_near"), key=(id(m),))
+        for rule, what, box, key in shape_findings(mobs, scale):  # legend dots, 3-D axes (review_shapes.py)
+            self.add(scene, rule, what, _where(box), key=key)
         if settled or not hasattr(scene.camera, "frame"):
             self.check_frame(scene, mobs, camera)
 
@@ -608,46 +609,6 @@ class Linter(Observer):
             if px < MIN_TEXT_PX - 0.05:
                 self.add(scene, "text_size", f"a grid's labels {px:.1f} px < {MIN_TEXT_PX:.0f} px", _where(_box(mob)),
                          ex.get("text_size"), key=("grid labels", round(px)))
-
-    def check_legend_dots(self, scene, mobs, scale: float) -> None:
-        from .components.dot_legend import MIN_DOT_PX, DotLegend
-
-        for top in mobs:
-            for legend in top.get_family():
-                if not isinstance(legend, DotLegend):
-                    continue
-                seen = [d for d in legend.dot_mobs if d.get_fill_opacity() >= VISIBLE]
-                if not seen:
-                    continue
-                px = min(d.width for d in seen) * scale
-                if px < MIN_DOT_PX - 0.05:
-                    self.add(scene, "legend_dot", f"a legend's dot {px:.1f} px < {MIN_DOT_PX:.0f} px",
-                             _where(_box(min(seen, key=lambda d: d.width))), key=("legend dot", round(px)))
-
-    def check_space_axes(self, scene, mobs) -> None:
-        from .components.space3d import EmbeddingSpace
-
-        for top in mobs:
-            for space in top.get_family():
-                if not isinstance(space, EmbeddingSpace) or space.axis_lines[0].get_stroke_opacity() < VISIBLE:
-                    continue
-                _, axes = space._frame()  # columns: each model axis's unit on screen
-                lengths = [float(np.linalg.norm(axes[:2, k])) for k in range(axes.shape[1])]
-                if max(lengths) > 0 and min(lengths) < MIN_AXIS_SHARE * max(lengths):
-                    k = int(np.argmin(lengths))
-                    self.add(scene, "axis_end_on", f"axis {k} drawn {min(lengths) / max(lengths):.0%} as long as the "
-                             f"longest (< {MIN_AXIS_SHARE:.0%})", _where(_box(space.axis_lines[k])),
-                             key=("axis end-on", k))
-                for i in range(len(lengths)):  # two axes along one line on screen read as one
-                    for j in range(i + 1, len(lengths)):
-                        if min(lengths[i], lengths[j]) <= 1e-9:
-                            continue
-                        cos = abs(float(axes[:2, i] @ axes[:2, j])) / (lengths[i] * lengths[j])
-                        angle = math.degrees(math.acos(min(1.0, cos)))
-                        if angle < MIN_AXIS_ANGLE:
-                            self.add(scene, "axis_end_on", f"axes {i} and {j} drawn {angle:.0f}° apart "
-                                     f"(< {MIN_AXIS_ANGLE:.0f}°)", _where(_box(space.axis_lines[i])),
-                                     key=("axes along one line", i, j))
 
     def check_overlaps(self, scene, texts) -> None:
         if len(texts) < 2:
@@ -731,12 +692,6 @@ class Linter(Observer):
                 self.add(scene, "label_clear", f"{_short(t.text or type(t.mob).__name__)} is {max(gap, 0):.3f} units "
                                                f"from a stroke it must clear (at least {LABEL_GAP})",
                          _where(t.box), t.exempt.get("label_clear"), key=(id(t.mob),))
-
-    def check_label_near(self, scene, mobs) -> None:
-        """A label declared to name a point (`names_point`) is near it, or tied to it by a visible line."""
-        for m, text, far, box in labels_far_from_their_points(mobs):
-            self.add(scene, "label_near", f"{_short(text)} is {far:.2f} units from the point it names, with no line to it",
-                     _where(box), (getattr(m, "lint_exempt", None) or {}).get("label_near"), key=(id(m),))
 
     def check_decimals(self, scene, texts) -> None:
         by_owner: dict[int, list[TextOnScreen]] = {}

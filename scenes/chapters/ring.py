@@ -145,7 +145,7 @@ class Ring(Chapter):
         # the passage, its tokens outlined in their device's colour
         words = WordBoxes(plan.tokens, theme=th, font_size=30)
         lines = wrap(words, full.width, 0.25)
-        legend = VGroup(*(self.legend_item(stage, plan, i) for i in range(N)))
+        legend = VGroup(*(legend_item(stage, plan, i) for i in range(N)))
         per_row = 4 if N > 4 else N
         legend.arrange_in_grid(rows=ceil(N / per_row), cols=per_row, buff=(0.6, 0.25), flow_order="rd")
         fit_into(legend, full.width, 1.0)
@@ -164,14 +164,14 @@ class Ring(Chapter):
             stage.wait(0.6)
 
         # the key to the tables' columns (m, l, O), along the frame's foot; the ring above it
-        key = self.column_key(stage, plan, full.width)
+        key = column_key(stage, plan, full.width)
         key.move_to([0, full.bottom + key.height / 2, 0])
         # a line above the key for the steps where a busy device's table does not visibly change (the
         # toy's heads): which devices, and the weight their rows give the new keys
         # and the key to the tokens' ␣ (a real model's tokens), at that line's left
         spaces = space_key(plan.tokens, say, th, font_size=22, mark_size=24)
         room = full.width - (spaces.width + 0.5 if spaces is not None else 0.0)
-        notes = [self.still_note(stage, plan, t, room) for t in range(N)]
+        notes = [still_note(stage, plan, t, room) for t in range(N)]
         ring_bottom = key.get_top()[1] + 0.2
         line = [n for n in notes if n is not None] + ([spaces] if spaces is not None else [])
         if line:
@@ -229,7 +229,7 @@ class Ring(Chapter):
             new_tables = all_tables[t]
             new_status = [self.status(stage, plan, t, i, slots[i]) for i in range(N)]
             outs = [m for m in tables + status + [note] if m is not None]
-            with stage.narrating(self.caption_for_step(stage, plan, t)):
+            with stage.narrating(caption_for_step(stage, plan, t)):
                 if moves:
                     stage.play(*moves, *(a.animate.set_color(th.highlight) for a in arrows), run_time=1.0)
                     stage.play(*(a.animate.set_color(th.dim) for a in arrows), run_time=0.3)
@@ -273,48 +273,6 @@ class Ring(Chapter):
         drawn.update(results=results, diff=diff)
 
     # --- pieces ---------------------------------------------------------------------------------
-    @staticmethod
-    def legend_item(stage: Stage, plan: RingPlan, i: int) -> VGroup:
-        th, say = stage.theme, stage.say
-        a, b = plan.span(i)
-        sw = RoundedRectangle(width=0.42, height=0.3, corner_radius=0.05, stroke_color=device_color(i),
-                              stroke_width=3).set_fill(device_color(i), opacity=0.3)
-        text = label(say(f"{T}.steps.legend", device=i, first=a, last=b), 24, th.text)
-        return VGroup(sw, text).arrange(RIGHT, buff=0.15)
-
-    @staticmethod
-    def column_key(stage: Stage, plan: RingPlan, width: float) -> VGroup:
-        """What the tables' columns hold, in words: m the largest score so far, l the running sum of the
-        exponentials, O the running output, not yet divided by l (the l in the words typeset as in the
-        tables). `.symbols` (m, l, O), `.words` (each item's line of words)."""
-        th, say = stage.theme, stage.say
-        symbols = [math("m", 30, th.highlight), math("l", 30, th.highlight), math("O", 30, th.value)]
-        words = [text(say(f"{T}.steps.key_m"), 22, th.text), text(say(f"{T}.steps.key_l"), 22, th.text),
-                 words_with_symbol(say(f"{T}.steps.key_o", l=SYMBOL_SLOT), math("l", 30, th.highlight), 22, th.text)]
-        items = []
-        for sym, word in zip(symbols, words):
-            item = VGroup(sym, word).arrange(RIGHT, buff=0.15)
-            sym.set_y(text_baseline(word) + sym.height / 2)  # the letter on the words' line
-            items.append(item)
-        key = VGroup(*items).arrange(RIGHT, buff=0.55)
-        fit_into(key, width, 0.45)
-        key.symbols, key.words = VGroup(*symbols), VGroup(*words)
-        return key
-
-    @staticmethod
-    def still_note(stage: Stage, plan: RingPlan, t: int, width: float):
-        """Step t's note on the busy devices whose tables read as before (`RingPlan.still`): their
-        rows give the new keys less than 0.01% (or 0.1%, 1%) of their weight. None when there are none."""
-        th, say = stage.theme, stage.say
-        devices, share = plan.still(t)
-        if not devices:
-            return None
-        pct = next(p for p in (0.01, 0.1, 1.0) if share * 100 < p)
-        under = say(f"{T}.steps.share_under", pct=say.number(pct, f".{max(0, -floor(log10(pct)))}f"))
-        note = text(say(f"{T}.steps.still", count=len(devices), devices=say.words([str(i) for i in devices]),
-                        share=under), 22, th.text)
-        return fit_into(note, width, 0.4)
-
     @staticmethod
     def slots(box, head, bw: float, bh: float, narrow: bool = False) -> dict:
         """Where a device box's parts go: its header at the top left (two lines in a narrow box), the
@@ -432,27 +390,6 @@ class Ring(Chapter):
         return VGroup(label(str(p), 24, th.dim), label(shown_token(stage.say, plan.tokens[p]), 24, th.query)).arrange(
             RIGHT, buff=0.12)
 
-    @staticmethod
-    def caption_for_step(stage: Stage, plan: RingPlan, t: int) -> str:
-        say = stage.say
-        N = plan.n_devices
-        if t == 0:
-            return say(f"{T}.steps.caption_first", d=plan.d)
-        idle = plan.idle(t)
-        got = sorted({plan.step(t, i).bytes_received for i in range(N)})
-        sent = (say(f"{T}.steps.bytes_one", bytes=got[0]) if len(got) == 1 else
-                say(f"{T}.steps.bytes_range", low=got[0], high=got[-1]))
-        devices = say.words([str(i) for i in idle])
-        explained = any(plan.idle(u) for u in range(1, t))  # why a device idles is said once
-        if idle and not explained:
-            return say(f"{T}.steps.caption_move_idle", step=t + 1, sent=sent, count=len(idle), devices=devices)
-        if t == 1:
-            return say(f"{T}.steps.caption_move_all", step=t + 1, sent=sent)
-        if idle:
-            return say(f"{T}.steps.caption_again_idle", step=t + 1, count=len(idle), devices=devices)
-        return say(f"{T}.steps.caption_again_all", step=t + 1)
-
-
 def level(table: VGroup, row_step: float | None = None) -> VGroup:
     """Every row's texts on one baseline (a comma or a descender does not lift a number); with
     `row_step`, the rows' baselines evenly `row_step` apart as well (a row of "6,14 MB" no lower than
@@ -554,6 +491,70 @@ def wrap(words: WordBoxes, width: float, gap_y: float) -> WordBoxes:
         y -= h + gap_y
     words.center()
     return words
+
+
+# --- chapter 1's pieces, outside the class (a chapter stays short enough to read) ---------------------
+
+def legend_item(stage: Stage, plan: RingPlan, i: int) -> VGroup:
+    th, say = stage.theme, stage.say
+    a, b = plan.span(i)
+    sw = RoundedRectangle(width=0.42, height=0.3, corner_radius=0.05, stroke_color=device_color(i),
+                          stroke_width=3).set_fill(device_color(i), opacity=0.3)
+    text = label(say(f"{T}.steps.legend", device=i, first=a, last=b), 24, th.text)
+    return VGroup(sw, text).arrange(RIGHT, buff=0.15)
+
+
+def column_key(stage: Stage, plan: RingPlan, width: float) -> VGroup:
+    """What the tables' columns hold, in words: m the largest score so far, l the running sum of the
+    exponentials, O the running output, not yet divided by l (the l in the words typeset as in the
+    tables). `.symbols` (m, l, O), `.words` (each item's line of words)."""
+    th, say = stage.theme, stage.say
+    symbols = [math("m", 30, th.highlight), math("l", 30, th.highlight), math("O", 30, th.value)]
+    words = [text(say(f"{T}.steps.key_m"), 22, th.text), text(say(f"{T}.steps.key_l"), 22, th.text),
+             words_with_symbol(say(f"{T}.steps.key_o", l=SYMBOL_SLOT), math("l", 30, th.highlight), 22, th.text)]
+    items = []
+    for sym, word in zip(symbols, words):
+        item = VGroup(sym, word).arrange(RIGHT, buff=0.15)
+        sym.set_y(text_baseline(word) + sym.height / 2)  # the letter on the words' line
+        items.append(item)
+    key = VGroup(*items).arrange(RIGHT, buff=0.55)
+    fit_into(key, width, 0.45)
+    key.symbols, key.words = VGroup(*symbols), VGroup(*words)
+    return key
+
+
+def still_note(stage: Stage, plan: RingPlan, t: int, width: float):
+    """Step t's note on the busy devices whose tables read as before (`RingPlan.still`): their
+    rows give the new keys less than 0.01% (or 0.1%, 1%) of their weight. None when there are none."""
+    th, say = stage.theme, stage.say
+    devices, share = plan.still(t)
+    if not devices:
+        return None
+    pct = next(p for p in (0.01, 0.1, 1.0) if share * 100 < p)
+    under = say(f"{T}.steps.share_under", pct=say.number(pct, f".{max(0, -floor(log10(pct)))}f"))
+    note = text(say(f"{T}.steps.still", count=len(devices), devices=say.words([str(i) for i in devices]),
+                    share=under), 22, th.text)
+    return fit_into(note, width, 0.4)
+
+
+def caption_for_step(stage: Stage, plan: RingPlan, t: int) -> str:
+    say = stage.say
+    N = plan.n_devices
+    if t == 0:
+        return say(f"{T}.steps.caption_first", d=plan.d)
+    idle = plan.idle(t)
+    got = sorted({plan.step(t, i).bytes_received for i in range(N)})
+    sent = (say(f"{T}.steps.bytes_one", bytes=got[0]) if len(got) == 1 else
+            say(f"{T}.steps.bytes_range", low=got[0], high=got[-1]))
+    devices = say.words([str(i) for i in idle])
+    explained = any(plan.idle(u) for u in range(1, t))  # why a device idles is said once
+    if idle and not explained:
+        return say(f"{T}.steps.caption_move_idle", step=t + 1, sent=sent, count=len(idle), devices=devices)
+    if t == 1:
+        return say(f"{T}.steps.caption_move_all", step=t + 1, sent=sent)
+    if idle:
+        return say(f"{T}.steps.caption_again_idle", step=t + 1, count=len(idle), devices=devices)
+    return say(f"{T}.steps.caption_again_all", step=t + 1)
 
 
 # --- chapter 2: causal, contiguous against striped ---------------------------------------------------
