@@ -14,6 +14,7 @@ from ..components.pictures import mole_animal, tower
 from ..components.text import baseline_row, label, number, text_baseline
 from ..components.vectors import VectorColumn, math, symbol_source
 from ..components.word_boxes import WordBoxes
+from ..plans.rounding import misses
 from ..lesson import Chapter
 from ..plans.context_space import ContextPlan, ContextVariant, LookupPlan, Phrase, plan_context, plan_lookup
 from ..plans.honesty import note_text
@@ -316,9 +317,8 @@ class ContextSpace(Chapter):
         before = say.quote(" ".join(s.compare.before))
         # the change is the unrounded E′s' difference; where it differs from the difference of the two
         # tables' rounded E′s (7.7 − 0.0 shown, +7.6 measured), the label says it is taken before rounding
-        exact = previous is None or all(
-            abs(round(float(c), 1) - (round(float(a), 1) - round(float(b), 1))) < 1e-9
-            for c, a, b in zip(s.compare.change, s.coords[2], previous.coords[2]))
+        exact = previous is None or not any(misses((a, -b), c)
+                                            for c, a, b in zip(s.compare.change, s.coords[2], previous.coords[2]))
         vs = label(say(f"{T}.compare_label" if exact else f"{T}.compare_label_unrounded", before=k, now=k + 1),
                    font_size=22, color=th.dim)
         nums = baseline_row([baseline_row([label(n, font_size=22, color=th.dim),

@@ -16,7 +16,7 @@ from math import log2, log10
 from types import SimpleNamespace
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Circle, Dot, FadeIn, FadeOut, Line, Rectangle, Square, Transform, VGroup, VMobject)
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Circle, Dot, FadeIn, FadeOut, Line, Rectangle, Square, VGroup, VMobject)
 
 from ..components.clearance import first_clear, strokes_of
 from ..components.text import label, text_baseline
@@ -418,7 +418,6 @@ class LinearPattern(Chapter):
         foot.next_to(layer_name, DOWN, buff=0.2).set_x(full.center[0])
         kl_note = text(say("beyond.kl_note"), 20, th.dim)
         fit_into(kl_note, full.width - 0.6, 0.4).next_to(foot, DOWN, buff=0.12).set_x(full.center[0])
-        grid = VGroup(cells, names, nums, layer_name)
         drawn.update(swap_cells=cells, swap_total=total, kl_note=kl_note)
         with stage.narrating(say(f"{T}.caption_swap_runs", count=plan.n_layers, kept=plan.kept_count, runs=plan.runs,
                                  kl=say.number(plan.kl_mean, ".3f"))):
