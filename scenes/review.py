@@ -572,10 +572,14 @@ class Linter(Observer):
     def check_sizes(self, scene, texts, scale: float) -> None:
         small = {"number_size": [], "text_size": []}
         for t in texts:
-            if _is_formula(t.mob):
-                continue
             digits = [b for b, c in t.glyphs if c.isdigit()]
-            if digits and _is_number_text(t.text):
+            if _is_formula(t.mob):  # typeset math: its size as text would be, digits included
+                if getattr(t.mob, "math_font_size", None) is None:
+                    continue
+                rule = "number_size" if t.text and _is_number_text(t.text) else "text_size"
+                limit = MIN_NUMBER_PX if rule == "number_size" else MIN_TEXT_PX
+                px = _font_size(t.mob) * self.cap_per_point["latin"] * scale
+            elif digits and _is_number_text(t.text):
                 rule, limit = "number_size", MIN_NUMBER_PX
                 px = float(np.median([b[3] - b[1] for b in digits])) * scale
             else:
@@ -882,8 +886,12 @@ def _font_size(m) -> float:
     """The font size a text is drawn at now: its nominal size times how much it has been scaled since it
     was made, measured so that turning it (a label turned upright over a column) does not count as
     growing (manim's own `font_size` reads the height, which a quarter turn swaps for the width)."""
+    from .components.vectors import MATH_PER_TEXT
+
     ref = getattr(m, "ref_rms", None)
     nominal = getattr(m, "_font_size", None)
+    if getattr(m, "math_font_size", None) is not None:  # typeset math, as the text size it stands as tall as
+        nominal = m.math_font_size / MATH_PER_TEXT
     if ref and nominal:
         now = _rms(m)
         if now > 0:

@@ -215,6 +215,36 @@ def test_a_turned_label_is_measured_as_turned_and_a_text_font_root_is_found(make
     assert "typeset_math" in rules and "√16" in rules["typeset_math"].what
 
 
+class SmallMath(Chapter):
+    """Typeset math held to the text rule: q·k/√d at math size 12, and at 40 scaled to a third."""
+
+    key = "small_math"
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        from attention_manim.scenes.components.vectors import math
+
+        stage.clear()
+        tiny = math("q dot k \\/ sqrt(d)", 12).move_to([-4, 0, 0])
+        shrunk = math("arrow(E)_4", 40).scale(1 / 3).move_to([-1, 0, 0])
+        fine = math("q dot k \\/ sqrt(d)", 30).move_to([3, 0, 0])
+        big = label("a frame wide enough", 40).move_to([0, 3, 0])
+        low = label("and tall", 40).move_to([0, -3, 0])
+        stage.play(*(FadeIn(m) for m in (tiny, shrunk, fine, big, low)), run_time=0.5)
+
+
+def test_typeset_math_is_held_to_the_text_size_rule(make_inputs):
+    bad, _ = lint_of(SmallMath, make_inputs)
+    small = [v for v in bad if v.rule == "text_size"]
+    assert len(small) == 1, [v.line() for v in bad]
+    assert "and 1 more" in small[0].what  # the tiny formula and the shrunk one; the size-30 one passes
+    px = float(small[0].what.split()[1])
+    assert 6 < px < 10  # the smallest: math size 12 stands as tall as text of 9 points, ~8 px
+    assert not [v for v in bad if v.rule == "number_size"]  # no figure among them
+
+
 def test_the_root_under_every_cell_is_typeset_with_its_bar():
     from attention_manim.scenes.components.grid_sheets import _denominator_glyphs
     from attention_manim.scenes.components.batched_shapes import text_points

@@ -58,6 +58,19 @@ def drop_svg_paths(mob):
     return mob
 
 
+def remember_size(mob):
+    """Its size as made, turned or not: the lint reads a copy's font size as its nominal size times how
+    much the copy's outline has grown (scenes/review.py `_font_size`; manim's own reads the height,
+    which a quarter turn swaps for the width)."""
+    pts = [g.points for g in mob.family_members_with_points()]
+    if pts:
+        import numpy as np
+
+        p = np.concatenate(pts)[:, :2]
+        mob.ref_rms = float(np.sqrt(((p - p.mean(axis=0)) ** 2).sum(axis=1).mean()))
+    return mob
+
+
 # Pango wraps a line wider than the canvas it is given, and manim gives it the render's pixel size
 # (and caches the SVG by text, not by size): a 128-pixel test render would wrap labels, and a later
 # full-size render sharing the cache would reuse the wrapped ones. Text is always laid out on a
@@ -175,15 +188,7 @@ def _prototype(text: str, font_size: float, color: str, font: str, weight: str, 
         config.pixel_width, config.pixel_height = saved[0], saved[1]
         config.frame_width, config.frame_height = saved[2], saved[3]
     drop_svg_paths(mob)
-    # its size as made, turned or not: the lint reads a copy's font size as this times how much the
-    # copy's outline has grown (scenes/review.py `_font_size`; manim's own reads the height, which a
-    # quarter turn swaps for the width)
-    pts = [g.points for g in mob.family_members_with_points()]
-    if pts:
-        import numpy as np
-
-        p = np.concatenate(pts)[:, :2]
-        mob.ref_rms = float(np.sqrt(((p - p.mean(axis=0)) ** 2).sum(axis=1).mean()))
+    remember_size(mob)
     return mob
 
 

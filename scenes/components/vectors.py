@@ -24,7 +24,7 @@ from manim import (
 from ..style import DARK, Theme
 from ..plans.windows import token_window, window_indices  # pure: plans use them too
 from .batched_shapes import rect_points
-from .text import drop_svg_paths, label, number
+from .text import drop_svg_paths, label, number, remember_size
 
 # --------------------------------------------------------------------------------------------
 # symbols
@@ -47,7 +47,9 @@ def symbol_source(base: str, index: int | str | None = None, *, prime: bool = Fa
 
 @lru_cache(maxsize=512)
 def _math_prototype(source: str, font_size: float, color: str) -> MathTypst:
-    return drop_svg_paths(MathTypst(source, font_size=font_size, color=color))
+    mob = remember_size(drop_svg_paths(MathTypst(source, font_size=font_size, color=color)))
+    mob.math_font_size = font_size  # the lint holds typeset math to the text size rule (review.py)
+    return mob
 
 
 def math(source: str, font_size: float = 36, color: str = "#FFFFFF") -> MathTypst:
