@@ -128,7 +128,7 @@ class OneToken(Chapter):
         # 2. the query against every key, and the softmax
         rows = [[label(say(f"{T}.col_word"), 18, th.dim),
                  label(say(f"{T}.col_key_rotary" if plan.rotary else f"{T}.col_key"), 18, th.key),
-                 math("q dot k \\/ sqrt(d)", 20, th.dim), label(say(f"{T}.col_weight"), 18, th.dim),
+                 math("q dot k \\/ sqrt(d)", 24, th.dim), label(say(f"{T}.col_weight"), 18, th.dim),
                  label(say(f"{T}.col_value"), 18, th.value), VGroup(), label(say(f"{T}.col_weighted"), 18, th.value)]]
         by = {}
         for j in plan.slots:
