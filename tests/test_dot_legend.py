@@ -76,6 +76,21 @@ def test_mask_note_lies_on_masked_cells(layout):
             assert 0 <= r < n and 0 <= c < n
             q, k = (c, r) if layout == "video" else (r, c)
             assert grid.mask[q, k], f"corner ({x:.2f}, {y:.2f}) on an unmasked cell"
+    # its edges lie on the grid's lines, not inside cells (a line ending mid-cell is a stub): the two
+    # inner edges stop just short of a line, the two outer ones reach the border, drawn again over it
+    line_xs, line_ys = ul[0] + cw * np.arange(n + 1), ul[1] - ch * np.arange(n + 1)
+    for edge, lines in ((plate.get_left()[0], line_xs), (plate.get_right()[0], line_xs),
+                        (plate.get_bottom()[1], line_ys), (plate.get_top()[1], line_ys)):
+        assert np.abs(lines - edge).min() < 0.05, f"a plate edge at {edge:.3f} inside a cell"
+    border = note[1]
+    # the border drawn again runs along the grid's own border: its lower-left corner in the video
+    # layout, its upper-right in the paper one
+    xs, ys = border.points[:, 0], border.points[:, 1]
+    if layout == "video":
+        assert (xs.min(), ys.min()) == pytest.approx((ul[0], ul[1] - n * ch), abs=1e-6)
+    else:
+        assert (xs.max(), ys.max()) == pytest.approx((ul[0] + n * cw, ul[1]), abs=1e-6)
+    assert border.get_stroke_width() == pytest.approx(grid.lines.get_stroke_width())
 
 
 def test_mask_note_needs_a_causal_mask():

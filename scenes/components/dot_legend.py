@@ -100,9 +100,19 @@ def mask_note(grid, text: str, theme: Theme = DARK, font_size: float = 20,
     n = grid.n
     pad = 0.08
 
+    every = getattr(grid, "line_every", 1)
+
+    def cells(mob) -> tuple[int, int]:
+        # the plate covers whole cells, to the grid lines drawn (every `every` cells): no line ends
+        # inside a cell at its edge
+        def span(size, cell):
+            return int(np.ceil((size + 2 * pad) / (cell * every) - 1e-6)) * every
+        return span(mob.width, cw), span(mob.height, ch)
+
     def fits(mob) -> bool:
-        # a w × h box in the corner stays on masked cells when w/cw + h/ch ≤ n - 1 (a staircase)
-        return (mob.width + 3 * pad) / cw + (mob.height + 3 * pad) / ch <= n - 1 - 0.15
+        # a k × m block of cells in the corner stays on masked cells when k + m ≤ n (a staircase)
+        k, m = cells(mob)
+        return k + m <= n
 
     words = text.split()
     candidates = [text]
@@ -115,28 +125,37 @@ def mask_note(grid, text: str, theme: Theme = DARK, font_size: float = 20,
                                       " ".join(words[2 * third:])]))
     if avoid is not None:  # clear of the outlined query's cells, or not at all: the note never hides data
         (ax0, ay0, _), (ax1, ay1, _) = grid.column_region(avoid)
-        return _mask_note(grid, candidates, theme, font_size, min_font, corner, inward, fits, pad,
-                          lambda b: b[2] <= ax0 - 0.04 or b[0] >= ax1 + 0.04 or b[3] <= ay0 - 0.04 or b[1] >= ay1 + 0.04)
-    return _mask_note(grid, candidates, theme, font_size, min_font, corner, inward, fits, pad, lambda b: True)
+        e = 0.015  # a plate stops short of its cells' lines: it may share a line with the outlined column
+        return _mask_note(grid, candidates, theme, font_size, min_font, corner, inward, fits, cells,
+                          lambda b: b[2] <= ax0 - e or b[0] >= ax1 + e or b[3] <= ay0 - e or b[1] >= ay1 + e)
+    return _mask_note(grid, candidates, theme, font_size, min_font, corner, inward, fits, cells, lambda b: True)
 
 
-def _mask_note(grid, candidates, theme, font_size, min_font, corner, inward, fits, pad, clear):
+def _mask_note(grid, candidates, theme, font_size, min_font, corner, inward, fits, cells, clear):
     fs = font_size
     while fs >= min_font - 1e-6:
         for cand in candidates:
             lines = [label(line, fs, theme.text) for line in cand.split("\n")]
             mob = VGroup(*lines).arrange(DOWN, buff=0.08, aligned_edge=LEFT if inward[0] > 0 else RIGHT)
             if fits(mob):
-                plate = Rectangle(width=mob.width + 2 * pad, height=mob.height + 2 * pad, stroke_width=0)
+                # the plate's edges lie just inside the lines around its cells: those lines stay whole
+                k, m = cells(mob)
+                inset = 0.01 * float(grid.lines.get_stroke_width()) + 0.005
+                # (on the grid's border side it reaches the corner, and the border is drawn again over it)
+                plate = Rectangle(width=k * grid.cell_width - inset, height=m * grid.cell_height - inset,
+                                  stroke_width=0)
                 plate.set_fill(theme.background, opacity=1.0)
-                offset = np.array([inward[0] * (plate.width / 2 + pad),
-                                   inward[1] * (plate.height / 2 + pad), 0.0])
-                plate.move_to(corner + offset)
+                plate.move_to(corner + np.array([inward[0] * plate.width / 2, inward[1] * plate.height / 2, 0.0]))
+                border = VMobject(stroke_color=grid.lines.get_stroke_color(), fill_opacity=0,
+                                  stroke_width=grid.lines.get_stroke_width(),
+                                  stroke_opacity=grid.lines.get_stroke_opacity())
+                border.set_points_as_corners([corner + [inward[0] * k * grid.cell_width, 0, 0], corner,
+                                              corner + [0, inward[1] * m * grid.cell_height, 0]])
                 (x0, y0, _), (x1, y1, _) = plate.get_corner(DOWN + LEFT), plate.get_corner(UP + RIGHT)
                 if not clear((x0, y0, x1, y1)):
                     continue
                 mob.move_to(plate)
-                note = VGroup(plate, mob)
+                note = VGroup(plate, border, mob)
                 note.set_z_index(1)  # over the grid's lines and boxes, whatever is added to the scene later
                 note.text, note.font_size = mob, fs
                 return note
