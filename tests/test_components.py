@@ -299,7 +299,17 @@ def test_matvec_sweep_counts_up_to_the_real_values(trace, head, render_scene):
         prod.move_to([0, 0, 0])
         assert all(m.get_fill_opacity() == 0 for m in prod.result.entries)  # hidden before the sweep
         scene.add(prod)
-        scene.play(prod.sweep(rows=[0, 1], run_time_per_row=0.4))
+        first = prod.shown_rows()[0]
+        scene.play(prod.sweep(rows=[first], run_time_per_row=0.4, fade_boxes=False))
+        # mid-sweep: the row, the vector and the entry being made are boxed; later entries still hidden
+        entry = prod.result.entry(first)
+        assert prod.out_box.get_y() == pytest.approx(entry.get_y(), abs=0.01)
+        assert prod.out_box.get_x() == pytest.approx(prod.result.rows.get_x(), abs=1e-3)
+        assert prod.out_box.height < prod.matrix.row_height  # its edges run between rows
+        assert prod.row_box.get_y() == pytest.approx(entry.get_y(), abs=0.01)
+        later = [prod.result.entry(i) for i in prod.shown_rows()[1:]]
+        assert later and all(m.get_fill_opacity() == 0 for m in later)
+        scene.play(prod.sweep(rows=prod.shown_rows()[1:2], run_time_per_row=0.4))
         return prod
 
     scene, frame = render_scene(scene_of(build), None, png=False)

@@ -21,7 +21,7 @@ from typing import Sequence
 import numpy as np
 from manim import (
     DOWN, RIGHT, UP, Animation, AnimationGroup, Create, FadeOut, ManimColor, Succession,
-    SurroundingRectangle, Transform, VGroup, VMobject, interpolate_color,
+    Rectangle, SurroundingRectangle, Transform, VGroup, VMobject, interpolate_color,
 )
 
 from ..style import DARK, Theme
@@ -204,6 +204,7 @@ class MatVecProduct(VGroup):
             m.set_opacity(0)
         self.row_box = None
         self.vec_box = None
+        self.out_box = None
 
     def shown_rows(self) -> list[int]:
         return [i for i in self.matrix.shown_rows if i is not None]
@@ -214,32 +215,46 @@ class MatVecProduct(VGroup):
             m.set_opacity(1)
         return self
 
+    def _row_rect(self, mob) -> Rectangle:
+        """A highlight box around one row's entries, no taller than the rows' pitch: its edges run
+        between rows and never through a neighbour's digits."""
+        pitch = self.matrix.row_height
+        rect = Rectangle(width=mob.width + 0.1, height=min(mob.height + 0.1, pitch * 0.96),
+                         color=self.theme.highlight, stroke_width=2.5)
+        return rect.move_to(mob)
+
     def row_animation(self, i: int, run_time: float = 1.0) -> AnimationGroup:
-        """Boxes move to row `i` and the vector; result entry i counts up to its real value."""
+        """Boxes move to row `i`, the vector and result entry `i`, which counts up to its real value."""
         row = self.matrix.row_mobjects(i)
-        target_row = SurroundingRectangle(row, color=self.theme.highlight, buff=0.05, stroke_width=2.5)
+        target_row = self._row_rect(row)
         target_vec = SurroundingRectangle(self.vector.rows, color=self.theme.highlight, buff=0.05, stroke_width=2.5)
         entry = self.result.entry(i)
+        # the result's box spans the column's width, at entry i's height (an entry is narrower than its column)
+        target_out = self._row_rect(entry).stretch_to_fit_width(self.result.rows.width + 0.1)
+        target_out.set_x(self.result.rows.get_x())
         anims = []
         if self.row_box is None:
-            self.row_box, self.vec_box = target_row, target_vec
-            anims += [Create(self.row_box, run_time=run_time * 0.3), Create(self.vec_box, run_time=run_time * 0.3)]
+            self.row_box, self.vec_box, self.out_box = target_row, target_vec, target_out
+            anims += [Create(b, run_time=run_time * 0.3) for b in (self.row_box, self.vec_box, self.out_box)]
         else:
-            anims.append(Transform(self.row_box, target_row, run_time=run_time * 0.3))
+            anims += [Transform(self.row_box, target_row, run_time=run_time * 0.3),
+                      Transform(self.out_box, target_out, run_time=run_time * 0.3)]
         count = CountUp(entry, font_size=self.result.font_size, run_time=run_time * 0.7)
         return Succession(AnimationGroup(*anims), count)
 
     def sweep(self, rows: Sequence[int] | None = None, run_time_per_row: float = 0.8,
               fade_boxes: bool = True) -> Succession:
         """Row animations for `rows` (all shown rows by default), then the boxes fade; rows not
-        swept appear at the end so the finished result always shows every entry."""
+        swept appear at the end so the finished result always shows every entry. With `fade_boxes`
+        False the sweep goes on later (another call sweeps the other rows): the rest stay hidden."""
         rows = list(rows) if rows is not None else self.shown_rows()
         anims = [self.row_animation(i, run_time_per_row) for i in rows]
         rest = [self.result.entry(i) for i in self.shown_rows() if i not in rows]
-        if rest:
+        if rest and fade_boxes:
             anims.append(AnimationGroup(*(m.animate.set_opacity(1) for m in rest), run_time=0.4))
         if fade_boxes and self.row_box is not None:
-            anims.append(AnimationGroup(FadeOut(self.row_box), FadeOut(self.vec_box), run_time=0.3))
+            anims.append(AnimationGroup(FadeOut(self.row_box), FadeOut(self.vec_box), FadeOut(self.out_box),
+                                        run_time=0.3))
         return Succession(*anims)
 
 
