@@ -17,6 +17,7 @@ from ..lesson import Chapter
 from ..plans.next_token import GoingDeeperPlan, plan_going_deeper
 from ..stage import Stage
 from .embedding_parts import fit_into
+from .honest import wrapped
 
 T = "deeper.going_deeper"
 WORD_FS = 32  # the tokens' size (and the ␣ in their key)
@@ -26,7 +27,7 @@ BARS_LEFT = -5.0  # the bars start here; the axis titles sit left of them
 TICK_Y = 0.48  # the layer numbers under the bars
 LENS_TOP = 0.05  # the logit lens's title; its cards below
 PER_ROW = 10  # lens cards per row
-CARD_W, CARD_H, CARD_GAP = 1.28, 0.82, 0.1
+CARD_W, CARD_H, CARD_GAP = 1.28, 0.74, 0.08
 
 
 def punctuation(token: str) -> bool:
@@ -160,9 +161,14 @@ class GoingDeeper(Chapter):
         if marks:  # a punctuation mark as a layer's top guess is real, and said so (not left to puzzle over)
             drawn["punctuation"] = marks
             with stage.narrating(say(f"{T}.caption_punctuation", marks=say.words([say.quote(m) for m in marks]))):
-                stage.play(*(Indicate(c.word, color=th.highlight, scale_factor=1.15) for c in cols
-                             if c.word.original_text in marks), run_time=1.0)
+                # the marks stay coloured while the caption speaks of them (a pulse would leave the frame
+                # as it was, and a paused frame would not show what the caption points at)
+                said = [c.word for c in cols if c.word.original_text in marks]
+                # (in blue: yellow is the answer's colour on this frame)
+                stage.play(*(Indicate(w, color=th.positive, scale_factor=1.15) for w in said), run_time=1.0)
+                stage.play(*(w.animate.set_color(th.positive) for w in said), run_time=0.3)
                 stage.wait(0.5)
+            stage.play(*(w.animate.set_color(th.text) for w in said), run_time=0.3)
         if plan.emergence is not None:
             col = cols[plan.emergence]
             # the card where the answer first leads, and that layer's bars above
@@ -174,7 +180,12 @@ class GoingDeeper(Chapter):
             ring = VGroup()
             text = say(f"{T}.never", word=say.quote(plan.answer), count=plan.n_layers)
         lines = [text] if plan.deep else [text, say(f"{T}.toy_note"), say(f"{T}.toy_try")]
-        note = VGroup(*(label(t, font_size=28, color=th.text) for t in lines)).arrange(DOWN, buff=0.14)
+        # a long sentence wraps to a second line rather than shrinking to fit the one line
+        note = VGroup(*(wrapped(t, full.width - 0.6, 28, th.text, max_lines=2) for t in lines))
+        for part in note:
+            for line in part:
+                line.set_x(0)
+        note.arrange(DOWN, buff=0.14)
         cards_bottom = min(c.guess.get_bottom()[1] for c in cols)
         fit_into(note, full.width - 0.2, cards_bottom - 0.2 - full.bottom)
         note.move_to([0, cards_bottom - 0.2 - note.height / 2, 0])
