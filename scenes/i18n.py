@@ -37,7 +37,8 @@ NEWLINE_MARK = "↵"  # a line break in a token as drawn
 SPACE_MARK = "␣"  # a token's leading space as drawn (the same mark as components.text.SPACE_MARK)
 # tokens that are only a mark, by the name `quote_named` gives them (common.marks.<name>)
 MARK_NAMES = {"-": "hyphen", ",": "comma", ".": "period", ":": "colon", ";": "semicolon", "?": "question",
-              "!": "exclamation", " ": "space", "\n": "newline"}
+              "!": "exclamation", " ": "space", "\n": "newline", "(": "open_paren", ")": "close_paren",
+              '"': "quote", "'": "apostrophe", "—": "dash", "–": "dash"}
 
 
 def check_language(lang: str) -> str:
@@ -203,14 +204,20 @@ class Say:
         """A token as prose quotes it ("“creature”"); the token itself is never translated."""
         return self("common.quote", word=token)
 
+    def mark_name(self, token: str) -> str | None:
+        """The name of a token that is only a mark, with or without its leading space ("a comma" for
+        "," or "␣,"), or None (a word, or a mark the catalog does not name)."""
+        bare = token.replace("\n", NEWLINE_MARK).replace(SPACE_MARK, " ").replace(NEWLINE_MARK, "\n")
+        name = MARK_NAMES.get(bare.strip(" ") if bare.strip() else bare[:1])
+        return self(f"common.marks.{name}") if name and self.has(f"common.marks.{name}") else None
+
     def quote_named(self, token: str) -> str:
         """A token quoted, and named when it is only a mark ("“-” (a hyphen)"): a lone hyphen, comma
         or space between quotes is a speck a viewer cannot tell apart. Other tokens: `quote`."""
         shown = token.replace("\n", NEWLINE_MARK)  # a line break quoted would break the line
-        bare = shown.replace(SPACE_MARK, " ").replace(NEWLINE_MARK, "\n")
-        name = MARK_NAMES.get(bare.strip(" ") if bare.strip() else bare[:1])
-        if name and self.has(f"common.marks.{name}"):
-            return self("common.quote_named", quoted=self.quote(shown), name=self(f"common.marks.{name}"))
+        name = self.mark_name(token)
+        if name is not None:
+            return self("common.quote_named", quoted=self.quote(shown), name=name)
         return self.quote(shown)
 
     def words(self, items: list[str]) -> str:

@@ -289,3 +289,27 @@ def test_a_false_tie_with_the_picked_token_shows_three_decimals():
     # the softmax column keeps its rule
     assert score_kind([5.29, 5.34], [0.48, 0.50], [0, 1]) == "score2"
     assert score_kind([5.29, 1.0], [0.48, 0.50], [0, 1]) == "score"
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_a_candidate_mark_is_named_beside_its_box(lang):
+    """Frame 05 on SmolLM2: the candidates "," and "." were quoted marks scaled into a word's height,
+    specks of 9 px. A mark is drawn large in its own box with its name beside it; a word is itself."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.next_token import NextToken
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.style import DARK
+
+    say = Say(lang)
+    stage = SimpleNamespace(theme=DARK, say=say)
+    for tok, key in ((",", "comma"), ("␣(", "open_paren"), ("—", "dash")):
+        name = NextToken.token_name(stage, tok)
+        words = [m.original_text for m in name.get_family() if hasattr(m, "original_text")]
+        assert say(f"common.marks.{key}") in words, (tok, words)
+        box = name[1][0]
+        assert box.height >= 0.5  # as tall as a word's row, not the mark's own height
+        assert name[0].get_right()[0] < box.get_left()[0]  # the name, then the mark
+    word = NextToken.token_name(stage, "␣and")
+    assert word.original_text == "␣and"  # a word needs no name
+    assert say.mark_name("␣and") is None and say.mark_name("␣,") == say("common.marks.comma")

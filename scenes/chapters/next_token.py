@@ -71,14 +71,20 @@ class NextToken(Chapter):
 
     @staticmethod
     def token_name(stage: Stage, tok: str):
-        """A candidate token as its bar's name; one without a letter or digit (",", ".", ";") quoted
-        in a box at the same size as the others, so it is not a lone speck."""
+        """A candidate token as its bar's name; one without a letter or digit (",", ".", ";") in a box
+        as tall as a word's, with its name beside it ("comma"): a lone comma is a speck."""
         th, say = stage.theme, stage.say
         if any(c.isalnum() for c in tok):
             return label(tok, font_size=34, color=th.text)
-        word = label(say.quote(tok.strip() or tok), font_size=34, color=th.text)
-        box = SurroundingRectangle(word, buff=0.08, corner_radius=0.06, stroke_width=1.2, color=th.dim)
-        return VGroup(box, word)
+        word = label(tok.strip() or tok, font_size=40, color=th.text)
+        box = Rectangle(width=max(word.width + 0.2, 0.5), height=0.52, stroke_width=1.2, stroke_color=th.dim)
+        box.round_corners(0.06)
+        word.move_to(box)
+        mark = say.mark_name(tok)
+        if mark is None:
+            return VGroup(box, word)
+        name = label(mark, font_size=26, color=th.dim)
+        return VGroup(name, VGroup(box, word)).arrange(RIGHT, buff=0.15)
 
     def chart(self, stage: Stage, step: NextStep, vocab_size: int) -> VGroup:
         """One bar per likely token in a track of length 1 (its length is its probability), its
