@@ -445,6 +445,12 @@ def test_context_size_grows_to_a_real_long_pattern(rendered, tracer, case):
     assert all(not lh.mask[c] and lh.pattern[c] >= big.min_weight for c in d["big_dots"])
     assert at_default_frame(scene)
     assert inside(big, FRAME) and inside(d["nod"], FRAME) and inside(d["long_count"], FRAME)
+    # the long grid's words are hidden, so its axes are named beside its lines, inside the frame
+    top, side = d["long_titles"]
+    assert top.original_text == "queries" and side.original_text == "keys"
+    assert 0 < top.get_bottom()[1] - big.lines.get_top()[1] < 0.5
+    assert 0 < big.lines.get_left()[0] - side.get_right()[0] < 0.5
+    assert inside(d["long_titles"], FRAME)
     # the lesson ends on the memory table (tests/test_context_memory.py), which clears the grid away
     assert scene.chapters_played[-1] == "context_memory" and scene.stage.grid is None and big not in scene.mobjects
 

@@ -31,7 +31,7 @@ from ..plans.context_size import (
 from ..stage import Stage
 from ..style import byte_text
 from .embedding_parts import fit_into
-from .grid_parts import NOTE_FS, ensure_grid, grid_key, titles_of
+from .grid_parts import NOTE_FS, axis_titles, ensure_grid, grid_key, titles_of
 from .head_split import model_name
 from .honest import wrapped
 from .ring import level
@@ -100,7 +100,9 @@ class ContextSize(Chapter):
         center = np.array([big.get_left()[0] - 0.3 * F + frame_w / 2, big.get_y(), 0])
         right = center[0] + frame_w / 2 - 0.3 * F  # the count sits between the grid and the frame's edge
         big_cnt.move_to([(big.get_right()[0] + right) / 2, big.get_y(), 0])
-        drawn.update(big=big, long_count=big_cnt)
+        # the long grid's words are hidden (too small to read): its axes are named beside its lines
+        big_titles = axis_titles(big, stage, scale=F, by_labels=False)
+        drawn.update(big=big, long_count=big_cnt, long_titles=big_titles)
         grow = "repeated" if plan.repeated else "grow"
         with stage.narrating(say(f"grid.context_size.{grow}", count=N, cells=plan.long_cells)):
             stage.play(FadeOut(cnt), FadeOut(titles_of(stage)), run_time=0.5)
@@ -109,7 +111,7 @@ class ContextSize(Chapter):
             big.labels.set_opacity(0.0)
             stage.play(frame.animate.scale(F).move_to(center), grid.labels.animate.set_opacity(0.0),
                        grid.lines.animate.set_stroke(opacity=0.0), FadeIn(big), run_time=2.5)
-            stage.play(big.show_dots(run_time=2.5, lag=0.7))
+            stage.play(FadeIn(big_titles), big.show_dots(run_time=2.5, lag=0.7))
             stage.remove(grid)
             stage.play(FadeIn(big_cnt, lag_ratio=0.1), run_time=1.0)
             stage.wait(0.8)
@@ -118,7 +120,7 @@ class ContextSize(Chapter):
 
         # back to the default framing: the picture shrinks exactly as the camera returns (no
         # visible change), then settles above room for a last note
-        whole = VGroup(big, big_cnt)
+        whole = VGroup(big, big_cnt, big_titles)
         frame.restore()
         whole.scale(1.0 / F, about_point=center).shift(-center)
         nod = VGroup(label(say("grid.context_size.nod_1"), 24, th.dim),
@@ -133,7 +135,7 @@ class ContextSize(Chapter):
             stage.play(whole.animate.scale(scale).move_to([0, (room_top + room_bottom) / 2, 0]), run_time=1.0)
             stage.play(FadeIn(nod, shift=UP * 0.1), run_time=1.0)
             stage.wait(1.5)
-        stage.hand_on(grid=big, grid_titles=VGroup())
+        stage.hand_on(grid=big, grid_titles=big_titles)
 
     def close_look(self, stage: Stage, plan: ContextSizePlan, big: AttentionGrid, home: tuple[float, float],
                    frame_w: float, center) -> None:

@@ -20,20 +20,23 @@ CLOSE_UP = ("a close-up inside the grid: its lines and cells go on past the fram
             "the labels the close-up would cut are faded while the camera is close")
 
 
-def axis_titles(grid: AttentionGrid, stage: Stage) -> VGroup:
+def axis_titles(grid: AttentionGrid, stage: Stage, scale: float = 1.0, by_labels: bool = True) -> VGroup:
     """"queries" over the labels across the top, "keys" beside the labels down the side (or the
-    other way round in the paper layout)."""
+    other way round in the paper layout). `scale`: for a grid drawn under a camera pulled back that
+    many times (the titles read at their usual size); `by_labels` False: beside the lines (a grid
+    whose word labels are hidden)."""
     th, say = stage.theme, stage.say
     queries, keys = (say("grid.axes.queries"), th.query), (say("grid.axes.keys"), th.key)
     (top_name, top_color), (side_name, side_color) = (queries, keys) if grid.layout == "video" else (keys, queries)
     lines = grid.lines
-    top = label(top_name, 24, top_color)
-    top_y = (grid.col_labels.get_top()[1] if grid.col_labels.has_points() else lines.get_top()[1]) + 0.14
+    top = label(top_name, 24 * scale, top_color)
+    cols, rows = (grid.col_labels, grid.row_labels) if by_labels else (VGroup(), VGroup())
+    top_y = (cols.get_top()[1] if cols.has_points() else lines.get_top()[1]) + 0.14 * scale
     top.move_to([lines.get_x(), top_y + top.height / 2, 0])
-    side = label(side_name, 24, side_color)
+    side = label(side_name, 24 * scale, side_color)
     if not has_hangul(side_name):  # Hangul stays upright (one or two syllables read best that way)
         side.rotate(PI / 2)
-    side_x = (grid.row_labels.get_left()[0] if grid.row_labels.has_points() else lines.get_left()[0]) - 0.16
+    side_x = (rows.get_left()[0] if rows.has_points() else lines.get_left()[0]) - 0.16 * scale
     side.move_to([side_x - side.width / 2, lines.get_y(), 0])
     return VGroup(top, side)
 
