@@ -163,6 +163,10 @@ def test_tiny_render_shows_the_trace_weights(layout, render_scene, saved):
     lines = scene.stage.drawn["cross_attention"]["lines"]
     assert {k: l.weight for k, l in lines.items()} == pytest.approx({(q, k): P[q, k] for q in range(7) for k in range(6)},
                                                                       abs=1e-5)
+    # the spread words' largest weight is tagged on its own line (drawn out from the faint others)
+    q, k = scene.stage.drawn["cross_attention"]["spread_line"]
+    assert P[q, k] == pytest.approx(max(P[1].max(), P[4].max()), abs=1e-6) and q in (1, 4)
+    assert lines[(q, k)].get_stroke_width() == pytest.approx(lines[(0, 0)].get_stroke_width())  # put back after
     captions = " ".join(c for c, _ in scene.caption_log)
     assert "“ne” and 0.50 on “pas”" in captions and "“le” comes before “caresser”" in captions
 

@@ -165,12 +165,16 @@ class CrossAttention(Chapter):
             q, k = max(((q, k) for q in plan.spread for k in range(len(plan.french))), key=lambda p: plan.weight(*p))
             tag = self.weight_tag(stage, lines[(q, k)], plan.weight(q, k), th.query)
             tags_drawn.append(VGroup(tag))
+            stage.drawn[self.key]["spread_line"] = (q, k)
             with stage.narrating(say(f"{T}.caption_spread", count=len(plan.spread), words=words, weight=plan.spread_max)):
                 stage.play(*self.focus_lines(stage, lines, plan.spread, th.query),
                            en.animate.reset().highlight(list(plan.spread), th.query), fr.animate.reset(), run_time=0.8)
-                stage.play(FadeIn(tag), run_time=0.4)
+                # the line the figure belongs to stands out from the faint others, and its French word too
+                top, width = lines[(q, k)], lines[(q, k)].get_stroke_width()
+                stage.play(FadeIn(tag), top.animate.set_stroke(opacity=1.0, width=width * 2),
+                           fr.animate.highlight(k, th.key), run_time=0.4)
                 stage.wait(0.6)
-            stage.play(FadeOut(tag), run_time=0.3)
+            stage.play(FadeOut(tag), top.animate.set_stroke(opacity=top.weight, width=width), run_time=0.3)
 
     def grid(self, stage, plan: CrossPlan, en, fr, titles, lines) -> None:
         th, say = stage.theme, stage.say
