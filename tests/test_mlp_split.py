@@ -148,7 +148,7 @@ def test_head_split_claim_follows_the_measurement(make_inputs):
 
 
 def test_head_split_farthest_pair_recomputed_from_the_scores(make_inputs):
-    """The toy's frame 05 says "farthest: heads 3 and 4, 1.00 ... averaged over the 7 queries that see
+    """The toy's frame 05 says "farthest: heads 2 and 3, 1.00 ... averaged over the 7 queries that see
     more than one word". Recomputed here from each head's raw q·k/√d scores (softmax per query, the
     mask applied), not from the plan: the mean total variation over the queries with a choice, and
     the count those queries have. With the first query (which sees only itself, the same in every
@@ -170,7 +170,7 @@ def test_head_split_farthest_pair_recomputed_from_the_scores(make_inputs):
     tv = 0.5 * np.abs(w[c] - w[e]).sum(axis=1)
     assert tv[0] == pytest.approx(0.0, abs=1e-9)  # the first query: the same weight in both heads
     assert plan.differences[c, e] == pytest.approx(tv[chosen].mean(), abs=1e-6)
-    assert fixed(tv[chosen].mean(), 2) == "1.00" and (c + 1, e + 1) == (3, 4)
+    assert fixed(tv[chosen].mean(), 2) == "1.00" and (c, e) == (2, 3)
     assert tv.mean() <= (n - 1) / n + 1e-9  # over all 8 queries it could not read 1.00
     # the footnote names the count and the queries, never "rows", in every language
     from attention_manim.scenes.i18n import Say
@@ -202,7 +202,7 @@ def test_head_split_renders_on_the_toy(make_inputs, render_scene):
     key = "caption_alike" if plan.alike else "caption_apart"
     a, b = plan.closest
     c, e = plan.farthest
-    want = Say("ko")(f"blocks.head_split.{key}", a=a + 1, b=b + 1, c=c + 1, d=e + 1, low=low,
+    want = Say("ko")(f"blocks.head_split.{key}", a=a, b=b, c=c, d=e, low=low,
                      high=fixed(plan.differences[plan.farthest], 2))
     assert want in [c for c, _ in scene.caption_log]
     assert frame[..., :3].max() > 100

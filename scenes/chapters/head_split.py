@@ -58,7 +58,8 @@ def model_name(say, name: str) -> str:
 
 def segmented_bar(pieces: int, width: float, height: float, color: str, theme, names: bool = True,
                   font_size: float = 22) -> VGroup:
-    """A long vector drawn as `pieces` equal boxes side by side, each numbered from 1 under it."""
+    """A long vector drawn as `pieces` equal boxes side by side, each numbered under it from 0, as heads
+    are everywhere in the suite (titles, --head)."""
     w = width / pieces
     boxes = VGroup(*(Rectangle(width=w, height=height, stroke_color=theme.background, stroke_width=2)
                      .set_fill(color, opacity=0.75 if i % 2 == 0 else 0.5) for i in range(pieces)))
@@ -67,7 +68,7 @@ def segmented_bar(pieces: int, width: float, height: float, color: str, theme, n
     bar.boxes = boxes
     bar.names = VGroup()
     if names:
-        bar.names = VGroup(*(label(str(i + 1), font_size, theme.dim).next_to(b, DOWN, buff=0.08) for i, b in enumerate(boxes)))
+        bar.names = VGroup(*(label(str(i), font_size, theme.dim).next_to(b, DOWN, buff=0.08) for i, b in enumerate(boxes)))
         bar.add(bar.names)
     return bar
 
@@ -155,7 +156,7 @@ class HeadSplit(Chapter):
             grids.scale(grow)
         fit_into(grids, full.width, room_h)
         grids.move_to([0, bar_top - bar_h - 0.6 - grids.height / 2, 0])
-        names = VGroup(*(label(str(hd + 1), 24, th.dim).next_to(g, UP, buff=0.12) for hd, g in zip(shown, grids)))
+        names = VGroup(*(label(str(hd), 24, th.dim).next_to(g, UP, buff=0.12) for hd, g in zip(shown, grids)))
         # each piece of q becomes the outline of its head's grid (rectangle to rectangle: no smear)
         frames = VGroup(*(Rectangle(width=g.width + 0.1, height=g.height + 0.1, stroke_color=th.query, stroke_width=2.5)
                           .set_fill(th.query, opacity=0).move_to(g) for g in grids))
@@ -243,7 +244,7 @@ class HeadSplit(Chapter):
         shown = plan.grid_heads
         (a, b), (c, e) = plan.closest, plan.farthest
         dist = plan.differences
-        nums = dict(a=a + 1, b=b + 1, c=c + 1, d=e + 1, low=fixed(dist[a, b], 2), high=fixed(dist[c, e], 2))
+        nums = dict(a=a, b=b, c=c, d=e, low=fixed(dist[a, b], 2), high=fixed(dist[c, e], 2))
         pair = VGroup(label(say(f"{T}.closest", **nums), 26, th.highlight),
                       label(say(f"{T}.farthest", **nums), 26, th.text)).arrange(RIGHT, buff=0.6)
         measure = VGroup(pair, label(say(f"{T}.tv_scale", count=plan.averaged), 22, th.dim)).arrange(DOWN, buff=0.12)
