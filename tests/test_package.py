@@ -296,6 +296,8 @@ def test_fixed_point_numbers_never_show_a_signed_zero():
     assert [fmt_fixed(x, 2, signed=True) for x in (-0.004, 0.3)] == ["0.00", "+0.30"]
     assert fmt_vec(-0.04) == "0.0" and fmt_vec(-0.06) == "−0.1"
     assert shown_number(-0.001, 2, 20, "#FFFFFF").shown == "0.00"  # output_matrix printed "−0.00"
+    # its entries are signed as every vector's are (a column of "0.852144" beside "+0.3" read as unsigned)
+    assert [shown_number(x, 6, 20, "#FFFFFF").shown for x in (0.8521444, -0.25)] == ["+0.852144", "−0.250000"]
 
 
 # --- errors in the user's language ----------------------------------------------------------------

@@ -20,7 +20,7 @@ T = "low_rank.output_matrix"
 
 
 def shown_number(x: float, decimals: int, font_size: float, color: str):
-    shown = localize_number(fmt_fixed(x, decimals), number_language())
+    shown = localize_number(fmt_fixed(x, decimals, signed=True), number_language())  # signed, as every vector
     mob = label(shown, font_size, color)
     mob.value, mob.shown = float(x), shown
     return mob
