@@ -150,3 +150,25 @@ def test_a_wrapped_line_never_ends_on_a_lone_sign():
         assert all(t for t in texts), texts
         assert not any(t.rstrip().endswith(("≥", "·")) for t in texts), texts
         assert not any(t.strip() == "0.96" for t in texts), texts
+
+
+def test_a_wrapped_text_leaves_no_word_alone_on_its_last_line():
+    """Beyond-n² frames ended a wrapped note on one orphaned word; the lines are evened out instead,
+    in as many lines as the width needs."""
+    from attention_manim.scenes.chapters.honest import _break, wrapped
+    from attention_manim.scenes.components.text import label
+
+    text = "the heads of the model's only layer made linear, with the same queries and keys as before"
+    words = text.split(" ")
+    full = label(text, 20).width
+    checked = 0
+    for f in (0.3, 0.35, 0.4, 0.45, 0.55, 0.6, 0.7, 0.8, 0.9):
+        greedy = _break(words, full * f, 20, "#FFFFFF", label)
+        if len(greedy) < 2 or " " in greedy[-1]:
+            continue  # no orphan to mend at this width
+        checked += 1
+        lines = [line.original_text for line in wrapped(text, full * f, 20, "#FFFFFF", 6)]
+        assert len(lines) == len(greedy), (f, lines)  # no more lines than the width needs
+        assert " " in lines[-1], (f, lines)  # the last line holds two words or more
+        assert " ".join(lines) == text
+    assert checked  # the text orphans a word at some width: the test exercised the mending

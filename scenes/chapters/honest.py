@@ -26,6 +26,25 @@ def wrapped(text: str, width: float, font_size: float, color: str, max_lines: in
             words[-1] = f"{words[-1]} {w}"
         else:
             words.append(w)
+    lines = _break(words, width, font_size, color, setter)
+    if 1 < len(lines) <= max_lines and " " not in lines[-1]:
+        # a last line of one word (an orphan): the narrowest width that still needs no more lines
+        # evens them out
+        for narrower in (width * k / 20 for k in range(19, 11, -1)):  # 95% down to 60%
+            trial = _break(words, narrower, font_size, color, setter)
+            if len(trial) != len(lines):
+                break
+            lines = trial
+    if len(lines) > max_lines:
+        return wrapped(text, width * 1.25, font_size, color, max_lines, setter)
+    group = VGroup(*(setter(line, font_size, color) for line in lines)).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+    if group.width > width:
+        group.scale_to_fit_width(width)
+    return group
+
+
+def _break(words: list[str], width: float, font_size: float, color: str, setter) -> list[str]:
+    """`words` greedily into lines no wider than `width` (a word wider than that alone on its line)."""
     lines: list[str] = []
     current = ""
     for w in words:
@@ -37,12 +56,7 @@ def wrapped(text: str, width: float, font_size: float, color: str, max_lines: in
             current = trial
     if current:
         lines.append(current)
-    if len(lines) > max_lines:
-        return wrapped(text, width * 1.25, font_size, color, max_lines, setter)
-    group = VGroup(*(setter(line, font_size, color) for line in lines)).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
-    if group.width > width:
-        group.scale_to_fit_width(width)
-    return group
+    return lines
 
 
 def honest_note(stage: Stage, chapter: str, honesty: Honesty | None, tokens, area: Region,

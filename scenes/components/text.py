@@ -181,8 +181,10 @@ def _prototype(text: str, font_size: float, color: str, font: str, weight: str, 
         config.pixel_width, config.pixel_height = TEXT_CANVAS
         text_class = GlyphCachedText if fast_enabled() else Text
         # the space mark ␣ (a token's leading space) is drawn from the text face in every language: the
-        # Korean face has no ␣, and Pango's fallback would draw another, different glyph
-        extra = {"t2f": {SPACE_MARK: FONT}} if font != FONT and SPACE_MARK in text else {}
+        # Korean face has no ␣, and Pango's fallback would draw another, different glyph. So is the
+        # hyphen: the Korean face's is as long as a minus sign ("GPT-2" read as "GPT minus 2")
+        borrowed = {c: FONT for c in (SPACE_MARK, "-") if c in text}
+        extra = {"t2f": borrowed} if font != FONT and borrowed else {}
         mob = text_class(text, font_size=font_size, color=color, font=font, weight=weight, slant=slant, **extra)
     finally:
         config.pixel_width, config.pixel_height = saved[0], saved[1]
