@@ -572,22 +572,9 @@ class Linter(Observer):
     def check_sizes(self, scene, texts, scale: float) -> None:
         small = {"number_size": [], "text_size": []}
         for t in texts:
-            digits = [b for b, c in t.glyphs if c.isdigit()]
-            if _is_formula(t.mob):  # typeset math: its size as text would be, digits included
-                if getattr(t.mob, "math_font_size", None) is None:
-                    continue
-                rule = "number_size" if t.text and _is_number_text(t.text) else "text_size"
-                limit = MIN_NUMBER_PX if rule == "number_size" else MIN_TEXT_PX
-                px = _font_size(t.mob) * self.cap_per_point["latin"] * scale
-            elif digits and _is_number_text(t.text):
-                rule, limit = "number_size", MIN_NUMBER_PX
-                px = float(np.median([b[3] - b[1] for b in digits])) * scale
-            else:
-                rule, limit = "text_size", MIN_TEXT_PX
-                font = getattr(t.mob, "font", "") or ""
-                per_point = self.cap_per_point.get("ko" if "Nanum" in font else "latin", 0.0101)
-                px = _font_size(t.mob) * per_point * scale
-            if 0 < px < limit - 0.05:
+            rule, px = text_px(t, self.cap_per_point, scale)
+            limit = MIN_NUMBER_PX if rule == "number_size" else MIN_TEXT_PX
+            if rule and 0 < px < limit - 0.05:
                 small[rule].append((px, t))
         for rule, found in small.items():  # one line per rule and animation: the smallest, and how many
             for exempted in (False, True):
@@ -897,6 +884,21 @@ def _font_size(m) -> float:
         if now > 0:
             return float(nominal) * now / ref
     return float(getattr(m, "font_size", 0.0))
+
+
+def text_px(t: TextOnScreen, cap_per_point: dict, scale: float) -> tuple[str | None, float]:
+    """(the size rule a text on screen answers to, its size in px at 720p): a figure's digits by their
+    drawn height; other text, and typeset math (as the text it stands as tall as), by its font size."""
+    digits = [b for b, c in t.glyphs if c.isdigit()]
+    if _is_formula(t.mob):
+        if getattr(t.mob, "math_font_size", None) is None:
+            return None, 0.0
+        rule = "number_size" if t.text and _is_number_text(t.text) else "text_size"
+        return rule, _font_size(t.mob) * cap_per_point["latin"] * scale
+    if digits and _is_number_text(t.text):
+        return "number_size", float(np.median([b[3] - b[1] for b in digits])) * scale
+    font = getattr(t.mob, "font", "") or ""
+    return "text_size", _font_size(t.mob) * cap_per_point.get("ko" if "Nanum" in font else "latin", 0.0101) * scale
 
 
 def _is_number_text(text: str) -> bool:
