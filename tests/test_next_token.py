@@ -79,7 +79,7 @@ def test_paris_emerges_at_a_measured_layer(smol, smol_inputs):
     probs = lens_by_hand(smol, tr)
     first = next(l for l in range(len(probs)) if int(np.argmax(probs[l])) == paris)
     plan = plan_going_deeper(lesson("going_deeper").setting(smol_inputs()))
-    assert plan.emergence == first == 28  # measured: "␣Paris" first leads after layer 29 of 30 (index 28)
+    assert plan.emergence == first == 28  # measured: "␣Paris" first leads after layer 28 (of layers 0 to 29)
     assert plan.answer == "␣Paris" and plan.n_layers == 30 and plan.deep
     np.testing.assert_allclose(plan.answer_probs, probs[:, paris], atol=2e-4)
     assert [plan.guesses[l] == "␣Paris" for l in range(first)] == [False] * first

@@ -68,7 +68,7 @@ class GoingDeeper(Chapter):
             box = Rectangle(width=CARD_W, height=CARD_H, stroke_width=2.5 if right else 1,
                             stroke_color=th.query if right else th.dim)
             box.set_fill(th.query if right else th.box_fill, opacity=0.18 if right else 0.0).move_to([cx, cy, 0])
-            num = label(str(l + 1), font_size=20, color=th.dim)
+            num = label(str(l), font_size=20, color=th.dim)  # layers from 0, as in every lesson
             num.move_to([cx - CARD_W / 2 + 0.08, cy + CARD_H / 2 - 0.06, 0], aligned_edge=UP + LEFT)
             word = label(plan.guesses[l].strip() or "␣", font_size=30, color=th.query if right else th.text)
             fit_into(word, CARD_W - 0.14, CARD_H - 0.32).move_to([cx, cy - 0.1, 0])
@@ -80,11 +80,11 @@ class GoingDeeper(Chapter):
 
     @staticmethod
     def ticks(stage: Stage, plan: GoingDeeperPlan, cols: VGroup) -> VGroup:
-        """Layer numbers under the bars: the first, every fifth and the last (all of them up to 12)."""
+        """Layer numbers under the bars, from 0: the first, every fifth and the last (all of them up to 12)."""
         th = stage.theme
         n = plan.n_layers
-        shown = range(n) if n <= 12 else sorted({0, n - 1, *range(4, n - 2, 5)})
-        return VGroup(*(label(str(l + 1), font_size=22, color=th.dim).move_to(
+        shown = range(n) if n <= 12 else sorted({0, n - 1, *range(5, n - 2, 5)})
+        return VGroup(*(label(str(l), font_size=22, color=th.dim).move_to(
             [VGroup(cols[l].attn, cols[l].mlp).get_center()[0], TICK_Y, 0]) for l in shown))
 
     @staticmethod
@@ -174,8 +174,8 @@ class GoingDeeper(Chapter):
             # the card where the answer first leads, and that layer's bars above
             ring = VGroup(SurroundingRectangle(col.guess, color=th.query, buff=0.06, stroke_width=5),
                           SurroundingRectangle(VGroup(col.attn, col.mlp), color=th.query, buff=0.05))
-            text = say(f"{T}.emerges", word=say.quote(plan.answer), layer=plan.emergence + 1,
-                       count=plan.n_layers, p=plan.answer_probs[plan.emergence], final=plan.answer_probs[-1])
+            text = say(f"{T}.emerges", word=say.quote(plan.answer), layer=plan.emergence,
+                       count=plan.n_layers, last=plan.n_layers - 1, p=plan.answer_probs[plan.emergence], final=plan.answer_probs[-1])
         else:
             ring = VGroup()
             text = say(f"{T}.never", word=say.quote(plan.answer), count=plan.n_layers)
@@ -191,7 +191,7 @@ class GoingDeeper(Chapter):
         note.move_to([0, cards_bottom - 0.2 - note.height / 2, 0])
         drawn.update(note=note, ring=ring)
         with stage.narrating(say(f"{T}.caption_emerges" if plan.emergence is not None else f"{T}.caption_never",
-                                 word=say.quote(plan.answer), layer=(plan.emergence or 0) + 1,
+                                 word=say.quote(plan.answer), layer=plan.emergence or 0, last=plan.n_layers - 1,
                                  count=plan.n_layers)):
             stage.play(FadeIn(ring), FadeIn(note), run_time=0.8)
             stage.wait(2.5)
