@@ -232,6 +232,16 @@ def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
         cells = [c for (i, j), c in p_table.cells.items() if i == r]
         assert sum(c.value for c in cells) == pytest.approx(1.0, abs=1e-5)
         assert all(c.shown == "0" for c in cells if c.index[1] > r)  # masked: an exact 0
+    # no two drawn scores of one query read the same while their drawn weights differ: "creature"'s
+    # "fluffy" and "blue" (5.29 and 5.34, weighted 0.48 and 0.50) take two decimals, as in the grid
+    s_table = scene.stage.drawn["steps_all"]["tables"][4]
+    for r in range(n):
+        shown = {}
+        for (i, j), c in s_table.cells.items():
+            if i == r and j <= r:
+                w = next(p.shown for (a, b), p in p_table.cells.items() if (a, b) == (i, j))
+                assert shown.setdefault(c.shown, w) == w, (r, c.shown)
+    assert any(c.shown.count(",") == 1 and len(c.shown.split(",")[1]) == 2 for c in s_table.cells.values())
     assert scene.chapters_played == ["steps_one", "steps_all"]
 
 

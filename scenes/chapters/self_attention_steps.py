@@ -14,6 +14,8 @@ from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, SurroundingRect
 
 from ..components.number_table import NumberTable
 from ..components.text import label, number
+from ..components.softmax_column import finer_kind, grid_score_kind
+from ..style import fmt_weight
 from ..components.vectors import VectorColumn, ellipsis_dots, math, symbol_source
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
@@ -130,6 +132,10 @@ class OneToken(Chapter):
                  label(say(f"{T}.col_key_rotary" if plan.rotary else f"{T}.col_key"), 18, th.key),
                  math("q dot k \\/ sqrt(d)", 24, th.dim), label(say(f"{T}.col_weight"), 18, th.dim),
                  label(say(f"{T}.col_value"), 18, th.value), VGroup(), label(say(f"{T}.col_weighted"), 18, th.value)]]
+        # one decimal, or two where one would show two drawn keys the same score though their
+        # weights differ as drawn (+5.3 and +5.3 weighted 0.48 and 0.50): the softmax column's rule
+        seen = [j for j in plan.slots if j is not None and not plan.blocked[j]]
+        score_kind = finer_kind(plan.scores, {j: fmt_weight(plan.weights[j]) for j in seen}, seen, "score", "score2")
         by = {}
         for j in plan.slots:
             if j is None:
@@ -137,7 +143,7 @@ class OneToken(Chapter):
                 continue
             masked = bool(plan.blocked[j])
             cells = [label(toks[j], 22, th.query if j == i else th.text), hvec(plan.K[j], th, th.key, fs, kind=digits(plan.K)),
-                     number(plan.scores[j], "score", fs, th.mask if masked else th.text),
+                     number(plan.scores[j], score_kind, fs, th.mask if masked else th.text),
                      exact_zero(fs, th.mask) if masked else number(plan.weights[j], "weight", fs, th.text),
                      hvec(plan.values[j], th, th.value, fs, kind=digits(plan.V)), math("->", 22, th.dim),
                      hvec(plan.weighted[j], th, th.value, fs, kind=digits(plan.V))]
@@ -221,6 +227,8 @@ class AllTokens(Chapter):
         top = title.get_bottom()[1] - 0.3
         dm, dh = plan.d_model, plan.d_head
         shape = lambda r, c: say(f"{T}.shape", rows=r, cols=c)  # noqa: E731
+        blocked = ~np.isfinite(plan.S_masked)
+        score_kind = grid_score_kind(plan.S, plan.P, blocked, lambda shown: True)  # as the grid writes them
         steps = [  # (formula, shapes, matrix, kind, caption key)
             ("X", shape(n, dm), plan.X, "vec", "caption_X"),
             (qk_formula("Q", plan.rotary), say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.Q,
@@ -228,9 +236,9 @@ class AllTokens(Chapter):
             (qk_formula("K", plan.rotary), say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.K,
              "vec", "caption_K_rotary" if plan.rotary else "caption_K"),
             ("V = X W_V", say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.V, "vec", "caption_V"),
-            ("S = Q K^T \\/ sqrt(d)", say(f"{T}.product", a=shape(n, dh), b=shape(dh, n), c=shape(n, n)), plan.S, "score",
+            ("S = Q K^T \\/ sqrt(d)", say(f"{T}.product", a=shape(n, dh), b=shape(dh, n), c=shape(n, n)), plan.S, score_kind,
              "caption_S"),
-            ("S' = S + M", shape(n, n), plan.S_masked, "score", "caption_M"),
+            ("S' = S + M", shape(n, n), plan.S_masked, score_kind, "caption_M"),
             ("P = \"softmax\"(S')", shape(n, n), plan.P, "weight", "caption_P"),
             ("Z = P V", say(f"{T}.product", a=shape(n, n), b=shape(n, dh), c=shape(n, dh)), plan.Z, "vec", "caption_Z"),
         ]
