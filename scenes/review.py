@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import os
+import hashlib
 import re
 import shutil
 import tempfile
@@ -945,6 +946,7 @@ class Storyboard(Observer):
         self.frames: list[dict] = []
         self._plays_since = 0
         self._k = 0
+        self._seen: set[bytes] = set()  # digests of the frames saved: a chapter's end is kept only if new
 
     def chapter_started(self, scene, key: str, number: int) -> None:
         super().chapter_started(scene, key, number)
@@ -966,12 +968,16 @@ class Storyboard(Observer):
         if not visible_leaves(scene):
             return  # a blank moment between chapters (a card faded out) is not a key frame
 
-        self._k += 1
         self._plays_since = 0
         renderer = scene.renderer
         renderer.static_image = None
         type(renderer).update_frame(renderer, scene, ignore_skipping=True)
         pixels = renderer.get_frame()
+        digest = hashlib.sha256(pixels.tobytes()).digest()
+        if not caption and digest in self._seen:
+            return  # a chapter ending on a frame already saved (the camera back over the grid) adds nothing
+        self._seen.add(digest)
+        self._k += 1
         path = self.folder / f"{self.chapter_number:02d}_{self.chapter}_{self._k:02d}.png"
         Image.fromarray(pixels).convert("RGB").save(path, compress_level=1)  # fast: these are previews
         self.frames.append({"file": path.name, "chapter": self.chapter, "time": round(float(renderer.time), 2),

@@ -204,6 +204,31 @@ def test_cli_lint_of_several_lessons_skips_one_that_refuses_the_sentence():
     assert alone.returncode == 2 and "English then French" in alone.stderr and "Traceback" not in alone.stderr
 
 
+class BackToStart(Chapter):
+    """A caption over a label; then, with no caption, the label leaves and comes back to where it was
+    (as values's camera flies back over the grid): the chapter ends on a frame already saved."""
+
+    key = "back"
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        stage.clear()
+        word = label("alpha", 40).move_to([2, 2, 0])
+        with stage.narrating("alpha"):
+            stage.play(FadeIn(word), run_time=0.5)
+        stage.play(word.animate.shift(DOWN), run_time=0.3)
+        stage.play(word.animate.shift(UP), run_time=0.3)
+
+
+def test_a_chapter_ending_on_a_frame_already_saved_adds_no_frame(make_inputs, tmp_path):
+    review.storyboard_scene(lesson_scene(Lesson("back_lesson", (BackToStart(),))), make_inputs(lang="en"), name="back_lesson",
+                            model="toy", out=tmp_path, quality="l")
+    names = sorted(p.name for p in (tmp_path / "storyboard" / "back_lesson").iterdir())
+    assert names == ["01_back_01.png", "contact.png"]  # not a second, identical, caption-less frame
+
+
 def test_cli_storyboard_prints_its_files(tmp_path):
     r = run_cli("storyboard", "softmax", "--lang", "ko", "-q", "l", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr
