@@ -636,3 +636,17 @@ def test_fade_to_dims_numbers_and_brackets_without_filling_brackets(tracer):
     assert all(m.get_fill_opacity() == pytest.approx(0.3) for m in col.entries)
     for b in col.brackets:
         assert b.get_stroke_opacity() == pytest.approx(0.3) and b.get_fill_opacity() == 0
+
+
+def test_the_rest_of_the_weight_says_approx_where_its_drawn_chips_miss_it():
+    """SmolLM2's values frame 03 read "0.12 on the rest" beside chips of 0.08 and 0.05 (0.13 as drawn)."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.values import rest_share
+    from attention_manim.scenes.i18n import Say
+
+    plan = SimpleNamespace(weights=(0.5581, 0.3170, 0.0769, 0.0480), tops=(0, 1), chips=(0, 1, 2, 3), hidden=0,
+                           rest_weight=0.0769 + 0.0480)
+    assert rest_share(plan, Say("en")) == "≈ 0.12" and rest_share(plan, Say("pt")) == "≈ 0,12"
+    exact = SimpleNamespace(**{**vars(plan), "weights": (0.56, 0.32, 0.07, 0.05), "rest_weight": 0.12})
+    assert rest_share(exact, Say("en")) == "0.12"  # 0.07 + 0.05 = 0.12 as drawn: no mark

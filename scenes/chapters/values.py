@@ -12,6 +12,7 @@ from manim import (
 )
 
 from ..components.matrices import MatVecProduct, WeightMatrix
+from ..plans.rounding import drawn_misses
 from ..components.text import label, number
 from ..components.vectors import VectorColumn, math, symbol_source
 from ..lesson import Chapter
@@ -26,6 +27,16 @@ from .value_chips import fit_grid, value_chips
 
 BELOW = DOWN * (config.frame_height + 1.0)  # every word at once is drawn below the frame
 SUM_SYMBOL = "sum_j w_j arrow(V)_j"
+
+
+def rest_share(plan, say) -> str:
+    """The weight of every key but the strongest, as the tally writes it: "≈ 0.12" where the chips of
+    the rest, as drawn, add up to another figure (0.08 + 0.05 beside 0.12)."""
+    rest = say.number(plan.rest_weight, ".2f")
+    drawn = [f"{plan.weights[j]:.2f}" for j in plan.chips if j not in plan.tops]
+    if not plan.hidden and drawn_misses(drawn, f"{plan.rest_weight:.2f}"):
+        rest = f"{say('common.rounding.mark')} {rest}"
+    return rest
 
 
 class Values(Chapter):
@@ -117,7 +128,7 @@ class Values(Chapter):
         lines = [label(say("walkthrough.masked.share", word=say.quote(plan.tokens[j]), weight=say.number(plan.weights[j], ".2f")),
                        28, th.value) for j in plan.tops]
         if plan.rest_weight >= 0.005:
-            lines.append(label(say("walkthrough.masked.share_rest", weight=say.number(plan.rest_weight, ".2f")), 28, th.dim))
+            lines.append(label(say("walkthrough.masked.share_rest", weight=rest_share(plan, say)), 28, th.dim))
         tally = VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.22)
         if tally.width > panel.width - 0.3:
             tally.scale_to_fit_width(panel.width - 0.3)
