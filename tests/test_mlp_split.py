@@ -268,3 +268,25 @@ def test_mlp_renders_on_smollm2_without_english(lang, smol, tmp_path, monkeypatc
     assert h.height / y.height == pytest.approx(plan.d_mlp / plan.d_model, rel=1e-3)
     assert [e.value for e in drawn["after"].entries] == pytest.approx([plan.after[i] for i in plan.shown if i is not None])
     assert frame[..., :3].max() > 100
+
+
+@pytest.mark.render
+def test_smollm2_key_value_pieces_sit_under_the_query_heads_that_share_them(smol, render_scene):
+    """Frame 03 on SmolLM2 drew the 3 key/value pieces under query heads 0-2, while the caption said each
+    is shared by 3 query heads: each piece sits under the middle of its group, a bracket over the group."""
+    from manim import VGroup
+
+    from attention_manim.scenes.setting import SceneInputs
+
+    model, tracer = smol
+    scene, _ = render_scene(load_all()["head_split_merge"], SceneInputs(tracer=tracer, model=model.info,
+                                                                        sentences=["The Eiffel tower is in"]),
+                            size=(128, 72))
+    drawn = scene.stage.drawn["head_split"]
+    q, k, v, groups = drawn["q_bar"].boxes, drawn["k_bar"].boxes, drawn["v_bar"].boxes, drawn["kv_groups"]
+    assert (len(q), len(k), len(groups)) == (9, 3, 3)
+    for g in range(3):
+        span = VGroup(*q[3 * g:3 * g + 3])
+        assert k[g].get_x() == pytest.approx(span.get_x(), abs=1e-6) == v[g].get_x()
+        assert groups[g].get_left()[0] > span.get_left()[0] - 1e-6 and groups[g].get_right()[0] < span.get_right()[0]
+        assert groups[g].get_width() > 0.8 * span.get_width()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from math import floor, log10
 
-from manim import DOWN, LEFT, RIGHT, UP, Brace, FadeIn, FadeOut, Line, Rectangle, ReplacementTransform, Transform, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Brace, FadeIn, FadeOut, Line, Rectangle, ReplacementTransform, Transform, VGroup, VMobject
 
 from ..components.attention_grid import AttentionGrid
 from ..components.number_table import aligned_rows
@@ -121,6 +121,18 @@ class HeadSplit(Chapter):
         vbar = segmented_bar(G, kw, 0.5, th.value, th, names=False)
         kv = VGroup(kbar, vbar).arrange(DOWN, buff=0.2)
         kv.next_to(qbrace, DOWN, buff=0.45).align_to(qbar.boxes, LEFT)
+        groups = VGroup()
+        if G < H:  # each key/value piece under the middle of the query heads that share it, bracketed
+            r = H // G
+            for g in range(G):
+                span = VGroup(*qbar.boxes[g * r:(g + 1) * r])
+                for bar in (kbar, vbar):
+                    bar.boxes[g].set_x(span.get_x())
+                x0, x1, y = span.get_left()[0] + 0.06, span.get_right()[0] - 0.06, kbar.get_top()[1] + 0.14
+                groups.add(VMobject(stroke_color=th.key, stroke_width=2.5).set_points_as_corners(
+                    [[x0, y - 0.09, 0], [x0, y, 0], [x1, y, 0], [x1, y - 0.09, 0]]))
+            kv.add(groups)
+        drawn["kv_groups"] = groups
         kname = math("k", 30, th.key).next_to(kbar, LEFT, buff=0.15)
         vname = math("v", 30, th.value).next_to(vbar, LEFT, buff=0.15)
         kvnote = braced(kv, say(f"{T}.kv_size", total=G * d, heads=G, d_head=d), th, DOWN, font_size=26)
