@@ -650,3 +650,14 @@ def test_the_rest_of_the_weight_says_approx_where_its_drawn_chips_miss_it():
     assert rest_share(plan, Say("en")) == "≈ 0.12" and rest_share(plan, Say("pt")) == "≈ 0,12"
     exact = SimpleNamespace(**{**vars(plan), "weights": (0.56, 0.32, 0.07, 0.05), "rest_weight": 0.12})
     assert rest_share(exact, Say("en")) == "0.12"  # 0.07 + 0.05 = 0.12 as drawn: no mark
+
+
+def test_a_head_input_that_would_read_as_zeros_is_written_to_two_decimals():
+    """SmolLM2's normalised head input (±0.1) was drawn 0.0, −0.1, 0.0, 0.0 … beside a query entry of +2.3."""
+    from attention_manim.scenes.chapters.qkv_parts import entry_kind
+    from attention_manim.scenes.plans.qkv import Shown
+
+    window = Shown(head=5, tail=1, indices=(0, 1, 2, 3, 4, None, 9), values=(), text=())
+    small = [-0.03, -0.08, 0.02, -0.04, 0.09, 5.0, 5.0, 5.0, 5.0, -0.04]  # the shown ones small, the hidden not
+    assert entry_kind(small, window) == "signed2"
+    assert entry_kind([-3.6, -1.5, 1.0, -3.9, 1.9, 0, 0, 0, 0, -0.6], window) == "vec"  # a residual reads fine

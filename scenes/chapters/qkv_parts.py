@@ -3,6 +3,8 @@ short arrows, vectors drawn from a plan's window, hand-on groups and the camera'
 
 from __future__ import annotations
 
+import numpy as np
+
 from manim import LEFT, ORIGIN, RIGHT, Arrow, Brace, VGroup, config
 
 from ..components.text import label
@@ -65,6 +67,14 @@ def dots_column(x: float, top: float, bottom: float, color: str) -> VGroup:
     n = 3
     return VGroup(*(ellipsis_dots(RIGHT, color=color).move_to([x, top + (bottom - top) * (k + 0.5) / n, 0])
                     for k in range(n)))
+
+
+def entry_kind(values, window: Shown) -> str:
+    """One decimal ("vec"), or two ("signed2") where one would write most of the entries `window` shows
+    as 0.0: a real model's normalised head input (±0.1) drawn as zeros cannot be seen to make a query of +2.3."""
+    v = np.asarray(values, dtype=float)
+    shown = np.abs(np.concatenate([v[:window.head], v[len(v) - window.tail:] if window.tail else v[:0]]))
+    return "signed2" if shown.size and float(np.mean(shown < 0.05)) > 0.5 else "vec"
 
 
 def vector(values, window: Shown, **kwargs) -> VectorColumn:

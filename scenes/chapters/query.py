@@ -15,7 +15,7 @@ from ..lesson import Chapter
 from ..plans.qkv import QueryPlan, plan_query
 from ..stage import Stage
 from .qkv_parts import (
-    camera_home, dots_column, down_arrow, length_brace, settle, slot_row, token_group, vector, zoom_on,
+    camera_home, dots_column, down_arrow, entry_kind, length_brace, settle, slot_row, token_group, vector, zoom_on,
 )
 
 LIFT = 1.6  # the row starts lower (centre stage) and rises when the embedding appears
@@ -56,6 +56,7 @@ class Query(Chapter):
 
         # the embedding under the word
         col = vector(plan.embedding_vector, plan.embedding, font_size=24, theme=th, symbol=symbol_source("E", pos),
+                     kind=entry_kind(plan.embedding_vector, plan.embedding),
                      show_symbol=True)
         col.next_to(box, DOWN, buff=0.3).set_x(box.get_x()).shift(UP * LIFT)
         if col.get_right()[0] > 6.6:
@@ -78,7 +79,7 @@ class Query(Chapter):
         drawn = stage.drawn["query"]
         W = WeightMatrix.from_trace(ht.W_Q, name="W_Q", name_color=th.query, theme=th, font_size=20)
         vec = vector(plan.embedding_vector, plan.product_input, font_size=20, theme=th,
-                     symbol=symbol_source("E", pos), show_symbol=True)
+                     symbol=symbol_source("E", pos), show_symbol=True, kind=entry_kind(plan.embedding_vector, plan.product_input))
         prod = MatVecProduct(W, vec, result_symbol=symbol_source("Q", pos), result_color=th.query)
         if prod.width > 12.8:
             prod.scale_to_fit_width(12.8)
@@ -107,8 +108,13 @@ class Query(Chapter):
             q_real = VectorColumn(values, head=W.row_head, tail=W.row_tail, font_size=prod.result.font_size,
                                   theme=th, symbol=symbol_source("Q", pos), symbol_color=th.query, show_symbol=True,
                                   row_height=W.row_height).move_to(prod.result)
+            turn = []
+            if caption == "real.query.rotary":  # "=" no longer holds: W_Q E⃗ is then turned by R, its position's rotation
+                rot = math(f"attach(arrow.r.long, t: R_{pos})", 34, th.query).move_to(prod.equals)
+                turn = [Transform(prod.equals, rot)]
+                drawn["rotation_sign"] = rot
             with stage.narrating(say(caption)):
-                stage.play(Transform(prod.result, q_real), run_time=0.8)
+                stage.play(Transform(prod.result, q_real), *turn, run_time=0.8)
             drawn["product_result"] = q_real
         return prod, q_brace
 
@@ -127,7 +133,8 @@ class Query(Chapter):
                 dots.add(dots_column(x, Y_SYMBOL, Y_COLUMN_TOP - 2.6, th.dim))
                 continue
             e_syms.add(math(symbol_source("E", j + 1), font_size=32, color=th.embedding).move_to([x, Y_SYMBOL, 0]))
-            arrows.add(down_arrow(Y_ARROW_TOP, Y_ARROW_BOTTOM, x - 0.15, th.dim, "W_Q", th.query, font_size=24))
+            name = f"R_{j + 1} W_Q" if plan.rotary else "W_Q"  # a rotary model turns each query by its position
+            arrows.add(down_arrow(Y_ARROW_TOP, Y_ARROW_BOTTOM, x - 0.15, th.dim, name, th.query, font_size=24))
             qc = vector(ht.q[j], plan.queries[j], font_size=col_font, theme=th, bracket_color=th.query)
             qc.move_to([x, 0, 0]).align_to([0, Y_COLUMN_TOP, 0], UP)
             q_syms.add(math(symbol_source("Q", j + 1), font_size=32, color=th.query).next_to(qc, DOWN, buff=0.15))

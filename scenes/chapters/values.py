@@ -22,7 +22,7 @@ from .embedding_parts import direction_name, fit_into
 from .grid_parts import ensure_grid
 from .honest import honest_note, wrapped
 from .rounding_parts import declare_rows, rounding_marks
-from .qkv_parts import camera_home, drop_below, dots_column, length_brace, slot_row, vector, zoom_on
+from .qkv_parts import camera_home, drop_below, dots_column, entry_kind, length_brace, slot_row, vector, zoom_on
 from .value_chips import fit_grid, value_chips
 
 BELOW = DOWN * (config.frame_height + 1.0)  # every word at once is drawn below the frame
@@ -87,6 +87,7 @@ class Values(Chapter):
         ht, j = plan.head_trace, plan.source
         W = WeightMatrix.from_trace(ht.W_V, name="W_V", name_color=th.value, theme=th, font_size=20)
         vec = vector(plan.source_input, plan.value_input, font_size=20, theme=th, symbol=symbol_source("E", j + 1),
+                     kind=entry_kind(plan.source_input, plan.value_input),
                      show_symbol=True)
         prod = MatVecProduct(W, vec, result_symbol=symbol_source("V", j + 1), result_color=th.value)
         v_brace = length_brace(stage, prod.result, plan.d_head, font_size=18, buff=0.08, right_limit=float("inf"))
