@@ -423,6 +423,14 @@ def test_real_query_says_the_rotation_comes_next(smol, render_scene, lang):
     shown = scene.stage.drawn["query"]["product_result"]
     assert np.allclose(shown.values, ht.q[i], atol=1e-5)  # the rotated query, what the scores use
     assert not np.allclose(ht.q[i], ht.q_unrotated[i], atol=1e-3)
+    # and the frame says so: the "=" of W_Q·E = Q became an arrow that names the rotation R of this position
+    drawn = scene.stage.drawn["query"]
+    prod = drawn["product"]
+    sign = drawn["rotation_sign"]
+    assert np.allclose(prod.equals.get_center(), sign.get_center(), atol=0.05)
+    assert prod.equals.get_width() > 1.5 * scene.stage.drawn["query"]["product"].vector.brackets[0].get_width()
+    # the product's E is written where one decimal would read 0.0: two decimals
+    assert prod.vector.kind == "signed2"
     X = np.asarray(scene.setting.trace.layers[ht.layer].attn_in)
     assert np.allclose(X[i] @ ht.W_Q, ht.q_unrotated[i], atol=1e-3)  # W_Q·E before the rotation
 
