@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from math import log10
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Line, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, BackgroundRectangle, FadeIn, FadeOut, Line, VGroup
 
 from ..components.attention_grid import AttentionGrid
 from ..components.text import label, rich_line, text_baseline
@@ -170,17 +170,27 @@ class ContextSize(Chapter):
         def shown(j):  # a token without a letter (a comma) quoted, so it is not a lone speck
             return tokens[j] if any(c.isalnum() for c in tokens[j]) else say.quote(tokens[j].strip() or tokens[j])
 
-        for j in range(lo, hi + 1):
+        # every row the close-up shows above its note is named (the rows under `hi` are blocked for its columns, so
+        # their words, on the left, cover no dot)
+        floor = max(look[1] - zoom_w * fh / fw / 2, note.get_top()[1] + gap)  # the view's bottom, or the note's top
+        last_col, last_row = hi, hi
+        if big.layout == "video":
+            while last_row + 1 < N and big.cell_center(0, last_row + 1)[1] > floor + 0.5 * big.cell_height:
+                last_row += 1
+        for j in range(lo, max(last_col, last_row) + 1):
             key_word = label(shown(j), 22, named.get(j, th.dim) if j in ks else th.dim).scale(zs)
             key_word.move_to(big.cell_center(lo, j) + np.array([-big.cell_width / 2 - gap - key_word.width / 2, 0, 0]))
             query_word = label(shown(j), 22, th.query if j == q else th.dim).scale(zs).rotate(np.pi / 2)
             query_word.move_to(big.cell_center(j, hi)
                                + np.array([0, -big.cell_height / 2 - gap - query_word.height / 2, 0]))
+            # each on a plate of the background, behind it: the grid's faint lines never strike a word through
+            key_word, query_word = (VGroup(BackgroundRectangle(w, color=th.background, fill_opacity=1.0, buff=0.02 * zs), w)
+                                    for w in (key_word, query_word))
             if big.layout != "video":  # the paper layout: queries on rows, keys on columns
                 key_word.move_to(big.cell_center(j, lo) + np.array([0, big.cell_height / 2 + gap + key_word.height / 2, 0]))
                 query_word.rotate(-np.pi / 2).move_to(
                     big.cell_center(hi, j) + np.array([big.cell_width / 2 + gap + query_word.width / 2, 0, 0]))
-            words.add(key_word, query_word)
+            words.add(*([key_word] if j <= last_row else []), *([query_word] if j <= last_col else []))
         stage.drawn[self.key].update(close_note=note, close_numbers=note.numbers, close_words=words)
         # a close-up crops the grid by design (the camera zooms into a detail); the exception holds
         # only while the camera is close (the note must still fit, and the grid once it is back)
