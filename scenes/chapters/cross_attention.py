@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, Line, ReplacementTransform, Square, VGroup
+from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, Line, Rectangle, ReplacementTransform, Square, VGroup
 
 from ..components.text import label, number
 from ..components.weight_grid import WeightGrid
@@ -226,8 +226,15 @@ class CrossAttention(Chapter):
             stage.play(FadeIn(box), FadeIn(total), run_time=0.5)
             stage.wait(0.8)
         learned = "caption_learned_seen" if plan.seen_in_training else "caption_learned_unseen"
+        # "these alignments": every cell that holds 0.4 or more of its English word's attention (a word
+        # split in two, "not" → "ne" and "pas", shows both)
+        P = np.asarray(plan.pattern)
+        cells = [grid.cell_rect(q, k) for q in range(len(plan.english)) for k in range(len(plan.french)) if P[q, k] >= 0.4]
+        aligned = VGroup(*(Rectangle(width=c.width, height=c.height).move_to(c).set_stroke(th.highlight, width=3)
+                           .set_fill(opacity=0) for c in cells))
+        stage.drawn[self.key]["aligned"] = aligned
         with stage.narrating(say(f"{T}.{learned}", pairs=plan.pairs_trained)):
-            stage.play(FadeOut(box), FadeOut(total), run_time=0.4)
+            stage.play(FadeOut(box), FadeOut(total), FadeIn(aligned), run_time=0.4)
             stage.wait(1.0)
 
     def causal_icon(self, stage, n: int) -> VGroup:
