@@ -298,6 +298,10 @@ def test_query_draws_the_trace_and_hands_on_the_row_and_the_queries(rendered, tr
     assert stage.words is row and stage.has("words") and stage.has("queries")
     assert stage.queries.tokens == list(range(tr.n_tokens))
     assert list(stage.queries.submobjects) == [cols[j] for j in stage.queries.tokens]
+    # "all computed at once" drew one box around every query column (then took it away)
+    box = drawn["all_queries_box"]
+    assert all(box.get_left()[0] < c.get_left()[0] and c.get_right()[0] < box.get_right()[0] for c in cols.values())
+    assert box not in scene.mobjects
     assert camera_home(scene)
     inside_frame(scene)
     assert scene.last_frame[..., :3].max() > 100

@@ -5,7 +5,8 @@ query columns (`stage.queries`, `.tokens` in sentence order)."""
 from __future__ import annotations
 
 from manim import (
-    DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, LaggedStart, ReplacementTransform, Transform, VGroup,
+    DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, ReplacementTransform, SurroundingRectangle, Transform,
+    VGroup,
 )
 
 from ..components.bubble import SpeechBubble
@@ -151,7 +152,11 @@ class Query(Chapter):
                        FadeIn(q_syms, lag_ratio=0.1), run_time=1.4)
         settle(stage, queries)
         stage.hand_on(words=row, queries=queries)
+        # "all computed at once": every query in one box (a pulse would leave the frame as it was)
+        together = SurroundingRectangle(VGroup(queries, q_syms), color=th.query, buff=0.15, stroke_width=3)
+        drawn["all_queries_box"] = together
         with stage.narrating(say("qkv.query.all", d_head=plan.d_head)):
-            stage.play(Indicate(q_syms[list(columns).index(i)], color=th.query), run_time=0.8)
+            stage.play(Create(together), run_time=0.8)
             stage.wait(1.0)
+        stage.play(FadeOut(together), run_time=0.4)
 
