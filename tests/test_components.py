@@ -260,6 +260,9 @@ def test_weight_colours_follow_sign_and_magnitude(head, theme):
     by_sign = {True: [], False: []}
     for m in W.cells.values():
         rgb = np.array(ManimColor(fill_hex(m)).to_rgb())
+        if m.shown == "0.0":  # written without a sign: the neutral dim colour, neither red nor blue
+            assert fill_hex(m).lower() == ManimColor(theme.dim).to_hex().lower()
+            continue
         # closer in hue to its own sign's colour than to the other's
         own, other = (pos_hue, neg_hue) if m.value >= 0 else (neg_hue, pos_hue)
         cos = lambda a, b: a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12)  # noqa: E731

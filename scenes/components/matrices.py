@@ -24,7 +24,7 @@ from manim import (
     Rectangle, SurroundingRectangle, Transform, VGroup, VMobject, interpolate_color,
 )
 
-from ..style import DARK, Theme
+from ..style import DARK, Theme, fmt_vec
 from .text import label, number
 from .vectors import VectorColumn, bracket_pair, ellipsis_dots, math, window_indices
 
@@ -35,7 +35,8 @@ def signed_color(value: float, scale: float, theme: Theme = DARK) -> str:
     dark→light on the dark theme and light→dark on the light theme."""
     hue = ManimColor(theme.positive if value >= 0 else theme.negative)
     alpha = 0.0 if scale <= 0 else min(abs(float(value)) / scale, 1.0)
-    faint = interpolate_color(ManimColor(theme.background), hue, 0.45 if theme.is_dark else 0.6)
+    # the faint end still reads on a washed-out projector: 62% of the way from the background to the hue
+    faint = interpolate_color(ManimColor(theme.background), hue, 0.62 if theme.is_dark else 0.7)
     bright = interpolate_color(hue, ManimColor(theme.text), 0.35)
     return interpolate_color(faint, bright, alpha).to_hex()
 
@@ -77,7 +78,9 @@ class WeightMatrix(VGroup):
                 if i is None or j is None:
                     continue
                 v = self.values[i, j]
-                m = number(v, "vec", font_size=font_size, color=signed_color(v, self.scale_ref, theme))
+                # an entry written "0.0" has no sign to show: the neutral dim colour, not a red or blue zero
+                color = theme.dim if fmt_vec(v) == "0.0" else signed_color(v, self.scale_ref, theme)
+                m = number(v, "vec", font_size=font_size, color=color)
                 m.index = (i, j)
                 self.cells[(i, j)] = m
         col_w = max((m.width for m in self.cells.values()), default=0.3) + h_gap
