@@ -318,9 +318,10 @@ class Flash(Chapter):
             say(f"{T}.memory_o", bq=plan.mem_bq, d=r.d, count=plan.mem_o)))).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
         parts.next_to(tag, DOWN, buff=0.1, aligned_edge=LEFT).shift(RIGHT * 0.35)
         legend = VGroup(tag, parts)
+        # a size and its unit ("16.4 kB") are never split across lines
         size = wrapped(say(f"{T}.memory_bytes", per=BYTES_PER_NUMBER, n=grouped(plan.n_ctx),
-                           ordinary=byte_text(say, plan.ctx_bytes_ordinary),
-                           tiled=byte_text(say, plan.ctx_bytes_tiled)),
+                           ordinary=byte_text(say, plan.ctx_bytes_ordinary).replace(" ", "\u00a0"),
+                           tiled=byte_text(say, plan.ctx_bytes_tiled).replace(" ", "\u00a0")),
                        width, 24, th.dim, 2)
         out = VGroup(head, chart, legend, size).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
         out.chart, out.legend, out.size = chart, legend, size
