@@ -148,8 +148,13 @@ class NextToken(Chapter):
                      else stage.say.quote(step.picked_token.strip() or step.picked_token), font_size=30, color=th.value)
         fit_into(word, 2.4, 0.5)
         p = number(step.picked_prob, prob_kind(step), font_size=24, color=th.text)
-        body = VGroup(word, p).arrange(DOWN, buff=0.1)
-        frame = SurroundingRectangle(body, buff=0.12, corner_radius=0.08, stroke_width=1.5, color=th.value)
+        # every card as tall as the others, its word centred in a slot of one height and its number on
+        # one line: a comma's card is no shorter and no higher than a word's
+        slot = Rectangle(width=max(word.width, p.width), height=0.5, stroke_width=0).set_fill(opacity=0)
+        word.move_to(slot)
+        p.next_to(slot, DOWN, buff=0.1)
+        body = VGroup(word, p)
+        frame = SurroundingRectangle(VGroup(slot, p), buff=0.12, corner_radius=0.08, stroke_width=1.5, color=th.value)
         card = VGroup(frame, body)
         card.word, card.p = word, p
         return card
