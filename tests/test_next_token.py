@@ -202,6 +202,10 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
             assert r.bar.width == pytest.approx(max(r.track.width * p, 0.02))
         # one card per pass: the picked token and its real probability
         assert [c.p.value for c in drawn["cards"]] == [st.picked_prob for st in plan.steps]
+        # the closing row of cards: one height, one line for their numbers
+        cards = drawn["cards"]
+        assert max(c.height for c in cards) - min(c.height for c in cards) < 0.02  # (a comma in 0,58 may dip)
+        assert max(c.p.get_bottom()[1] for c in cards) - min(c.p.get_bottom()[1] for c in cards) < 0.02
         # the text grows in place: each longer text is the shorter one plus a box to its right
         for short, long in zip(drawn["sentences"], drawn["sentences"][1:]):
             assert len(long) == len(short) + 1 and long[-1].get_left()[0] > short[-1].get_right()[0]
