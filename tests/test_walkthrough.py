@@ -219,6 +219,9 @@ def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
             assert m.value == pytest.approx(float(getattr(plan, name)[m.index]))
     for m in one["z"].entries:
         assert m.value == pytest.approx(float(plan.trace_z[m.index]), abs=1e-4)
+    # z⃗ shows the entries the weighted values above it show, so each can be added up down its column
+    row = next(iter(one["rows"].values()))
+    assert [m.index for m in one["z"].entries] == [m.index for m in row[-1].entries]
     z_table = scene.stage.drawn["steps_all"]["tables"][-1]
     row = [(j, cell) for (i, j), cell in z_table.cells.items() if i == plan.focus]
     assert len(row) == 5  # four columns and the last, of 16

@@ -25,7 +25,7 @@ from ..review import declare_sum
 from ..plans.windows import token_window
 from ..stage import Stage
 from .embedding_parts import fit_into
-from .lookup import digits, hvec
+from .lookup import SHOWN, digits, hvec
 from .masked_rows import scientific
 from .multi_head import table
 
@@ -155,7 +155,7 @@ class OneToken(Chapter):
             qline.add(label(say(f"{T}.after_rotary"), 20, th.dim))
         qline.arrange(RIGHT, buff=0.2)
         zline = VGroup(label(say(f"{T}.sum"), 22, th.text),
-                       VectorColumn(plan.z, head=6, tail=1, font_size=fs, theme=th, horizontal=True, kind=digits(plan.V),
+                       VectorColumn(plan.z, head=SHOWN[0], tail=SHOWN[1], font_size=fs, theme=th, horizontal=True, kind=digits(plan.V),
                                     bracket_color=th.delta, symbol=symbol_source("z", i + 1), symbol_color=th.delta,
                                     show_symbol=True)).arrange(RIGHT, buff=0.3)
         body = VGroup(label(say(f"{T}.step2"), 24, th.highlight), qline, grid, zline).arrange(DOWN, buff=0.25)
