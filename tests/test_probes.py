@@ -429,8 +429,12 @@ def test_real_query_says_the_rotation_comes_next(smol, render_scene, lang):
     sign = drawn["rotation_sign"]
     assert np.allclose(prod.equals.get_center(), sign.get_center(), atol=0.05)
     assert prod.equals.get_width() > 1.5 * scene.stage.drawn["query"]["product"].vector.brackets[0].get_width()
-    # the product's E is written where one decimal would read 0.0: two decimals
+    # the product's E is written where one decimal would read 0.0: two decimals; and it is said to be
+    # the normalised E the head reads, not the residual E other lessons draw under the same name
     assert prod.vector.kind == "signed2"
+    assert scene.plans[0].normalized
+    said = [m.original_text for m in prod.vector.get_family() if hasattr(m, "original_text")]
+    assert say("qkv.units.normalized") in said
     X = np.asarray(scene.setting.trace.layers[ht.layer].attn_in)
     assert np.allclose(X[i] @ ht.W_Q, ht.q_unrotated[i], atol=1e-3)  # W_Q·E before the rotation
 

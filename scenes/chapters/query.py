@@ -11,6 +11,7 @@ from manim import (
 
 from ..components.bubble import SpeechBubble
 from ..components.matrices import MatVecProduct, WeightMatrix
+from ..components.text import label
 from ..components.vectors import VectorColumn, math, symbol_source
 from ..lesson import Chapter
 from ..plans.qkv import QueryPlan, plan_query
@@ -63,6 +64,9 @@ class Query(Chapter):
         if col.get_right()[0] > 6.6:
             col.shift(LEFT * (col.get_right()[0] - 6.6))
         brace = length_brace(stage, col, plan.d_model)
+        if plan.normalized:  # the head reads E after its layer's norm: not the residual E other lessons show
+            brace.add(label(say("qkv.units.normalized"), 20, th.dim).next_to(brace[1], DOWN, buff=0.08,
+                                                                              aligned_edge=LEFT))
         drawn["embedding"] = col
         with stage.narrating(say("qkv.query.embedding", d_model=plan.d_model)):
             stage.play(VGroup(row, bubble).animate.shift(UP * LIFT), run_time=0.7)
@@ -85,6 +89,8 @@ class Query(Chapter):
         if prod.width > 12.8:
             prod.scale_to_fit_width(12.8)
         prod.move_to(DOWN * 1.55)
+        if plan.normalized:
+            vec.add(label(say("qkv.units.normalized"), 16, th.dim).next_to(vec.brackets, DOWN, buff=0.1))
         drawn.update(product=prod, W=W, E=vec)
         q_brace = length_brace(stage, prod.result, plan.d_head, font_size=18, buff=0.08)
         zoom_to = VGroup(prod, q_brace)

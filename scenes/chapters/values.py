@@ -90,6 +90,8 @@ class Values(Chapter):
                      kind=entry_kind(plan.source_input, plan.value_input),
                      show_symbol=True)
         prod = MatVecProduct(W, vec, result_symbol=symbol_source("V", j + 1), result_color=th.value)
+        if plan.normalized:  # W_V reads E after the layer's norm: not the residual E the update adds to
+            vec.add(label(stage.say("qkv.units.normalized"), 16, th.dim).next_to(vec.brackets, DOWN, buff=0.1))
         v_brace = length_brace(stage, prod.result, plan.d_head, font_size=18, buff=0.08, right_limit=float("inf"))
         picture = VGroup(prod, v_brace)
         picture.scale_to_fit_width(panel.width)

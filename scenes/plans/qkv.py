@@ -107,6 +107,7 @@ class QueryPlan:
     follow: str = "qkv.query.follow"  # catalog key of the first caption (what the head's input knows)
     rotary: bool = False  # the model rotates queries and keys by position after W_Q (shown as a step)
     piece_of: str | None = None  # the word the focus token is the last piece of ("verdant"), as written
+    normalized: bool = False  # the head reads E after its layer's norm (LayerNorm, RMSNorm), not the residual
 
 
 def piece_of(trace, i: int) -> str | None:
@@ -131,7 +132,7 @@ def plan_query(setting: Setting) -> QueryPlan:
         query=shown(ht.q[i], MATRIX), has_bias=bool(np.abs(ht.b_Q).max() > 0),
         queries={j: shown(ht.q[j], COLUMN) for j in slots if j is not None},
         question=line_keys(ht.role)[0], follow=follow_key(setting), rotary=setting.model.rotary,
-        piece_of=piece_of(setting.trace, i))
+        piece_of=piece_of(setting.trace, i), normalized=setting.trace.model.norm != "none")
 
 
 def follow_key(setting: Setting) -> str:
@@ -271,6 +272,7 @@ class ValuesPlan:
     has_bias: bool  # the model adds b_V after W_V (a step of its own)
     rounding_off: tuple[int, ...] = ()  # E′'s shown entries whose drawn E + ΔE miss E′ as drawn (marked ≈)
     band_rounding: dict = field(default_factory=dict)  # every word at once: token -> its E′ rows marked ≈
+    normalized: bool = False  # W_V reads E after the layer's norm: the E beside it is not the residual E
 
 
 def plan_values(setting: Setting) -> ValuesPlan:
@@ -313,4 +315,5 @@ def plan_values(setting: Setting) -> ValuesPlan:
                                   for k in window_indices(resid.shape[1], *SUM) if k is not None),
         band_rounding={j: rounding_off((k, (resid[j][k], ht.delta_e[j][k]), updated[j][k])
                                        for k in window_indices(resid.shape[1], *BAND) if k is not None)
-                       for j in band_slots if j is not None})
+                       for j in band_slots if j is not None},
+        normalized=tr.model.norm != "none")
