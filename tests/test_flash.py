@@ -117,3 +117,20 @@ def test_rescale_note_names_its_row():
 
     for lang in LANGUAGES:
         assert {"word", "rescale"} <= template_fields(load_catalog(lang)["blocks.flash.rescaled"]), lang
+
+
+def test_scores_one_decimal_shows_equal_are_written_to_two():
+    """Two of "creature"'s scores in one tile read 5.3 and 5.3 beside l = 1.96: they were 5.29 and
+    5.34. Such a query's scores are written to two decimals where that fits the cell, and its m too."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.flash import tied_queries, tile_text
+
+    inf = float("-inf")
+    step = SimpleNamespace(skipped=False, rows=(2, 4),
+                           scores=np.array([[4.7, 1.0, inf], [5.29, 5.342, -3.83]]))
+    same = SimpleNamespace(skipped=False, rows=(4, 5), scores=np.array([[5.31, 5.31, 0.2]]))  # truly equal
+    assert tied_queries([step, same]) == {3}
+    widest = len("−3.8")
+    assert [tile_text(x, True, widest) for x in (5.29, 5.342, -3.83, inf)] == ["5.29", "5.34", "−3.8", "−∞"]
+    assert tile_text(5.29, False, widest) == "5.3"

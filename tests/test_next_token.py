@@ -206,6 +206,12 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
         cards = drawn["cards"]
         assert max(c.height for c in cards) - min(c.height for c in cards) < 0.02  # (a comma in 0,58 may dip)
         assert max(c.p.get_bottom()[1] for c in cards) - min(c.p.get_bottom()[1] for c in cards) < 0.02
+        # a card whose pick is only a mark draws it bare and names it (a quoted comma read as commas)
+        for c, st in zip(cards, plan.steps):
+            marked = not any(ch.isalnum() for ch in st.picked_token)
+            assert (c.word.mark is not None) == marked
+            if marked:
+                assert c.word[0].original_text == (st.picked_token.strip() or st.picked_token)
         # the text grows in place: each longer text is the shorter one plus a box to its right
         for short, long in zip(drawn["sentences"], drawn["sentences"][1:]):
             assert len(long) == len(short) + 1 and long[-1].get_left()[0] > short[-1].get_right()[0]

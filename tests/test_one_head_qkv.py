@@ -654,6 +654,9 @@ def test_the_rest_of_the_weight_says_approx_where_its_drawn_chips_miss_it():
     assert rest_share(plan, Say("en")) == "≈ 0.12" and rest_share(plan, Say("pt")) == "≈ 0,12"
     exact = SimpleNamespace(**{**vars(plan), "weights": (0.56, 0.32, 0.07, 0.05), "rest_weight": 0.12})
     assert rest_share(exact, Say("en")) == "0.12"  # 0.07 + 0.05 = 0.12 as drawn: no mark
+    for lang, shown in (("en", "≈ 0.12"), ("ko", "≈ 0.12"), ("pt", "≈ 0,12")):  # the caption says what the tally says
+        say = Say(lang)
+        assert shown in say("qkv.values.weigh_rest", word="w", tops="t", rest=rest_share(plan, say))
 
 
 def test_a_head_input_that_would_read_as_zeros_is_written_to_two_decimals():

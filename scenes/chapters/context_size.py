@@ -72,10 +72,15 @@ class ContextSize(Chapter):
         frame = stage.camera_frame
         frame.save_state()
         cnt = self.count(stage, n, plan.short_cells, plan.short_open)
-        cnt.move_to([stage.region("panel").center[0], stage.region("grid").center[1], 0])
-        drawn["short_count"] = cnt
+        panel = stage.region("panel")
+        cnt.move_to([panel.center[0], stage.region("grid").center[1], 0])
+        # what the lesson is about, and whose pattern this is, over the count
+        heading = wrapped(say("grid.context_size.heading", layer=plan.head.layer, head=plan.head.head),
+                          panel.width, 30, th.text, 2)
+        heading.move_to([panel.center[0], cnt.get_top()[1] + 0.6 + heading.height / 2, 0])
+        drawn.update(short_count=cnt, heading=heading)
         with stage.narrating(say("grid.context_size.short", count=n, cells=plan.short_cells)):
-            stage.play(FadeIn(cnt, lag_ratio=0.1), run_time=1.0)
+            stage.play(FadeIn(heading), FadeIn(cnt, lag_ratio=0.1), run_time=1.0)
             stage.wait(0.8)
 
         # The long grid at the same cell size, placed so that its first n × n block is the short
@@ -105,7 +110,7 @@ class ContextSize(Chapter):
         drawn.update(big=big, long_count=big_cnt, long_titles=big_titles)
         grow = "repeated" if plan.repeated else "grow"
         with stage.narrating(say(f"grid.context_size.{grow}", count=N, cells=plan.long_cells)):
-            stage.play(FadeOut(cnt), FadeOut(titles_of(stage)), run_time=0.5)
+            stage.play(FadeOut(cnt), FadeOut(heading), FadeOut(titles_of(stage)), run_time=0.5)
             # the long grid's labels stay hidden: at its full size they would be too small to read
             # (the close-up below names its words large)
             big.labels.set_opacity(0.0)

@@ -38,6 +38,30 @@ def score_text(x: float) -> str:
     return "−∞" if x == float("-inf") else fixed(x, 1)
 
 
+def tied_queries(steps) -> set[int]:
+    """The queries one of whose tiles holds two scores that one decimal shows equal though they are
+    not (5.29 and 5.34 both read 5.3, and l = 1.96 beside them looks wrong): their scores are written
+    to two decimals where that fits the cell, and their running maximum m too."""
+    tied = set()
+    for s in steps:
+        if s.skipped:
+            continue
+        for a, i in enumerate(range(*s.rows)):
+            xs = [float(x) for x in np.ravel(s.scores[a]) if np.isfinite(x)]
+            ones = [score_text(x) for x in xs]
+            if any(ones[u] == ones[v] and fixed(xs[u], 2) != fixed(xs[v], 2)
+                   for u in range(len(xs)) for v in range(u + 1, len(xs))):
+                tied.add(i)
+    return tied
+
+
+def tile_text(x: float, fine: bool, widest: int) -> str:
+    """A score in its tile: one decimal, or two for a tied query where that is no wider than the
+    widest one-decimal score (a negative "−3.83" would not fit its cell at a readable size)."""
+    two = fixed(x, 2) if np.isfinite(x) else score_text(x)
+    return two if fine and len(two) <= widest else score_text(x)
+
+
 def factor_digits(x: float) -> int:
     """Decimals for a rescaling factor: three, more when it is smaller (two significant digits), at most eight."""
     return 3 if x <= 0 else min(8, max(3, 1 - floor(log10(x))))
@@ -116,6 +140,8 @@ class Flash(Chapter):
         probe = label(widest, 18, th.text)
         score_size = 18 * min(1.0, SCORE_FILL * size / probe.width, 0.5 * size / probe.height)
         state = {"tile": None, "panel": None, "scores": []}
+        tied = tied_queries(res.steps)
+        drawn["tied"] = tied
 
         def show(s, k: int, caption: str | None, run_time: float, wait: float) -> None:
             """One (query block, key block) step: its real scores in its tile (a skipped tile is
@@ -135,9 +161,10 @@ class Flash(Chapter):
                 for a, i in enumerate(range(r0, r1)):
                     for b, j in enumerate(range(c0, c1)):
                         x = float(s.scores[a, b])
-                        m = label(score_text(x), score_size, th.text if x > -1e300 else th.mask)
+                        m = label(tile_text(x, i in tied, len(widest)), score_size, th.text if x > -1e300 else th.mask)
+                        m.value = x
                         nums.add(m.move_to(at(i, j)))
-            new_panel = self.panel(stage, plan, s)
+            new_panel = self.panel(stage, plan, s, tied)
             left, right, y = panel_box
             fit_into(new_panel, right - left, 4.2)
             new_panel.move_to([(left + right) / 2, y, 0])
@@ -223,7 +250,7 @@ class Flash(Chapter):
         return say(f"{T}.caption_next_same")
 
     @staticmethod
-    def panel(stage: Stage, plan: FlashPlan, s) -> VGroup:
+    def panel(stage: Stage, plan: FlashPlan, s, tied: set[int] = frozenset()) -> VGroup:
         """The step's query rows after it: token, running max m, running sum l, the first entries
         of O (numbers right-aligned in their columns), under a line naming the step's two blocks
         and, when the maximum rose, the factor exp(old m − new m) the old l and O were multiplied by."""
@@ -233,7 +260,9 @@ class Flash(Chapter):
             [math(f"O_{j + 1}", 30, th.value) for j in range(O_SHOWN)]
         rows = [head]
         for a, i in enumerate(range(*s.rows)):
-            rows.append([label(plan.tokens[i], 24, th.query), label(score_text(float(s.m[a])), 26, th.text),
+            m = float(s.m[a])  # as its tile writes the score it came from
+            rows.append([label(plan.tokens[i], 24, th.query),
+                         label(fixed(m, 2) if i in tied and np.isfinite(m) else score_text(m), 26, th.text),
                          label(fixed(float(s.l[a]), 2), 26, th.text)] +
                         [label(fixed(float(s.O[a, j]), 2), 26, th.text) for j in range(O_SHOWN)])
         table = aligned_rows(rows, col_gap=0.45, row_step=0.6, align=["left"] + ["right"] * (2 + O_SHOWN))

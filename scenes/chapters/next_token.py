@@ -143,9 +143,15 @@ class NextToken(Chapter):
     @staticmethod
     def card(stage: Stage, step: NextStep) -> VGroup:
         """The token one pass picked, over its probability."""
-        th = stage.theme
-        word = label(step.picked_token if any(c.isalnum() for c in step.picked_token)
-                     else stage.say.quote(step.picked_token.strip() or step.picked_token), font_size=30, color=th.value)
+        th, tok = stage.theme, step.picked_token
+        mark = None if any(c.isalnum() for c in tok) else stage.say.mark_name(tok)
+        if mark is not None:  # a mark drawn large and named ("; semicolon"): a quoted comma reads as commas
+            word = VGroup(label(tok.strip() or tok, font_size=40, color=th.value),
+                          label(mark, font_size=24, color=th.dim)).arrange(RIGHT, buff=0.15)
+        else:
+            word = label(tok if any(c.isalnum() for c in tok) else stage.say.quote(tok.strip() or tok),
+                         font_size=30, color=th.value)
+        word.mark = mark
         fit_into(word, 2.4, 0.5)
         p = number(step.picked_prob, prob_kind(step), font_size=24, color=th.text)
         # every card as tall as the others, its word centred in a slot of one height and its number on

@@ -67,7 +67,7 @@ class Values(Chapter):
         items = [say("qkv.values.weight_item", word=say.quote(tokens[j]), weight=plan.weights[j]) for j in plan.tops]
         weigh = "qkv.values.weigh_rest_small" if plan.rest_weight < 0.05 else "qkv.values.weigh_rest"
         tally = self.tally(stage, plan)
-        with stage.narrating(say(weigh, word=word, tops=say.words(items), rest=plan.rest_weight)):
+        with stage.narrating(say(weigh, word=word, tops=say.words(items), rest=rest_share(plan, say))):
             stage.play(*(a for c in chips for a in c.weigh()), FadeIn(tally, shift=UP * 0.1), run_time=1.2)
             stage.wait(0.8)
         stage.play(FadeOut(tally), run_time=0.4)  # the panel is free for the note and the sum
