@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from manim import DOWN, LEFT, RIGHT, FadeIn, FadeOut, GrowFromEdge, Rectangle, SurroundingRectangle, VGroup
+from manim import (
+    DOWN, LEFT, RIGHT, DashedVMobject, FadeIn, FadeOut, GrowFromEdge, Rectangle, RoundedRectangle, SurroundingRectangle,
+    VGroup,
+)
 
-from ..components.text import label, number
+from ..components.text import label, mark_glyph, number, text_baseline
 from ..components.softmax_column import finer_kind
 from ..plans.rounding import drawn_misses
 from ..review import declare_sum
@@ -70,16 +73,31 @@ class NextToken(Chapter):
         return boxes
 
     @staticmethod
+    def next_slot(stage: Stage, words: WordBoxes, n0: int) -> VGroup:
+        """A dashed box as tall as a word's box, a question mark in it, right after the given text."""
+        th = stage.theme
+        h = words[0].height
+        box = DashedVMobject(RoundedRectangle(width=h * 1.1, height=h, corner_radius=0.08, stroke_width=2,
+                                              color=th.query), num_dashes=18)
+        if n0 < len(words):  # the place the first pick's box takes
+            box.move_to(words[n0 - 1]).align_to(words[n0], LEFT)
+        else:
+            box.next_to(words[n0 - 1], RIGHT, buff=0.12)
+        mark = label("?", 34, th.query).move_to(box)
+        return VGroup(box, mark)
+
+    @staticmethod
     def token_name(stage: Stage, tok: str):
         """A candidate token as its bar's name; one without a letter or digit (",", ".", ";") in a box
         as tall as a word's, with its name beside it ("comma"): a lone comma is a speck."""
         th, say = stage.theme, stage.say
         if any(c.isalnum() for c in tok):
             return label(tok, font_size=34, color=th.text)
-        word = label(tok.strip() or tok, font_size=40, color=th.text)
+        word = mark_glyph(tok.strip() or tok, 40, th.text)
         box = Rectangle(width=max(word.width + 0.2, 0.5), height=0.52, stroke_width=1.2, stroke_color=th.dim)
         box.round_corners(0.06)
         word.move_to(box)
+        word.set_baseline(box.get_y() - word.cap_height() / 2)  # where a capital letter's foot would stand
         mark = say.mark_name(tok)
         if mark is None:
             return VGroup(box, word)
@@ -145,9 +163,10 @@ class NextToken(Chapter):
         """The token one pass picked, over its probability."""
         th, tok = stage.theme, step.picked_token
         mark = None if any(c.isalnum() for c in tok) else stage.say.mark_name(tok)
-        if mark is not None:  # a mark drawn large and named ("; semicolon"): a quoted comma reads as commas
-            word = VGroup(label(tok.strip() or tok, font_size=40, color=th.value),
-                          label(mark, font_size=24, color=th.dim)).arrange(RIGHT, buff=0.15)
+        if mark is not None:  # a mark drawn large and named (", a comma"): a quoted comma reads as commas
+            glyph, name = mark_glyph(tok.strip() or tok, 40, th.value), label(mark, font_size=24, color=th.dim)
+            word = VGroup(glyph, name).arrange(RIGHT, buff=0.15)
+            glyph.set_baseline(text_baseline(name))
         else:
             word = label(tok if any(c.isalnum() for c in tok) else stage.say.quote(tok.strip() or tok),
                          font_size=30, color=th.value)
@@ -188,10 +207,14 @@ class NextToken(Chapter):
         if key is not None:
             key.next_to(words, DOWN, buff=0.12).align_to(words, RIGHT)
             drawn["space_key"] = key
+        # where the next token will go: a dashed box with a question mark, until the first pick fills it
+        ask = self.next_slot(stage, words, n0)
+        drawn["ask"] = ask
         with stage.narrating(say(f"{T}.caption_intro", word=say.quote(plan.steps[0].tokens[-1]))):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(shown, lag_ratio=0.05),
                        *([FadeIn(key)] if key is not None else []), run_time=1.2)
-            stage.wait(0.6)
+            stage.play(FadeIn(ask, scale=0.8), run_time=0.5)
+            stage.wait(0.4)
         old = None  # the last pass's chart: it stays (dimmed) until the next one replaces it
         for s, step in enumerate(plan.steps):
             chart = self.chart(stage, step, plan.vocab_size)
@@ -222,6 +245,7 @@ class NextToken(Chapter):
                     stage.play(FadeIn(moving), run_time=0.4)
                 self.unmark(words, i - 1, n0)
                 stage.play(moving.animate.move_to(words[i]), FadeIn(cards[s], shift=DOWN * 0.2),
+                           *([FadeOut(ask)] if s == 0 else []),
                            chart.animate.fade(0.65), FadeOut(ring), run_time=1.0)
                 old = chart
                 stage.remove(moving)

@@ -49,9 +49,10 @@ class Pattern(Chapter):
         with stage.narrating(say(intro, layer=plan.head.layer, head=plan.head.head, role=role)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), *([FadeIn(words, lag_ratio=0.08)] if words else []),
                        run_time=1.0)
+            stage.play(FadeIn(grid), run_time=0.8)  # the empty grid, under the title that names it
         axis = "grid.pattern.columns" if grid.layout == "video" else "grid.pattern.rows"
         with stage.narrating(say(axis)):
-            stage.play(FadeIn(grid), FadeIn(titles), run_time=1.0)
+            stage.play(FadeIn(titles), run_time=1.0)
         legend = dot_legend(stage, grid, [title, titles, words])
         masked = masked_note(stage, grid, plan.focus)
         extra = [FadeIn(masked)] if masked is not None else []

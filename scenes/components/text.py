@@ -237,6 +237,28 @@ def text_baseline(mob) -> float:
     return float(np.median([g.get_bottom()[1] for g in full]))
 
 
+def mark_glyph(mark: str, font_size: float, color: str):
+    """A punctuation mark as a line of text sets it, with `set_baseline(y)` to seat it on a baseline: a
+    lone comma or period, centred like a word, floats at mid-height and reads as an apostrophe or a dot."""
+    from manim import UP, VGroup
+
+    ref = label("H" + mark, font_size, color)  # the H only measures the line's baseline and cap height
+    glyph = VGroup(*ref[1:])
+    below = glyph.get_bottom()[1] - ref[0].get_bottom()[1]  # the mark's bottom against the baseline (< 0: a comma)
+    cap, h0 = ref[0].height, max(glyph.height, 1e-9)
+
+    def set_baseline(y: float):
+        k = glyph.height / h0  # scaled since it was made
+        return glyph.shift(UP * (y + below * k - glyph.get_bottom()[1]))
+
+    def baseline() -> float:
+        return glyph.get_bottom()[1] - below * glyph.height / h0
+
+    glyph.set_baseline, glyph.baseline = set_baseline, baseline
+    glyph.cap_height = lambda: cap * glyph.height / h0
+    return glyph
+
+
 def baseline_row(parts, buff: float = 0.14):
     """Text pieces side by side on one baseline (quotes and descenders do not lift a word)."""
     from manim import RIGHT, UP, VGroup
