@@ -204,3 +204,15 @@ def test_ko_logit_lens_names_the_top_guess_one_way():
     texts = [say.catalog[k] for k in say.catalog if k.startswith("deeper.") and isinstance(say.catalog[k], str)]
     assert not any("첫째 추측" in t or "유력한 예측" in t or "유력한 추측" in t for t in texts)
     assert "1위 추측" in say.catalog["deeper.going_deeper.lens_title"]
+
+
+def test_ko_says_attention_one_way_for_each_meaning():
+    """Reviewers read 주의 and 어텐션 side by side as two things. The rule: 주의 for the amount a word
+    gives (주의 패턴, 주의 가중치, 주의를 두다), 어텐션 for the mechanism and its kinds (어텐션 블록,
+    플래시 어텐션, 어텐션 메커니즘)."""
+    catalog = load_catalog("ko")
+    texts = [v for v in catalog.values() if isinstance(v, str)] + \
+        [f for v in catalog.values() if isinstance(v, dict) for f in v.values() if isinstance(f, str)]
+    mixed = [t for t in texts if re.search(r"주의 (메커니즘|블록)|어텐션 패턴|(?<!교차 )어텐션 가중치|어텐션을 (두|둡)", t)]
+    assert not mixed, mixed[:3]
+    assert sum("어텐션 메커니즘" in t for t in texts) >= 1 and sum("주의 패턴" in t for t in texts) >= 5
