@@ -246,6 +246,11 @@ def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
                 assert shown.setdefault(c.shown, w) == w, (r, c.shown)
     assert any(c.shown.count(",") == 1 and len(c.shown.split(",")[1]) == 2 for c in s_table.cells.values())
     assert scene.chapters_played == ["steps_one", "steps_all"]
+    # one convention with lesson query: columns, W·x, W_Q d_head × d_model; the paper's rows are
+    # said to turn each matrix on its side
+    d, dm = plan.d_head, plan.d_model
+    assert one["sizes"].original_text.endswith(f"{d}×{dm}")
+    assert any("artigo" in c and f"{dm}×{d}" in c for c, _ in scene.caption_log)
 
 
 @pytest.mark.render

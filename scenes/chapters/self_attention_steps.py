@@ -101,7 +101,7 @@ class OneToken(Chapter):
         for name, vec, color in (("q", plan.q, th.query), ("k", plan.k, th.key), ("v", plan.v, th.value)):
             col = VectorColumn(vec, head=COLUMN[0], tail=COLUMN[1], font_size=fs, theme=th, bracket_color=color,
                                kind=digits(vec))
-            eq = math(f"arrow({name})_{i + 1} = arrow(x)_{i + 1} W_{name.upper()}", 26, color)
+            eq = math(f"arrow({name})_{i + 1} = W_{name.upper()} arrow(x)_{i + 1}", 26, color)  # columns: W·x, as lesson query
             made.append(VGroup(eq, col))
         step = max(max(m[0].width, m[1].width) for m in made) + 0.4  # formulas side by side, clear of each other
         for k, m in enumerate(made):
@@ -119,6 +119,7 @@ class OneToken(Chapter):
         block.scale(min(full.width / block.width, (top - full.bottom - 0.3) / block.height, 1.4))
         block.move_to([0, top - block.height / 2, 0])
         drawn["qkv"] = {"x": x, "q": made[0][1], "k": made[1][1], "v": made[2][1]}
+        drawn["sizes"] = size
         key1 = f"{T}.caption_step1_rotary" if plan.rotary else f"{T}.caption_step1"
         with stage.narrating(say(key1, word=word, d_model=plan.d_model, d_head=plan.d_head)):
             stage.play(FadeIn(block[0]), FadeIn(x), run_time=0.8)
@@ -151,7 +152,7 @@ class OneToken(Chapter):
             by[j] = cells
         grid = table(rows, gap=0.3, row_gap=0.14)
         qline = VGroup(math(f"arrow(q)_{i + 1}", 26, th.query), hvec(plan.Q[i], th, th.query, fs, kind=digits(plan.Q)))
-        if plan.rotary:  # not x W_Q any more: turned by position (the scores use the turned q and k)
+        if plan.rotary:  # not W_Q x any more: turned by position (the scores use the turned q and k)
             qline.add(label(say(f"{T}.after_rotary"), 20, th.dim))
         qline.arrange(RIGHT, buff=0.2)
         zline = VGroup(label(say(f"{T}.sum"), 22, th.text),
@@ -258,7 +259,7 @@ class AllTokens(Chapter):
         shown = shown_head = None
         listed = True  # whether the list of formulas is on screen (it steps aside for n × n tables)
         tables = []
-        with stage.narrating(say(f"{T}.caption_matrix_intro", count=n)):
+        with stage.narrating(say(f"{T}.caption_matrix_intro", count=n, d_model=plan.d_model, d_head=plan.d_head)):
             stage.play(FadeIn(title), run_time=0.6)
         for k, (line, (_, _, M, kind, cap)) in enumerate(zip(lines, steps)):
             square = M.shape[1] == n
