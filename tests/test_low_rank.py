@@ -153,3 +153,22 @@ def test_output_matrix_renders(lang, make_inputs, render_scene):
     assert len(d["names_again"]) == tr.model.n_heads
     for n, m in zip(d["names_again"], d["maps"]):
         assert abs(n.get_x() - m.get_x()) < 1e-6 and n.get_bottom()[1] > m.get_top()[1]
+
+
+def test_every_lesson_writes_a_tiny_difference_one_way():
+    """Reviewers found four ways to write "largest difference" (0.00000023, 2.3×10⁻⁷, 2.3 × 10⁻⁷ typeset,
+    1.4e-07): one way now, the language's decimal mark, plain decimals only from 0.01 up."""
+    import attention_manim.scenes.registry as registry
+
+    registry.load_all()
+    from attention_manim.scenes.chapters.beyond_parts import sci
+    from attention_manim.scenes.chapters.head_split import tiny
+    from attention_manim.scenes.chapters.low_rank import scientific
+    from attention_manim.scenes.chapters.masked_rows import scientific as typeset
+    from attention_manim.scenes.i18n import Say
+
+    for lang, want in (("en", "2.3×10⁻⁷"), ("ko", "2.3×10⁻⁷"), ("pt", "2,3×10⁻⁷")):
+        say = Say(lang)
+        assert tiny(say, 2.34e-7) == tiny(say, -2.34e-7) == scientific(say, 2.34e-7) == sci(2.34e-7, say) == want
+        assert typeset(say, 2.34e-7, 28, "#FFFFFF").shown == want
+    assert tiny(Say("en"), 0.0123) == "0.012" and tiny(Say("en"), 0.0) == "0"

@@ -255,7 +255,6 @@ class Flash(Chapter):
         of O (numbers right-aligned in their columns), under a line naming the step's two blocks
         and, when the maximum rose, the factor exp(old m − new m) the old l and O were multiplied by."""
         th, say = stage.theme, stage.say
-        res = plan.result
         head = [label("", 22, th.text), math("m", 30, th.highlight), math("l", 30, th.highlight)] + \
             [math(f"O_{j + 1}", 30, th.value) for j in range(O_SHOWN)]
         rows = [head]

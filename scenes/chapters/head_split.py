@@ -18,6 +18,7 @@ from ..lesson import Chapter
 from ..plans.head_split import SHOWN_HEAD, SHOWN_TAIL, HeadSplitPlan, plan_head_split
 from ..stage import Region, Stage
 from ..style import fmt_fixed
+from .beyond_parts import sci
 from .embedding_parts import fit_into
 from .grid_parts import corner_legend
 
@@ -37,11 +38,13 @@ def grouped(n: int, say=None) -> str:
 
 
 def tiny(say, x: float) -> str:
-    """A small difference in plain decimals to two significant digits ("0.00000023"): no Latin "e" and
-    no superscripts; the language's decimal mark."""
+    """A small difference, written as every lesson writes one: "2.3×10⁻⁷" (two significant digits, no
+    Latin "e", the language's decimal mark); from 0.01 up, plain decimals ("0.012")."""
     x = float(abs(x))
     if x == 0:
         return "0"
+    if x < 0.01:
+        return sci(x, say)
     digits = max(1, 1 - floor(log10(x)))
     return say.number(x, f".{digits}f")  # figures follow the language too (README, "Numbers")
 
@@ -274,10 +277,11 @@ class HeadSplit(Chapter):
 
     @staticmethod
     def equality(stage: Stage, plan: HeadSplitPlan) -> VGroup:
-        """z · W_O (+ b_O) beside the trace's attention output: the shown entries and the largest difference."""
+        """W_O · z (+ b_O) beside the trace's attention output: the shown entries and the largest difference.
+        W_O is written d_model × (heads · d_head) and multiplies from the left, as in lesson output_matrix."""
         th, say = stage.theme, stage.say
         rows = []
-        for name, vec, color in ((math("z dot W_O" + (" + b_O" if plan.has_bias else ""), 36, th.output),
+        for name, vec, color in ((math("W_O dot z" + (" + b_O" if plan.has_bias else ""), 36, th.output),
                                   plan.merged, th.output),
                                  (label(say(f"{T}.trace_out"), 28, th.delta_multi), plan.trace_out, th.delta_multi)):
             cells = [name]
@@ -286,7 +290,7 @@ class HeadSplit(Chapter):
             rows.append(cells)
         lines = aligned_rows(rows, col_gap=0.4, row_step=0.65)  # the two rows' entries in the same columns
         size = VGroup(math("W_O", 32, th.output),
-                      label(say(f"{T}.wo_size", rows=plan.n_heads * plan.d_head, cols=plan.d_model), 28, th.dim))
+                      label(say(f"{T}.wo_size", rows=plan.d_model, cols=plan.n_heads * plan.d_head), 28, th.dim))
         size.arrange(RIGHT, buff=0.15)
         # in the panel of the merged figures: their decimal point, in every language (README, "Numbers")
         diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff)), 28, th.highlight)

@@ -13,23 +13,14 @@ from ..components.vectors import math
 from ..lesson import Chapter
 from ..plans.low_rank import LowRankPlan, plan_low_rank
 from ..stage import Stage
+from .beyond_parts import sci
 
 T = "low_rank.low_rank"
 
 
-SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
 def scientific(say, x: float) -> str:
-    """3.4×10⁻¹⁶ (no letter e on screen), with the language's decimal mark."""
-    if x == 0:
-        return "0"
-    exp = int(np.floor(np.log10(abs(x))))
-    mant = x / 10.0 ** exp
-    if round(abs(mant), 1) >= 10:
-        mant, exp = mant / 10, exp + 1
-    digits = say.number(mant, ".1f")  # figures follow the language too (README, "Numbers")
-    return f"{digits}×10{str(exp).translate(SUPERSCRIPT)}"
+    """3.4×10⁻¹⁶ (no letter e on screen), with the language's decimal mark: one notation in every lesson."""
+    return sci(x, say)
 
 
 def heat_map(cells: np.ndarray, scale: float, theme, size: float) -> VGroup:

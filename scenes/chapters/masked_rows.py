@@ -19,6 +19,7 @@ from ..review import declare_sum
 from ..stage import Region, Stage
 from .embedding_parts import fit_into
 from .grid_parts import axis_titles, dot_legend, query_sums
+from .beyond_parts import sci_math
 from .honest import wrapped
 
 T = "walkthrough.masked"
@@ -30,12 +31,9 @@ def figure(x: float, spec: str) -> str:
 
 
 def scientific(say, x: float, font_size: float, color: str):
-    """1.4 × 10⁻⁴⁵ as math (real superscripts in every language), with the language's decimal mark."""
-    if x == 0:
-        return math("0", font_size, color)
-    mant, exp = f"{x:.1e}".split("e")
-    digits = say.number(float(mant), ".1f")
-    return math(f'"{digits}" times 10^({int(exp)})', font_size, color)
+    """1.4 × 10⁻⁴⁵ as math (real superscripts in every language), with the language's decimal mark, as
+    every lesson writes a tiny number (`sci_math`); `font_size` is the text size it stands beside."""
+    return sci_math(x, say, font_size, color)
 
 
 def percent(say, w: float) -> str:
