@@ -993,7 +993,10 @@ def contact_sheet(frames: list[dict], folder: Path, title: str, columns: int = 4
     if not thumbs:
         thumbs, frames = [Image.new("RGB", (width, width * 9 // 16))], [{"file": "(no frames)", "time": 0, "caption": ""}]
     h = round(width * thumbs[0].height / thumbs[0].width)
-    pad, text_h = 12, 64
+    # every caption whole, however long: the text band is as tall as the longest caption needs
+    measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    wrapped = [_wrap(f.get("caption", ""), measure, small, width) for f in frames]
+    pad, text_h = 12, 28 + 18 * max([2] + [len(w) for w in wrapped])
     rows = math.ceil(len(thumbs) / columns)
     sheet = Image.new("RGB", (pad + columns * (width + pad), 48 + rows * (h + text_h + pad)), (24, 24, 24))
     draw = ImageDraw.Draw(sheet)
@@ -1003,8 +1006,7 @@ def contact_sheet(frames: list[dict], folder: Path, title: str, columns: int = 4
         x, y = pad + c * (width + pad), 48 + r * (h + text_h + pad)
         sheet.paste(img.resize((width, h)), (x, y))
         small.draw(draw, (x, y + h + 4), f"{f['file']}  {f['time']:.1f} s", fill=(255, 220, 90))
-        caption = f.get("caption", "")
-        for n, line in enumerate(_wrap(caption, draw, small, width)[:2]):
+        for n, line in enumerate(wrapped[k]):
             small.draw(draw, (x, y + h + 24 + 18 * n), line, fill=(210, 210, 210))
     path = folder / "contact.png"
     sheet.save(path)

@@ -276,6 +276,22 @@ def test_the_contact_sheet_draws_every_caption_glyph():
     assert len(font.runs("atenção ␣the 가 →")) >= 3  # the face changes inside a line
 
 
+def test_the_contact_sheet_shows_a_long_caption_whole(tmp_path):
+    """Long captions were cut after two lines: the text band grows to the longest caption."""
+    from PIL import Image
+
+    Image.new("RGB", (160, 90), (0, 0, 0)).save(tmp_path / "a.png")
+    Image.new("RGB", (160, 90), (0, 0, 0)).save(tmp_path / "b.png")
+    long = " ".join(["word"] * 60)
+    short = [{"file": "a.png", "time": 1.0, "caption": "short"}, {"file": "b.png", "time": 2.0, "caption": "short"}]
+    plain = np.asarray(Image.open(review.contact_sheet(short, tmp_path, "t", columns=2, width=160)))
+    sheet = np.asarray(Image.open(review.contact_sheet([short[0], {**short[1], "caption": long}], tmp_path, "t",
+                                                       columns=2, width=160)))
+    assert sheet.shape[0] >= plain.shape[0] + 18 * 5  # 60 words at 160 px: many more lines than two
+    band = sheet[48 + 90 + 24 + 18 * 4:, 12 + 160 + 12:]  # the long caption's fifth line and below
+    assert (band > 150).any()
+
+
 class Gone(Chapter):
     """A caption's number shown, then taken away (or left where the camera no longer looks) before the
     caption ends; and one shown only off camera."""
