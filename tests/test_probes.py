@@ -429,6 +429,11 @@ def test_real_query_says_the_rotation_comes_next(smol, render_scene, lang):
     sign = drawn["rotation_sign"]
     assert np.allclose(prod.equals.get_center(), sign.get_center(), atol=0.05)
     assert prod.equals.get_width() > 1.5 * scene.stage.drawn["query"]["product"].vector.brackets[0].get_width()
+    # what is turned is the whole product W_Q·E, framed, not E alone
+    frame = drawn["rotated_product"]
+    for part in (prod.matrix, prod.vector.brackets):
+        assert frame.get_left()[0] < part.get_left()[0] and frame.get_right()[0] > part.get_right()[0]
+    assert frame.get_right()[0] < sign.get_center()[0]
     # the product's E is written where one decimal would read 0.0: two decimals; and it is said to be
     # the normalised E the head reads, not the residual E other lessons draw under the same name
     assert prod.vector.kind == "signed2"

@@ -5,7 +5,8 @@ query columns (`stage.queries`, `.tokens` in sentence order)."""
 from __future__ import annotations
 
 from manim import (
-    DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, ReplacementTransform, SurroundingRectangle, Transform,
+    DOWN, LEFT, RIGHT, UP, Create, DashedVMobject, FadeIn, FadeOut, LaggedStart, ReplacementTransform,
+    SurroundingRectangle, Transform,
     VGroup,
 )
 
@@ -118,8 +119,13 @@ class Query(Chapter):
             turn = []
             if caption == "real.query.rotary":  # "=" no longer holds: W_Q E⃗ is then turned by R, its position's rotation
                 rot = math(f"attach(arrow.r.long, t: R_{pos})", 34, th.query).move_to(prod.equals)
-                turn = [Transform(prod.equals, rot)]
-                drawn["rotation_sign"] = rot
+                # the whole product W_Q E⃗ in one dashed frame, the arrow from it: what R turns is the
+                # product, not E⃗ (an arrow after E⃗ alone read as "E⃗ turned")
+                body = VGroup(W, *(vec.submobjects[:-1] if plan.normalized else [vec]))  # not the note under E⃗
+                turned = DashedVMobject(SurroundingRectangle(body, buff=0.08, corner_radius=0.1, color=th.query,
+                                                             stroke_width=2), num_dashes=60)
+                turn = [Transform(prod.equals, rot), Create(turned)]
+                drawn.update(rotation_sign=rot, rotated_product=turned)
             with stage.narrating(say(caption)):
                 stage.play(Transform(prod.result, q_real), *turn, run_time=0.8)
             drawn["product_result"] = q_real
@@ -151,7 +157,8 @@ class Query(Chapter):
         others = [c for j, c in columns.items() if j != i]
         with stage.narrating(say("qkv.query.every")):
             stage.play(camera_home(stage, run_time=0.9),
-                       FadeOut(VGroup(prod.matrix, prod.vector, prod.equals, q_brace)),
+                       FadeOut(VGroup(prod.matrix, prod.vector, prod.equals, q_brace,
+                                      *([drawn["rotated_product"]] if "rotated_product" in drawn else []))),
                        Transform(row, row_target), ReplacementTransform(prod.result, columns[i]), run_time=1.0)
             stage.play(FadeIn(e_syms, lag_ratio=0.1), FadeIn(arrows, lag_ratio=0.1), FadeIn(dots), run_time=0.9)
             stage.play(LaggedStart(*(FadeIn(c, shift=DOWN * 0.2) for c in others), lag_ratio=0.12),
