@@ -94,6 +94,11 @@ def test_plan_and_render(make_inputs, render_scene):
         assert w.value == pytest.approx(float(plan.steps[-1].weights[j]))
         assert w.get_center()[0] == pytest.approx(drawn["k_columns"][j].get_center()[0], abs=1e-6)
     # the last step's weights add up to Σ 1.00 as drawn, or the Σ says ≈
+    # the last step's column is boxed whole: as wide as its cells, around its word and both slots
+    mark, last = drawn["step_mark"], len(plan.steps) - 1
+    slots = [s for s in drawn["slots"] if abs(s.get_x() - drawn["k_columns"][last].get_x()) < 1e-6]
+    assert len(slots) == 2 and all(mark.get_left()[0] < s.get_left()[0] and mark.get_right()[0] > s.get_right()[0]
+                                   for s in slots)
     drawn_sum = round(sum(round(float(w.value), 2) for w in drawn["weights"][-1]), 2)
     assert drawn["total"].approx == (drawn_sum != 1.0)
     assert frame[..., :3].max() > 100

@@ -106,7 +106,7 @@ class KvCache(Chapter):
                                    stroke_opacity=0.5).move_to([x, y, 0]) for x in xs for y in (Y_K, Y_V)))
         header = label(say(f"{T}.total"), 24, th.dim)
         header.move_to([full.left + 0.05, Y_MACS, 0], aligned_edge=LEFT)
-        qname = VGroup(math("q", 34, th.query), label(say(f"{T}.new_query"), 22, th.dim)).arrange(DOWN, buff=0.08)
+        qname = VGroup(math("q", 34, th.query), label(say(f"{T}.new_query"), 22, th.dim)).arrange(DOWN, buff=0.16)
         fit_into(qname, 1.4, 1.2).move_to([PANEL_X + 0.7, Y_K, 0])
         drawn.update(slots=slots, header=header)
         # a real model's tokens show their leading space as ␣: the key, between the title and the
@@ -138,7 +138,9 @@ class KvCache(Chapter):
             new_macs = self.macs(stage, plan, s)
             qcol = VectorColumn(s.q, head=SHOWN_DIMS, tail=1, font_size=FONT, theme=th, bracket_color=th.query)
             qcol.next_to(qname, RIGHT, buff=0.2)
-            mark = SurroundingRectangle(VGroup(words[i], kcol, vcol), buff=0.04, color=th.highlight, stroke_width=2)
+            # the step's column: its word and its two slots whole (not narrower than the cells beside it)
+            mark = SurroundingRectangle(VGroup(words[i], kcol, vcol, slots[2 * i], slots[2 * i + 1]), buff=0.06,
+                                        color=th.highlight, stroke_width=2)
             with stage.narrating(self.caption(stage, plan, s, i)):
                 anims = [FadeIn(words[i]), FadeIn(kcol, shift=DOWN * 0.2), FadeIn(vcol, shift=DOWN * 0.2),
                          FadeIn(VGroup(qname, qcol)) if query is None else Transform(query, qcol),
@@ -156,6 +158,7 @@ class KvCache(Chapter):
             query = query or qcol
             macs = macs or new_macs
             new_mark = new_mark or mark
+            drawn["step_mark"] = new_mark
             weights, total = new_w, new_total
             drawn["k_columns"].append(kcol)
             drawn["v_columns"].append(vcol)
