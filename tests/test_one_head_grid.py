@@ -714,3 +714,16 @@ def test_softmax_column_visible_only_lists_the_allowed_keys(tracer):
     sm = SoftmaxColumn(g, 3, visible_only=True)
     assert sm.shown_keys == [0, 1, 2, 3] and not sm.gaps
     assert SoftmaxColumn(g, 3).shown_keys == list(range(8))
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_dot_legend_stands_right_of_the_grid_in_every_language(lang, make_inputs, render_scene):
+    """In Portuguese the legend's longer caption sent it to the left of the grid, in English and Korean
+    it stood at the right: its caption now breaks before "=" instead."""
+    from attention_manim.scenes.registry import load_all
+
+    scene, _ = render_scene(load_all()["attention_pattern"], make_inputs(lang=lang), png=False)
+    d = scene.stage.drawn["pattern"]
+    assert d["legend"].get_left()[0] > d["grid"].lines.get_right()[0]
+    assert d["legend"].get_right()[0] <= scene.stage.region("full").right + 1e-6

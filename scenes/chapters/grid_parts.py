@@ -268,11 +268,19 @@ def dot_legend(stage: Stage, grid: AttentionGrid, obstacles=(), corners=None, re
     """What a dot's size means, drawn by `grid`'s own size function (build it once the grid has its
     final size), placed beside the grid (right, then left, then under it) or in a corner of
     `region`, wherever nothing in `obstacles` is."""
-    legend = DotLegend(grid, stage.say("grid.axes.dot_legend"), theme=stage.theme, caption_side=caption_side)
+    caption = stage.say("grid.axes.dot_legend")
+    legend = DotLegend(grid, caption, theme=stage.theme, caption_side=caption_side)
     box = stage.region(region) if isinstance(region, str) else region
     lines = grid.lines
     gap = 0.3
     if corners is None:
+        # right of the grid first in every language: a caption too wide there ("área do ponto = peso")
+        # breaks before its "=" rather than send the legend to the other side
+        beside = [(lines.get_corner(DOWN + RIGHT) + RIGHT * gap, DOWN + LEFT)]
+        if " = " in caption and caption_side == "up" and not free_spot(stage, legend, beside, [grid, *obstacles], box):
+            two = DotLegend(grid, caption.replace(" = ", "\n= ", 1), theme=stage.theme, caption_side=caption_side)
+            if free_spot(stage, two, beside, [grid, *obstacles], box):
+                return two
         corners = [(lines.get_corner(DOWN + RIGHT) + RIGHT * gap, DOWN + LEFT),
                    (grid.get_corner(DOWN + LEFT) + LEFT * gap, DOWN + RIGHT),
                    (lines.get_corner(UP + RIGHT) + RIGHT * gap, UP + LEFT),
