@@ -263,6 +263,7 @@ def test_lookup_render_draws_both_results(make_inputs, render_scene):
     for m in numbers_in(drawn["soft"]):
         assert m.value == pytest.approx(float(plan.soft_result[m.index]))
     assert drawn["distance"].shown == f"{plan.distance:.2f}"
+    assert drawn["hard"].get_left()[0] == pytest.approx(drawn["soft"].get_left()[0], abs=1e-6)  # one left edge
     assert any("“blue”" in c or "“fluffy”" in c for c, _ in scene.caption_log)
 
 

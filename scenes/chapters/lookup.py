@@ -148,6 +148,7 @@ class Lookup(Chapter):
         names = [label(say(f"{T}.result_hard", best=say.quote(toks[plan.best])), fr, th.text),
                  label(say(f"{T}.result_soft"), fr, th.text)]
         res = table([[names[0], hard], [names[1], soft]], gap=0.35, row_gap=0.18, first_left=True)
+        soft.align_to(hard, LEFT)  # the two results start at one edge, to be compared entry by entry
         dist = VGroup(label(say(f"{T}.distance"), fr, th.highlight), number(plan.distance, "weight", fr, th.highlight),
                       label(say(f"{T}.norm", norm=say.number(plan.hard_norm, ".2f")), fr, th.dim)
                       ).arrange(RIGHT, buff=0.2)
