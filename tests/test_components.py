@@ -310,6 +310,10 @@ def test_matvec_sweep_counts_up_to_the_real_values(trace, head, render_scene):
         assert prod.out_box.get_x() == pytest.approx(prod.result.rows.get_x(), abs=1e-3)
         assert prod.out_box.height < prod.matrix.row_height  # its edges run between rows
         assert prod.row_box.get_y() == pytest.approx(entry.get_y(), abs=0.01)
+        # the row's box spans the columns, clear of both brackets
+        left, right = prod.matrix.brackets
+        assert left.get_left()[0] + 0.05 < prod.row_box.get_left()[0] < prod.matrix.grid.get_left()[0]
+        assert prod.matrix.grid.get_right()[0] < prod.row_box.get_right()[0] < right.get_right()[0] - 0.05
         later = [prod.result.entry(i) for i in prod.shown_rows()[1:]]
         assert later and all(m.get_fill_opacity() == 0 for m in later)
         scene.play(prod.sweep(rows=prod.shown_rows()[1:2], run_time_per_row=0.4))

@@ -230,6 +230,12 @@ class MatVecProduct(VGroup):
         """Boxes move to row `i`, the vector and result entry `i`, which counts up to its real value."""
         row = self.matrix.row_mobjects(i)
         target_row = self._row_rect(row)
+        # every row's box as wide as the matrix's columns, inside its brackets (a right-aligned last
+        # entry put the box's edge on the bracket)
+        grid, (left, right) = self.matrix.grid, self.matrix.brackets
+        x0 = grid.get_left()[0] - 0.35 * (grid.get_left()[0] - left.get_left()[0])  # a third of the way to the bracket's stroke
+        x1 = grid.get_right()[0] + 0.35 * (right.get_right()[0] - grid.get_right()[0])
+        target_row.stretch_to_fit_width(x1 - x0).set_x((x0 + x1) / 2)
         target_vec = SurroundingRectangle(self.vector.rows, color=self.theme.highlight, buff=0.05, stroke_width=2.5)
         entry = self.result.entry(i)
         # the result's box spans the column's width, at entry i's height (an entry is narrower than its column)
