@@ -290,3 +290,6 @@ def test_smollm2_key_value_pieces_sit_under_the_query_heads_that_share_them(smol
         assert k[g].get_x() == pytest.approx(span.get_x(), abs=1e-6) == v[g].get_x()
         assert groups[g].get_left()[0] > span.get_left()[0] - 1e-6 and groups[g].get_right()[0] < span.get_right()[0]
         assert groups[g].get_width() > 0.8 * span.get_width()
+    # the pieces are drawn to scale (3 × 64 against 9 × 64), so no brace spans them end to end
+    assert sum(b.width for b in k) == pytest.approx(sum(b.width for b in q) / 3, rel=1e-3)
+    assert not any(type(m).__name__ == "Brace" for m in drawn["kv_note"].get_family())

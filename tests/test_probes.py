@@ -278,6 +278,8 @@ def test_pattern_shows_the_note_on_screen(unnamed_inputs, render_scene, lang):
     full = scene.stage.region("full")
     assert note.get_bottom()[1] >= full.bottom - 0.1 - 1e-6 and note.get_top()[1] <= drawn["note"].get_bottom()[1] + 1e-6
     assert note.width <= full.width + 1e-6
+    # the note takes the word row's place (the grid's labels name the tokens): the grid keeps its size
+    assert not scene.plans[0].word_row and scene.stage.words is None
 
 
 # --- SmolLM2: probes on a real model, and lessons that say what its heads really do ---------------

@@ -138,7 +138,12 @@ class HeadSplit(Chapter):
         drawn["kv_groups"] = groups
         kname = math("k", 30, th.key).next_to(kbar, LEFT, buff=0.15)
         vname = math("v", 30, th.value).next_to(vbar, LEFT, buff=0.15)
-        kvnote = braced(kv, say(f"{T}.kv_size", total=G * d, heads=G, d_head=d), th, DOWN, font_size=26)
+        kv_text = say(f"{T}.kv_size", total=G * d, heads=G, d_head=d)
+        if G < H:  # spread out under their groups: a brace from end to end would say 192 is as long as 576
+            kvnote = VGroup(label(kv_text, 26, th.text).next_to(kv, DOWN, buff=0.2))
+        else:
+            kvnote = braced(kv, kv_text, th, DOWN, font_size=26)
+        drawn["kv_note"] = kvnote
         key = f"{T}.caption_kv_shared" if G < H else f"{T}.caption_kv"
         with stage.narrating(say(key, count=G, group=H // G, total=G * d)):
             stage.play(FadeIn(kv), FadeIn(kname), FadeIn(vname), FadeIn(kvnote), run_time=1.0)

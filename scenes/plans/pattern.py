@@ -29,6 +29,9 @@ def plan_pattern(setting: Setting) -> PatternPlan:
     ht = setting.head_trace()
     i = setting.focus_index()
     tops = focus_tops(ht.pattern[i], i)
+    honesty = read_head(ht, i)
+    # a frame that also holds a real head's note drops the word row (the grid's labels name the same
+    # tokens): its height goes to the grid, whose labels were 13 px
     return PatternPlan(head=setting.head, head_trace=ht, tokens=setting.trace.tokens, layout=setting.layout,
                        focus=i, tops=tuple(tops), top_weights=tuple(float(ht.pattern[i, j]) for j in tops),
-                       word_row=len(setting.trace.tokens) <= MAX_WORD_ROW, honesty=read_head(ht, i))
+                       word_row=len(setting.trace.tokens) <= MAX_WORD_ROW and not honesty.shows, honesty=honesty)
