@@ -26,6 +26,7 @@ from ..plans.windows import token_window
 from ..stage import Stage
 from .embedding_parts import fit_into
 from .lookup import SHOWN, digits, hvec
+from .beyond_parts import with_math
 from .masked_rows import scientific
 from .multi_head import table
 
@@ -314,11 +315,11 @@ class AllTokens(Chapter):
         row = VGroup(z_table.row_labels[i], z_table.row(i))
         frame = SurroundingRectangle(row, buff=0.08, color=th.highlight, stroke_width=2)
         diff = float(np.abs(plan.Z[i] - plan.z).max())
-        # readable (≥ 16 px): on one line where it fits at full size, else the number under the words
+        # two lines: what is equal, then the largest difference with its figure (a figure alone on a
+        # line read as a stray number)
         check = VGroup(label(say(f"{T}.check", word=say.quote(toks[i])), 28, th.highlight),
-                       scientific(say, diff, 34, th.highlight)).arrange(RIGHT, buff=0.15)  # beside the matrix's figures
-        if check.width > right[1] - right[0]:
-            check.arrange(DOWN, buff=0.12)
+                       with_math(say(f"{T}.check_diff"), scientific(say, diff, 28, th.highlight), 28, th.highlight)
+                       ).arrange(DOWN, buff=0.14)
         room = max(0.5, z_table.get_bottom()[1] - 0.2 - (full.bottom + 0.1))
         fit_into(check, right[1] - right[0], room)
         check.next_to(z_table, DOWN, buff=0.2)
