@@ -333,6 +333,19 @@ def test_the_lessons_render_tiny(name, lang, make_inputs, render_scene):
     assert 60 <= seconds <= 120, seconds
     if lang == "ko":
         assert all(any("\uac00" <= ch <= "\ud7a3" for ch in c) for c, _ in scene.caption_log)
+    if name == "sliding_window":  # never "goes from 0.99 to 0.99": the two read apart, or it says they are the same
+        kept = scene.stage.drawn["window_sinks"]["kept"]
+        shown = [v.original_text for v in kept.values]
+        plan = scene.plans[2]
+        same = f"{plan.kept_window:.4f}" == f"{plan.kept_sinks:.4f}"
+        assert (shown[0] == shown[1]) == same
+
+
+def test_two_figures_take_the_decimals_that_tell_them_apart():
+    from attention_manim.scenes.chapters.beyond_parts import telling_digits
+
+    assert telling_digits(0.27, 0.61) == 2 and telling_digits(0.9912, 0.9935) == 3
+    assert telling_digits(0.99361, 0.99364) == 4  # as far as it goes
 
 
 def lint(name, lang, model):

@@ -93,6 +93,12 @@ def dec(x: float, say: Say | None = None, digits: int = 2) -> str:
     return say.number(x, f".{digits}f") if say is not None else f"{x:.{digits}f}"
 
 
+def telling_digits(a: float, b: float, low: int = 2, high: int = 4) -> int:
+    """The fewest decimals (from `low` to `high`) at which `a` and `b` read differently: a sentence
+    saying the weight "goes from 0.99 to 0.99" hides the change it describes. `high` if none."""
+    return next((d for d in range(low, high + 1) if f"{float(a):.{d}f}" != f"{float(b):.{d}f}"), high)
+
+
 def panel_digits(values) -> int:
     """Decimals for every weight in one panel: three when any non-zero one would read 0.00, else two (one
     convention per panel: never 0.001 beside 0.02)."""
@@ -216,5 +222,5 @@ def grid_key(say: Say, grid, theme, font_size: float = 22, removed: str | None =
     return key
 
 
-__all__ = ["T", "wrapped_words", "sci", "sci_math", "power_of_ten", "power_math", "with_math", "dec", "count", "shown_model",
+__all__ = ["T", "wrapped_words", "sci", "sci_math", "telling_digits", "power_of_ten", "power_math", "with_math", "dec", "count", "shown_model",
            "head_name", "panel_digits", "share_bars", "bar_x", "mark_line", "axis_line", "future_cells", "grid_key", "UP", "DOWN"]

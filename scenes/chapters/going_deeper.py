@@ -179,6 +179,8 @@ class GoingDeeper(Chapter):
         else:
             ring = VGroup()
             text = say(f"{T}.never", word=say.quote(plan.answer), count=plan.n_layers)
+        if not plan.deep:  # one layer: "first leads after layer 0 of layers 0 to 0" says nothing
+            text = say(f"{T}.toy_guess", word=say.quote(plan.answer), p=plan.answer_probs[-1])
         lines = [text] if plan.deep else [text, say(f"{T}.toy_note"), say(f"{T}.toy_try")]
         # a long sentence wraps to a second line rather than shrinking to fit the one line
         note = VGroup(*(wrapped(t, full.width - 0.6, 28, th.text, max_lines=2) for t in lines))
@@ -190,8 +192,9 @@ class GoingDeeper(Chapter):
         fit_into(note, full.width - 0.2, cards_bottom - 0.2 - full.bottom)
         note.move_to([0, cards_bottom - 0.2 - note.height / 2, 0])
         drawn.update(note=note, ring=ring)
-        with stage.narrating(say(f"{T}.caption_emerges" if plan.emergence is not None else f"{T}.caption_never",
-                                 word=say.quote(plan.answer), layer=plan.emergence or 0, last=plan.n_layers - 1,
-                                 count=plan.n_layers)):
+        closing = ("caption_toy_guess" if not plan.deep else
+                   "caption_emerges" if plan.emergence is not None else "caption_never")
+        with stage.narrating(say(f"{T}.{closing}", word=say.quote(plan.answer), layer=plan.emergence or 0,
+                                 last=plan.n_layers - 1, count=plan.n_layers)):
             stage.play(FadeIn(ring), FadeIn(note), run_time=0.8)
             stage.wait(2.5)

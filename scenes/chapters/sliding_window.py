@@ -29,7 +29,7 @@ from ..plans.sliding_window import (ReachPlan, SinksPlan, WindowMaskPlan, plan_w
 from ..setting import SceneInputs
 from ..stage import Region, Stage
 from .beyond_parts import (count, dec, future_cells, panel_digits, grid_key, head_name, mark_line, model_forms, share_bars,
-                           shown_model, wrapped_words)
+                           shown_model, telling_digits, wrapped_words)
 from .embedding_parts import fit_into
 from .embedding_parts import mixed_label as text
 from .grid_parts import new_grid
@@ -283,15 +283,21 @@ class WindowSinks(Chapter):
             stage.play(FadeIn(chart.notes), run_time=0.6)
         # the weight kept: the window alone, and the first token with it
         kept_head = text(say(f"{T}.kept_title"), FS, th.text)
+        # as many decimals as it takes for the two to read differently (0.9912 and 0.9935, not 0.99 twice)
+        kd = panel_digits([plan.kept_window, plan.kept_sinks])
+        same = dec(plan.kept_window, None, 4) == dec(plan.kept_sinks, None, 4)  # then the caption says so
+        if not same:
+            kd = max(kd, telling_digits(plan.kept_window, plan.kept_sinks))
         kept = share_bars([(say(f"{T}.kept_window", w=plan.window), plan.kept_window, th.value),
-                           (say(f"{T}.kept_sinks"), plan.kept_sinks, th.key)], th, length=4.4, font_size=FS, say=say)
+                           (say(f"{T}.kept_sinks"), plan.kept_sinks, th.key)], th, length=4.4, font_size=FS, say=say,
+                          digits=kd)
         block = VGroup(kept_head, kept).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         room_top = chart.get_bottom()[1] - 0.45
         fit_into(block, full.width - 0.2, room_top - full.bottom)
         block.move_to([0, (room_top + full.bottom) / 2, 0])
         drawn["kept"] = kept
-        with stage.narrating(say(f"{T}.caption_kept", w=plan.window, window=dec(plan.kept_window, say),
-                                 sinks=dec(plan.kept_sinks, say))):
+        with stage.narrating(say(f"{T}.caption_kept_same" if same else f"{T}.caption_kept", w=plan.window,
+                                 window=dec(plan.kept_window, say, kd), sinks=dec(plan.kept_sinks, say, kd))):
             stage.play(FadeIn(kept_head), FadeIn(kept, lag_ratio=0.2), run_time=1.0)
             stage.wait(0.4)
         stage.play(FadeOut(VGroup(chart, block)), run_time=0.5)

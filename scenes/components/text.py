@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from contextvars import ContextVar
 import tempfile
 from functools import lru_cache
@@ -172,6 +173,7 @@ class GlyphCachedText(Text):
 
 
 SPACE_MARK = "␣"
+POWER_OF_TEN = re.compile(r"[0-9.,]*×10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 
 
 @lru_cache(maxsize=4096)
@@ -184,6 +186,9 @@ def _prototype(text: str, font_size: float, color: str, font: str, weight: str, 
         # Korean face has no ␣, and Pango's fallback would draw another, different glyph. So is the
         # hyphen: the Korean face's is as long as a minus sign ("GPT-2" read as "GPT minus 2")
         borrowed = {c: FONT for c in (SPACE_MARK, "-") if c in text}
+        # a power of ten ("2.5×10⁻⁷") too: the Korean face has no superscripts, and Pango's fallback
+        # set "⁻" and "⁷" apart ("10⁻  ⁷")
+        borrowed.update({m: FONT for m in POWER_OF_TEN.findall(text)})
         extra = {"t2f": borrowed} if font != FONT and borrowed else {}
         mob = text_class(text, font_size=font_size, color=color, font=font, weight=weight, slant=slant, **extra)
     finally:
