@@ -114,6 +114,18 @@ def test_renders_with_the_trace_numbers(render_scene, make_inputs, lang):
     shown = sorted(round(m.value, 4) for m in numbers_in(drawn["compare"]))
     expected = sorted(round(v, 4) for s in plan.sentences for pair in s.projections for v in pair)
     assert shown == expected
+    # the two "harry"s enter with different E (their positions differ): the caption never says "the same
+    # lookup" without saying why the Es drawn differ
+    from attention_manim.scenes.i18n import Say
+
+    harrys = [s for s in plan.sentences if s.tokens[s.focus] == "harry"]
+    assert not np.allclose(harrys[0].E, harrys[1].E, atol=0.005)
+    captions = [c for c, _ in scene.caption_log]
+    assert Say(lang)("multi_head.caption_compare_same") not in captions
+    # a head's ΔE names the word's position, as E⃗ beside it does, and its head apart from it
+    for s, d in zip(plan.sentences, drawn["sentences"]):
+        for col, h in zip(d["sum"].columns, s.heads):
+            assert col.symbol_source == f"Delta arrow(E)_{s.focus + 1}^(({h.head}))"
 
 
 # --- SmolLM2 ----------------------------------------------------------------------------------

@@ -66,11 +66,16 @@ def table(rows, gap: float, row_gap: float, first_left: bool = False) -> VGroup:
     return VGroup(*(VGroup(*r) for r in rows))
 
 
-
 def at_least(x: float) -> float:
     """A lower bound written to two decimals, rounded down: "itself ≥ 0.99", never "≥ 1.00" for a
     weight of 0.996 (no weight exceeds 1)."""
     return floor(float(x) * 100 + 1e-9) / 100
+
+
+def head_delta_symbol(position: int, head: int) -> str:
+    """ΔE⃗ of one head for the word at `position` (from 1, as E⃗): "ΔE⃗₄⁽²⁾"."""
+    return f"{symbol_source('E', position, delta=True)}^(({head}))"
+
 
 class MultiHead(Chapter):
     key = "multi_head"
@@ -103,7 +108,9 @@ class MultiHead(Chapter):
         cells, grids, columns = [], [], []
         head_labels = [self.head_label(stage, plan, h, cell_w - CELL_GAP, s.tokens) for h in s.heads]
         cols = [VectorColumn(h.delta, head=HEAD_ENTRIES, tail=TAIL_ENTRIES, font_size=18, theme=th,
-                             symbol=symbol_source("E", h.head, delta=True), symbol_color=th.delta_multi,
+                             # ΔE⃗₄⁽⁰⁾: the word's position below (as E⃗₄ beside it), the head above, in
+                             # brackets (ΔE⃗₃ for head 3 beside E⃗₃ for word 3 read as word 3's change)
+                             symbol=head_delta_symbol(s.focus + 1, h.head), symbol_color=th.delta_multi,
                              show_symbol=True, bracket_color=th.delta_multi) for h in s.heads]
         # the grids take the height the labels over them and the ΔEs under them leave
         room_h = (top - full.bottom - 0.1 - max(m.height for m in head_labels) - max(c.height for c in cols)
@@ -356,7 +363,9 @@ class MultiHead(Chapter):
         # the caption says why rather than "the same lookup" beside two different Es
         starts: dict[str, list] = {}
         for s in plan.sentences:
-            starts.setdefault(s.tokens[s.focus], []).append([round(float(a), 2) for a, _ in s.projections])
+            # the E drawn (its entries as shown, not only its projections: those can read 0.00 in both)
+            starts.setdefault(s.tokens[s.focus], []).append([round(float(a), 2) for a in s.E] +
+                                                            [round(float(a), 2) for a, _ in s.projections])
         shifted = any(len({tuple(v) for v in vs}) > 1 for vs in starts.values())
         key = f"{T}.caption_compare" if not same else (
             (f"{T}.caption_compare_same_layers" if plan.real and plan.layer > 0 else f"{T}.caption_compare_same_shifted")

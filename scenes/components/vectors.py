@@ -199,6 +199,7 @@ class VectorColumn(VGroup):
             self.brace_label.next_to(self.brace, brace_side, buff=0.1)
             self.body.add(self.brace, self.brace_label)
 
+        self.symbol_source = symbol if isinstance(symbol, str) else None  # what it says, for tests
         if isinstance(symbol, str):
             symbol = math(symbol, font_size=font_size * 1.5, color=symbol_color or theme.text)
         self.symbol = symbol
