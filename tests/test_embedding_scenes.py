@@ -369,6 +369,14 @@ def test_eiffel_tower_drawing(rendered, tracer):
     h = sense_head(tracer(TOWER[0]))
     E2 = [tracer(s).project(tracer(s).updated(0, h)[tracer(s).index_of("tower")], TOWER_AXES) for s in TOWER]
     assert [n.value for n in numbers_in(cmp[-1])] == pytest.approx(list(E2[2] - E2[1]), abs=1e-5)
+    # a change taken before rounding, whose figures the rounded tables would not give (7.7 − 0.0 drawn,
+    # 7.64 measured), is written to two decimals, on screen and in the caption
+    for c, (a, b) in zip(cmp, [(E2[0], E2[1]), (E2[1], E2[2])]):
+        drawn_diff = [round(float(y), 1) - round(float(x), 1) for x, y in zip(a, b)]
+        shown = [n.shown for n in numbers_in(c)]
+        if any(f"{d:+.1f}" != f"{t:+.1f}" for d, t in zip(drawn_diff, b - a)):
+            assert all(len(s.split(".")[1]) == 2 for s in shown), shown
+            assert any(shown[0].replace("-", "−") in t.replace("-", "−") for t, _ in scene.caption_log)
     on_screen(scene)
 
 

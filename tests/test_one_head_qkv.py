@@ -325,6 +325,12 @@ def test_key_draws_the_trace_answers_and_the_side_view(rendered, tracer):
         assert abs(kvec.get_y() - drawn["rows"][j].get_y()) < 0.05  # beside its word
     for j, qcol in zip(stage.queries.tokens, stage.queries):
         assert_shows(qcol, head.q[j])
+    # each query is named under its column (unnamed, the strip read as the embeddings), visible at the end
+    names = drawn["query_names"]
+    assert len(names) == len(stage.queries)
+    for name, qcol in zip(names, stage.queries):
+        assert abs(name.get_x() - qcol.get_x()) < 0.05 and name.get_top()[1] < qcol.get_bottom()[1]
+        assert max(m.get_fill_opacity() for m in name.family_members_with_points()) == pytest.approx(1.0)
     assert [b.answer_for for b in drawn["answers"]] == answers
     for b in drawn["answers"]:  # each answer points at its own key
         kvec = stage.keys.by_token[b.answer_for]

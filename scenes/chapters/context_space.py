@@ -321,8 +321,11 @@ class ContextSpace(Chapter):
                                             for c, a, b in zip(s.compare.change, s.coords[2], previous.coords[2]))
         vs = label(say(f"{T}.compare_label" if exact else f"{T}.compare_label_unrounded", before=k, now=k + 1),
                    font_size=22, color=th.dim)
+        # taken before rounding, it is written to two decimals: "+7.64" beside tables whose rounded E′s
+        # differ by 7.7 reads as what it is, not as a slip
+        kind = "vec" if exact else "signed2"
         nums = baseline_row([baseline_row([label(n, font_size=22, color=th.dim),
-                                           number(c, "vec", font_size=24, color=th.updated)], buff=0.12)
+                                           number(c, kind, font_size=24, color=th.updated)], buff=0.12)
                              for n, c in zip(names, s.compare.change)], buff=0.4)
         cmp = VGroup(vs, nums).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
         # clear of the space and its axis names (they swing round when the space turns)
@@ -342,7 +345,8 @@ class ContextSpace(Chapter):
             cmp.shift(DOWN * 0.1)
         table.add(cmp)
         stage.drawn[ContextSpace.key].setdefault("comparisons", []).append(cmp)
-        text = delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, axes, before=before)
+        text = delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, axes,
+                             spec="+.1f" if exact else "+.2f", before=before)
         if input_part is not None:  # the layer's inputs differ: say how much of the change is the head's
             heads = s.coords[1] - input_part.coords[1]
             if np.abs(heads).max() < 0.5 * np.abs(s.compare.change).max():  # "most of that": measured

@@ -184,8 +184,10 @@ class DotProducts(Chapter):
         rows, nums = [[head]], []
         scores = plan.cells_by_key
 
+        kind = grid.score_kind()  # the grid's own figures: "+5.34" beside a cell that says +5.34, not "+5.3"
+
         def key_row(j):
-            m = number(scores[j], "score", NOTE_FS, th.text)
+            m = number(scores[j], kind, NOTE_FS, th.text)
             nums.append(m)
             word = label(say.quote(tokens[j]), NOTE_FS, th.key)
             return [word, m]

@@ -250,10 +250,11 @@ def attention_caption(say: Say, phrase) -> str:
     return say(f"{CONTEXT}.attention_{len(a.keys)}", word=word, **params)
 
 
-def delta_caption(say: Say, key: str, terms, coords, axes, **params) -> str:
-    """`key`_<number of terms>: a change named by its largest components ("+8.0 along animal")."""
+def delta_caption(say: Say, key: str, terms, coords, axes, spec: str = "+.1f", **params) -> str:
+    """`key`_<number of terms>: a change named by its largest components ("+8.0 along animal"), each
+    written to `spec` (as the screen writes it) the language's way."""
     for n, k in enumerate(terms):
-        params[f"a{n}"], params[f"v{n}"] = direction_name(say, axes[k]), float(coords[k])
+        params[f"a{n}"], params[f"v{n}"] = direction_name(say, axes[k]), say.number(float(coords[k]), spec)
     return say(f"{key}_{len(terms)}", **params)
 
 

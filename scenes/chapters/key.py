@@ -68,7 +68,11 @@ class Key(Chapter):
         with stage.narrating(say("qkv.key.compare", d_head=plan.d_head)):
             stage.play(words.animate.highlight(words.slot_of[i], th.query), Indicate(q_col, color=th.query),
                        row_of[i].word_box.box.animate.set_stroke(th.query, width=3), run_time=0.8)
-            stage.play(question.grow(), run_time=0.7)
+            # the queries' names the bubble would sit on step aside while it speaks
+            names = drawn.get("query_names", VGroup())
+            under = [m for m in names if m.get_left()[0] < question.get_right()[0] and
+                     m.get_right()[0] > question.get_left()[0] and m.get_bottom()[1] < question.get_top()[1]]
+            stage.play(question.grow(), *(m.animate.set_opacity(0) for m in under), run_time=0.7)
             stage.wait(0.6)
 
         # answers from the words the focus really attends to most
@@ -83,7 +87,7 @@ class Key(Chapter):
         drawn["answers"] = list(answers)
         with stage.narrating(say("qkv.key.answers", count=len(plan.tops), word=word,
                                  keys=say.quoted_words([tokens[j] for j in plan.tops]))):
-            stage.play(FadeOut(question), run_time=0.3)
+            stage.play(FadeOut(question), *(m.animate.set_opacity(1) for m in under), run_time=0.3)
             stage.play(LaggedStart(*(b.grow() for b in answers), lag_ratio=0.4),
                        *(row_of[j].word_box.box.animate.set_stroke(th.key, width=3) for j in plan.tops), run_time=1.2)
             stage.wait(1.6)
@@ -108,14 +112,19 @@ class Key(Chapter):
             if j is None:
                 dots.add(ellipsis_dots(RIGHT, color=th.dim).move_to([xs[s], y_mid, 0]))
         queries = token_group(cols)
+        # each query named under its column: unnamed, the strip read as the embeddings W_K is about to turn
+        names = VGroup(*(math(symbol_source("Q", j + 1), font_size=22, color=th.query).next_to(c, DOWN, buff=0.08)
+                         for j, c in cols.items()))
+        stage.drawn.setdefault(self.key, {})["query_names"] = names
         if not self.goes_on_from(stage):
             stage.clear()
-            stage.play(FadeIn(row, lag_ratio=0.05), FadeIn(queries, lag_ratio=0.05), FadeIn(dots), run_time=1.0)
+            stage.play(FadeIn(row, lag_ratio=0.05), FadeIn(queries, lag_ratio=0.05), FadeIn(dots), FadeIn(names),
+                       run_time=1.0)
             return row, queries
         old_w = stage.words if stage.has("words") else None
         old_q = stage.queries if stage.has("queries") else None
         extras = [m for m in stage.mobjects if m is not old_w and m is not old_q]
-        anims = [FadeOut(m) for m in extras] + [FadeIn(dots)]
+        anims = [FadeOut(m) for m in extras] + [FadeIn(dots), FadeIn(names)]
         words = row
         if old_w is not None and len(old_w) == len(row):
             anims.append(Transform(old_w, row))
