@@ -92,6 +92,11 @@ def fmt_weight3(x: float) -> str:
     return f"{float(x):.3f}"
 
 
+def fmt_weight4(x: float) -> str:
+    """Four decimals, where three still show a false tie ("0.0432", "0.0429")."""
+    return f"{float(x):.4f}"
+
+
 def fmt_score(x: float) -> str:
     """Raw scores: signed, one decimal, and −∞ for blocked entries."""
     if x == float("-inf"):

@@ -305,6 +305,10 @@ def test_a_false_tie_with_the_picked_token_shows_three_decimals():
     # a tie between two tokens not picked changes nothing
     assert prob_kind(SimpleNamespace(top_probs=[0.58, 0.101, 0.099], picked_rank=0)) == "weight"
     assert prob_kind(SimpleNamespace(top_probs=[0.3621, 0.3583], picked_rank=-1)) == "weight"
+    # the toy: "tower" and "mole" both 0.043 at three decimals, "tower" picked: four
+    still = SimpleNamespace(top_probs=[0.04324, 0.04286, 0.01], picked_rank=0)
+    assert prob_kind(still) == "weight4"
+    assert [number(p, prob_kind(still)).shown for p in still.top_probs[:2]] == ["0.0432", "0.0429"]
     # the softmax column keeps its rule
     assert score_kind([5.29, 5.34], [0.48, 0.50], [0, 1]) == "score2"
     assert score_kind([5.29, 1.0], [0.48, 0.50], [0, 1]) == "score"

@@ -37,12 +37,15 @@ def prob_kind(step: NextStep) -> str:
     """Two decimals, or three where two would show the picked token's probability tied with another's
     ("," and "." both 0.36, "," picked): the softmax column's rule (`finer_kind`)."""
     picked = {r: ("picked" if r == step.picked_rank else "") for r in range(len(step.top_probs))}
-    return finer_kind(step.top_probs, picked, range(len(step.top_probs)), "weight", "weight3")
+    kind = finer_kind(step.top_probs, picked, range(len(step.top_probs)), "weight", "weight3")
+    if kind == "weight3":  # three still tie ("tower" and "mole" both 0.043, "tower" picked): four
+        kind = finer_kind(step.top_probs, picked, range(len(step.top_probs)), "weight3", "weight4")
+    return kind
 
 
 def prob_spec(step: NextStep) -> str:
     """The format spec a caption says the step's probabilities with: as the chart writes them."""
-    return ".3f" if prob_kind(step) == "weight3" else ".2f"
+    return {"weight3": ".3f", "weight4": ".4f"}.get(prob_kind(step), ".2f")
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from manim import Text, VMobject, config
 from . import glyph_store
 from .coverage import drawable
 from ..speed import enabled as fast_enabled
-from ..style import FONT, KOREAN_FONT, fmt_fixed, fmt_score, fmt_score2, fmt_vec, fmt_weight, fmt_weight3, has_hangul
+from ..style import FONT, KOREAN_FONT, fmt_fixed, fmt_score, fmt_score2, fmt_vec, fmt_weight, fmt_weight3, fmt_weight4, has_hangul
 
 
 def fmt_signed2(x: float) -> str:
@@ -27,7 +27,7 @@ def fmt_signed2(x: float) -> str:
     return fmt_fixed(x, 2, signed=True)
 
 
-FORMATTERS = {"vec": fmt_vec, "weight": fmt_weight, "weight3": fmt_weight3, "score": fmt_score, "score2": fmt_score2, "signed2": fmt_signed2}
+FORMATTERS = {"vec": fmt_vec, "weight": fmt_weight, "weight3": fmt_weight3, "weight4": fmt_weight4, "score": fmt_score, "score2": fmt_score2, "signed2": fmt_signed2}
 
 # The language numbers are drawn in (0.48 in en and ko, 0,48 in pt): set by the lesson being rendered,
 # per thread (the explorer may render two languages at once), English where nothing set it.
