@@ -251,6 +251,11 @@ def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
     d, dm = plan.d_head, plan.d_model
     assert one["sizes"].original_text.endswith(f"{d}×{dm}")
     assert any("artigo" in c and f"{dm}×{d}" in c for c, _ in scene.caption_log)
+    # and on screen the rows' matrices are written transposed (W_Q 16×64 above, W_Qᵀ 64×16 here)
+    from attention_manim.scenes.chapters.self_attention_steps import qk_formula
+
+    assert qk_formula("Q", False) == "Q = X W_Q^T" and qk_formula("K", True) == "K = R(X W_K^T)"
+    assert any("X·W_Vᵀ" in c for c, _ in scene.caption_log)
 
 
 @pytest.mark.render

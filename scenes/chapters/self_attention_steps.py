@@ -3,7 +3,7 @@ every token at once as matrices.
 
 `OneToken`: (1) its query, key and value from its vector and the real W_Q, W_K, W_V; (2) its query
 against every key, q·k/√d_head, and the softmax; (3) every value times its weight (faint where the
-weight is small), summed into the head's output z. `AllTokens`: Q = X·W_Q, K = X·W_K, V = X·W_V,
+weight is small), summed into the head's output z. `AllTokens`: Q = X·W_Qᵀ, K = X·W_Kᵀ, V = X·W_Vᵀ,
 S = Q·Kᵀ/√d, the mask, the softmax by rows, Z = P·V, each with its shape, in the paper's
 orientation (a row per token); the focus's row of Z is the z of the three steps."""
 
@@ -68,8 +68,9 @@ def square_columns(plan: StepsPlan) -> list[int | None]:
 
 
 def qk_formula(name: str, rotary: bool) -> str:
-    """"Q = X W_Q"; on a rotary model "Q = R(X W_Q)": the matrix drawn is the turned one."""
-    product = f"X W_{name}"
+    """"Q = X W_Qᵀ"; on a rotary model "Q = R(X W_Qᵀ)": the matrix drawn is the turned one. Transposed:
+    lesson query's W_Q is d_head × d_model (columns, W·x), rows multiply by it turned on its side."""
+    product = f"X W_{name}^T"
     return f'{name} = R({product})' if rotary else f"{name} = {product}"
 
 
@@ -237,7 +238,7 @@ class AllTokens(Chapter):
              "vec", "caption_Q_rotary" if plan.rotary else "caption_Q"),
             (qk_formula("K", plan.rotary), say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.K,
              "vec", "caption_K_rotary" if plan.rotary else "caption_K"),
-            ("V = X W_V", say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.V, "vec", "caption_V"),
+            ("V = X W_V^T", say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.V, "vec", "caption_V"),
             ("S = Q K^T \\/ sqrt(d)", say(f"{T}.product", a=shape(n, dh), b=shape(dh, n), c=shape(n, n)), plan.S, score_kind,
              "caption_S"),
             ("S' = S + M", shape(n, n), plan.S_masked, score_kind, "caption_M"),
