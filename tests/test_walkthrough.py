@@ -255,7 +255,7 @@ def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
     from attention_manim.scenes.chapters.self_attention_steps import qk_formula
 
     assert qk_formula("Q", False) == "Q = X W_Q^T" and qk_formula("K", True) == "K = R(X W_K^T)"
-    assert any("X·W_Vᵀ" in c for c, _ in scene.caption_log)
+    assert any("X·WVᵀ" in c for c, _ in scene.caption_log)  # (captions write W_V as WV)
 
 
 @pytest.mark.render
