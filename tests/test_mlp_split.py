@@ -192,6 +192,10 @@ def test_head_split_renders_on_the_toy(make_inputs, render_scene):
     n = len(plan.tokens)
     assert all(len(g.shown_labels["cols"]) == n for g in drawn["grids"])
     assert len(drawn["grids"][0].shown_labels["rows"]) == n
+    # the merged output's entries are signed, as every vector's (output_matrix: "+0.852144")
+    figures = [m.original_text for m in drawn["equality"].get_family()
+               if hasattr(m, "original_text") and m.original_text[:1] in "+−" and m.original_text[1:2].isdigit()]
+    assert len(figures) >= 2 * len([i for i in plan.shown if i is not None])
     # the caption quotes the measured numbers, and says "alike" only when they are
     from attention_manim.scenes.chapters.head_split import fixed
     from attention_manim.scenes.i18n import Say

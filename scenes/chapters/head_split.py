@@ -237,6 +237,7 @@ class HeadSplit(Chapter):
             stage.play(FadeIn(pieces, shift=UP * 0.15, lag_ratio=0.1), run_time=0.8)
             stage.wait(0.4)
         eq = self.equality(stage, plan)
+        drawn["equality"] = eq
         fit_into(eq, full.width, max(0.5, zbar.get_bottom()[1] - 0.5 - full.bottom))
         eq.move_to([0, (zbar.get_bottom()[1] - 0.3 + full.bottom) / 2, 0])
         with stage.narrating(say(f"{T}.caption_merge", word=word, d_model=plan.d_model, total=H * d,
@@ -291,7 +292,9 @@ class HeadSplit(Chapter):
                                  (label(say(f"{T}.trace_out"), 28, th.delta_multi), plan.trace_out, th.delta_multi)):
             cells = [name]
             for i in plan.shown:
-                cells.append(label("…" if i is None else fixed(vec[i], plan.decimals), 28, th.text))
+                # signed, as every vector's entries (output_matrix writes this same vector "+0.852144")
+                cells.append(label("…" if i is None else localize_number(fmt_fixed(vec[i], plan.decimals, signed=True),
+                                                                          number_language()), 28, th.text))
             rows.append(cells)
         lines = aligned_rows(rows, col_gap=0.4, row_step=0.65)  # the two rows' entries in the same columns
         size = VGroup(math("W_O", 32, th.output),
