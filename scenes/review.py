@@ -61,6 +61,8 @@ RULES = {
     "legend_dot": "a dot legend's smallest dot is at least 6 px across at 720p (a speck is no key)",
     "axis_end_on": "a 3-D space drawn flat shows each of its axes at least 35% as long as its longest and every two "
                    "at least 10° apart (an axis seen end-on, or along another, hides which way a vector moves)",
+    "no_change": "a caption that says a figure goes from one value to another names two different figures "
+                 "(never \"from 0.99 to 0.99\": rounding hid the change it describes)",
     "number_locale": "a number is written the language's way: Portuguese 0,48 and 1.572.864, English and Korean "
                      "0.48 and 1,572,864, in captions, labels and figures alike (a grid's cell, a vector's entry): "
                      "a thousands comma never reads right in Portuguese (65,536 reads 65,5)",
@@ -287,6 +289,20 @@ def foreign_number(token: str, lang: str) -> str | None:
     if has_comma and not re.fullmatch(r"[1-9]\d{0,2}(?:,\d{3})+", token):
         return "a decimal comma (English and Korean write a decimal point)"
     return None
+
+
+FIGURE = r"[−+-]?\d[\d.,]*\d|[−+-]?\d"
+NO_CHANGE = {  # "from A to B" in each language, A and B the same figure
+    "en": re.compile(rf"\bfrom ({FIGURE}) to \1(?![\d.,]*\d)"),
+    "pt": re.compile(rf"\bde ({FIGURE}) (?:a|para|até) \1(?![\d.,]*\d)"),
+    "ko": re.compile(rf"({FIGURE})에서 \1(?:까지|로|으로)"),
+}
+
+
+def same_change(text: str, lang: str) -> str | None:
+    """The figure a caption says something goes from and to, where both are the same ("0.99"), else None."""
+    m = NO_CHANGE.get(lang, NO_CHANGE["en"]).search(text)
+    return m.group(1) if m else None
 
 
 def foreign_numbers(text: str, lang: str) -> list[tuple[str, str]]:
@@ -740,6 +756,11 @@ class Linter(Observer):
         if odd:
             self.add(scene, "spoken", f"a voice cannot say {' '.join(sorted(odd))} in ({_short(text, 50)}): "
                                       f"add them to scenes/locales/{self.lang}/spoken.toml", key=tuple(sorted(odd)))
+        same = same_change(text, self.lang)
+        if same is not None:
+            self.add(scene, "no_change", f"the caption says {same} changes into {same} ({_short(text, 50)}): write the "
+                                         f"figures to the decimals that tell them apart, or say they are the same",
+                     key=("same", same))
         for token, why in foreign_numbers(text, self.lang)[:1]:
             self.add(scene, "number_locale", f"{token} in the caption ({_short(text, 50)}): {why}",
                      key=("caption", token))

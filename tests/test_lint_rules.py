@@ -604,3 +604,14 @@ def test_an_axis_seen_end_on_is_found(make_inputs):
     assert found and any("apart" in v.what for v in found), [v.line() for v in bad]
     good, _ = lint_of(OpenSpace, make_inputs)
     assert not [v for v in good if v.rule == "axis_end_on"], [v.line() for v in good]
+
+
+def test_a_caption_that_says_a_figure_changes_into_itself_is_found():
+    """sliding_window said the weight "goes from 0.99 to 0.99" (0.9936 both, or 0.9912 and 0.9935):
+    rounding hid the change the sentence describes, in every language."""
+    assert review.same_change("and the weight that stays inside goes from 0.99 to 0.99.", "en") == "0.99"
+    assert review.same_change("o peso que fica dentro vai de 0,99 a 0,99.", "pt") == "0,99"
+    assert review.same_change("안에 남는 가중치가 0.99에서 0.99까지 늘어납니다.", "ko") == "0.99"
+    for text in ("goes from 0.27 to 0.61", "from 0.99 to 0.995", "from 1 to 10", "from 12 to 1"):
+        assert review.same_change(text, "en") is None, text
+    assert "no_change" in review.RULES
