@@ -187,6 +187,12 @@ def test_smollm2_renders_with_an_honest_note(smol, render_scene):
     assert len(d["grids"]) == 9
     s = plan.sentences[0]
     assert (d["note"] is not None) == (s.mean_first >= 0.5)
+    # SmolLM2's 9 query heads share 3 key/value heads: the first caption says so, not "each its own W_K"
+    from attention_manim.scenes.i18n import Say
+
+    assert plan.n_kv_heads == 3 and plan.n_heads == 9
+    said = Say("ko")("multi_head.caption_intro_real_shared", layer=plan.layer, count=9, kv=3)
+    assert scene.caption_log[0][0] == said.replace("W_", "W") and "3쌍" in said
 
 
 def test_rows_whose_rounded_terms_miss_e_prime_are_the_ones_marked(make_inputs):

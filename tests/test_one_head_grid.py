@@ -489,6 +489,9 @@ def test_formula_ties_symbols_to_the_grid(rendered, tracer, case, layout):
     assert set(keys) == {int(j) for j in np.argsort(-h.pattern[i])[:3] if h.pattern[i, j] >= 0.01}
     assert [m.value for m in d["mix_numbers"]] == pytest.approx([h.pattern[i, j] for j in keys], abs=1e-6)
     assert [m.shown for m in d["mix_numbers"]] == [fmt_weight(h.pattern[i, j]) for j in keys]
+    # the sum drawn says "+ ⋯" exactly when other values flow in too (SmolLM2 left out 0.05 V4 silently)
+    rest = 1.0 - sum(h.pattern[i, j] for j in keys)
+    assert (len(d["mix_row"]) == 3 * len(keys) - 1 + 2) == (rest >= 0.005)
     # the formula and grid end in the other orientation, the exact transpose of the first
     g, g2 = d["grid"], d["other_grid"]
     assert g.layout == layout and g2.layout != layout

@@ -224,6 +224,11 @@ def test_chapters_name_what_an_unnamed_head_really_does(unnamed_inputs, sink):
             for lang in ("en", "ko", "pt"):
                 text = note_text(Say(lang), plan.honesty, tr.tokens)
                 assert Say(lang).number(share, ".2f") in text and tr.tokens[0] in text
+                # the other keys are named with their real weights ("get the most" beside 0.32 and 0.08
+                # read as the toy's story)
+                w = tr.head(L, H).pattern[q]
+                for j in plan.honesty.others:
+                    assert tr.tokens[j] in text and Say(lang).number(float(w[j]), ".2f") in text
         else:
             assert plan.honesty.note != "real.note.first_token"
 
@@ -536,3 +541,15 @@ def test_smollm2_names_a_followed_piece_as_a_piece_of_its_word(smol):
     say = Say("en")
     assert say("common.piece_of", piece=say.quote("ant"), word=say.quote("verdant")) == "“ant”, the last piece of “verdant”"
     assert plan_query(FLUFFY_BLUE_CREATURE.lesson.setting(smol_inputs(smol))).piece_of is None
+
+
+@pytest.mark.render
+def test_the_intro_names_a_head_without_a_role_once(unnamed_inputs, render_scene):
+    """SmolLM2's flagship intro read "layer 13 · head 2: layer 13 · head 2"."""
+    from attention_manim.scenes.chapters.framing import Intro
+    from attention_manim.scenes.lesson import Lesson, lesson_scene
+
+    cls = lesson_scene(Lesson("t", (), intro=Intro("fluffy_blue_creature")))
+    scene, _ = render_scene(cls, unnamed_inputs(sink=0.6), size=(128, 72), png=False)
+    text = scene.stage.drawn["intro"]["head"].original_text
+    assert text.count("head") == 1 and text.count("layer") == 1, text

@@ -15,7 +15,7 @@ from manim import (
 
 from ..components.formula import AttentionFormula
 from ..components.text import label, number, rich_line
-from ..components.vectors import MATH_PER_TEXT, math, symbol_source
+from ..components.vectors import MATH_PER_TEXT, ellipsis_dots, math, symbol_source
 from ..lesson import Chapter
 from ..plans.grid import FormulaPlan, plan_formula
 from ..stage import Region, Stage
@@ -163,6 +163,8 @@ class Formula(Chapter):
             m = number(w, "weight", 26, th.text)
             wnums.append(m)
             terms += [m, math(symbol_source("V", j + 1), 30, th.value)]
+        if plan.mix_rest >= 0.005:  # more values flow in than are drawn: the sum says so ("+ ⋯")
+            terms += [label("+", 26, th.text), ellipsis_dots(RIGHT, color=th.text)]
         v_row = VGroup(*terms).arrange(RIGHT, buff=0.1)
         v_labels = VGroup()
         for j in plan.value_labels:
@@ -185,7 +187,8 @@ class Formula(Chapter):
         stage.drawn[self.key].update(mix_numbers=wnums, mix_keys=list(plan.mix_keys), mix_row=v_row,
                                      value_labels=v_labels)
         items = say.words([say("grid.formula.mix_item", weight=w, index=j + 1)
-                           for j, w in zip(plan.mix_keys, plan.mix_weights)])
+                           for j, w in zip(plan.mix_keys, plan.mix_weights)] +
+                          ([say("grid.formula.mix_rest")] if plan.mix_rest >= 0.005 else []))
         with stage.narrating(say("grid.formula.v", query=say.quote(tokens[i]), items=items)):
             f = stage.drawn[self.key]["formula"]
             stage.play(Indicate(f.part("V"), color=th.value), FadeIn(l_v), FadeIn(v_labels, lag_ratio=0.05),

@@ -30,9 +30,12 @@ class Intro(Chapter):
         title.move_to([0, 1.2, 0])
         words = WordBoxes(plan.tokens, theme=th, font_size=40, max_width=full.width - 0.5)
         words.next_to(title, DOWN, buff=0.7)
-        role = say.role(plan.role, plan.head.layer, plan.head.head)
-        sub = label(say("common.head.layer_head_role", layer=plan.head.layer, head=plan.head.head, role=role),
-                    font_size=26, color=th.dim)
+        if plan.role and say.has(f"common.roles.{plan.role}"):
+            role = say.role(plan.role, plan.head.layer, plan.head.head)
+            sub_text = say("common.head.layer_head_role", layer=plan.head.layer, head=plan.head.head, role=role)
+        else:  # a head with no named role: "layer 13 · head 2", not "layer 13 · head 2: layer 13 · head 2"
+            sub_text = say.head_name(plan.head.layer, plan.head.head)
+        sub = label(sub_text, font_size=26, color=th.dim)
         sub.next_to(words, DOWN, buff=0.5)
         stage.drawn["intro"] = {"title": title, "words": words, "head": sub}
         picture = picture_for(plan.lesson, th, height=1.5)

@@ -141,8 +141,11 @@ class MultiHead(Chapter):
                "moved": None, "note": None, "legend": legend}
 
         intro = f"{T}.caption_intro_real" if plan.real else f"{T}.caption_intro"
+        shared = 0 < plan.n_kv_heads < plan.n_heads  # grouped queries: W_K and W_V are not each head's own
+        if shared:
+            intro += "_shared"
         if first:
-            with stage.narrating(say(intro, layer=plan.layer, count=n)):
+            with stage.narrating(say(intro, layer=plan.layer, count=n, kv=plan.n_kv_heads)):
                 stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(words, lag_ratio=0.08), run_time=1.0)
                 stage.play(*(FadeIn(VGroup(c[0], c[1])) for c in cells), *shown_legend, run_time=1.2)
         else:

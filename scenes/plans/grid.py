@@ -176,6 +176,7 @@ class FormulaPlan(GridPlan):
     root_digits: int
     mix_keys: tuple[int, ...]  # the values the focus mixes most (weight ≥ 0.01, up to 3), in key order
     mix_weights: tuple[float, ...]  # their real weights
+    mix_rest: float  # the weight of the values left out of the sum drawn (≥ 0.005: it says "+ …")
     value_labels: tuple[int, ...]  # the keys whose V⃗ is labelled beside the grid
     other_layout: str  # the orientation the chapter ends in (the transpose)
 
@@ -190,4 +191,5 @@ def plan_formula(setting: Setting) -> FormulaPlan:
     labels = tuple(range(n)) if n <= 16 else tuple(picks)
     return FormulaPlan(**base, root=root, root_digits=digits, mix_keys=tuple(picks),
                        mix_weights=tuple(float(w[j]) for j in picks), value_labels=labels,
+                       mix_rest=float(max(0.0, 1.0 - sum(float(w[j]) for j in picks))),
                        other_layout="paper" if base["layout"] == "video" else "video")

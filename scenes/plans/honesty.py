@@ -112,8 +112,9 @@ def note_text(say, honesty: Honesty, tokens) -> str | None:
     for name in ("word", "first", "previous"):
         if name in p:
             p[name] = say.quote(tokens[p[name]])
-    if "others" in p:
-        p["others"] = say.quoted_words([tokens[j] for j in p["others"]])
+    if "others" in p:  # each with its weight: "get the most" read as the toy's story beside 0.32 and 0.08
+        p["others"] = say.words([say("real.note.other_item", word=say.quote(tokens[j]), weight=w)
+                                 for j, w in zip(honesty.others, honesty.other_weights)])
     return say(honesty.note, **p)
 
 

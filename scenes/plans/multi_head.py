@@ -105,6 +105,7 @@ class MultiHeadPlan:
     real: bool
     sentences: tuple[SentenceSum, ...]
     directions: tuple[str, ...]  # named directions shown (empty: none)
+    n_kv_heads: int = 0  # key/value heads of the layer (fewer than n_heads: query heads share them)
 
 
 def head_roles(setting: Setting, layer: int) -> dict[int, str]:
@@ -189,4 +190,5 @@ def plan_multi_head(setting: Setting) -> MultiHeadPlan:
         sentences[-1] = replace(s, rounding_off=off)
     m = setting.model
     return MultiHeadPlan(layer=layer, n_layers=m.n_layers, n_heads=m.n_heads, d_model=m.d_model, real=m.real,
-                         sentences=tuple(sentences), directions=directions)
+                         sentences=tuple(sentences), directions=directions,
+                         n_kv_heads=len({h.kv_head for h in made[0][0].layers[layer].heads}))
