@@ -19,7 +19,8 @@ order of the additions differs (rounding only: tests check 1e-6).
 Peak memory, counted in floats of working storage for attention itself (Q, K, V and the output
 are counted in neither way, they exist in both):
     ordinary: n_q·n_k (the score matrix; the weights overwrite it in place)
-    tiled:    block_q·block_k (one block of scores, reused) + block_q·2 (m and l) + block_q·d (O)
+    tiled:    block_q·block_k (one block of scores, reused) + block_q·2 (m and l); the running O of a
+              query block (block_q·d) is rows of the output being made, counted in neither way
 A causal mask: key j is blocked for query i when j > i; a key block entirely in the future of a
 query block is skipped (its step is recorded with `skipped=True`).
 """
@@ -79,7 +80,7 @@ class FlashResult:
 def peak_floats(n_q: int, n_k: int, d: int, block_q: int, block_k: int) -> tuple[int, int]:
     """(ordinary, tiled) working floats, see the module doc."""
     bq, bk = min(block_q, n_q), min(block_k, n_k)
-    return n_q * n_k, bq * bk + 2 * bq + bq * d
+    return n_q * n_k, bq * bk + 2 * bq  # d: the output's width, counted in neither way
 
 
 def ordinary_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool = False,

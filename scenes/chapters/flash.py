@@ -342,10 +342,13 @@ class Flash(Chapter):
         # what flash's count is made of, a line each (a sum such as "2 × 2 = 4" is never broken)
         parts = VGroup(*(wrapped(re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", t), width - 0.35, 24, th.text, 2) for t in (
             say(f"{T}.memory_tile", bq=plan.mem_bq, bk=plan.mem_bk, count=plan.mem_tile),
-            say(f"{T}.memory_ml", bq=plan.mem_bq, count=plan.mem_ml),
-            say(f"{T}.memory_o", bq=plan.mem_bq, d=r.d, count=plan.mem_o)))).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+            say(f"{T}.memory_ml", bq=plan.mem_bq, count=plan.mem_ml)))).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
         parts.next_to(tag, DOWN, buff=0.1, aligned_edge=LEFT).shift(RIGHT * 0.35)
-        legend = VGroup(tag, parts)
+        # the running O is the output's own rows: left out of both counts, and said so
+        out_note = wrapped(re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", say(f"{T}.memory_o", bq=plan.mem_bq, d=r.d,
+                                                                      count=plan.mem_o)), width, 22, th.dim, 3)
+        out_note.next_to(parts, DOWN, buff=0.14).align_to(tag, LEFT)
+        legend = VGroup(tag, parts, out_note)
         # a size and its unit ("16.4 kB") are never split across lines
         size = wrapped(say(f"{T}.memory_bytes", per=BYTES_PER_NUMBER, n=grouped(plan.n_ctx),
                            ordinary=byte_text(say, plan.ctx_bytes_ordinary).replace(" ", "\u00a0"),
