@@ -297,3 +297,15 @@ def test_smollm2_steps_and_mask_plans_are_its_trace(smol):
     assert len(masked.tokens) >= 4 and "obey" in "".join(masked.tokens)
     assert (masked.weights[masked.mask] == 0).all() and masked.same_bits
     np.testing.assert_allclose(masked.weights.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_the_heaviest_value_is_drawn_at_full_brightness():
+    """SmolLM2's lookup drew the value of "A", weight 0.56 and the largest, at 0.56 of its faint
+    colours, under a legend saying "a value drawn faint counts little"."""
+    from attention_manim.scenes.chapters.lookup import weight_opacity
+
+    weights = [0.56, 0.32, 0.08, 0.04, 0.0]
+    assert weight_opacity(0.56, weights) == 1.0
+    assert weight_opacity(0.32, weights) == pytest.approx(0.32 / 0.56)
+    assert weight_opacity(0.0, weights) == 0.15 and weight_opacity(0.04, weights) == 0.15
+    assert weight_opacity(0.5, [0.5, 0.48, 0.02]) == 1.0

@@ -33,6 +33,14 @@ def hvec(values, th, color, fs=20, head=SHOWN[0], tail=SHOWN[1], kind: str | Non
                         kind=kind or digits(values))
 
 
+def weight_opacity(weight: float, weights) -> float:
+    """How bright a value is drawn by its weight, against the largest weight of its query: the heaviest
+    value at full brightness (SmolLM2's "A", weight 0.56, was drawn at 0.56 of its faint colours), the
+    smallest no fainter than 0.15."""
+    top = max((float(w) for w in weights), default=1.0) or 1.0
+    return max(0.15, min(1.0, float(weight) / top))
+
+
 def dim(cells, opacity: float) -> list:
     """Animations that dim a table row (vectors by their own rule: brackets stay thin lines)."""
     return [c.animate.fade_to(opacity) if isinstance(c, VectorColumn) else c.animate.set_fill(opacity=opacity)
@@ -123,7 +131,7 @@ class Lookup(Chapter):
         with stage.narrating(say(f"{T}.caption_soft", word=word)):
             stage.play(FadeOut(frame), *(FadeOut(m) for m in tie), *(a for j, cells in by_token.items() if j != plan.best
                                          for a in dim(shown(cells), 1.0)), run_time=0.6)
-            stage.play(FadeIn(col(4)), *(cells[5].animate.fade_to(max(0.12, float(plan.soft[j])))
+            stage.play(FadeIn(col(4)), *(cells[5].animate.fade_to(weight_opacity(plan.soft[j], plan.soft))
                                          for j, cells in by_token.items()), FadeIn(legend[3]), run_time=1.2)
             stage.wait(0.6)
 

@@ -25,7 +25,7 @@ from ..review import declare_sum
 from ..plans.windows import token_window
 from ..stage import Stage
 from .embedding_parts import fit_into
-from .lookup import SHOWN, digits, hvec
+from .lookup import SHOWN, digits, hvec, weight_opacity
 from .beyond_parts import with_math
 from .masked_rows import scientific
 from .multi_head import table
@@ -185,7 +185,7 @@ class OneToken(Chapter):
         stage.play(body[0].animate.become(label(say(f"{T}.step3"), 24, th.highlight).move_to(body[0])), run_time=0.4)
         with stage.narrating(say(f"{T}.caption_step3", word=word)):
             stage.play(FadeIn(col(4)), FadeIn(col(5)), run_time=0.8)
-            stage.play(FadeIn(rows[0][6]), *(FadeIn(c[6].fade_to(max(0.1, float(plan.weights[j])))) for j, c in by.items()),
+            stage.play(FadeIn(rows[0][6]), *(FadeIn(c[6].fade_to(weight_opacity(plan.weights[j], plan.weights))) for j, c in by.items()),
                        run_time=1.2)
             stage.play(FadeIn(zline, shift=DOWN * 0.1), run_time=0.8)
             stage.wait(1.0)
