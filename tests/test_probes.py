@@ -553,3 +553,18 @@ def test_the_intro_names_a_head_without_a_role_once(unnamed_inputs, render_scene
     scene, _ = render_scene(cls, unnamed_inputs(sink=0.6), size=(128, 72), png=False)
     text = scene.stage.drawn["intro"]["head"].original_text
     assert text.count("head") == 1 and text.count("layer") == 1, text
+
+
+@pytest.mark.render
+def test_values_says_the_e_it_updates_is_the_residual(smol, render_scene):
+    """SmolLM2: W_V read the normalised E⃗₄ (entries ±0.1) and E⃗₄ + ΔE⃗₄ = E⃗′₄ then showed the residual
+    E⃗₄ (−3.6, …) under the same name: the update says which E it is."""
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.lessons import VALUES
+
+    scene, _ = render_scene(VALUES, smol_inputs(smol, lang="pt"), png=False, size=(128, 72))
+    drawn = scene.stage.drawn["values"]
+    assert scene.plans[0].normalized
+    note = " ".join(m.original_text for m in drawn["residual_note"])
+    assert note.replace(" ", "") == Say("pt")("qkv.units.residual").replace(" ", "")
+    assert drawn["residual_note"].get_top()[1] < drawn["e_column"].brackets.get_bottom()[1]

@@ -193,6 +193,11 @@ class Values(Chapter):
                        symbol=symbol_source("E", pos, prime=True), symbol_color=th.updated, show_symbol=True)
         plus, eq = label("+", font_size=36, color=th.text), label("=", font_size=36, color=th.text)
         total = VGroup(e_col, plus, d_col, eq, n_col).arrange(RIGHT, buff=0.3)
+        if plan.normalized:  # E here is the residual, not the normalised E the head read (query, W_V above)
+            residual = wrapped(say("qkv.units.residual"), e_col.width + 0.5, 18, th.dim, 3)
+            residual.next_to(e_col.brackets, DOWN, buff=0.12).set_x(e_col.get_x())
+            total.add(residual)
+            stage.drawn["values"]["residual_note"] = residual
         plus.match_y(e_col.brackets)
         eq.match_y(e_col.brackets)
         # ≈ beside the rows whose drawn digits do not add up (from the plan), and one note saying why
@@ -227,6 +232,7 @@ class Values(Chapter):
         with stage.narrating(say("qkv.values.update", word=say.quote(plan.tokens[i]))):
             stage.play(camera_home(stage), FadeOut(VGroup(prod.matrix, prod.vector, prod.equals)),
                        ReplacementTransform(prod.result, d_col), FadeIn(e_col), FadeIn(plus),
+                       *([FadeIn(stage.drawn["values"]["residual_note"])] if plan.normalized else []),
                        *(FadeIn(m) for m in stage.drawn["values"].get("aside", [])), run_time=1.0)
             stage.play(FadeIn(eq), FadeIn(n_col, shift=RIGHT * 0.2), *([FadeIn(rounding)] if len(rounding) else []),
                        run_time=0.8)
