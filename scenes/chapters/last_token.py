@@ -17,6 +17,7 @@ from ..stage import Region, Stage
 from .embedding_parts import arc_angle, fit_into, self_weight
 
 T = "embeddings.last_token"
+RELATIVE_BELOW = 0.5  # a head whose strongest arc weighs less draws its arcs against that one
 
 
 @dataclass(frozen=True)
@@ -84,9 +85,17 @@ class LastToken(Chapter):
         ang = arc_angle([b.get_top() for b in srcs[:last]] or [target.get_top()], target.get_top(),
                         max_rise=0.45, cap=PI / 3)
         for h in plan.heads:
-            arcs = ContextArcs(srcs, target, h.weights, theme=th, angle=ang, max_stroke=12)
+            # a head that spreads its weight thin (0.13 at most) drew hair-thin arcs nobody could see:
+            # then the arcs are drawn against its strongest one, and the panel says so
+            strongest = float(max(h.weights[:last], default=0.0))
+            relative = 0 < strongest < RELATIVE_BELOW
+            arcs = ContextArcs(srcs, target, h.weights, theme=th, angle=ang, max_stroke=12, relative=relative)
             arcs.set_z_index(-1)  # behind the opaque word boxes
+            arcs.relative = relative
             panel = self.head_panel(stage, plan, h)
+            if relative:
+                panel.add(label(say(f"{T}.arcs_relative", weight=say.number(strongest, ".2f")), 22, th.dim)
+                          .next_to(panel, DOWN, buff=0.12))
             fit_into(panel, full.width - 0.9, 1.8).move_to([0, -2.35, 0])
             drawn["arcs"][h.head], drawn["panels"][h.head] = arcs, panel
             own = VGroup()
