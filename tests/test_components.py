@@ -570,6 +570,11 @@ def test_gallery_is_registered_and_runs_with_captions(make_inputs, tracer, rende
         arrow = drawn["gallery_space"][name]
         assert np.allclose(space.to_coords(arrow.start_point()), start, atol=1e-6)
         assert np.allclose(space.to_coords(arrow.end_point()), end, atol=1e-6)
+    # the bubble asks the question of this head's own role (a real head's would be the neutral one)
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.plans.qkv import line_keys
+
+    assert drawn["gallery_words"]["bubble"].message == Say("en")(line_keys(plan.head_trace.role)[0])
     tr = tracer(toy_model.info.examples["fluffy_blue_creature"])
     p = softmax(tr.logits[plan.focus])
     assert [n.value for n in drawn["gallery_bars"]["bars"].values] == pytest.approx(list(np.sort(p)[::-1][:6]))

@@ -21,6 +21,7 @@ from ..components.vectors import VectorColumn, symbol_source
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
 from ..plans.gallery import GalleryPlan, plan_gallery
+from ..plans.qkv import line_keys
 from ..stage import Stage
 from .embedding_parts import direction_name, fit_into
 from .grid_parts import axis_titles, dot_legend, masked_note
@@ -60,8 +61,10 @@ class WordsAndVector(Beat):
         col.shift(RIGHT * (boxes.box(i).get_x() - col.brackets.get_x()))
         # the bubble above the word, leaning toward the side with more room
         lean = RIGHT if boxes.box(i).get_x() < 0 else LEFT
-        bubble = SpeechBubble(self.say(stage, "bubble"), target=boxes.box(i), direction=UP + lean, theme=th,
-                              font_size=26)
+        # the question this head's query asks (its role's line; a real head's neutral one): "Any
+        # adjectives in front of me?" over a head that looks mostly at the first token was the toy's story
+        bubble = SpeechBubble(stage.say(line_keys(plan.head_trace.role)[0]), target=boxes.box(i), direction=UP + lean,
+                              theme=th, font_size=26)
         stage.drawn[self.key] = {"boxes": boxes, "column": col, "bubble": bubble}
         with stage.narrating(self.say(stage, "caption_boxes")):
             stage.play(FadeIn(self.title(stage)), FadeIn(boxes, lag_ratio=0.1), run_time=1)
@@ -89,6 +92,8 @@ class Product(Beat):
         W = WeightMatrix.from_trace(plan.head_trace.W_Q, name="W_Q", name_color=th.query, theme=th, font_size=20)
         vec = VectorColumn(plan.head_input, head=W.col_head, tail=W.col_tail, theme=th, font_size=22,
                            symbol=symbol_source("E", plan.position), show_symbol=True)
+        if plan.trace.model.norm != "none":  # the head reads E after its layer's norm, not the E drawn before
+            vec.add(label(stage.say("qkv.units.normalized"), 16, th.dim).next_to(vec.brackets, DOWN, buff=0.1))
         prod = MatVecProduct(W, vec, result_symbol=symbol_source("Q", plan.position), result_color=th.query)
         prod.move_to(DOWN * 0.2)
         fit_into(prod, 13, stage.region("full").height - 1.0)
