@@ -162,13 +162,12 @@ def test_every_lesson_writes_a_tiny_difference_one_way():
 
     registry.load_all()
     from attention_manim.scenes.chapters.beyond_parts import sci
+    from attention_manim.scenes.chapters.beyond_parts import sci_math as typeset
     from attention_manim.scenes.chapters.head_split import tiny
-    from attention_manim.scenes.chapters.low_rank import scientific
-    from attention_manim.scenes.chapters.masked_rows import scientific as typeset
     from attention_manim.scenes.i18n import Say
 
     for lang, want in (("en", "2.3×10⁻⁷"), ("ko", "2.3×10⁻⁷"), ("pt", "2,3×10⁻⁷")):
         say = Say(lang)
-        assert tiny(say, 2.34e-7) == tiny(say, -2.34e-7) == scientific(say, 2.34e-7) == sci(2.34e-7, say) == want
-        assert typeset(say, 2.34e-7, 28, "#FFFFFF").shown == want
+        assert tiny(say, 2.34e-7) == tiny(say, -2.34e-7) == sci(2.34e-7, say) == want
+        assert typeset(2.34e-7, say, 28, "#FFFFFF").shown == want
     assert tiny(Say("en"), 0.0123) == "0.012" and tiny(Say("en"), 0.0) == "0"

@@ -232,7 +232,6 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
         assert len(drawn["columns"]) == 1 and len(drawn["note"]) == 3  # the honest note and the hint
         # one layer: the note names the guess, not "after layer 0 of layers 0 to 0"
         first = " ".join(m.original_text for m in drawn["note"][0])
-        from attention_manim.scenes.i18n import Say as _Say
         assert f"{scene.plans[0].answer_probs[-1]:.2f}".replace(".", "," if lang == "pt" else ".") in first
         assert "0 to 0" not in first and "0 a 0" not in first and "0층부터 0층" not in first
         # the bars have a scale: each tick stands at the height a bar of its length would have

@@ -26,9 +26,10 @@ T = "blocks.head_split"
 BAR_W = 12.0  # the long query vector's width on screen
 
 
-def fixed(x: float, decimals: int) -> str:
-    """A number to a fixed count of decimals, with a real minus sign, written the lesson's way (0,48 in pt)."""
-    return localize_number(fmt_fixed(x, decimals), number_language())
+def fixed(x: float, decimals: int, signed: bool = False) -> str:
+    """A number to a fixed count of decimals, with a real minus sign (and a plus, `signed`), written the
+    lesson's way (0,48 in pt)."""
+    return localize_number(fmt_fixed(x, decimals, signed=signed), number_language())
 
 
 def grouped(n: int, say=None) -> str:
@@ -293,8 +294,7 @@ class HeadSplit(Chapter):
             cells = [name]
             for i in plan.shown:
                 # signed, as every vector's entries (output_matrix writes this same vector "+0.852144")
-                cells.append(label("…" if i is None else localize_number(fmt_fixed(vec[i], plan.decimals, signed=True),
-                                                                          number_language()), 28, th.text))
+                cells.append(label("…" if i is None else fixed(vec[i], plan.decimals, signed=True), 28, th.text))
             rows.append(cells)
         lines = aligned_rows(rows, col_gap=0.4, row_step=0.65)  # the two rows' entries in the same columns
         size = VGroup(math("W_O", 32, th.output),

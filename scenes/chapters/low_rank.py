@@ -18,11 +18,6 @@ from .beyond_parts import sci
 T = "low_rank.low_rank"
 
 
-def scientific(say, x: float) -> str:
-    """3.4×10⁻¹⁶ (no letter e on screen), with the language's decimal mark: one notation in every lesson."""
-    return sci(x, say)
-
-
 def heat_map(cells: np.ndarray, scale: float, theme, size: float) -> VGroup:
     """A grid of squares coloured by sign and size (the palette of weight matrices)."""
     n_r, n_c = cells.shape
@@ -122,7 +117,7 @@ class LowRank(Chapter):
         drawn["bars"] = bars
         stage.play(FadeIn(bars.axis), FadeIn(bars.axis_name), run_time=0.4)
         with stage.narrating(say(f"{T}.caption_singular", rank=plan.rank, d_head=plan.d_head,
-                                 zeros=plan.d_model - plan.rank, largest=scientific(say, plan.largest_zero))):
+                                 zeros=plan.d_model - plan.rank, largest=sci(plan.largest_zero, say))):
             stage.play(*(GrowFromEdge(b, DOWN) for b in bars.bars), run_time=1.4)
             stage.play(FadeIn(bars.divider), FadeIn(bars.notes), run_time=0.6)
             stage.wait(1.0)
@@ -158,7 +153,7 @@ class LowRank(Chapter):
         divider = DashedLine([split, -0.15, 0], [split, height + 0.1, 0], color=th.text, stroke_width=2)
         left = label(say(f"{T}.nonzero", count=plan.rank), 26, th.output)
         right = VGroup(label(say(f"{T}.zero", count=plan.d_model - plan.rank), 26, th.text),
-                       label("≤ " + scientific(say, plan.largest_zero), 26, th.text)
+                       label("≤ " + sci(plan.largest_zero, say), 26, th.text)
                        ).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
         left.next_to([split / 2, height, 0], UP, buff=0.2)
         right.next_to([split, height * 0.3, 0], RIGHT, buff=0.2)

@@ -30,12 +30,6 @@ def figure(x: float, spec: str) -> str:
     return localize_number(format(x, spec), number_language())
 
 
-def scientific(say, x: float, font_size: float, color: str):
-    """1.4 × 10⁻⁴⁵ as math (real superscripts in every language), with the language's decimal mark, as
-    every lesson writes a tiny number (`sci_math`); `font_size` is the text size it stands beside."""
-    return sci_math(x, say, font_size, color)
-
-
 def percent(say, w: float) -> str:
     """48%: whole percents (a sentence on screen beside the grid's figures has no decimal mark);
     "under 1%" / "over 99%" where whole percents would round a weight to 0% or 100%."""
@@ -134,9 +128,9 @@ class MaskedRows(Chapter):
         wide = full.right - (left_edge + board.width * shrink) - 0.5
         why = VGroup(*(wrapped(t, wide, 24, th.text if k < 3 else th.highlight, 4) for k, t in enumerate(lines)))
         diff = float(np.abs(plan.weights_ours - plan.weights_gpt2).max())
-        why[2].add(scientific(say, plan.tiny, 30, th.text).next_to(why[2], DOWN, buff=0.12).align_to(why[2], LEFT))
+        why[2].add(sci_math(plan.tiny, say, 30, th.text).next_to(why[2], DOWN, buff=0.12).align_to(why[2], LEFT))
         if not plan.same_bits:
-            why[3].add(scientific(say, diff, 30, th.highlight).next_to(why[3], DOWN, buff=0.12).align_to(why[3], LEFT))
+            why[3].add(sci_math(diff, say, 30, th.highlight).next_to(why[3], DOWN, buff=0.12).align_to(why[3], LEFT))
         why.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         x_why = full.right - wide
         fit_into(why, wide, values.get_bottom()[1] - full.bottom - 0.4)

@@ -14,7 +14,8 @@ from ..lesson import Chapter
 from ..plans.low_rank import OutputMatrixPlan, plan_output_matrix
 from ..stage import Stage
 from ..style import fmt_fixed
-from .low_rank import heat_map, scientific
+from .beyond_parts import sci
+from .low_rank import heat_map
 
 T = "low_rank.output_matrix"
 
@@ -99,9 +100,9 @@ class OutputMatrix(Chapter):
         eq.add(rhs)
         # one value for the screen and the caption: a figure beside the vectors (decimal point in every
         # language), in the caption the language's decimal mark
-        largest = scientific(say, plan.max_diff_focus)
+        largest = sci(plan.max_diff_focus, say)
         diff = baseline_row([label(say(f"{T}.max_diff"), 26, th.text),
-                             label(scientific(say, plan.max_diff_focus), 26, th.text)], buff=0.14)
+                             label(largest, 26, th.text)], buff=0.14)
         of = label(say(f"{T}.for_word", word=say.quote(word)), 26, th.text)
         bottom = VGroup(of, eq, diff).arrange(DOWN, buff=0.3)
         # the joined matrix steps to the left; the equation takes the right

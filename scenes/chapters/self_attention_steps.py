@@ -26,8 +26,7 @@ from ..plans.windows import token_window
 from ..stage import Stage
 from .embedding_parts import fit_into
 from .lookup import SHOWN, digits, hvec, weight_opacity
-from .beyond_parts import with_math
-from .masked_rows import scientific
+from .beyond_parts import sci_math, with_math
 from .multi_head import table
 
 T = "walkthrough.steps"
@@ -319,7 +318,7 @@ class AllTokens(Chapter):
         # two lines: what is equal, then the largest difference with its figure (a figure alone on a
         # line read as a stray number)
         check = VGroup(label(say(f"{T}.check", word=say.quote(toks[i])), 28, th.highlight),
-                       with_math(say(f"{T}.check_diff"), scientific(say, diff, 30, th.highlight), 28, th.highlight)
+                       with_math(say(f"{T}.check_diff"), sci_math(diff, say, 30, th.highlight), 28, th.highlight)
                        ).arrange(DOWN, buff=0.14)
         room = max(0.5, z_table.get_bottom()[1] - 0.2 - (full.bottom + 0.1))
         fit_into(check, right[1] - right[0], room)
