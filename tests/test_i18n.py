@@ -216,3 +216,14 @@ def test_ko_says_attention_one_way_for_each_meaning():
     mixed = [t for t in texts if re.search(r"주의 (메커니즘|블록)|어텐션 패턴|(?<!교차 )어텐션 가중치|어텐션을 (두|둡)", t)]
     assert not mixed, mixed[:3]
     assert sum("어텐션 메커니즘" in t for t in texts) >= 1 and sum("주의 패턴" in t for t in texts) >= 5
+
+
+def test_pt_says_score_in_portuguese():
+    """A reviewer read flash's "scores" beside self_attention_steps' "pontuações" as two things.
+    The glossary keeps query/key/value/head in English, not score: Portuguese says pontuação."""
+    catalog = load_catalog("pt")
+    texts = [v for v in catalog.values() if isinstance(v, str)] + \
+        [f for v in catalog.values() if isinstance(v, dict) for f in v.values() if isinstance(f, str)]
+    english = [t for t in texts if re.search(r"\bscores?\b", re.sub(r"\{[^}]*\}", "", t))]
+    assert not english, english[:3]
+    assert sum("pontuações" in t for t in texts) >= 10
