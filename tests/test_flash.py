@@ -121,18 +121,34 @@ def test_rescale_note_names_its_row():
         assert {"word", "rescale"} <= template_fields(load_catalog(lang)["blocks.flash.rescaled"]), lang
 
 
-def test_scores_one_decimal_shows_equal_are_written_to_two():
-    """Two of "creature"'s scores in one tile read 5.3 and 5.3 beside l = 1.96: they were 5.29 and
-    5.34. Such a query's scores are written to two decimals where that fits the cell, and its m too."""
+def test_the_flash_panel_names_a_tie_it_cannot_write(make_inputs):
+    """Where two decimals do not fit, the step's panel names the tied query's two scores; where they
+    do, it does not, and its m column is written to the tiles' decimals."""
     from types import SimpleNamespace
 
-    from attention_manim.scenes.chapters.flash import tied_queries, tile_text
+    from attention_manim.scenes.chapters.flash import Flash, tied_queries
+    from attention_manim.scenes.i18n import LANGUAGES, Say, load_catalog, template_fields
+    from attention_manim.scenes.plans.flash import plan_flash
+    from attention_manim.scenes.registry import load_all
+    from attention_manim.scenes.style import DARK
 
-    inf = float("-inf")
-    step = SimpleNamespace(skipped=False, rows=(2, 4),
-                           scores=np.array([[4.7, 1.0, inf], [5.29, 5.342, -3.83]]))
-    same = SimpleNamespace(skipped=False, rows=(4, 5), scores=np.array([[5.31, 5.31, 0.2]]))  # truly equal
-    assert tied_queries([step, same]) == {3}
-    widest = len("−3.8")
-    assert [tile_text(x, True, widest) for x in (5.29, 5.342, -3.83, inf)] == ["5.29", "5.34", "−3.8", "−∞"]
-    assert tile_text(5.29, False, widest) == "5.3"
+    for lang in LANGUAGES:
+        assert {"word", "shown", "a", "b"} == template_fields(load_catalog(lang)["blocks.flash.tie"]), lang
+    plan = plan_flash(load_all()["flash_attention"].lesson.setting(make_inputs(lang="en")))
+    tied = tied_queries(plan.result.steps)
+    assert tied, "the toy's default sentence has a tie (creature's 5.29 and 5.34)"
+    i, (a, b) = next(iter(tied.items()))
+    step = next(s for s in plan.result.steps if not s.skipped and s.rows[0] <= i < s.rows[1]
+                and np.isclose(np.ravel(s.scores[i - s.rows[0]]), a).any()
+                and np.isclose(np.ravel(s.scores[i - s.rows[0]]), b).any())
+    stage = SimpleNamespace(theme=DARK, say=Say("en"))
+
+    def texts(decimals, tie):
+        return [m.original_text for m in Flash.panel(stage, plan, step, decimals, tie).get_family()
+                if hasattr(m, "original_text")]
+    named = " ".join(texts(1, tied))
+    assert f"{a:.2f}" in named and f"{b:.2f}" in named and f"{a:.1f}" in named
+    two = texts(2, {})
+    assert not any(f"{a:.2f} and" in t for t in two)
+    m = float(step.m[i - step.rows[0]])
+    assert f"{m:.2f}".replace("-", "−") in two

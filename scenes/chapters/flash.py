@@ -20,6 +20,7 @@ from ..components.text import label
 from ..components.vectors import math
 from ..lesson import Chapter
 from ..components.log_bars import LogBars
+from ..review import MIN_NUMBER_PX, PX_PER_UNIT_720
 from ..plans.flash import BYTES_PER_NUMBER, O_SHOWN, FlashPlan, plan_flash
 from ..stage import Stage
 from ..style import byte_text
@@ -38,28 +39,32 @@ def score_text(x: float) -> str:
     return "−∞" if x == float("-inf") else fixed(x, 1)
 
 
-def tied_queries(steps) -> set[int]:
+def tied_queries(steps) -> dict[int, tuple[float, float]]:
     """The queries one of whose tiles holds two scores that one decimal shows equal though they are
-    not (5.29 and 5.34 both read 5.3, and l = 1.96 beside them looks wrong): their scores are written
-    to two decimals where that fits the cell, and their running maximum m too."""
-    tied = set()
+    not (5.29 and 5.34 both read 5.3, and l = 1.96 beside them looks wrong), each with such a pair."""
+    tied = {}
     for s in steps:
         if s.skipped:
             continue
         for a, i in enumerate(range(*s.rows)):
             xs = [float(x) for x in np.ravel(s.scores[a]) if np.isfinite(x)]
-            ones = [score_text(x) for x in xs]
-            if any(ones[u] == ones[v] and fixed(xs[u], 2) != fixed(xs[v], 2)
-                   for u in range(len(xs)) for v in range(u + 1, len(xs))):
-                tied.add(i)
+            for u in range(len(xs)):
+                for v in range(u + 1, len(xs)):
+                    if i not in tied and score_text(xs[u]) == score_text(xs[v]) and fixed(xs[u], 2) != fixed(xs[v], 2):
+                        tied[i] = (min(xs[u], xs[v]), max(xs[u], xs[v]))
     return tied
 
 
-def tile_text(x: float, fine: bool, widest: int) -> str:
-    """A score in its tile: one decimal, or two for a tied query where that is no wider than the
-    widest one-decimal score (a negative "−3.83" would not fit its cell at a readable size)."""
-    two = fixed(x, 2) if np.isfinite(x) else score_text(x)
-    return two if fine and len(two) <= widest else score_text(x)
+def tile_text(x: float, decimals: int) -> str:
+    """A score in its tile (and a running maximum in the panel): every one to the same decimals."""
+    return fixed(x, decimals) if np.isfinite(x) else score_text(x)
+
+
+def score_decimals(tied: dict, digit_px_at) -> int:
+    """Two decimals for every score where one decimal would show two different scores equal and the
+    cell still holds the widest two-decimal score at a readable size (digit_px_at(2) px at 720p);
+    otherwise one, and the panel names the tie. One column never mixes "−3.8" with "5.29"."""
+    return 2 if tied and digit_px_at(2) >= MIN_NUMBER_PX else 1
 
 
 def factor_digits(x: float) -> int:
@@ -135,13 +140,17 @@ class Flash(Chapter):
 
         # one size for every score, set by the cell: the widest signed score fills at most
         # SCORE_FILL of a cell's width, so neighbours keep a gap and stay inside the grid
-        widest = max((score_text(float(x)) for st in plan.result.steps if not st.skipped for x in np.ravel(st.scores)),
-                     key=len, default="−0.0")
-        probe = label(widest, 18, th.text)
-        score_size = 18 * min(1.0, SCORE_FILL * size / probe.width, 0.5 * size / probe.height)
-        state = {"tile": None, "panel": None, "scores": []}
+        def fitted_size(decimals: int) -> float:
+            widest = max((tile_text(float(x), decimals) for st in res.steps if not st.skipped
+                          for x in np.ravel(st.scores)), key=len, default="−0.0")
+            probe = label(widest, 18, th.text)
+            return 18 * min(1.0, SCORE_FILL * size / probe.width, 0.5 * size / probe.height)
+
         tied = tied_queries(res.steps)
-        drawn["tied"] = tied
+        decimals = score_decimals(tied, lambda d: label("0", fitted_size(d), th.text).height * PX_PER_UNIT_720)
+        score_size = fitted_size(decimals)
+        state = {"tile": None, "panel": None, "scores": []}
+        drawn.update(tied=tied, decimals=decimals)
 
         def show(s, k: int, caption: str | None, run_time: float, wait: float) -> None:
             """One (query block, key block) step: its real scores in its tile (a skipped tile is
@@ -161,10 +170,10 @@ class Flash(Chapter):
                 for a, i in enumerate(range(r0, r1)):
                     for b, j in enumerate(range(c0, c1)):
                         x = float(s.scores[a, b])
-                        m = label(tile_text(x, i in tied, len(widest)), score_size, th.text if x > -1e300 else th.mask)
+                        m = label(tile_text(x, decimals), score_size, th.text if x > -1e300 else th.mask)
                         m.value = x
                         nums.add(m.move_to(at(i, j)))
-            new_panel = self.panel(stage, plan, s, tied)
+            new_panel = self.panel(stage, plan, s, decimals, {} if decimals == 2 else tied)
             left, right, y = panel_box
             fit_into(new_panel, right - left, 4.2)
             new_panel.move_to([(left + right) / 2, y, 0])
@@ -250,10 +259,12 @@ class Flash(Chapter):
         return say(f"{T}.caption_next_same")
 
     @staticmethod
-    def panel(stage: Stage, plan: FlashPlan, s, tied: set[int] = frozenset()) -> VGroup:
+    def panel(stage: Stage, plan: FlashPlan, s, decimals: int = 1, tied: dict | None = None) -> VGroup:
         """The step's query rows after it: token, running max m, running sum l, the first entries
         of O (numbers right-aligned in their columns), under a line naming the step's two blocks
-        and, when the maximum rose, the factor exp(old m − new m) the old l and O were multiplied by."""
+        and, when the maximum rose, the factor exp(old m − new m) the old l and O were multiplied by;
+        a row whose tile shows two different scores equal (tied, where two decimals do not fit) is
+        told under the table with the two scores to two decimals."""
         th, say = stage.theme, stage.say
         head = [label("", 22, th.text), math("m", 30, th.highlight), math("l", 30, th.highlight)] + \
             [math(f"O_{j + 1}", 30, th.value) for j in range(O_SHOWN)]
@@ -261,7 +272,7 @@ class Flash(Chapter):
         for a, i in enumerate(range(*s.rows)):
             m = float(s.m[a])  # as its tile writes the score it came from
             rows.append([label(plan.tokens[i], 24, th.query),
-                         label(fixed(m, 2) if i in tied and np.isfinite(m) else score_text(m), 26, th.text),
+                         label(tile_text(m, decimals), 26, th.text),
                          label(fixed(float(s.l[a]), 2), 26, th.text)] +
                         [label(fixed(float(s.O[a, j]), 2), 26, th.text) for j in range(O_SHOWN)])
         table = aligned_rows(rows, col_gap=0.45, row_step=0.6, align=["left"] + ["right"] * (2 + O_SHOWN))
@@ -278,6 +289,12 @@ class Flash(Chapter):
             head_, _, number = note.rpartition(" ")  # the factor is never broken from the word before it
             note = f"{head_}\u00a0{number}" if head_ else note
             parts.append(wrapped(note, max(table.width, where.width), 22, th.highlight, 2))
+        for a, i in enumerate(range(*s.rows)):
+            pair = (tied or {}).get(i)
+            if pair and not s.skipped and all(np.isclose(np.ravel(s.scores[a]), x).any() for x in pair):
+                note = say(f"{T}.tie", word=say.quote(plan.tokens[i]), shown=score_text(pair[0]),
+                           a=fixed(pair[0], 2), b=fixed(pair[1], 2))
+                parts.append(wrapped(note, max(table.width, where.width), 22, th.dim, 2))
         return VGroup(*parts).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
 
     def finish(self, stage: Stage, plan: FlashPlan, drawn: dict, grid: VGroup) -> None:
