@@ -201,6 +201,23 @@ def test_context_plan_grows_into_the_models_long_passage(make_inputs, tracer, to
     q = max(range(n, N), key=lambda c: (p[c].sum(), -c))
     assert plan.close_query == q and list(plan.close_keys) == expected_tops(lh, q)
     assert list(plan.close_weights) == pytest.approx([lh.pattern[q, j] for j in plan.close_keys], abs=1e-6)
+    # its excerpt: the query, its keys, words either side, in order, at most CLOSE_WORDS of them
+    shown = [j for j in plan.close_window if j is not None]
+    assert shown == sorted(shown) and q in shown and set(plan.close_keys) <= set(shown) and len(shown) <= 10
+    assert q - 1 in shown and (q + 1 in shown or q + 1 == N)
+
+
+def test_the_close_windows_gaps_are_marked():
+    """A key far back (a first token) is shown with an ellipsis between it and the query's words;
+    neighbours go before the limit does, never the query or its keys."""
+    from attention_manim.scenes.plans.context_size import close_window
+
+    assert close_window(40, [0], 60) == (0, 1, None, 34, 35, 36, 37, 38, 39, 40, 41)
+    assert close_window(40, [39], 60) == (32, 33, 34, 35, 36, 37, 38, 39, 40, 41)
+    tight = close_window(50, [0, 10, 20, 30, 45], 51, most=8)
+    assert {0, 10, 20, 30, 45, 50} <= set(tight) and len([j for j in tight if j is not None]) == 8
+    assert all(tight[k] is None or tight[k + 1] is None or tight[k + 1] == tight[k] + 1
+               for k in range(len(tight) - 1))
 
 
 def test_context_plan_long_sentence_grows_from_its_own_start(make_inputs, tracer, toy_model):
@@ -448,6 +465,16 @@ def test_context_size_grows_to_a_real_long_pattern(rendered, tracer, case):
     ks = expected_tops(lh, q)
     assert [m.value for m in d["close_numbers"]] == pytest.approx([lh.pattern[q, j] for j in ks], abs=1e-6)
     assert [m.shown for m in d["close_numbers"]] == [fmt_weight(lh.pattern[q, j]) for j in ks]
+    # ... beside the long grid, drawn large as its own grid of the real weights, its axes named
+    inset, window = d["close_grid"], scene.plans[0].close_window
+    rows = [j for j in window if j is not None]
+    at = [window.index(j) for j in rows]
+    assert np.allclose(inset.pattern[np.ix_(at, at)], lh.pattern[np.ix_(rows, rows)], atol=1e-6)
+    assert inset.tokens[window.index(q)] == big.tokens[q] and all(t == "⋯" for t, j in zip(inset.tokens, window) if j is None)
+    top, side = d["close_titles"]
+    assert top.original_text == "queries" and side.original_text == "keys"
+    assert d["close_gap"] > 0  # beside the long grid, not over it
+    assert d["close_span"] == (rows[0], rows[-1])  # the box on the long grid spans the excerpt's words
     # the dots are the long pattern's, blocked cells empty; the camera is back, all in frame
     assert all(not lh.mask[c] and lh.pattern[c] >= big.min_weight for c in d["big_dots"])
     assert at_default_frame(scene)

@@ -568,3 +568,9 @@ def test_values_says_the_e_it_updates_is_the_residual(smol, render_scene):
     note = " ".join(m.original_text for m in drawn["residual_note"])
     assert note.replace(" ", "") == Say("pt")("qkv.units.residual").replace(" ", "")
     assert drawn["residual_note"].get_top()[1] < drawn["e_column"].brackets.get_bottom()[1]
+    # and the two are two symbols: Ê⃗ for what W_V reads, E⃗ for the residual the update adds to
+    assert drawn["value_input"].symbol_source.startswith("hat(E)")
+    assert drawn["e_column"].symbol_source.startswith("arrow(E)")
+    # the caption's "back up to 576 numbers" is on screen, beside ΔE
+    brace_text = drawn["delta_brace"][1].original_text
+    assert str(scene.plans[0].d_model) in brace_text.replace(".", "").replace(",", "")

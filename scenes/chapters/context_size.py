@@ -14,24 +14,24 @@ full grid outweighs each of the others at the longest length (plans/context_size
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from math import log10
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, BackgroundRectangle, FadeIn, FadeOut, Line, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Line, Rectangle, VGroup
 
 from ..components.attention_grid import AttentionGrid
 from ..components.text import label, rich_line, text_baseline
 from ..lesson import Chapter, Lesson
-from ..review import exempt
 from ..components.batched_shapes import lerp_color
 from ..components.number_table import aligned_rows
 from ..plans.context_size import (
     ContextMemoryPlan, ContextSizePlan, MemoryRow, plan_context_memory, plan_context_size, with_context_traces,
 )
-from ..stage import Stage
+from ..stage import Region, Stage
 from ..style import byte_text
 from .embedding_parts import fit_into
-from .grid_parts import NOTE_FS, axis_titles, ensure_grid, grid_key, titles_of
+from .grid_parts import NOTE_FS, axis_titles, ensure_grid, grid_key, new_grid, titles_of
 from .head_split import model_name
 from .honest import wrapped
 from .ring import level
@@ -121,7 +121,7 @@ class ContextSize(Chapter):
             stage.play(FadeIn(big_cnt, lag_ratio=0.1), run_time=1.0)
             stage.wait(0.8)
         drawn["big_dots"] = list(big.dot_cells)
-        self.close_look(stage, plan, big, (fw, fh), frame_w, center)
+        self.close_look(stage, plan, big, (fw, fh), frame_w, center, big_cnt)
 
         # back to the default framing: the picture shrinks exactly as the camera returns (no
         # visible change), then settles above room for a last note
@@ -143,74 +143,67 @@ class ContextSize(Chapter):
         stage.hand_on(grid=big, grid_titles=big_titles)
 
     def close_look(self, stage: Stage, plan: ContextSizePlan, big: AttentionGrid, home: tuple[float, float],
-                   frame_w: float, center) -> None:
-        """The camera closes in on a word of the new part and names its strongest keys."""
+                   frame_w: float, center, count: VGroup) -> None:
+        """A close look at a word of the new part: a box on the long grid, and beside it that stretch
+        drawn large, as a grid of its own with its words and axis names (the real weights; hidden
+        words between shown ones are an ellipsis row and column), the query's column lit and a note
+        naming its strongest keys."""
         say, th = stage.say, stage.theme
-        frame = stage.camera_frame
         fw, fh = home
-        q, ks, N = plan.close_query, list(plan.close_keys), plan.N
-        lo, hi = max(0, min(ks) - 2), min(N - 1, q + 2)
-        a, b = big.cell_center(lo, lo), big.cell_center(hi, hi)
-        span = max(abs(b[0] - a[0]), abs(b[1] - a[1]) * fw / fh) + 3 * big.cell_width
-        zoom_w = float(np.clip(span * 1.5, 18 * big.cell_width, frame_w))
-        look = (a + b) / 2
-        zs = zoom_w / fw  # text in the close-up is built at normal size and scaled by this
-        tokens = plan.long_tokens
+        F = frame_w / fw  # the camera is pulled back this many times: built at home size, scaled by F
+        q, ks, window = plan.close_query, list(plan.close_keys), plan.close_window
+        tokens, lh = plan.long_tokens, plan.long_head
+        idx = [j for j in window if j is not None]
+        rows = np.array([j if j is not None else 0 for j in window])
+        gap = np.array([j is None for j in window])
+        pattern = lh.pattern[np.ix_(rows, rows)].copy()
+        mask = lh.mask[np.ix_(rows, rows)].copy()
+        scores = lh.scores[np.ix_(rows, rows)].copy()
+        pattern[gap, :] = pattern[:, gap] = 0.0
+        mask[gap, :] = mask[:, gap] = True
+        excerpt = SimpleNamespace(pattern=pattern, mask=mask, scores=scores, layer=lh.layer, head=lh.head)
+
+        def shown(j):  # a token without a letter (a comma) quoted, so it is not a lone speck; a gap "⋯"
+            if j is None:
+                return "⋯"
+            return tokens[j] if any(c.isalnum() for c in tokens[j]) else say.quote(tokens[j].strip() or tokens[j])
+
+        # the room right of the long grid, in home units; the note under the excerpt
+        left = (big.get_right()[0] - center[0]) / F + 0.5
         keys = {f"k{m}": say.quote(tokens[j]) for m, j in enumerate(ks)}
         note = rich_line(say.catalog[f"grid.pattern.note_{len(ks)}"], {"query": say.quote(tokens[q]), **keys},
                          font_size=NOTE_FS, color=th.text, colors={"query": th.query, **{k: th.key for k in keys}},
                          numbers={f"w{m}": (w, "weight") for m, w in enumerate(plan.close_weights)})
-        note.scale(zs)
-        if big.layout == "video":  # the empty (blocked) lower left of the close-up
-            corner = look + np.array([-zoom_w / 2 + 0.3 * zs, -zoom_w * fh / fw / 2 + 0.3 * zs, 0])
-            note.move_to(corner + (note.get_center() - note.get_corner(DOWN + LEFT)))
-        else:  # the paper layout is blocked at the upper right
-            corner = look + np.array([zoom_w / 2 - 0.3 * zs, zoom_w * fh / fw / 2 - 0.3 * zs, 0])
-            note.move_to(corner + (note.get_center() - note.get_corner(UP + RIGHT)))
-        # the words of the close-up, large: its keys left of its first column, its queries under
-        # its last row (both sides are masked, so no dot lies under them); the caption's words lit
-        named = {q: th.query, **{j: th.key for j in ks}}
-        gap = 0.12 * zs
-        words = VGroup()
-        def shown(j):  # a token without a letter (a comma) quoted, so it is not a lone speck
-            return tokens[j] if any(c.isalnum() for c in tokens[j]) else say.quote(tokens[j].strip() or tokens[j])
-
-        # every row the close-up shows above its note is named (the rows under `hi` are blocked for its columns, so
-        # their words, on the left, cover no dot)
-        floor = max(look[1] - zoom_w * fh / fw / 2, note.get_top()[1] + gap)  # the view's bottom, or the note's top
-        last_col, last_row = hi, hi
-        if big.layout == "video":
-            while last_row + 1 < N and big.cell_center(0, last_row + 1)[1] > floor + 0.5 * big.cell_height:
-                last_row += 1
-        for j in range(lo, max(last_col, last_row) + 1):
-            key_word = label(shown(j), 22, named.get(j, th.dim) if j in ks else th.dim).scale(zs)
-            key_word.move_to(big.cell_center(lo, j) + np.array([-big.cell_width / 2 - gap - key_word.width / 2, 0, 0]))
-            query_word = label(shown(j), 22, th.query if j == q else th.dim).scale(zs).rotate(np.pi / 2)
-            query_word.move_to(big.cell_center(j, hi)
-                               + np.array([0, -big.cell_height / 2 - gap - query_word.height / 2, 0]))
-            # each on a plate of the background, behind it: the grid's faint lines never strike a word through
-            key_word, query_word = (VGroup(BackgroundRectangle(w, color=th.background, fill_opacity=1.0, buff=0.02 * zs), w)
-                                    for w in (key_word, query_word))
-            if big.layout != "video":  # the paper layout: queries on rows, keys on columns
-                key_word.move_to(big.cell_center(j, lo) + np.array([0, big.cell_height / 2 + gap + key_word.height / 2, 0]))
-                query_word.rotate(-np.pi / 2).move_to(
-                    big.cell_center(hi, j) + np.array([big.cell_width / 2 + gap + query_word.width / 2, 0, 0]))
-            words.add(*([key_word] if j <= last_row else []), *([query_word] if j <= last_col else []))
-        stage.drawn[self.key].update(close_note=note, close_numbers=note.numbers, close_words=words)
-        # a close-up crops the grid by design (the camera zooms into a detail); the exception holds
-        # only while the camera is close (the note must still fit, and the grid once it is back)
-        before = getattr(big, "lint_exempt", None)
-        exempt(big, "off_frame", "the camera zooms into a detail of the long grid: the rest of it lies beyond the "
-                                 "frame on purpose while the close-up lasts")
+        fit_into(note, fw / 2 - 0.3 - left, 1.0)
+        room = Region("close", left, fw / 2 - 0.3, -fh / 2 + 0.35 + note.height + 0.3, fh / 2 - 0.3)
+        inset, titles = new_grid(stage, excerpt, [shown(j) for j in window], big.layout, room)
+        inset.set_mask("cleared")
+        inset.stroke_scale = F
+        note.next_to(VGroup(inset, titles), DOWN, buff=0.3).set_x(inset.lines.get_x())
+        note.shift(RIGHT * (min(0.0, room.right - note.get_right()[0]) + max(0.0, room.left - note.get_left()[0])))
+        local = window.index(q)
+        # the stretch it is on the long grid: the box spans the excerpt's first to last word
+        lo, hi = idx[0], idx[-1]
+        corners = np.array([big.cell_center(lo, lo), big.cell_center(hi, hi)])
+        box = Rectangle(width=abs(corners[1, 0] - corners[0, 0]) + big.cell_width,
+                        height=abs(corners[1, 1] - corners[0, 1]) + big.cell_height,
+                        color=th.highlight, stroke_width=4 * F).move_to(corners.mean(axis=0))
+        close = VGroup(inset, titles, note)
+        close.scale(F, about_point=np.zeros(3)).shift(center)
+        # the excerpt framed in the box's colour: the same stretch (no lines between them, which would cross its words)
+        link = Rectangle(width=inset.lines.width + 0.12 * F, height=inset.lines.height + 0.12 * F, color=th.highlight,
+                         stroke_width=4 * F).move_to(inset.lines)
+        stage.drawn[self.key].update(close_note=note, close_numbers=note.numbers, close_grid=inset,
+                                     close_titles=titles, close_box=box, close_span=(lo, hi), close_words=list(inset.tokens),
+                                     close_gap=float(VGroup(inset, titles).get_left()[0] - big.get_right()[0]))
         with stage.narrating(say("grid.context_size.close", query=say.quote(tokens[q]),
                                  keys=say.quoted_words([tokens[j] for j in ks]))):
-            stage.play(frame.animate.set(width=zoom_w).move_to(look), run_time=2.0)
-            stage.play(big.highlight_column(q, color=th.query), FadeIn(words), FadeIn(note), run_time=0.8)
+            stage.play(FadeOut(count), FadeIn(box), run_time=0.6)
+            stage.play(FadeIn(link), FadeIn(inset), FadeIn(titles), run_time=1.0)
+            stage.play(inset.show_dots(run_time=1.0, lag=0.3))
+            stage.play(inset.highlight_column(local, color=th.query), FadeIn(note), run_time=0.8)
             stage.wait(1.5)
-        stage.play(FadeOut(words), run_time=0.4)
-        stage.play(frame.animate.set(width=frame_w).move_to(center), big.unhighlight(), FadeOut(note),
-                   run_time=2.0)
-        big.lint_exempt = before
+        stage.play(FadeOut(VGroup(inset, titles, note, link, box)), FadeIn(count), run_time=0.8)
 
 
 # --- the memory table --------------------------------------------------------------------------------

@@ -163,7 +163,7 @@ class Key(Chapter):
                 continue
             wb = next(box_of)
             wb.move_to([X_WORD_RIGHT - wb.width / 2, y, 0])
-            e = math(symbol_source("E", j + 1), font_size=26, color=th.embedding).move_to([X_E, y, 0])
+            e = math(symbol_source("E", j + 1, normed=plan.normalized), font_size=26, color=th.embedding).move_to([X_E, y, 0])
             a2 = side_arrow(X_E + 0.35, X_K - 0.35, y, th.dim, tip=0.15)
             ksym = math(symbol_source("K", j + 1), font_size=26, color=th.key).move_to([X_K, y, 0])
             eq = label("=", font_size=24, color=th.text).next_to(ksym, RIGHT, buff=0.15)
@@ -178,6 +178,11 @@ class Key(Chapter):
         dx = LEFT_EDGE - VGroup(rows, keys).get_left()[0]  # flush left
         rows.shift(RIGHT * dx)
         keys.shift(RIGHT * dx)
+        if plan.normalized:  # Ê: what W_K reads after the layer's norm, as the query lesson labels it
+            last = next(g for g in reversed(rows) if g.token is not None)
+            note = label(stage.say("qkv.units.normalized"), 18, th.dim).next_to(last[2], DOWN, buff=0.12)
+            note.align_to(last[2], LEFT)
+            last.add(note)
         return rows, keys
 
     # --- side view: embedding space → query/key space ----------------------------------------------
@@ -189,8 +194,8 @@ class Key(Chapter):
         space = EmbeddingSpace(plan.trace, list(side.axes) if side.axes else None, fit_to=[X[i], X[j]], theme=th,
                                extent=1.75, font_size=20, axis_text=[direction_name(say, a) for a in side.axis_names])
         space.move_to(LEFT * 3.9 + DOWN * 0.35 + SIDE)
-        ea = space.arrow(X[i], th.query, symbol_source("E", i + 1), name="Ei", attach=False)
-        eb = space.arrow(X[j], th.key, symbol_source("E", j + 1), name="Ej", attach=False)
+        ea = space.arrow(X[i], th.query, symbol_source("E", i + 1, normed=plan.normalized), name="Ei", attach=False)
+        eb = space.arrow(X[j], th.key, symbol_source("E", j + 1, normed=plan.normalized), name="Ej", attach=False)
         others = [(ht.k[j], th.key, symbol_source("K", j + 1))]
         if c is not None:
             others.append((ht.k[c], th.dim, symbol_source("K", c + 1)))

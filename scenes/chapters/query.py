@@ -58,7 +58,7 @@ class Query(Chapter):
             stage.wait(1.3)
 
         # the embedding under the word
-        col = vector(plan.embedding_vector, plan.embedding, font_size=24, theme=th, symbol=symbol_source("E", pos),
+        col = vector(plan.embedding_vector, plan.embedding, font_size=24, theme=th, symbol=symbol_source("E", pos, normed=plan.normalized),
                      kind=entry_kind(plan.embedding_vector, plan.embedding),
                      show_symbol=True)
         col.next_to(box, DOWN, buff=0.3).set_x(box.get_x()).shift(UP * LIFT)
@@ -85,7 +85,8 @@ class Query(Chapter):
         drawn = stage.drawn["query"]
         W = WeightMatrix.from_trace(ht.W_Q, name="W_Q", name_color=th.query, theme=th, font_size=20)
         vec = vector(plan.embedding_vector, plan.product_input, font_size=20, theme=th,
-                     symbol=symbol_source("E", pos), show_symbol=True, kind=entry_kind(plan.embedding_vector, plan.product_input))
+                     symbol=symbol_source("E", pos, normed=plan.normalized), show_symbol=True,
+                     kind=entry_kind(plan.embedding_vector, plan.product_input))
         prod = MatVecProduct(W, vec, result_symbol=symbol_source("Q", pos), result_color=th.query)
         if prod.width > 12.8:
             prod.scale_to_fit_width(12.8)
@@ -145,7 +146,7 @@ class Query(Chapter):
             if j is None:
                 dots.add(dots_column(x, Y_SYMBOL, Y_COLUMN_TOP - 2.6, th.dim))
                 continue
-            e_syms.add(math(symbol_source("E", j + 1), font_size=32, color=th.embedding).move_to([x, Y_SYMBOL, 0]))
+            e_syms.add(math(symbol_source("E", j + 1, normed=plan.normalized), font_size=32, color=th.embedding).move_to([x, Y_SYMBOL, 0]))
             name = f"R_{j + 1} W_Q" if plan.rotary else "W_Q"  # a rotary model turns each query by its position
             arrows.add(down_arrow(Y_ARROW_TOP, Y_ARROW_BOTTOM, x - 0.15, th.dim, name, th.query, font_size=24))
             qc = vector(ht.q[j], plan.queries[j], font_size=col_font, theme=th, bracket_color=th.query)

@@ -86,7 +86,7 @@ class Values(Chapter):
         th, panel = stage.theme, stage.region("panel")
         ht, j = plan.head_trace, plan.source
         W = WeightMatrix.from_trace(ht.W_V, name="W_V", name_color=th.value, theme=th, font_size=20)
-        vec = vector(plan.source_input, plan.value_input, font_size=20, theme=th, symbol=symbol_source("E", j + 1),
+        vec = vector(plan.source_input, plan.value_input, font_size=20, theme=th, symbol=symbol_source("E", j + 1, normed=plan.normalized),
                      kind=entry_kind(plan.source_input, plan.value_input),
                      show_symbol=True)
         prod = MatVecProduct(W, vec, result_symbol=symbol_source("V", j + 1), result_color=th.value)
@@ -165,14 +165,17 @@ class Values(Chapter):
         prod = MatVecProduct(Wo, zvec, result_symbol=symbol_source("E", i + 1, delta=True), result_color=th.delta)
         prod.scale_to_fit_width(panel.width)
         prod.move_to([panel.center[0], z_group.get_bottom()[1] - 0.3 - prod.height / 2, 0])
-        stage.drawn["values"]["product"] = prod
+        # ΔE's real length, as V's is named: the caption's "back up to 576 numbers" is on screen
+        d_brace = length_brace(stage, prod.result, plan.d_model, font_size=18, buff=0.08, right_limit=float("inf"))
+        stage.drawn["values"].update(product=prod, delta_brace=d_brace)
         # the camera closes in on the product: the grid side (grid, titles, chips) would be cut at the
         # frame's left edge, so it fades while the camera is close and comes back with it (update)
         aside = [m for m in stage.mobjects if m is not z_group and m.get_center()[0] < panel.left]
         stage.drawn["values"]["aside"] = aside
         with stage.narrating(say("qkv.values.lift", d_model=plan.d_model)):
             stage.play(ReplacementTransform(z_group.column, zvec), FadeOut(z_group[0]), FadeIn(Wo, shift=RIGHT * 0.2),
-                       FadeIn(prod.equals), FadeIn(prod.result), zoom_on(stage, prod, min_width=5.5, pad=1.15),
+                       FadeIn(prod.equals), FadeIn(prod.result), FadeIn(d_brace),
+                       zoom_on(stage, VGroup(prod, d_brace), min_width=5.5, pad=1.15),
                        *(FadeOut(m) for m in aside), run_time=1.2)
             rows = prod.shown_rows()
             stage.play(prod.sweep(rows=rows[:2], run_time_per_row=0.9, fade_boxes=False))
@@ -231,6 +234,7 @@ class Values(Chapter):
                                      direction_lines=list(lines))
         with stage.narrating(say("qkv.values.update", word=say.quote(plan.tokens[i]))):
             stage.play(camera_home(stage), FadeOut(VGroup(prod.matrix, prod.vector, prod.equals)),
+                       *(FadeOut(m) for m in [stage.drawn["values"].get("delta_brace")] if m is not None),
                        ReplacementTransform(prod.result, d_col), FadeIn(e_col), FadeIn(plus),
                        *([FadeIn(stage.drawn["values"]["residual_note"])] if plan.normalized else []),
                        *(FadeIn(m) for m in stage.drawn["values"].get("aside", [])), run_time=1.0)

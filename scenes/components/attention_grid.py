@@ -151,6 +151,8 @@ class AttentionGrid(GridGeometry, GridSheets, GridTweens, VGroup):
         self.show_row_labels = show_row_labels  # False: column labels only (grids side by side share one row of labels)
         self.max_label_chars = max_label_chars
         self.max_cell, self.max_aspect = max_cell, max_aspect
+        # a grid seen through a camera pulled back k times draws its column box k times wider (set by the scene)
+        self.stroke_scale = 1.0
 
         self.content_kind = "none"
         self.mask_state = "hidden"  # hidden | outlined | minus_inf | cleared

@@ -194,7 +194,8 @@ class GridTweens:
             ll[0] = min(ll[0], lx)
         pts = rect_points((ll + ur)[None] / 2, (ur[0] - ll[0]) / 2, (ur[1] - ll[1]) / 2)
         return Part(pts, stroke=color or self.theme.query,
-                    stroke_width=float(np.clip(min(self.cell_width, self.cell_height) * 8, 1.5, 4.0)))
+                    stroke_width=float(np.clip(min(self.cell_width, self.cell_height) * 8 / self.stroke_scale, 1.5, 4.0))
+                    * self.stroke_scale)
 
     def _veil(self, cells, dim: float) -> Part:
         keep = np.zeros((self.n, self.n), dtype=bool)  # [row, col] in drawing order

@@ -31,11 +31,12 @@ from .text import drop_svg_paths, label, number, remember_size
 
 
 def symbol_source(base: str, index: int | str | None = None, *, prime: bool = False,
-                  delta: bool = False, arrow: bool = True) -> str:
-    """Typst math source for a vector symbol: ("E", 4) -> E⃗₄, prime -> E⃗′₄, delta -> ΔE⃗₄.
+                  delta: bool = False, arrow: bool = True, normed: bool = False) -> str:
+    """Typst math source for a vector symbol: ("E", 4) -> E⃗₄, prime -> E⃗′₄, delta -> ΔE⃗₄, normed ->
+    Ê₄ (what a head reads in a model that norms E first: not the E⃗₄ that E + ΔE = E′ adds to).
 
     Indices are shown as given: scenes pass 1-based word positions, as the video does."""
-    s = f"arrow({base})" if arrow else base
+    s = f"hat({base})" if normed else f"arrow({base})" if arrow else base
     if prime:
         s += "'"
     if index is not None:

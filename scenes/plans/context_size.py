@@ -106,6 +106,7 @@ class ContextSizePlan:
     long_open: int
     close_query: int  # the close look: a query of the new part that looks away from itself the most
     close_keys: tuple[int, ...]  # its strongest keys
+    close_window: tuple[int | None, ...]  # the words its excerpt shows (None: hidden words between)
     close_weights: tuple[float, ...]  # their real weights
 
     @property
@@ -134,6 +135,32 @@ def close_query(pattern: np.ndarray, n: int) -> int:
     return max(cand, key=lambda c: (p[c].sum(), -c))
 
 
+CLOSE_WORDS = 10  # the most words the close look's excerpt shows (gaps of hidden words aside)
+
+
+def close_window(q: int, keys, n_tokens: int, most: int = CLOSE_WORDS) -> tuple[int | None, ...]:
+    """The words the close look's excerpt shows, in order, None where hidden words lie between two
+    shown ones: the query with the two words before and one after it, each strongest key with a
+    word either side, then more words before the query while there is room. The excerpt's rows and
+    columns are the same words, so its cells are the real pattern's, a square grid."""
+    keep = {j for j in (q - 2, q - 1, q, q + 1) if 0 <= j < n_tokens}
+    for k in keys:
+        keep |= {j for j in (k - 1, k, k + 1) if 0 <= j < n_tokens and j <= q}
+    if len(keep) > most:  # the keys and the query first, their neighbours as room allows
+        core = {q, *keys}
+        keep = core | set(sorted(keep - core, key=lambda j: min(abs(j - c) for c in core))[:max(0, most - len(core))])
+    j = q - 3
+    while len(keep) < most and j >= 0:
+        keep.add(j)
+        j -= 1
+    shown: list[int | None] = []
+    for j in sorted(keep):
+        if shown and shown[-1] is not None and j > shown[-1] + 1:
+            shown.append(None)
+        shown.append(j)
+    return tuple(shown)
+
+
 def plan_context_size(setting: Setting) -> ContextSizePlan:
     if CONTEXT_TRACES not in setting.options:
         raise ValueError("the context-size chapter needs its traces: make the setting with "
@@ -146,7 +173,7 @@ def plan_context_size(setting: Setting) -> ContextSizePlan:
     return ContextSizePlan(head=setting.head, layout=setting.layout, short_tokens=tr_short.tokens, short_head=hs,
                            long_tokens=tr_long.tokens, long_head=hl, repeated=repeated,
                            short_open=int((~hs.mask).sum()), long_open=int((~hl.mask).sum()),
-                           close_query=q, close_keys=tuple(ks),
+                           close_query=q, close_keys=tuple(ks), close_window=close_window(q, ks, len(tr_long.tokens)),
                            close_weights=tuple(float(hl.pattern[q, j]) for j in ks))
 
 

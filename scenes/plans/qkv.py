@@ -188,6 +188,7 @@ class KeyPlan:
     head_input: np.ndarray  # [n, d_model], for the embedding-space picture
     trace: Trace  # the embedding-space picture reads its named directions
     rotary: bool = False  # the keys shown are rotated by position (a caption says so)
+    normalized: bool = False  # W_K reads E after the layer's norm (drawn Ê, as query and values do)
 
 
 def plan_key(setting: Setting) -> KeyPlan:
@@ -223,7 +224,7 @@ def plan_key(setting: Setting) -> KeyPlan:
         strip={t: shown(ht.q[t], STRIP) for t in slots if t is not None},
         keys={t: shown(ht.k[t], KEY) for t in rows if t is not None},
         question=question, answers=tuple(answer_key(ht, i, t, answer) for t in tops), side=side,
-        head_input=X, trace=tr, rotary=tr.model.rotary)
+        head_input=X, trace=tr, rotary=tr.model.rotary, normalized=tr.model.norm != "none")
 
 
 # --- values -----------------------------------------------------------------------------------
