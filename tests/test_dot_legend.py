@@ -172,3 +172,15 @@ def test_a_wrapped_text_leaves_no_word_alone_on_its_last_line():
         assert " " in lines[-1], (f, lines)  # the last line holds two words or more
         assert " ".join(lines) == text
     assert checked  # the text orphans a word at some width: the test exercised the mending
+
+
+def test_a_sign_and_its_number_are_not_left_alone_on_the_last_line():
+    """multi_head's idle label wrapped as "헤드 0 · 유휴: 자신" over a lone "≥ 0.97"."""
+    from attention_manim.scenes.chapters.honest import wrapped
+    from attention_manim.scenes.components.text import label
+
+    for text in ("헤드 0 · 유휴: 자신 ≥ 0.97", "head 2 · ocioso: em si ≥ 0.99"):
+        first = text.rsplit(" ≥", 1)[0]
+        width = label(first, 20).width * 1.02  # the greedy break leaves "≥ 0.97" alone
+        lines = [line.original_text for line in wrapped(text, width, 20, "#FFFFFF", 2)]
+        assert len(lines) == 2 and lines[-1].startswith("≥") is False, lines

@@ -27,9 +27,9 @@ def wrapped(text: str, width: float, font_size: float, color: str, max_lines: in
         else:
             words.append(w)
     lines = _break(words, width, font_size, color, setter)
-    if 1 < len(lines) <= max_lines and " " not in lines[-1]:
-        # a last line of one word (an orphan): the narrowest width that still needs no more lines
-        # evens them out
+    if 1 < len(lines) <= max_lines and lines[-1] in words:
+        # a last line of one word (an orphan, or a sign with its number: "≥ 0.97"): the narrowest
+        # width that still needs no more lines evens them out
         for narrower in (width * k / 20 for k in range(19, 11, -1)):  # 95% down to 60%
             trial = _break(words, narrower, font_size, color, setter)
             if len(trial) != len(lines):
