@@ -61,6 +61,8 @@ RULES = {
     "legend_dot": "a dot legend's smallest dot is at least 6 px across at 720p (a speck is no key)",
     "axis_end_on": "a 3-D space drawn flat shows each of its axes at least 35% as long as its longest and every two "
                    "at least 10° apart (an axis seen end-on, or along another, hides which way a vector moves)",
+    "named_twice": "a text names a head once: never \"layer 9, head 4 (layer 9 · head 4)\" (a head without a "
+                   "role is not named again where the role would stand)",
     "no_change": "a caption that says a figure goes from one value to another names two different figures "
                  "(never \"from 0.99 to 0.99\": rounding hid the change it describes)",
     "number_locale": "a number is written the language's way: Portuguese 0,48 and 1.572.864, English and Korean "
@@ -68,6 +70,8 @@ RULES = {
                      "a thousands comma never reads right in Portuguese (65,536 reads 65,5)",
 }
 CODE_HEAD_NAME = re.compile(r"\bL\d+\s?H\d+\b")  # "L0H3": a head named the way code names it
+# "layer 9, head 4 (layer 9 · head 4)": a head without a role named again in the role's place, in any language
+NAMED_TWICE = re.compile(r"(\d+)\D{1,12}?(\d+)\D{0,6}?\(\D{0,12}?\1\D{1,12}?\2\D{0,12}?\)")
 MODEL_ID = re.compile(r"\b(?:smollm2|gpt3)\b")  # a built-in model by its lowercase id, not its name (SmolLM2)
 MIN_NUMBER_PX = 14.0
 MIN_TEXT_PX = 11.0
@@ -644,6 +648,10 @@ class Linter(Observer):
 
     def check_underscores(self, scene, texts) -> None:
         for t in texts:
+            if NAMED_TWICE.search(t.text):
+                self.add(scene, "named_twice", f"{_short(t.text)} names its head twice: leave the role out where "
+                                               f"the head has none", _where(t.box), t.exempt.get("named_twice"),
+                         key=("twice", t.text))
             if "_" in t.text:
                 self.add(scene, "typeset_math", f"{_short(t.text)} is drawn with a raw underscore", _where(t.box),
                          t.exempt.get("typeset_math"), key=(t.text,))
@@ -756,6 +764,8 @@ class Linter(Observer):
         if odd:
             self.add(scene, "spoken", f"a voice cannot say {' '.join(sorted(odd))} in ({_short(text, 50)}): "
                                       f"add them to scenes/locales/{self.lang}/spoken.toml", key=tuple(sorted(odd)))
+        if NAMED_TWICE.search(text):
+            self.add(scene, "named_twice", f"the caption names its head twice ({_short(text, 50)})", key=("twice", text))
         same = same_change(text, self.lang)
         if same is not None:
             self.add(scene, "no_change", f"the caption says {same} changes into {same} ({_short(text, 50)}): write the "

@@ -615,3 +615,15 @@ def test_a_caption_that_says_a_figure_changes_into_itself_is_found():
     for text in ("goes from 0.27 to 0.61", "from 0.99 to 0.995", "from 1 to 10", "from 12 to 1"):
         assert review.same_change(text, "en") is None, text
     assert "no_change" in review.RULES
+
+
+def test_a_head_named_twice_is_found():
+    """mole on SmolLM2 wrote "ΔE: layer 9, head 4 (layer 9 · head 4)": a head without a role, named
+    again where the role stands."""
+    for text in ("ΔE: layer 9, head 4 (layer 9 · head 4)", "ΔE: 9층, 헤드 4 (9층 · 헤드 4)",
+                 "ΔE: camada 9, head 4 (camada 9 · head 4)"):
+        assert review.NAMED_TWICE.search(text), text
+    for text in ("ΔE: layer 9, head 4 (adjectives → nouns)", "ΔE: layer 0, head 3 (layer 1 · head 3)",
+                 "8 × 8 = 64 (36 of them allowed)", "layer 13 · head 2: previous token"):
+        assert not review.NAMED_TWICE.search(text), text
+    assert "named_twice" in review.RULES

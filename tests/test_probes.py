@@ -574,3 +574,23 @@ def test_values_says_the_e_it_updates_is_the_residual(smol, render_scene):
     # the caption's "back up to 576 numbers" is on screen, beside ΔE
     brace_text = drawn["delta_brace"][1].original_text
     assert str(scene.plans[0].d_model) in brace_text.replace(".", "").replace(",", "")
+
+
+@pytest.mark.render
+def test_components_says_how_short_a_speck_of_a_delta_is(smol, render_scene):
+    """SmolLM2's ΔE⃗₄ was a 1-2 px speck at the tip of E⃗₄, its label on E's: the frame now says how
+    long it is against E (lengths over all 576 dimensions) instead of drawing the speck."""
+    from attention_manim.scenes.chapters.gallery import TINY_ARROW
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.lessons import COMPONENTS
+
+    scene, _ = render_scene(COMPONENTS, smol_inputs(smol, lang="pt"), png=False, size=(128, 72))
+    drawn = scene.stage.drawn["gallery_space"]
+    plan = scene.plans[0]
+    share = 100 * np.linalg.norm(plan.updated - plan.embedding) / np.linalg.norm(plan.embedding)
+    assert max(drawn["dE"].width, drawn["dE"].height) < TINY_ARROW
+    text = " ".join(m.original_text for m in drawn["tiny_note"])
+    # Portuguese writes the share with a decimal comma on screen
+    expected = Say("pt")("gallery.space.tiny_delta", share=share).replace(f"{share:.1f}", f"{share:.1f}".replace(".", ","))
+    assert text.replace(" ", "") == expected.replace(" ", "") and f"{share:.1f}".replace(".", ",") in text
+    assert drawn["dE"] not in scene.mobjects

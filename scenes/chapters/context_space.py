@@ -15,6 +15,7 @@ from ..components.text import baseline_row, label, number, text_baseline
 from ..components.vectors import VectorColumn, math, symbol_source
 from ..components.word_boxes import WordBoxes
 from ..plans.rounding import misses
+from ..review import declare_sum
 from ..lesson import Chapter
 from ..plans.context_space import ContextPlan, ContextVariant, LookupPlan, Phrase, plan_context, plan_lookup
 from ..plans.honesty import note_text
@@ -132,8 +133,11 @@ class ContextSpace(Chapter):
         box = Region("space", -0.9, full.right - 0.86, full.bottom + 0.6, 2.2)
         space = placed_space(plan.trace, say, th, plan.axes, plan.fit, plan.view, box, axis_text=names)
         role = say.role(plan.role, plan.head.layer, plan.head.head)
-        head_note = mixed_label(say(f"{T}.head_note", layer=plan.head.layer, head=plan.head.head, role=role),
-                                font_size=20, color=th.delta)
+        if role == say.head_name(plan.head.layer, plan.head.head):  # no role: the head is named once
+            head_text = say(f"{T}.head_note_plain", layer=plan.head.layer, head=plan.head.head)
+        else:
+            head_text = say(f"{T}.head_note", layer=plan.head.layer, head=plan.head.head, role=role)
+        head_note = mixed_label(head_text, font_size=20, color=th.delta)
         fit_into(head_note, full.width / 2 - 0.6, 0.5).to_corner(DOWN + LEFT, buff=0.3)
         notes = [head_note]
         if plan.unembedding:  # say on screen what the axes are
@@ -199,7 +203,7 @@ class ContextSpace(Chapter):
             while True:
                 ang = arc_angle([b.get_top() for b in srcs], tgt.get_top(), max_rise=rise)
                 arcs = ContextArcs(srcs, tgt, s.weights[: s.focus + 1], theme=th, angle=ang, max_stroke=12)
-                wl = weight_labels(arcs, th)
+                wl = weight_labels(arcs, th, keep_off=list(new_row))
                 over = VGroup(arcs, wl).get_top()[1] - (full.top + 0.15 - 0.05)
                 if over <= 0 or rise <= 0.25:
                     break
@@ -280,8 +284,22 @@ class ContextSpace(Chapter):
                             for k in range(3)))
             cells.append(nums)
             rows.add(VGroup(sym, nums))
-        t = VGroup(VGroup(*header), rows)
+        # E + ΔE = E′ on each axis as drawn: where the rounded figures miss, E′ is marked ≈ and a note
+        # says why (both come in with the E′ row); the lint checks every column adds up or is marked
+        e, d, e2 = phrase.coords[:3]
+        marks = {}
+        for k in range(3):
+            if misses((float(e[k]), float(d[k])), float(e2[k])):
+                marks[k] = label(stage.say("common.rounding.mark"), 22, th.dim).next_to(cells[2][k], LEFT, buff=0.06)
+        t = VGroup(VGroup(*header), rows, *marks.values())
         fit_into(t, 5.0, 3.0).to_edge(LEFT, buff=0.55).set_y(0.55)
+        for k in range(3):
+            declare_sum(t, [cells[0][k], cells[1][k]], cells[2][k], [marks[k]] if k in marks else [], name=f"axis {k}")
+        cells[2].add(*marks.values())
+        if marks:
+            note = fit_into(label(stage.say("common.rounding.cells"), 18, th.dim), t.width, 0.4)
+            note.next_to(t, DOWN, buff=0.12).align_to(t, LEFT)
+            cells[2].add(note)
         t.cells = cells
         return t
 

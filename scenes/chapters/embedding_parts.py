@@ -80,18 +80,20 @@ def _beside(mob, p: np.ndarray, n: np.ndarray, room: float) -> np.ndarray:
     return p + n * (room + abs(n[0]) * mob.width / 2 + abs(n[1]) * mob.height / 2)
 
 
-def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size: float = 18) -> VGroup:
+def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size: float = 18,
+                  keep_off=()) -> VGroup:
     """The real weight of every arc at or above `min_weight`, just outside its arc's bend (over the
     apex first; where a longer arc passes too close above, at the arc's foot over its source word;
     then further along the arc, then inside the bend), at the first place that keeps LABEL_ROOM from
     the edge of every arc (thick arcs included) and from the labels placed before (or, where arcs
     crowd, at least 0.05). A weight under CROWDED_WEIGHT that finds no such place is left unlabelled:
-    its thin arc says it is small."""
+    its thin arc says it is small. `keep_off`: mobjects (the word boxes) no label may touch."""
     from ..components.clearance import STROKE_UNIT, box_of, clearance, first_clear
     from ..review import clear_of
 
     strokes = [a for a, _ in arcs.drawn()]
     below = bool(getattr(arcs, "below", False))
+    words = [box_of(m) for m in keep_off]
     out, placed = VGroup(), []
     for arc, w in arcs.drawn():
         if w < min_weight:
@@ -111,8 +113,10 @@ def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size:
         spots += [_beside(n, p, -nrm, room) for p, nrm in (_normal(arc, prop, below) for prop in (0.5, 0.4, 0.6))]
         # the most room first; where arcs crowd (a real model spreads its weight over many words), the
         # first place that keeps at least the lint's gap
-        spot = first_clear(n, spots, strokes, LABEL_ROOM, avoid=placed)
+        spot = first_clear(n, spots, strokes, LABEL_ROOM, avoid=placed + words)
         if clearance(box_of(n, spot), strokes) < LABEL_ROOM:
+            spot = first_clear(n, spots, strokes, 0.05, avoid=placed + words)
+        if clearance(box_of(n, spot), strokes) < 0.05:  # crowded: clearing the arcs comes before the word boxes
             spot = first_clear(n, spots, strokes, 0.05, avoid=placed)
         if clearance(box_of(n, spot), strokes) < 0.05 and w < CROWDED_WEIGHT:
             continue  # a thin arc among thick ones, with no room for its number: its thickness says it

@@ -5,6 +5,7 @@ bar chart of next words."""
 
 from __future__ import annotations
 
+import numpy as np
 from manim import DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, Indicate, ReplacementTransform, Write
 
 from ..components.attention_grid import AttentionGrid
@@ -25,6 +26,7 @@ from ..plans.qkv import line_keys
 from ..stage import Stage
 from .embedding_parts import direction_name, fit_into
 from .grid_parts import axis_titles, dot_legend, masked_note
+from .honest import wrapped
 
 
 class Beat(Chapter):
@@ -177,6 +179,9 @@ class Formula(Beat):
         stage.clear()
 
 
+TINY_ARROW = 0.15  # a ΔE drawn shorter than this (scene units, about 13 px at 720p) reads as a speck
+
+
 class Space(Beat):
     beat = "space"
 
@@ -192,13 +197,25 @@ class Space(Beat):
         e2 = space.arrow(E2, th.updated, symbol_source("E", pos, prime=True), name="E'", attach=False)
         d = space.difference_arrow(E, E2, th.delta, symbol_source("E", pos, delta=True), name="dE", attach=False)
         stage.drawn[self.key] = {"space": space, "E": e, "E2": e2, "dE": d}
+        # a real head's ΔE can be a speck beside E at the scale that shows E: then the frame says how
+        # short it is (lengths over all the model's dimensions), instead of leaving a dot to puzzle over
+        tiny = None
+        if max(d.width, d.height) < TINY_ARROW:
+            share = 100 * float(np.linalg.norm(E2 - E)) / max(float(np.linalg.norm(E)), 1e-12)
+            full = stage.region("full")
+            tiny = wrapped(self.say(stage, "tiny_delta", share=share),
+                           3.6, 22, th.delta, 3)
+            tiny.move_to([full.right - 0.2 - tiny.width / 2, 1.2, 0])
+            stage.drawn[self.key]["tiny_note"] = tiny
         with stage.narrating(self.say(stage, "caption_axes")):
             stage.play(FadeIn(self.title(stage)), FadeIn(space), FadeIn(space.axis_labels), run_time=0.8)
             stage.play(space.grow_arrow(e), run_time=0.7)
             stage.wait(0.5)
         with stage.narrating(self.say(stage, "caption_delta")):
-            stage.play(space.grow_arrow(d), run_time=0.7)
-            stage.play(space.grow_arrow(e2), run_time=0.7)
+            if tiny is None:
+                stage.play(space.grow_arrow(d), run_time=0.7)
+            # a speck of a ΔE is not drawn (its label would sit on E's): the note says how short it is
+            stage.play(space.grow_arrow(e2), *([FadeIn(tiny)] if tiny is not None else []), run_time=0.7)
             stage.wait(0.4)
         with stage.narrating(self.say(stage, "caption_turn")):
             stage.play(space.rotation(30 * DEGREES, run_time=2.5))  # a turn that keeps all three axes apart
