@@ -84,7 +84,13 @@ class WindowMask(Chapter):
         title = title_of(stage, say(f"{T}.mask_title", w=plan.window))
         full = stage.region("full")
         hname = head_name(say, plan.layer, plan.head, plan.role)
-        sub = text(say(f"{T}.mask_head", head=hname, model=model_name(say, plan.model_name)), 24, th.dim)
+        # an arrow role ("verb → object") said in words: the object's column reads the verb's row
+        gloss = f"common.role_glosses.{plan.role}" if plan.role else None
+        if gloss and say.has(gloss) and hname != say.head_name(plan.layer, plan.head):
+            sub_text = say(f"{T}.mask_head_gloss", head=hname, model=model_name(say, plan.model_name), gloss=say(gloss))
+        else:
+            sub_text = say(f"{T}.mask_head", head=hname, model=model_name(say, plan.model_name))
+        sub = text(sub_text, 24, th.dim)
         fit_into(sub, full.width - 0.6, 0.4).move_to([0, title.get_bottom()[1] - 0.1 - sub.height / 2, 0])
         top = sub.get_bottom()[1] - 0.1
         # the key to the tokens' ␣ (a real model's tokens), on the subtitle's line at the right
