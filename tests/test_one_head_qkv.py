@@ -293,6 +293,10 @@ def test_query_draws_the_trace_and_hands_on_the_row_and_the_queries(rendered, tr
         assert_shows(col, head.q[j])
         assert abs(col.get_x() - row.box(row.slot_of[j]).get_x()) < 1e-6  # under its own word
     assert drawn["bubble"].message == Say("en")("qkv.lines.adjective_noun.question")
+    # the first frame says what the lesson is and whose query it is (it was a row of words alone)
+    heading = " ".join(m.original_text for m in drawn["heading"].get_family() if hasattr(m, "original_text"))
+    assert "query" in heading and "layer 0" in heading and "adjectives → nouns" in heading, heading
+    assert drawn["heading"] not in scene.mobjects  # gone once the embedding comes in
     # the hand-ons: the row and the query columns, in sentence order, on stage
     stage = scene.stage
     assert stage.words is row and stage.has("words") and stage.has("queries")

@@ -17,6 +17,8 @@ from ..components.vectors import VectorColumn, math, symbol_source
 from ..lesson import Chapter
 from ..plans.qkv import QueryPlan, plan_query
 from ..stage import Stage
+from .beyond_parts import head_name
+from .honest import wrapped
 from .qkv_parts import (
     camera_home, dots_column, down_arrow, entry_kind, length_brace, settle, slot_row, token_group, vector, zoom_on,
 )
@@ -47,11 +49,17 @@ class Query(Chapter):
         bubble = SpeechBubble(say(plan.question), target=box, direction=UP + lean, theme=th, font_size=24,
                               color=th.query, tail_length=0.35, max_width=6.0)
         VGroup(row, bubble).shift(DOWN * LIFT)
-        drawn.update(row=row, bubble=bubble)
+        # what the lesson is about, and whose query it is, over the words while they stand alone
+        width = stage.region("full").width - 1.0
+        heading = VGroup(wrapped(say("qkv.query.heading"), width, 32, th.text, 2),
+                         wrapped(head_name(say, plan.head.layer, plan.head.head, plan.head_trace.role), width, 24,
+                                 th.dim, 2)).arrange(DOWN, buff=0.15)
+        heading.move_to([0, stage.region("full").top - 0.2 - heading.height / 2, 0])
+        drawn.update(row=row, bubble=bubble, heading=heading)
         # a piece of a word is named as one ("‘ant’, the last piece of ‘verdant’"), never as a word of its own
         followed = (say("common.piece_of", piece=word, word=say.quote(plan.piece_of)) if plan.piece_of else word)
         with stage.narrating(say(plan.follow, word=followed, layer=plan.head.layer)):
-            stage.play(FadeIn(row, lag_ratio=0.05), run_time=1.0)
+            stage.play(FadeIn(heading), FadeIn(row, lag_ratio=0.05), run_time=1.0)
             stage.play(row.animate.highlight(s_i, th.query).dim_others(s_i, 0.55), run_time=0.6)
         with stage.narrating(say("qkv.query.question")):
             stage.play(bubble.grow(), run_time=0.7)
@@ -70,7 +78,7 @@ class Query(Chapter):
                                                                               aligned_edge=LEFT))
         drawn["embedding"] = col
         with stage.narrating(say("qkv.query.embedding", d_model=plan.d_model)):
-            stage.play(VGroup(row, bubble).animate.shift(UP * LIFT), run_time=0.7)
+            stage.play(VGroup(row, bubble).animate.shift(UP * LIFT), FadeOut(heading), run_time=0.7)
             stage.play(FadeIn(col, shift=DOWN * 0.2), run_time=0.7)
             stage.play(FadeIn(brace), run_time=0.5)
             stage.wait(0.6)
