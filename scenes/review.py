@@ -55,8 +55,8 @@ RULES = {
                     "a Σ on screen says what it adds up (declare_sum)",
     "label_clear": "a label keeps clear of the strokes it labels or sits among (an arc, an axis): its glyphs "
                    "at least 0.04 units (3.6 px at 720p) from their drawn outline",
-    "label_near": "a label that names a point (an arrow's tip) sits within 0.6 units of it, or a visible line ties "
-                  "it there",
+    "label_near": "a label that names a point (an arrow's tip) sits within 0.6 units of it and no nearer another "
+                  "label's point than its own, or a visible line ties it there",
     "spoken": "a caption's spoken form holds only words, numbers and punctuation (a voice never spells a symbol)",
     "legend_dot": "a dot legend's smallest dot is at least 6 px across at 720p (a speck is no key)",
     "axis_end_on": "a 3-D space drawn flat shows each of its axes at least 35% as long as its longest and every two "
@@ -119,6 +119,9 @@ def clear_of(mob, strokes):
     the arc it labels, the axes it sits among. The lint measures its glyphs against their outlines."""
     mob.lint_clear_of = strokes
     return mob
+
+
+RIVAL_MARGIN = 0.05  # a label this much nearer another label's point than its own reads as naming that one
 
 
 def names_point(mob, point, leader=None):
@@ -576,6 +579,7 @@ class Linter(Observer):
         scale = 720.0 / (camera[3] - camera[1])  # px at 720p per unit, with the camera's zoom
         self.check_sizes(scene, texts, scale)
         self.check_merged_labels(scene, mobs, scale)
+        self.check_subscripts(scene, mobs, scale)
         self.check_overlaps(scene, texts)
         self.check_decimals(scene, texts)
         self.check_number_locale(scene, texts)
@@ -583,7 +587,8 @@ class Linter(Observer):
         self.check_sums(scene, mobs, texts)
         self.check_label_clear(scene, texts)
         for m, text, far, box in labels_far_from_their_points(mobs):  # label_near: near its point, or tied
-            self.add(scene, "label_near", f"{_short(text)} is {far:.2f} units from the point it names, with no line to it",
+            self.add(scene, "label_near", f"{_short(text)} is {far:.2f} units from the point it names (or nearer "
+                                          f"another label's point), with no line to it",
                      _where(box), (getattr(m, "lint_exempt", None) or {}).get("label_near"), key=(id(m),))
         for rule, what, box, key in shape_findings(mobs, scale):  # legend dots, 3-D axes (review_shapes.py)
             self.add(scene, rule, what, _where(box), key=key)
@@ -621,6 +626,22 @@ class Linter(Observer):
             if px < MIN_TEXT_PX - 0.05:
                 self.add(scene, "text_size", f"a grid's labels {px:.1f} px < {MIN_TEXT_PX:.0f} px", _where(_box(mob)),
                          ex.get("text_size"), key=("grid labels", round(px)))
+
+    def check_subscripts(self, scene, mobs, scale: float) -> None:
+        """A grid showing K⃗ⱼ·Q⃗ᵢ in its cells: the subscripts say which key and which query, so their
+        digits are held to the text size (they read 7-9 px before)."""
+        for top in mobs:
+            for m in top.get_family():
+                info = getattr(m, "lint_subscript", None)
+                if info is None or getattr(m, "content_kind", None) != "symbols" or not _seen(m):
+                    continue
+                digit, ref, ref_height = info
+                px = digit * (ref.height / ref_height) * scale
+                if px < MIN_TEXT_PX - 0.05:
+                    self.add(scene, "text_size", f"a grid's K·Q subscripts {px:.1f} px < {MIN_TEXT_PX:.0f} px",
+                             _where(_box(VGroupOf(m.lines.family_members_with_points(), ""))),
+                             (getattr(m, "lint_exempt", None) or {}).get("text_size"),
+                             key=("subscripts", round(px)))
 
     def check_overlaps(self, scene, texts) -> None:
         if len(texts) < 2:
@@ -853,22 +874,23 @@ def _shown_of(x) -> str | None:
 
 def labels_far_from_their_points(mobs) -> list:
     """(label, its text, distance, box) for each visible label declared to name a point (`names_point`)
-    that sits further than LABEL_REACH from it with no visible line tying it there."""
+    that sits further than LABEL_REACH from it, or nearer to another label's point than to its own
+    (it reads as naming that one), with no visible line tying it there."""
     shown = {id(m) for top in mobs for m in top.get_family()}
+    named = [(m, *m.lint_names_point) for top in mobs for m in top.get_family()
+             if getattr(m, "lint_names_point", None) is not None and _seen(m)]
     out = []
-    for top in mobs:
-        for m in top.get_family():
-            named = getattr(m, "lint_names_point", None)
-            if named is None or not _seen(m):
-                continue
-            point, leader = named
-            p = point.get_center()
-            x0, y0, x1, y1 = _box(VGroupOf(m.family_members_with_points(), ""))
-            far = float(np.hypot(max(x0 - p[0], 0, p[0] - x1), max(y0 - p[1], 0, p[1] - y1)))
-            tied = leader is not None and id(leader) in shown and _seen(leader)
-            if far > LABEL_REACH and not tied:
-                text = getattr(m, "original_text", None) or getattr(m, "text", None) or type(m).__name__
-                out.append((m, text, far, (x0, y0, x1, y1)))
+    for m, point, leader in named:
+        x0, y0, x1, y1 = _box(VGroupOf(m.family_members_with_points(), ""))
+
+        def reach(q):
+            return float(np.hypot(max(x0 - q[0], 0, q[0] - x1), max(y0 - q[1], 0, q[1] - y1)))
+        far = reach(point.get_center())
+        rival = min((reach(o.get_center()) for o_m, o, _ in named if o_m is not m and o is not point), default=np.inf)
+        tied = leader is not None and id(leader) in shown and _seen(leader)
+        if (far > LABEL_REACH or rival < far - RIVAL_MARGIN) and not tied:
+            text = getattr(m, "original_text", None) or getattr(m, "text", None) or type(m).__name__
+            out.append((m, text, far, (x0, y0, x1, y1)))
     return out
 
 

@@ -467,3 +467,21 @@ def test_the_softmax_column_writes_two_decimals_where_one_would_show_a_false_tie
     assert score_kind(scores, weights, [0, 1, 2, 3]) == "score2"
     assert score_kind(scores, weights, [2, 3]) == "score"
     assert score_kind(np.array([1.01, 1.02]), np.array([0.5, 0.5]), [0, 1]) == "score"
+
+
+def test_symbol_subscripts_read_at_the_text_size_or_are_left_out():
+    """The K⃗ⱼ·Q⃗ᵢ cells of dot_products and attention_formula had 7-9 px subscripts: a cell large
+    enough writes them at 11.5 px or more; a smaller one writes K⃗·Q⃗ (its row and column say which)."""
+    from attention_manim.scenes.components.grid_sheets import SUBSCRIPT_PX, symbol_outline
+
+    data = synthetic(10)
+    big = AttentionGrid(data["pattern"], None, cell_size=1.2)
+    big._symbol_parts()
+    assert big.symbol_indexed
+    digit, ref, height = big.lint_subscript
+    assert digit * 90 >= SUBSCRIPT_PX and ref is big.lines
+    small = AttentionGrid(data["pattern"], None, cell_size=0.6)
+    parts = small._symbol_parts()
+    assert parts and not small.symbol_indexed and small.lint_subscript is None
+    # without indices the symbol is narrower, so it is drawn larger than the indexed one would be
+    assert symbol_outline(None, None)["width"] < 0.7 * symbol_outline(10, 10)["width"]

@@ -627,3 +627,29 @@ def test_a_head_named_twice_is_found():
                  "8 × 8 = 64 (36 of them allowed)", "layer 13 · head 2: previous token"):
         assert not review.NAMED_TWICE.search(text), text
     assert "named_twice" in review.RULES
+
+
+def test_a_label_nearer_another_arrows_point_is_found_unless_tied():
+    """eiffel_tower's turned view: "E′ (alone)" sat within reach of its tip but nearer the tip of
+    "E′ (eiffel)", which a student matched to it. Such a label needs its line."""
+    from manim import Dot, Line
+
+    from attention_manim.scenes.components.leader import leader_line
+
+    a, b = Dot([0.0, 0.0, 0.0]), Dot([0.5, 0.0, 0.0])
+    lab_a = label("A", 24).move_to([0.48, 0.25, 0.0])  # within 0.6 of a, nearer b
+    lab_b = label("B", 24).move_to([0.9, 0.0, 0.0])
+    review.names_point(lab_a, a)
+    review.names_point(lab_b, b)
+    found = review.labels_far_from_their_points([VGroup(a, b, lab_a, lab_b)])
+    assert [t for _, t, _, _ in found] == ["A"]
+    # the leader draws itself where a rival is nearer, and then the lint is satisfied
+    line = leader_line(lab_a, a, "#FFFFFF", rivals=lambda: [b.get_center()])
+    line.update()
+    assert line.get_stroke_opacity() > 0.3
+    review.names_point(lab_a, a, line)
+    assert not review.labels_far_from_their_points([VGroup(a, b, lab_a, lab_b, line)])
+    alone = leader_line(lab_b, b, "#FFFFFF", rivals=lambda: [a.get_center()])
+    alone.update()
+    assert alone.get_stroke_opacity() == 0.0  # near its own point, nearer it than any other: no line
+    assert isinstance(line, Line)

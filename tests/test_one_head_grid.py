@@ -324,8 +324,12 @@ def test_dot_products_draws_real_scores_and_spotlight(rendered, tracer, case):
     (q, k) = d["card_cell"]
     qk, sc = d["card_numbers"]
     assert (q, k) == (i, expected_tops(h, i)[0])
-    assert qk.value == pytest.approx(float(h.q[i] @ h.k[k]), abs=1e-5) and qk.shown == fmt_vec(qk.value)
-    assert sc.value == pytest.approx(qk.value / np.sqrt(h.q.shape[1]), abs=1e-4) and sc.shown == fmt_score(sc.value)
+    assert qk.value == pytest.approx(float(h.q[i] @ h.k[k]), abs=1e-5)
+    assert sc.value == pytest.approx(qk.value / np.sqrt(h.q.shape[1]), abs=1e-4)
+    # two decimals both: the shown dot product divided by the root gives the shown score (to rounding)
+    shown_dot, shown_score = (float(m.shown.replace("−", "-")) for m in (qk, sc))
+    assert abs(shown_dot / np.sqrt(h.q.shape[1]) - shown_score) <= 0.005 + 0.005 / np.sqrt(h.q.shape[1]) + 1e-9
+    assert len(qk.shown.split(".")[1]) == 2 and len(sc.shown.split(".")[1]) == 2
     # the spotlight: the focus's largest weights, its lowest visible score for contrast, the real scores named
     tops = expected_tops(h, i)
     others = [j for j in range(len(t.tokens)) if not h.mask[i, j] and j not in tops + [i]]

@@ -143,9 +143,11 @@ class DotProducts(Chapter):
                    34, th.text)
         sym.select("k").set_color(th.key)
         sym.select("q").set_color(th.query)
-        dot_mob = number(plan.card_dot, "vec", 32, th.text)
+        # both to two decimals: "+21.36 ÷ √16 = +5.34" checks by hand and is the grid's +5.34 (the grid's
+        # one-decimal +5.3 rounds it); "+21.3 ÷ √16 = +5.3" beside a grid's +5.34 did not
+        dot_mob = number(plan.card_dot, "score2", 32, th.text)
         l1 = VGroup(sym, dot_mob).arrange(RIGHT, buff=0.15)
-        score_mob = number(plan.card_score, "score", 32, th.text)
+        score_mob = number(plan.card_score, "score2", 32, th.text)
         # "÷ √16 =" typeset (the root with its bar over the number, as in the formula), not the text font's √
         l2 = VGroup(math(f"div sqrt({d}) =", 32 * MATH_PER_TEXT, th.text), score_mob).arrange(RIGHT, buff=0.15)
         l3 = label(say("grid.dot_products.card_score"), 26, th.dim)

@@ -36,6 +36,11 @@ WEIGHT_BINS = 5  # colour bins of the weights (dim → bright)
 # --------------------------------------------------------------------------------------------
 # K⃗ⱼ·Q⃗ᵢ from glyph outlines
 # --------------------------------------------------------------------------------------------
+SUBSCRIPT = 0.78  # a subscript digit's size against the letter's: the index says which key and query (0.62 read 9 px)
+SUBSCRIPT_PX = 11.5  # the least a subscript digit may stand at 720p (the lint's text size, and a margin)
+PX_PER_UNIT_720 = 90.0
+
+
 @lru_cache(maxsize=None)
 def _symbol_glyphs():
     """Glyph outlines at REF_FS with the baseline at y = 0 and each glyph's ink starting at x = 0:
@@ -53,8 +58,8 @@ def _symbol_glyphs():
     return g
 
 
-def _vector_letter(letter: str, index: int) -> tuple[np.ndarray, float]:
-    """A letter with an arrow over it and a subscript index, at REF_FS: (points, width)."""
+def _vector_letter(letter: str, index: int | None) -> tuple[np.ndarray, float]:
+    """A letter with an arrow over it and a subscript index (none for None), at REF_FS: (points, width)."""
     g = _symbol_glyphs()
     cap = g["cap"]
     body = g[letter]
@@ -65,10 +70,10 @@ def _vector_letter(letter: str, index: int) -> tuple[np.ndarray, float]:
     arrow = polygon_points([[x0, y - t], [x1 - hl, y - t], [x1 - hl, y - hw], [x1, y],
                             [x1 - hl, y + hw], [x1 - hl, y + t], [x0, y + t]])
     parts, x = [body, arrow], wl + 0.04 * cap
-    for ch in str(index):
-        d = g[ch] * 0.62
-        parts.append(d + np.array([x, -0.28 * cap, 0]))
-        x += float(np.ptp(d[:, 0])) + 0.05 * cap
+    for ch in ("" if index is None else str(index)):
+        d = g[ch] * SUBSCRIPT
+        parts.append(d + np.array([x, -0.3 * cap, 0]))
+        x += float(np.ptp(d[:, 0])) + 0.04 * cap
     return np.concatenate(parts), x
 
 
@@ -86,8 +91,9 @@ def _denominator_glyphs(text: str) -> dict:
 
 
 @lru_cache(maxsize=4096)
-def symbol_outline(key_index: int, query_index: int) -> dict:
-    """K⃗ⱼ·Q⃗ᵢ as outline points at REF_FS: {'key', 'dot', 'query', 'width', 'height', 'mid_y'}."""
+def symbol_outline(key_index: int | None, query_index: int | None) -> dict:
+    """K⃗ⱼ·Q⃗ᵢ as outline points at REF_FS: {'key', 'dot', 'query', 'width', 'height', 'mid_y'}; with
+    None for both, K⃗·Q⃗ (a cell too small for readable subscripts: its row and column name them)."""
     g = _symbol_glyphs()
     cap = g["cap"]
     k, wk = _vector_letter("K", key_index)
@@ -248,22 +254,38 @@ class GridSheets:
         """Parts for K⃗ⱼ·Q⃗ᵢ in every cell (1-based indices, j = key, i = query), or None when
         too small to read."""
         th = self.theme
-        ref = symbol_outline(self.n, self.n)
         den = getattr(self, "symbol_denominator", None)
-        if den:  # a fraction: symbol, rule, denominator
+        digit = float(np.ptp(_symbol_glyphs()["0"][:, 1])) * SUBSCRIPT  # at REF_FS
+
+        def fitted(ref) -> float:
+            if den:  # a fraction: symbol, rule, denominator
+                dg = _denominator_glyphs(den)
+                gap = 0.12 * _symbol_glyphs()["cap"]
+                rule_h = 0.06 * _symbol_glyphs()["cap"]
+                frac_h = ref["height"] + 2 * gap + rule_h + dg["height"]
+                return min(0.84 * self.cell_width / (max(ref["width"], dg["width"]) / REF_FS),
+                           0.78 * self.cell_height / (frac_h / REF_FS), 30.0)
+            return min(0.84 * self.cell_width / (ref["width"] / REF_FS),
+                       0.6 * self.cell_height / (ref["height"] / REF_FS), 30.0)
+
+        # subscripts where their digits read at the text size at 720p; else K⃗·Q⃗, larger, in every cell
+        # (its row's and column's words say which key and query), and the grid says so (symbol_indexed)
+        fs = fitted(symbol_outline(self.n, self.n))
+        self.symbol_indexed = digit * fs / REF_FS * PX_PER_UNIT_720 >= SUBSCRIPT_PX
+        if not self.symbol_indexed:
+            fs = fitted(symbol_outline(None, None))
+        if fs < self.min_number_font:
+            return None
+        if den:
             dg = _denominator_glyphs(den)
             gap = 0.12 * _symbol_glyphs()["cap"]
             rule_h = 0.06 * _symbol_glyphs()["cap"]
+            ref = symbol_outline(self.n, self.n) if self.symbol_indexed else symbol_outline(None, None)
             frac_h = ref["height"] + 2 * gap + rule_h + dg["height"]
-            fs = min(0.84 * self.cell_width / (max(ref["width"], dg["width"]) / REF_FS),
-                     0.78 * self.cell_height / (frac_h / REF_FS), 30.0)
-        else:
-            fs = min(0.84 * self.cell_width / (ref["width"] / REF_FS),
-                     0.6 * self.cell_height / (ref["height"] / REF_FS), 30.0)
-        if fs < self.min_number_font:
-            return None
         s = fs / REF_FS
         self.symbol_font_size = fs
+        # the subscripts' digit height, for the lint (which follows the grid's later scaling by its lines)
+        self.lint_subscript = (digit * s, self.lines, float(self.lines.height)) if self.symbol_indexed else None
         centers = self.cell_centers()
         if den:
             # offsets at REF_FS from the cell centre: numerator middle up, denominator down
@@ -278,7 +300,7 @@ class GridSheets:
                 continue
             ks, ds, qs, fr = [], [], [], []
             for i, j in zip(*np.nonzero(sel)):
-                sym = symbol_outline(int(j) + 1, int(i) + 1)
+                sym = symbol_outline(int(j) + 1, int(i) + 1) if self.symbol_indexed else symbol_outline(None, None)
                 shift = centers[i, j] - np.array([sym["width"] / 2, sym["mid_y"], 0]) * s
                 if den:
                     shift = shift + np.array([0, num_dy, 0]) * s

@@ -5,15 +5,16 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Line, VMobject
 
-from ..review import LABEL_REACH
+from ..review import LABEL_REACH, RIVAL_MARGIN
 
 LEADER_FROM = 0.75 * LABEL_REACH  # a label further than this from its arrow's tip (or middle) gets a thin line to it
 
 
-def leader_line(lab: VMobject, anchor: VMobject, color: str) -> Line:
+def leader_line(lab: VMobject, anchor: VMobject, color: str, rivals=None) -> Line:
     """A thin line from `lab` to the point it names, drawn only while the label sits further than
-    LEADER_FROM from it (a crowded space pushes labels out; the line keeps them tied to their arrow)
-    and only as visible as the label."""
+    LEADER_FROM from it (a crowded space pushes labels out; the line keeps them tied to their arrow),
+    or nearer to one of `rivals()` (the other labelled points on screen) than to its own, and only
+    as visible as the label."""
     line = Line(ORIGIN, RIGHT, stroke_color=color, stroke_width=1.5, stroke_opacity=0.0)
 
     def follow(m):
@@ -23,7 +24,8 @@ def leader_line(lab: VMobject, anchor: VMobject, color: str) -> Line:
         gap = float(np.linalg.norm((p - q)[:2]))
         glyphs = lab.family_members_with_points()
         seen = max((g.get_fill_opacity() for g in glyphs), default=0.0)
-        if gap < LEADER_FROM or seen < 0.05:
+        rival = min((_box_distance(lo, hi, r) for r in (rivals() if rivals else ())), default=np.inf)
+        if (gap < LEADER_FROM and rival >= gap - RIVAL_MARGIN) or seen < 0.05:
             m.set_stroke(opacity=0.0)
             return
         u = (p - q) / gap
@@ -32,3 +34,8 @@ def leader_line(lab: VMobject, anchor: VMobject, color: str) -> Line:
 
     line.add_updater(follow)
     return line
+
+
+def _box_distance(lo, hi, p) -> float:
+    """How far the point p lies from the box lo..hi (0 inside it)."""
+    return float(np.hypot(max(lo[0] - p[0], 0, p[0] - hi[0]), max(lo[1] - p[1], 0, p[1] - hi[1])))

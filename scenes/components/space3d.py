@@ -411,7 +411,10 @@ class EmbeddingSpace(VGroup):
             self._attach(lab, anchor or a._end, away_from=away_from, buff=0.15,
                          across=a if anchor is not None else None, own=a)
             # not part of the arrow: a dimmed or turning arrow would dim or turn it with the arrow
-            a.leader = leader_line(lab, anchor or a._end, color)
+            # tied by a line also where it sits nearer another labelled arrow's point than its own
+            a.leader = leader_line(lab, anchor or a._end, color, rivals=lambda a=a: [
+                (b._mid if getattr(b, "_mid", None) is not None else b._end).get_center()
+                for b in self.arrows.values() if b is not a and b.label is not None and b in self.submobjects])
             names_point(lab, anchor or a._end, a.leader)  # the lint checks it is near, or tied by the line
 
 
