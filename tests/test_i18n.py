@@ -226,4 +226,7 @@ def test_pt_says_score_in_portuguese():
         [f for v in catalog.values() if isinstance(v, dict) for f in v.values() if isinstance(f, str)]
     english = [t for t in texts if re.search(r"\bscores?\b", re.sub(r"\{[^}]*\}", "", t))]
     assert not english, english[:3]
+    # "traço" is a matrix's trace (or a stroke): a reviewer read "neste mesmo traço" as nonsense in a
+    # lesson about matrices; the model's recorded run is "execução"
+    assert not [t for t in texts if "traço" in t]
     assert sum("pontuações" in t for t in texts) >= 10

@@ -122,6 +122,11 @@ def test_renders_with_the_trace_numbers(render_scene, make_inputs, lang):
     assert not np.allclose(harrys[0].E, harrys[1].E, atol=0.005)
     captions = [c for c, _ in scene.caption_log]
     assert Say(lang)("multi_head.caption_compare_same") not in captions
+    # the table shows their projections, the same here: the caption says the change is not along them
+    same_proj = np.allclose(np.round([v for v, _ in harrys[0].projections], 2),
+                            np.round([v for v, _ in harrys[1].projections], 2))
+    hidden = Say(lang)("multi_head.caption_compare_same_hidden")
+    assert (hidden in captions) == same_proj
     # a head's ΔE names the word's position, as E⃗ beside it does, and its head apart from it
     for s, d in zip(plan.sentences, drawn["sentences"]):
         for col, h in zip(d["sum"].columns, s.heads):

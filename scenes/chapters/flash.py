@@ -278,7 +278,10 @@ class Flash(Chapter):
         table = aligned_rows(rows, col_gap=0.45, row_step=0.6, align=["left"] + ["right"] * (2 + O_SHOWN))
         where = label(say(f"{T}.step", q=s.q_block + 1, nq=plan.n_query_blocks, k=s.k_block + 1,
                           nk=plan.n_key_blocks), 22, th.dim)
-        parts = [where, table]
+        # O₁, O₂ are entries of each row's O, not the outputs of queries 1 and 2: said under the table
+        o_note = wrapped(say(f"{T}.o_entries", shown=O_SHOWN, d=plan.result.d), max(table.width, where.width), 20,
+                         th.dim, 2)
+        parts = [where, table, o_note]
         fin = np.isfinite(s.m_before)
         if not s.skipped and fin.any() and float(s.rescale[fin].min()) < 1.0:
             # the factor is a row's own (each row's maximum rose by its own amount): the smallest,

@@ -366,13 +366,16 @@ class MultiHead(Chapter):
         # the caption says why rather than "the same lookup" beside two different Es
         starts: dict[str, list] = {}
         for s in plan.sentences:
-            # the E drawn (its entries as shown, not only its projections: those can read 0.00 in both)
-            starts.setdefault(s.tokens[s.focus], []).append([round(float(a), 2) for a in s.E] +
-                                                            [round(float(a), 2) for a, _ in s.projections])
-        shifted = any(len({tuple(v) for v in vs}) > 1 for vs in starts.values())
+            # the E (its entries as the sum frames showed them) and its projections as this table shows them
+            starts.setdefault(s.tokens[s.focus], []).append(([round(float(a), 2) for a in s.E],
+                                                             [round(float(a), 2) for a, _ in s.projections]))
+        shifted = any(len({tuple(e) + tuple(p) for e, p in vs}) > 1 for vs in starts.values())
+        # the table shows only the projections: where they read the same, the caption says the change is elsewhere
+        drawn_same = all(len({tuple(p) for _, p in vs}) == 1 for vs in starts.values())
         key = f"{T}.caption_compare" if not same else (
-            (f"{T}.caption_compare_same_layers" if plan.real and plan.layer > 0 else f"{T}.caption_compare_same_shifted")
-            if shifted else f"{T}.caption_compare_same")
+            f"{T}.caption_compare_same_layers" if plan.real and plan.layer > 0 and shifted else
+            f"{T}.caption_compare_same_hidden" if shifted and drawn_same else
+            f"{T}.caption_compare_same_shifted" if shifted else f"{T}.caption_compare_same")
         with stage.narrating(say(key)):
             stage.play(FadeIn(title), FadeIn(table_, lag_ratio=0.15), run_time=1.5)
             stage.wait(2.0)
