@@ -339,6 +339,8 @@ def test_the_lessons_render_tiny(name, lang, make_inputs, render_scene):
         plan = scene.plans[2]
         same = f"{plan.kept_window:.4f}" == f"{plan.kept_sinks:.4f}"
         assert (shown[0] == shown[1]) == same
+        if same:  # the bars write the four decimals the caption's "does not change" rests on
+            assert len(shown[0].replace(",", ".").split(".")[1]) == 4, shown
 
 
 def test_two_figures_take_the_decimals_that_tell_them_apart():

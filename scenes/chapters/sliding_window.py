@@ -292,8 +292,8 @@ class WindowSinks(Chapter):
         # as many decimals as it takes for the two to read differently (0.9912 and 0.9935, not 0.99 twice)
         kd = panel_digits([plan.kept_window, plan.kept_sinks])
         same = dec(plan.kept_window, None, 4) == dec(plan.kept_sinks, None, 4)  # then the caption says so
-        if not same:
-            kd = max(kd, telling_digits(plan.kept_window, plan.kept_sinks))
+        # the bars show the digits the caption's claim rests on: "0.9936 both ways", never "0.99" twice
+        kd = max(kd, 4) if same else max(kd, telling_digits(plan.kept_window, plan.kept_sinks))
         kept = share_bars([(say(f"{T}.kept_window", w=plan.window), plan.kept_window, th.value),
                            (say(f"{T}.kept_sinks"), plan.kept_sinks, th.key)], th, length=4.4, font_size=FS, say=say,
                           digits=kd)
