@@ -246,6 +246,13 @@ def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
                 assert shown.setdefault(c.shown, w) == w, (r, c.shown)
     assert any(c.shown.count(",") == 1 and len(c.shown.split(",")[1]) == 2 for c in s_table.cells.values())
     assert scene.chapters_played == ["steps_one", "steps_all"]
+    # the square tables (S, S′, P) name their axes: queries down the rows, keys across the top (a reviewer
+    # read them as the softmax lesson's columns transposed)
+    names = scene.stage.drawn["steps_all"]["axis_names"]
+    assert len(names) == 3
+    for keys_name, queries_name in names:
+        assert keys_name.original_text and queries_name.original_text
+        assert queries_name.get_right()[0] <= p_table.label_column().get_left()[0] + 1e-6
     # one convention with lesson query: columns, W·x, W_Q d_head × d_model; the paper's rows are
     # said to turn each matrix on its side
     d, dm = plan.d_head, plan.d_model

@@ -10,12 +10,12 @@ orientation (a row per token); the focus's row of Z is the z of the three steps.
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, SurroundingRectangle, VGroup
+from manim import DOWN, LEFT, PI, RIGHT, UP, Arrow, FadeIn, FadeOut, SurroundingRectangle, VGroup
 
 from ..components.number_table import NumberTable
 from ..components.text import label, number
 from ..components.softmax_column import finer_kind, grid_score_kind
-from ..style import fmt_weight
+from ..style import fmt_weight, has_hangul
 from ..components.vectors import VectorColumn, ellipsis_dots, math, symbol_source
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
@@ -246,9 +246,9 @@ class AllTokens(Chapter):
         ]
         lines = VGroup()
         for k, (formula, shp, _, _, _) in enumerate(steps):
-            line = VGroup(math(formula, 34, th.text), label(shp, 22, th.dim)).arrange(RIGHT, buff=0.3)
+            line = VGroup(math(formula, 34, th.text), label(shp, 26, th.dim)).arrange(RIGHT, buff=0.3)
             if plan.rotary and k == 1:  # "rot" said once, under Q's line: the turn by position
-                line = VGroup(line, label(say(f"{T}.rot_note"), 22, th.dim)).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+                line = VGroup(line, label(say(f"{T}.rot_note"), 26, th.dim)).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
             lines.add(line)
         lines.arrange(DOWN, buff=0.4, aligned_edge=LEFT)
         left_w = full.width * 0.34
@@ -283,7 +283,7 @@ class AllTokens(Chapter):
                 head = line.copy().set_color(th.text)
                 head.scale(min(1.0 / k_fit, full.width / head.width)).move_to([full.left + head.width / 2,
                                                                        top - head.height / 2, 0])
-                room = (full.left + 0.2, full.right - 0.3, head.get_bottom()[1] - 0.2)
+                room = (full.left + 0.75, full.right - 0.3, head.get_bottom()[1] - 0.55)  # room for the axis names
                 anims += [FadeIn(head, shift=RIGHT * 0.2)]
                 if listed:
                     anims.append(FadeOut(VGroup(*lines[:k])))
@@ -298,6 +298,14 @@ class AllTokens(Chapter):
             room_w, room_h = room[1] - room[0], room[2] - full.bottom - 0.9
             t.scale(min(room_w / t.width, room_h / t.height, 1.6))
             t.move_to([(room[0] + room[1]) / 2, (room[2] + full.bottom + 0.7) / 2, 0])
+            if square:  # the axes named, as every grid names them: here queries down the rows, keys across
+                keys_name = label(say("grid.axes.keys"), 24, th.key).next_to(t.header_row(), UP, buff=0.12)
+                queries_name = label(say("grid.axes.queries"), 24, th.query)
+                if not has_hangul(queries_name.original_text):
+                    queries_name.rotate(PI / 2)
+                queries_name.next_to(t.label_column(), LEFT, buff=0.15)
+                t.add(keys_name, queries_name)
+                drawn.setdefault("axis_names", []).append((keys_name, queries_name))
             tables.append(t)
             with stage.narrating(say(f"{T}.{cap}", d_model=dm, d_head=dh, count=n, word=say.quote(toks[i]))):
                 anims += [FadeIn(t)] if shown is None else [FadeOut(shown), FadeIn(t)]
