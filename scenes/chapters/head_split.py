@@ -108,7 +108,7 @@ class HeadSplit(Chapter):
         qbar.move_to([0, top - 1.2, 0])
         qvals = VectorColumn(plan.q_long, head=SHOWN_HEAD, tail=SHOWN_TAIL, font_size=26, theme=th, horizontal=True)
         fit_into(qvals, BAR_W, 0.7).next_to(qbar.boxes, UP, buff=0.18)
-        qname = math("q", 28, th.query).next_to(qbar.boxes, LEFT, buff=0.15)
+        qname = math("q", 44, th.query).next_to(qbar.boxes, LEFT, buff=0.15)
         qbrace = braced(qbar.boxes, say(f"{T}.split", total=H * d, heads=H, d_head=d), th, DOWN, font_size=26)
         qbrace.shift(DOWN * 0.25)
         with stage.narrating(say(f"{T}.caption_long", word=word, total=H * d, model=model_name(say, plan.model_name))):
@@ -137,8 +137,8 @@ class HeadSplit(Chapter):
                     [[x0, y - 0.09, 0], [x0, y, 0], [x1, y, 0], [x1, y - 0.09, 0]]))
             kv.add(groups)
         drawn["kv_groups"] = groups
-        kname = math("k", 30, th.key).next_to(kbar, LEFT, buff=0.15)
-        vname = math("v", 30, th.value).next_to(vbar, LEFT, buff=0.15)
+        kname = math("k", 44, th.key).next_to(kbar, LEFT, buff=0.15)
+        vname = math("v", 44, th.value).next_to(vbar, LEFT, buff=0.15)
         kv_text = say(f"{T}.kv_size", total=G * d, heads=G, d_head=d)
         if G < H:  # spread out under their groups: a brace from end to end would say 192 is as long as 576
             kvnote = VGroup(label(kv_text, 26, th.text).next_to(kv, DOWN, buff=0.2))
@@ -212,7 +212,7 @@ class HeadSplit(Chapter):
         # 3. the outputs side by side, times W_O, equal the trace's attention output
         zbar = segmented_bar(H, BAR_W, 0.6, th.value, th)
         zbar.move_to(bar_home)
-        zname = math("z", 28, th.value).next_to(zbar.boxes, LEFT, buff=0.15)
+        zname = math("z", 44, th.value).next_to(zbar.boxes, LEFT, buff=0.15)
         zvals = VectorColumn(plan.z_concat, head=SHOWN_HEAD, tail=SHOWN_TAIL, font_size=26, theme=th, horizontal=True)
         fit_into(zvals, BAR_W, 0.7).next_to(zbar.boxes, UP, buff=0.18)
         # under each piece of z, the head's own output: its d numbers (first three, last), one size for all
