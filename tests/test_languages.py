@@ -139,6 +139,21 @@ def test_a_power_of_ten_in_korean_text_is_set_as_in_english():
     assert korean == pytest.approx(english, abs=0.01) and max(korean) < 0.1
 
 
+def test_a_greek_letter_in_korean_text_is_the_formulas_letter():
+    """values ko wrote "⊿E" in "층은 헤드 9개의 ΔE를 모두 더함": the Korean face's Δ is a right triangle.
+    The letter is borrowed from the text face: the same outline as in English."""
+    import numpy as np
+
+    from attention_manim.scenes.components.text import label
+
+    def delta(s):
+        g = label(s, 28).submobjects[0]
+        return np.round((g.points - g.get_center())[:, :2], 3)
+
+    english, korean = delta("ΔE of the heads"), delta("ΔE를 모두 더함")
+    assert english.shape == korean.shape and np.allclose(english, korean, atol=0.01)
+
+
 def test_portuguese_accents_render_in_the_serif():
     from attention_manim.scenes.components.text import label
     from attention_manim.scenes.style import FONT

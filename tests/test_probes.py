@@ -574,6 +574,10 @@ def test_values_says_the_e_it_updates_is_the_residual(smol, render_scene):
     # the caption's "back up to 576 numbers" is on screen, beside ΔE
     brace_text = drawn["delta_brace"][1].original_text
     assert str(scene.plans[0].d_model) in brace_text.replace(".", "").replace(",", "")
+    # E′ here is E plus this one head's change; SmolLM2's layer adds 9 heads' (a reviewer compared it with
+    # output_matrix's sum of all heads): the frame says it is this head alone
+    alone = " ".join(m.original_text for m in drawn["one_head_note"])
+    assert scene.plans[0].n_heads == 9 and "9" in alone
 
 
 @pytest.mark.render

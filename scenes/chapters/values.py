@@ -201,6 +201,11 @@ class Values(Chapter):
             residual.next_to(e_col.brackets, DOWN, buff=0.12).set_x(e_col.get_x())
             total.add(residual)
             stage.drawn["values"]["residual_note"] = residual
+        if plan.n_heads > 1:  # E′ here is E plus one head's change: the layer adds every head's (multi_head)
+            alone = wrapped(say("qkv.units.one_head", count=plan.n_heads), n_col.width + 1.2, 18, th.dim, 3)
+            alone.next_to(n_col.brackets, DOWN, buff=0.12).set_x(n_col.get_x())
+            total.add(alone)
+            stage.drawn["values"]["one_head_note"] = alone
         plus.match_y(e_col.brackets)
         eq.match_y(e_col.brackets)
         # ≈ beside the rows whose drawn digits do not add up (from the plan), and one note saying why
@@ -239,6 +244,7 @@ class Values(Chapter):
                        *([FadeIn(stage.drawn["values"]["residual_note"])] if plan.normalized else []),
                        *(FadeIn(m) for m in stage.drawn["values"].get("aside", [])), run_time=1.0)
             stage.play(FadeIn(eq), FadeIn(n_col, shift=RIGHT * 0.2), *([FadeIn(rounding)] if len(rounding) else []),
+                       *([FadeIn(stage.drawn["values"]["one_head_note"])] if plan.n_heads > 1 else []),
                        run_time=0.8)
             stage.wait(0.6)
         if len(lines):

@@ -274,6 +274,7 @@ class ValuesPlan:
     rounding_off: tuple[int, ...] = ()  # E′'s shown entries whose drawn E + ΔE miss E′ as drawn (marked ≈)
     band_rounding: dict = field(default_factory=dict)  # every word at once: token -> its E′ rows marked ≈
     normalized: bool = False  # W_V reads E after the layer's norm: the E beside it is not the residual E
+    n_heads: int = 1  # the layer's heads: with more than one, E + this head's ΔE is this head alone (said so)
 
 
 def plan_values(setting: Setting) -> ValuesPlan:
@@ -317,4 +318,4 @@ def plan_values(setting: Setting) -> ValuesPlan:
         band_rounding={j: rounding_off((k, (resid[j][k], ht.delta_e[j][k]), updated[j][k])
                                        for k in window_indices(resid.shape[1], *BAND) if k is not None)
                        for j in band_slots if j is not None},
-        normalized=tr.model.norm != "none")
+        normalized=tr.model.norm != "none", n_heads=int(tr.model.n_heads))
