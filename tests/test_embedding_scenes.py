@@ -250,6 +250,33 @@ def test_eiffel_tower_plan_tells_the_story(make_inputs, tracer):
         assert plan.phrases[k].compare.before == tracer(TOWER[k - 1]).tokens
     assert plan.phrases[0].attention.kind == "first"  # nothing comes before "tower" alone
     assert plan.phrases[2].tag == ("miniature", "eiffel")
+    # the toy moves "tower" the way its story says: nothing to own up to
+    assert plan.against == ()
+
+
+def test_a_story_run_the_other_way_is_found_only_on_the_lessons_own_phrases():
+    """SmolLM2 moved "tower" away from Paris with "Eiffel": the plan finds where the lesson's own phrases
+    run against their story (then the lesson says so), and tells no story for a user's phrases."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.plans.context_space import EIFFEL_TOWER, MOLE, against_story
+
+    setting = SimpleNamespace(model=SimpleNamespace(examples={"tower": "a", "eiffel_tower": "b",
+                                                               "miniature_eiffel_tower": "c"}),
+                              traces=[SimpleNamespace(text=t) for t in "abc"])
+    story_way = [np.array([0.0, 0.0, 3.0]), np.array([4.0, 0.0, 3.0]), np.array([4.0, 2.0, 1.0])]
+    assert against_story(setting, EIFFEL_TOWER, story_way) == ()
+    other_way = [np.array([0.0, 0.0, 3.0]), np.array([-1.7, 2.5, 4.3]), np.array([-2.6, 2.1, 5.1])]
+    assert against_story(setting, EIFFEL_TOWER, other_way) == ((1, 0, -1.7), (2, 1, -0.4), (2, 2, 0.8))
+    mine = SimpleNamespace(model=setting.model, traces=[SimpleNamespace(text=t) for t in "abd"])
+    assert against_story(mine, EIFFEL_TOWER, other_way) == ()  # a user's phrases: no story to check
+    senses = SimpleNamespace(model=SimpleNamespace(examples={"mole_animal": "a", "mole_chemistry": "b",
+                                                             "mole_medicine": "c"}),
+                             traces=[SimpleNamespace(text=t) for t in "abc"])
+    same_way = [np.array([2.0, -7.0, -3.0]), np.array([3.4, -7.1, -2.8]), np.array([2.8, -10.4, -4.5])]
+    # against the other phrases: the shrew phrase is least along animal, the biopsy one least along skin;
+    # the chemistry phrase (−7.1 against a mean of −8.7) is still the most along chemistry
+    assert [(k, a) for k, a, _ in against_story(senses, MOLE, same_way)] == [(0, 0), (2, 2)]
 
 
 def test_eiffel_custom_phrases(make_inputs, tracer):

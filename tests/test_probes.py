@@ -464,6 +464,14 @@ def test_real_mole_axes_are_words(smol, render_scene, lang):
     assert words == ("animal", "chemistry", "skin")
     note = scene.stage.drawn["context_space"]["axes_note"]
     assert note is not None and note in scene.mobjects
+    # the axes' definition reads from the back row: over two lines rather than shrunk (it read 11 px)
+    glyph_h = max(m.height for m in note.family_members_with_points())
+    assert glyph_h * 90 >= 14, glyph_h * 90
+    # SmolLM2's three senses do not separate along these words: the closing frame says so, in words
+    plan_ = scene.plans[-1]
+    assert plan_.against and all(move < 0 for _, _, move in plan_.against)  # each less along its own axis
+    assert say("embeddings.context.against", items="x").split(":")[0] in scene.caption_log[-1][0]
+    assert scene.stage.drawn["context_space"]["against"] in scene.mobjects
     assert say("real.axes.caption", axes=say.quoted_words(words)) in [t for t, _ in scene.caption_log]
     tr = scene.setting.trace
     for name, col in zip(plan.axes, plan.basis.T):  # each axis is the word's unembedding row, normalized
@@ -598,3 +606,22 @@ def test_components_says_how_short_a_speck_of_a_delta_is(smol, render_scene):
     expected = Say("pt")("gallery.space.tiny_delta", share=share).replace(f"{share:.1f}", f"{share:.1f}".replace(".", ","))
     assert text.replace(" ", "") == expected.replace(" ", "") and f"{share:.1f}".replace(".", ",") in text
     assert drawn["dE"] not in scene.mobjects
+
+
+@pytest.mark.render
+def test_eiffel_says_the_heads_share_as_its_tables_draw_it(smol, render_scene):
+    """SmolLM2's eiffel_tower said the head's ΔE "accounts for at most 0.1" of the change while its
+    tables drew ΔE along Paris as −0.1 and then +0.1: the figure is now the drawn difference."""
+    import re
+
+    from attention_manim.scenes.lessons import EIFFEL_TOWER_LESSON
+
+    scene, _ = render_scene(EIFFEL_TOWER_LESSON, smol_inputs(smol), png=False, size=(128, 72))
+    tables = scene.stage.drawn["context_space"]["tables"]
+    rows = [[float(m.shown.replace("−", "-")) for m in t.cells[1][:3]] for t in tables]
+    said = [c for c, _ in scene.caption_log if "accounts for at most" in c]
+    assert said, "the real model's inputs differ: the caption says how much is the head's"
+    for caption in said:
+        most = float(re.search(r"at most ([0-9.]+)", caption).group(1))
+        drawn = [max(abs(a - b) for a, b in zip(r1, r0)) for r0, r1 in zip(rows, rows[1:])]
+        assert any(abs(most - d) < 1e-9 for d in drawn), (caption, rows)

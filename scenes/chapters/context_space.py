@@ -141,9 +141,14 @@ class ContextSpace(Chapter):
         fit_into(head_note, full.width / 2 - 0.6, 0.5).to_corner(DOWN + LEFT, buff=0.3)
         notes = [head_note]
         if plan.unembedding:  # say on screen what the axes are
-            axes_note = mixed_label(say("real.axes.note", axes=say.quoted_words(plan.unembedding)), font_size=20,
-                                    color=th.dim)
-            fit_into(axes_note, full.width / 2 - 0.6, 0.5).next_to(head_note, UP, buff=0.15, aligned_edge=LEFT)
+            text = say("real.axes.note", axes=say.quoted_words(plan.unembedding))
+            axes_note = mixed_label(text, font_size=20, color=th.dim)
+            if axes_note.width > full.width / 2 - 0.6:  # over two lines at its size, not shrunk to 11 px
+                head_, _, rest = text.partition(": ")
+                axes_note = VGroup(mixed_label(head_ + ":", font_size=20, color=th.dim),
+                                   mixed_label(rest, font_size=20, color=th.dim)).arrange(DOWN, aligned_edge=LEFT,
+                                                                                          buff=0.08)
+            fit_into(axes_note, full.width / 2 - 0.6, 0.75).next_to(head_note, UP, buff=0.15, aligned_edge=LEFT)
             notes.append(axes_note)
         if plan.inputs_differ:  # the layer's input is no longer the lookup: say so on screen
             input_note = mixed_label(say(f"{T}.input_note", layer=plan.head.layer), font_size=20, color=th.dim)
@@ -255,13 +260,36 @@ class ContextSpace(Chapter):
         # a head whose ΔE is a stub on every phrase is said to barely move the word (measured, plan)
         closing = (f"{T}.closing_small_delta" if plan.small_delta else
                    f"{T}.closing_own_direction" if plan.own_direction else f"{T}.closing_own_delta")
-        with stage.narrating(say(closing, word=word)):
-            stage.play(*(a.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2"),
+        closing_text, against = say(closing, word=word), VGroup()
+        if plan.against:  # the lesson's own phrases moved the word against their story: said, and shown
+            # in the table's place (its figures, and the comparisons under it, are what the note reads)
+            said = self.against(stage, plan, names, word)
+            closing_text += " " + said
+            against = wrapped(said, table.width + 0.3, 24, th.highlight, 7)
+            top_y = table.get_top()[1]
+            fit_into(against, table.width + 0.3, top_y - notes[-1].get_top()[1] - 0.3)
+            against.move_to([table.get_left()[0] + against.width / 2, top_y - against.height / 2, 0])
+            drawn["against"] = against
+        with stage.narrating(closing_text):
+            stage.play(*([FadeIn(against), FadeOut(table)] + [FadeOut(b) for b in drawn["causal"] if b in stage.mobjects]
+                         if len(against) else []),
+                       *(a.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2"),
                        *(space.fade_out_label(a) for a in prev if a.kind == "dE" and a.label is not None), run_time=0.5)
             stage.play(space.rotation(-TURN, run_time=2.5))
             stage.wait(0.5)
         # and back after the caption: its last frame shows the space turned, as it says
         stage.play(space.rotation(TURN, run_time=2.0))
+
+    @staticmethod
+    def against(stage: Stage, plan: ContextPlan, names: list[str], word: str) -> str:
+        """One sentence: where, on this model, the phrases moved the word against their story."""
+        say = stage.say
+        items = []
+        for k, axis, move in plan.against:
+            kind = ("toward" if move > 0 else "away") if any(s.compare for s in plan.phrases[1:2]) else \
+                ("more" if move > 0 else "less")
+            items.append(say(f"{T}.against_{kind}", phrase=k + 1, word=word, axis=say.quote(names[axis])))
+        return say(f"{T}.against", items="; ".join(items))
 
     # --- pieces ---------------------------------------------------------------------------------
     @staticmethod
@@ -368,7 +396,10 @@ class ContextSpace(Chapter):
         if input_part is not None:  # the layer's inputs differ: say how much of the change is the head's
             heads = s.coords[1] - input_part.coords[1]
             if np.abs(heads).max() < 0.5 * np.abs(s.compare.change).max():  # "most of that": measured
-                text += " " + say(f"{T}.compare_input", most=say.number(float(np.abs(heads).max()), ".1f"))
+                # the head's share as the two tables' ΔE rows show it (one decimal each): a student
+                # subtracts the drawn +0.1 and −0.1 and finds 0.2, not the unrounded 0.14
+                drawn_heads = np.round(s.coords[1], 1) - np.round(input_part.coords[1], 1)
+                text += " " + say(f"{T}.compare_input", most=say.number(float(np.abs(drawn_heads).max()), ".1f"))
         with stage.narrating(text):
             stage.play(FadeIn(cmp), run_time=0.6)
             stage.wait(0.6)

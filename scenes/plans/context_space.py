@@ -34,12 +34,21 @@ class ContextVariant:
     # a real model's directions are words (their unembedding rows): the axes are the first of these
     # triples whose words the model spells as one token each
     real_axes: tuple[tuple[str, str, str], ...] = ()
+    # the story the lesson's own phrases tell (its example ids, in order): per phrase, (axis, +1 or -1),
+    # the way the phrase should move the word (against the previous phrase where `compare`, else against
+    # the other phrases). Measured on the model; where it runs the other way, the lesson says so.
+    examples: tuple[str, ...] = ()
+    story: tuple[tuple[tuple[int, int], ...], ...] = ()
 
 
 MOLE = ContextVariant("mole", ("animal", "chemistry", "medicine"),
-                      real_axes=(("animal", "chemistry", "skin"), ("animal", "science", "body")))
+                      real_axes=(("animal", "chemistry", "skin"), ("animal", "science", "body")),
+                      examples=("mole_animal", "mole_chemistry", "mole_medicine"),
+                      story=(((0, 1),), ((1, 1),), ((2, 1),)))
 EIFFEL_TOWER = ContextVariant("tower", ("paris", "small", "large"), compare=True,  # large last: vertical
-                              real_axes=(("paris", "small", "large"), ("france", "small", "big")))
+                              real_axes=(("paris", "small", "large"), ("france", "small", "big")),
+                              examples=("tower", "eiffel_tower", "miniature_eiffel_tower"),
+                              story=((), ((0, 1),), ((1, 1), (2, -1))))
 
 
 @dataclass(frozen=True)
@@ -107,6 +116,9 @@ class ContextPlan:
     # the head's ΔE is under DELTA_MIN on every shown axis in every phrase: its arrows are stubs, and
     # the lesson says the head barely moves the word here
     small_delta: bool = False
+    # where the lesson's own phrases move the word against their story: (phrase, axis, the move as
+    # drawn: E′ against the previous phrase's, or against the other phrases' mean), rounded as drawn
+    against: tuple[tuple[int, int, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -260,6 +272,7 @@ def plan_context(setting: Setting, variant: ContextVariant) -> ContextPlan:
             own_E=bool(np.abs((E - E0) @ basis).max() > 1e-3), attention=attention_mention(tr.tokens, w, i),
             delta=delta_terms(coords[1]), tag=tags[k], causal=causal_note(tr.tokens, i),
             compare=compare, honesty=read_head(tr.head(setting.head.layer, setting.head.head), i)))
+    against = against_story(setting, variant, [np.round(s.coords[2], 1) for s in phrases])
     view = choose_view(fit @ basis, np.array([s.E2 for s in phrases]) @ basis)
     best = [int(np.argmax(np.abs(s.coords[1]))) for s in phrases]
     reach = max(float(np.abs(s.coords[0]).max()) for s in phrases)  # the largest |E| on the axes
@@ -269,7 +282,30 @@ def plan_context(setting: Setting, variant: ContextVariant) -> ContextPlan:
                        unembedding=unembedding_words(setting.trace, names),
                        inputs_differ=setting.head.layer > 0 and any(s.own_E for s in phrases),
                        small_delta=all(float(np.abs(s.coords[1]).max()) < max(DELTA_MIN, STUB * reach)
-                                       for s in phrases))
+                                       for s in phrases), against=against)
+
+
+def against_story(setting: Setting, variant: ContextVariant, drawn: list) -> tuple:
+    """(phrase, axis, move) wherever the lesson's own phrases (its examples, in order: a user's phrases
+    tell no story we know) move the word against the variant's story. `drawn`: each phrase's E′ on
+    the axes as its table writes it (one decimal), so the figure said is one a student can check."""
+    offered = dict(setting.model.examples) if setting.model is not None else {}
+    own = [offered.get(e) for e in variant.examples]
+    if not variant.story or [tr.text for tr in setting.traces] != own:
+        return ()
+    out = []
+    for k, expected in enumerate(variant.story):
+        for axis, sign in expected:
+            if variant.compare:
+                if k == 0:
+                    continue
+                move = float(drawn[k][axis] - drawn[k - 1][axis])
+            else:
+                others = [drawn[j][axis] for j in range(len(drawn)) if j != k]
+                move = float(drawn[k][axis] - np.mean(others))
+            if move * sign < 0:
+                out.append((k, axis, round(move, 2)))
+    return tuple(out)
 
 
 def plan_lookup(setting: Setting, variant: ContextVariant) -> LookupPlan:
