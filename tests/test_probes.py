@@ -625,3 +625,7 @@ def test_eiffel_says_the_heads_share_as_its_tables_draw_it(smol, render_scene):
         most = float(re.search(r"at most ([0-9.]+)", caption).group(1))
         drawn = [max(abs(a - b) for a, b in zip(r1, r0)) for r0, r1 in zip(rows, rows[1:])]
         assert any(abs(most - d) < 1e-9 for d in drawn), (caption, rows)
+    # each phrase's own E takes the name E⃗ (the table's E⃗ row is its); the earlier Es drop theirs
+    es = [a for _, kind, a in scene.stage.drawn["context_space"]["arrows"] if kind == "E"]
+    assert len(es) == 3 and es[-1].label is not None and es[-1].label in scene.mobjects
+    assert all(a.label not in scene.mobjects for a in es[:-1])

@@ -144,10 +144,11 @@ class ContextSpace(Chapter):
             text = say("real.axes.note", axes=say.quoted_words(plan.unembedding))
             axes_note = mixed_label(text, font_size=20, color=th.dim)
             if axes_note.width > full.width / 2 - 0.6:  # over two lines at its size, not shrunk to 11 px
-                head_, _, rest = text.partition(": ")
-                axes_note = VGroup(mixed_label(head_ + ":", font_size=20, color=th.dim),
-                                   mixed_label(rest, font_size=20, color=th.dim)).arrange(DOWN, aligned_edge=LEFT,
-                                                                                          buff=0.08)
+                words = text.split(" ")  # broken where the two lines come out most even
+                cut = min(range(1, len(words)), key=lambda c: abs(len(" ".join(words[:c])) - len(" ".join(words[c:]))))
+                axes_note = VGroup(mixed_label(" ".join(words[:cut]), font_size=20, color=th.dim),
+                                   mixed_label(" ".join(words[cut:]), font_size=20, color=th.dim)
+                                   ).arrange(DOWN, aligned_edge=LEFT, buff=0.08)
             fit_into(axes_note, full.width / 2 - 0.6, 0.75).next_to(head_note, UP, buff=0.15, aligned_edge=LEFT)
             notes.append(axes_note)
         if plan.inputs_differ:  # the layer's input is no longer the lookup: say so on screen
@@ -186,11 +187,18 @@ class ContextSpace(Chapter):
             new_table.cells[2].set_opacity(0)
             drawn["tables"].append(new_table)
             own_E = None
-            if s.own_E:  # this phrase's own E when it differs from the generic one on these axes
-                own_E = space.arrow(s.E, th.embedding, None, name=f"E{k}", attach=False)
+            earlier_E = [a for _, kind, a in drawn["arrows"] if kind == "E"]
+            if s.own_E:  # this phrase's own E when it differs from the generic one on these axes: it takes
+                # the name E⃗ (the table's E⃗ row is this one), the earlier Es dim and drop theirs
+                own_E = space.arrow(s.E, th.embedding, symbol_source("E"), name=f"E{k}", attach=False)
+                own_E.kind = "E"
                 drawn["arrows"].append((k, "E", own_E))
             intro = [FadeIn(new_row) if row is None else FadeTransform(row, new_row),
                      FadeIn(new_table) if table is None else FadeTransform(table, new_table)]
+            if own_E is not None:
+                intro += [a.animate.set_opacity(0.35) for a in earlier_E]
+                intro += [space.fade_out_label(a) for a in earlier_E
+                          if getattr(a, "label", None) is not None and a.label in stage.mobjects]
             if prev:
                 intro += [a.animate.set_opacity(0.35) for a in prev]
                 intro += [space.fade_out_label(a) for a in prev if getattr(a, "label", None) is not None and a.kind == "dE"]
@@ -267,7 +275,10 @@ class ContextSpace(Chapter):
             closing_text += " " + said
             against = wrapped(said, table.width + 0.3, 24, th.highlight, 7)
             top_y = table.get_top()[1]
-            fit_into(against, table.width + 0.3, top_y - notes[-1].get_top()[1] - 0.3)
+            # down to the notes under the table (the picture in the corner is a note above it)
+            floor = max((n.get_top()[1] for n in notes if n.get_center()[1] < table.get_center()[1]),
+                        default=full.bottom)
+            fit_into(against, table.width + 0.3, max(0.5, top_y - floor - 0.3))
             against.move_to([table.get_left()[0] + against.width / 2, top_y - against.height / 2, 0])
             drawn["against"] = against
         with stage.narrating(closing_text):

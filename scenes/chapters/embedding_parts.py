@@ -145,8 +145,10 @@ def self_weight(say: Say, theme, weight: float, target, font_size: float = 18, a
         from ..review import clear_of
 
         up = top[1] + 0.08 + out.height / 2
-        spots = [[top[0], up, 0], [right[0] - out.width / 2, up, 0], [right[0] + 0.1 + out.width / 2, up, 0],
-                 right_mid]
+        down = target.get_bottom()[1] - 0.08 - out.height / 2
+        # over the word, then under it; over the next word only last (it read as that word's weight)
+        spots = [[top[0], up, 0], [right[0] - out.width / 2, up, 0], [top[0], down, 0],
+                 [right[0] + 0.1 + out.width / 2, up, 0], right_mid]
         if beside:
             spots = [right_mid, *spots[:-1]]
         out.move_to(first_clear(out, spots, strokes, LABEL_ROOM))
