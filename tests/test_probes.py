@@ -229,6 +229,12 @@ def test_chapters_name_what_an_unnamed_head_really_does(unnamed_inputs, sink):
                 w = tr.head(L, H).pattern[q]
                 for j in plan.honesty.others:
                     assert tr.tokens[j] in text and Say(lang).number(float(w[j]), ".2f") in text
+                # the items add up to the remaining share as written ("0.44: 0.32 and 0.08" did not)
+                if "rest" in plan.honesty.params:
+                    named = sum(round(float(w[j]), 2) for j in plan.honesty.others)
+                    left = round(float(plan.honesty.params["rest"]), 2) - named
+                    said = Say(lang)("real.note.rest_item", weight=left).split(" ")[-1]
+                    assert (said in text) == (left >= 0.005), (text, left)
         else:
             assert plan.honesty.note != "real.note.first_token"
 

@@ -113,8 +113,13 @@ def note_text(say, honesty: Honesty, tokens) -> str | None:
         if name in p:
             p[name] = say.quote(tokens[p[name]])
     if "others" in p:  # each with its weight: "get the most" read as the toy's story beside 0.32 and 0.08
-        p["others"] = say.words([say("real.note.other_item", word=say.quote(tokens[j]), weight=w)
-                                 for j, w in zip(honesty.others, honesty.other_weights)])
+        items = [say("real.note.other_item", word=say.quote(tokens[j]), weight=w)
+                 for j, w in zip(honesty.others, honesty.other_weights)]
+        # and what the named ones leave of the remaining share, so the items add up as written
+        left = round(float(p.get("rest", 0.0)), 2) - sum(round(w, 2) for w in honesty.other_weights)
+        if "rest" in p and left >= 0.005:
+            items.append(say("real.note.rest_item", weight=left))
+        p["others"] = say.words(items)
     return say(honesty.note, **p)
 
 
