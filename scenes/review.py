@@ -579,7 +579,8 @@ class Linter(Observer):
         scale = 720.0 / (camera[3] - camera[1])  # px at 720p per unit, with the camera's zoom
         self.check_sizes(scene, texts, scale)
         self.check_merged_labels(scene, mobs, scale)
-        self.check_subscripts(scene, mobs, scale)
+        for px, box, why in small_subscripts(mobs, scale):  # a grid's K⃗ⱼ·Q⃗ᵢ subscripts
+            self.add(scene, "text_size", f"K·Q subscripts {px:.1f} px < 11 px", _where(box), why, key=("sub", round(px)))
         self.check_overlaps(scene, texts)
         self.check_decimals(scene, texts)
         self.check_number_locale(scene, texts)
@@ -587,8 +588,7 @@ class Linter(Observer):
         self.check_sums(scene, mobs, texts)
         self.check_label_clear(scene, texts)
         for m, text, far, box in labels_far_from_their_points(mobs):  # label_near: near its point, or tied
-            self.add(scene, "label_near", f"{_short(text)} is {far:.2f} units from the point it names (or nearer "
-                                          f"another label's point), with no line to it",
+            self.add(scene, "label_near", f"{_short(text)}: {far:.2f} units from its point, or nearer another's, no line",
                      _where(box), (getattr(m, "lint_exempt", None) or {}).get("label_near"), key=(id(m),))
         for rule, what, box, key in shape_findings(mobs, scale):  # legend dots, 3-D axes (review_shapes.py)
             self.add(scene, rule, what, _where(box), key=key)
@@ -627,22 +627,6 @@ class Linter(Observer):
                 self.add(scene, "text_size", f"a grid's labels {px:.1f} px < {MIN_TEXT_PX:.0f} px", _where(_box(mob)),
                          ex.get("text_size"), key=("grid labels", round(px)))
 
-    def check_subscripts(self, scene, mobs, scale: float) -> None:
-        """A grid showing K⃗ⱼ·Q⃗ᵢ in its cells: the subscripts say which key and which query, so their
-        digits are held to the text size (they read 7-9 px before)."""
-        for top in mobs:
-            for m in top.get_family():
-                info = getattr(m, "lint_subscript", None)
-                if info is None or getattr(m, "content_kind", None) != "symbols" or not _seen(m):
-                    continue
-                digit, ref, ref_height = info
-                px = digit * (ref.height / ref_height) * scale
-                if px < MIN_TEXT_PX - 0.05:
-                    self.add(scene, "text_size", f"a grid's K·Q subscripts {px:.1f} px < {MIN_TEXT_PX:.0f} px",
-                             _where(_box(VGroupOf(m.lines.family_members_with_points(), ""))),
-                             (getattr(m, "lint_exempt", None) or {}).get("text_size"),
-                             key=("subscripts", round(px)))
-
     def check_overlaps(self, scene, texts) -> None:
         if len(texts) < 2:
             return
@@ -670,9 +654,8 @@ class Linter(Observer):
     def check_underscores(self, scene, texts) -> None:
         for t in texts:
             if NAMED_TWICE.search(t.text):
-                self.add(scene, "named_twice", f"{_short(t.text)} names its head twice: leave the role out where "
-                                               f"the head has none", _where(t.box), t.exempt.get("named_twice"),
-                         key=("twice", t.text))
+                self.add(scene, "named_twice", f"{_short(t.text)} names its head twice", _where(t.box),
+                         t.exempt.get("named_twice"), key=("twice", t.text))
             if "_" in t.text:
                 self.add(scene, "typeset_math", f"{_short(t.text)} is drawn with a raw underscore", _where(t.box),
                          t.exempt.get("typeset_math"), key=(t.text,))
@@ -745,10 +728,8 @@ class Linter(Observer):
 
     def check_number_locale(self, scene, texts) -> None:
         """Numbers drawn in the other language's convention (65,536 in Portuguese reads 65,5)."""
-        for t in texts:
-            found = foreign_numbers(t.text, self.lang)  # a grid's cell as much as a caption
-            if found:
-                token, why = found[0]
+        for t in texts:  # a grid's cell as much as a caption
+            for token, why in foreign_numbers(t.text, self.lang)[:1]:
                 self.add(scene, "number_locale", f"{token} in {_short(t.text)}: {why}", _where(t.box),
                          t.exempt.get("number_locale"), key=(t.text,))
 
@@ -870,6 +851,23 @@ def _shown_of(x) -> str | None:
     if not _seen(x):
         return None
     return str(getattr(x, "shown", None) or getattr(x, "original_text", None) or getattr(x, "text", "") or "")
+
+
+def small_subscripts(mobs, scale: float) -> list:
+    """(px, box, declared exception) for each visible grid showing K⃗ⱼ·Q⃗ᵢ whose subscripts stand under the
+    text size: they say which key and which query, so their digits are text (they read 7-9 px before)."""
+    out = []
+    for top in mobs:
+        for m in top.get_family():
+            info = getattr(m, "lint_subscript", None)
+            if info is None or getattr(m, "content_kind", None) != "symbols" or not _seen(m):
+                continue
+            digit, ref, ref_height = info
+            px = digit * (ref.height / ref_height) * scale
+            if px < MIN_TEXT_PX - 0.05:
+                out.append((px, _box(VGroupOf(ref.family_members_with_points(), "")),
+                            (getattr(m, "lint_exempt", None) or {}).get("text_size")))
+    return out
 
 
 def labels_far_from_their_points(mobs) -> list:

@@ -67,6 +67,18 @@ def score_decimals(tied: dict, digit_px_at) -> int:
     return 2 if tied and digit_px_at(2) >= MIN_NUMBER_PX else 1
 
 
+def tie_notes(say, th, plan: FlashPlan, s, tied: dict, width: float) -> list:
+    """Under a step's table: for each of its rows whose tile shows two scores equal at one decimal
+    (where two decimals do not fit), the two scores to two decimals."""
+    notes = []
+    for a, i in enumerate(range(*s.rows)):
+        pair = tied.get(i)
+        if pair and not s.skipped and all(np.isclose(np.ravel(s.scores[a]), x).any() for x in pair):
+            notes.append(wrapped(say(f"{T}.tie", word=say.quote(plan.tokens[i]), shown=score_text(pair[0]),
+                                     a=fixed(pair[0], 2), b=fixed(pair[1], 2)), width, 22, th.dim, 2))
+    return notes
+
+
 def factor_digits(x: float) -> int:
     """Decimals for a rescaling factor: three, more when it is smaller (two significant digits), at most eight."""
     return 3 if x <= 0 else min(8, max(3, 1 - floor(log10(x))))
@@ -292,12 +304,7 @@ class Flash(Chapter):
             head_, _, number = note.rpartition(" ")  # the factor is never broken from the word before it
             note = f"{head_}\u00a0{number}" if head_ else note
             parts.append(wrapped(note, max(table.width, where.width), 22, th.highlight, 2))
-        for a, i in enumerate(range(*s.rows)):
-            pair = (tied or {}).get(i)
-            if pair and not s.skipped and all(np.isclose(np.ravel(s.scores[a]), x).any() for x in pair):
-                note = say(f"{T}.tie", word=say.quote(plan.tokens[i]), shown=score_text(pair[0]),
-                           a=fixed(pair[0], 2), b=fixed(pair[1], 2))
-                parts.append(wrapped(note, max(table.width, where.width), 22, th.dim, 2))
+        parts += tie_notes(say, th, plan, s, tied or {}, max(table.width, where.width))
         return VGroup(*parts).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
 
     def finish(self, stage: Stage, plan: FlashPlan, drawn: dict, grid: VGroup) -> None:

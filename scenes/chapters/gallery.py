@@ -75,10 +75,13 @@ class WordsAndVector(Beat):
         with stage.narrating(self.say(stage, "caption_vector", count=len(plan.embedding))):
             stage.play(FadeIn(col, shift=DOWN * 0.3), run_time=0.8)
             stage.wait(1.0)
+        # two captions: the storyboard's frame at the end of each shows the column folded, then unfolded
         with stage.narrating(self.say(stage, "caption_fold")):
             stage.play(col.collapse(run_time=0.8))
-            stage.wait(0.3)
+            stage.wait(0.6)
+        with stage.narrating(self.say(stage, "caption_unfold")):
             stage.play(col.expand(run_time=0.8))
+            stage.wait(0.3)
         with stage.narrating(self.say(stage, "caption_bubble")):
             stage.play(bubble.grow(), run_time=0.6)
             stage.wait(1.2)

@@ -34,6 +34,23 @@ TOP_SHRINK = 0.85  # a head's title shrinks at most this much to stay on one lin
 CELL_GAP = 0.25  # between two heads' columns: their titles never touch
 
 
+def compare_caption(plan: MultiHeadPlan, same: bool) -> str:
+    """The closing caption's key. The same word's E drawn differently in two sentences (its position
+    added, or earlier layers): the caption says why rather than "the same lookup" beside two
+    different Es; where the table's projections read the same, it says the change lies elsewhere."""
+    starts: dict[str, list] = {}
+    for s in plan.sentences:
+        # the E (its entries as the sum frames showed them) and its projections as the table shows them
+        starts.setdefault(s.tokens[s.focus], []).append(([round(float(a), 2) for a in s.E],
+                                                         [round(float(a), 2) for a, _ in s.projections]))
+    shifted = any(len({tuple(e) + tuple(p) for e, p in vs}) > 1 for vs in starts.values())
+    drawn_same = all(len({tuple(p) for _, p in vs}) == 1 for vs in starts.values())
+    return f"{T}.caption_compare" if not same else (
+        f"{T}.caption_compare_same_layers" if plan.real and plan.layer > 0 and shifted else
+        f"{T}.caption_compare_same_hidden" if shifted and drawn_same else
+        f"{T}.caption_compare_same_shifted" if shifted else f"{T}.caption_compare_same")
+
+
 def head_name(say, plan: MultiHeadPlan, h: HeadProposal, tokens=None) -> str:
     """The head's role in words (common roles, then this lesson's measured ones), else its layer and
     number. Over a sentence where the role has nothing to act on (h.idle), the label says so too."""
@@ -362,21 +379,7 @@ class MultiHead(Chapter):
         title.become(label(say(f"{T}.compare_title" if same else f"{T}.compare_title_other"), 30, th.text))
         stage.region("title").fit(title)
         table_ = grid
-        # the same word's E drawn differently in two sentences (its position added, or earlier layers):
-        # the caption says why rather than "the same lookup" beside two different Es
-        starts: dict[str, list] = {}
-        for s in plan.sentences:
-            # the E (its entries as the sum frames showed them) and its projections as this table shows them
-            starts.setdefault(s.tokens[s.focus], []).append(([round(float(a), 2) for a in s.E],
-                                                             [round(float(a), 2) for a, _ in s.projections]))
-        shifted = any(len({tuple(e) + tuple(p) for e, p in vs}) > 1 for vs in starts.values())
-        # the table shows only the projections: where they read the same, the caption says the change is elsewhere
-        drawn_same = all(len({tuple(p) for _, p in vs}) == 1 for vs in starts.values())
-        key = f"{T}.caption_compare" if not same else (
-            f"{T}.caption_compare_same_layers" if plan.real and plan.layer > 0 and shifted else
-            f"{T}.caption_compare_same_hidden" if shifted and drawn_same else
-            f"{T}.caption_compare_same_shifted" if shifted else f"{T}.caption_compare_same")
-        with stage.narrating(say(key)):
+        with stage.narrating(say(compare_caption(plan, same))):
             stage.play(FadeIn(title), FadeIn(table_, lag_ratio=0.15), run_time=1.5)
             stage.wait(2.0)
         return table_
