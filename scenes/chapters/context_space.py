@@ -29,6 +29,16 @@ from .embedding_parts import (
 )
 
 T = "embeddings.context"
+
+
+def cover(box, table) -> list:
+    """The table steps aside while a note that took its place is shown (`lower_left`)..."""
+    return [FadeOut(table)] if getattr(box, "covers_table", False) else []
+
+
+def uncover(box, table) -> list:
+    """...and comes back as it was (rows not yet shown stay hidden: FadeIn restores its state)."""
+    return [FadeIn(table)] if getattr(box, "covers_table", False) else []
 # a small picture beside a lesson's phrases: the chapter that shows it, and the drawing
 PICTURES = {"mole": ("same_lookup", mole_animal), "tower": ("context_space", tower)}
 TURN = 35 * DEGREES  # the closing turn of the space: there and back
@@ -235,9 +245,9 @@ class ContextSpace(Chapter):
                 self.lower_left(plate, table, notes)
                 drawn.setdefault("honest_plates", []).append(plate)
                 with stage.narrating(honest):
-                    stage.play(FadeIn(plate, shift=UP * 0.1), run_time=0.6)
+                    stage.play(FadeIn(plate, shift=UP * 0.1), *cover(plate, table), run_time=0.6)
                     stage.wait(1.0)
-                stage.play(FadeOut(plate), run_time=0.4)
+                stage.play(FadeOut(plate), *uncover(plate, table), run_time=0.4)
                 stage.remove(plate)
             if s.causal is not None:
                 self.causal_note(stage, s, row, word, table, notes)
@@ -348,8 +358,13 @@ class ContextSpace(Chapter):
         texts = [n for n in notes if n is not None and n.get_x() < 0 and n.get_y() < 0]
         floor = max(n.get_top()[1] for n in texts) + 0.15 if texts else -3.9
         ceiling = table.get_bottom()[1] - 0.15
+        # where the room under the table would shrink its text (a real model's notes under a tall table),
+        # it takes the table's place while it is shown (box.covers_table: the caller fades the table)
+        box.covers_table = box.height > 0.9 * (ceiling - floor)
+        if box.covers_table:
+            ceiling = table.get_top()[1]
         fit_into(box, 5.8, max(ceiling - floor, 1.0))
-        box.to_edge(LEFT, buff=0.4).set_y((ceiling + floor) / 2)
+        box.to_edge(LEFT, buff=0.4).set_y(ceiling - box.height / 2 if box.covers_table else (ceiling + floor) / 2)
         return box
 
     def causal_note(self, stage: Stage, s: Phrase, row: WordBoxes, word: str, table: VGroup, notes: list):
@@ -360,9 +375,9 @@ class ContextSpace(Chapter):
         stage.drawn[ContextSpace.key]["causal"].append(box)
         later = list(s.causal.later)
         with stage.narrating(say(f"{T}.caption_causal", word=word, after=say.quote(s.causal.after))):
-            stage.play(row.animate.recolor(later, th.mask), FadeIn(box), run_time=0.7)
+            stage.play(row.animate.recolor(later, th.mask), FadeIn(box), *cover(box, table), run_time=0.7)
             stage.wait(2.5)
-        stage.play(FadeOut(box), row.animate.recolor(later, th.dim), run_time=0.5)
+        stage.play(FadeOut(box), row.animate.recolor(later, th.dim), *uncover(box, table), run_time=0.5)
 
     @staticmethod
     def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str], axes: tuple[str, ...],
@@ -384,7 +399,16 @@ class ContextSpace(Chapter):
         nums = baseline_row([baseline_row([label(n, font_size=22, color=th.dim),
                                            number(c, kind, font_size=24, color=th.updated)], buff=0.12)
                              for n, c in zip(names, s.compare.change)], buff=0.4)
-        cmp = VGroup(vs, nums).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+        most = None
+        if input_part is not None:  # the layer's inputs differ: say how much of the change is the head's
+            heads = s.coords[1] - input_part.coords[1]
+            if np.abs(heads).max() < 0.5 * np.abs(s.compare.change).max():  # "most of that": measured
+                # the head's share as the two tables' ΔE rows show it (one decimal each): a student
+                # subtracts the drawn +0.1 and −0.1 and finds 0.2, not the unrounded 0.14; on screen too
+                drawn_heads = np.round(s.coords[1], 1) - np.round(input_part.coords[1], 1)
+                most = say.number(float(np.abs(drawn_heads).max()), ".1f")
+        share = [label(say(f"{T}.compare_head_share", most=most), font_size=22, color=th.delta)] if most else []
+        cmp = VGroup(vs, nums, *share).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
         # clear of the space and its axis names (they swing round when the space turns)
         space = stage.drawn[ContextSpace.key]["space"]
         room = room_left_of(space) - table.get_left()[0]
@@ -400,17 +424,19 @@ class ContextSpace(Chapter):
             if clearance(box_of(cmp), lines) >= 0.1:
                 break
             cmp.shift(DOWN * 0.1)
+        # never onto the notes under it (the turn comes at the end; a lesson that owns up to its story
+        # then shows its note in the table's place)
+        drawn = stage.drawn[ContextSpace.key]
+        notes = [drawn.get(k) for k in ("head_note", "axes_note", "input_note") if drawn.get(k) is not None]
+        floor = max((n.get_top()[1] for n in notes), default=-4.0) + 0.12
+        if cmp.get_bottom()[1] < floor:
+            cmp.shift(UP * (floor - cmp.get_bottom()[1]))
         table.add(cmp)
         stage.drawn[ContextSpace.key].setdefault("comparisons", []).append(cmp)
         text = delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, axes,
                              spec="+.1f" if exact else "+.2f", before=before)
-        if input_part is not None:  # the layer's inputs differ: say how much of the change is the head's
-            heads = s.coords[1] - input_part.coords[1]
-            if np.abs(heads).max() < 0.5 * np.abs(s.compare.change).max():  # "most of that": measured
-                # the head's share as the two tables' ΔE rows show it (one decimal each): a student
-                # subtracts the drawn +0.1 and −0.1 and finds 0.2, not the unrounded 0.14
-                drawn_heads = np.round(s.coords[1], 1) - np.round(input_part.coords[1], 1)
-                text += " " + say(f"{T}.compare_input", most=say.number(float(np.abs(drawn_heads).max()), ".1f"))
+        if most is not None:
+            text += " " + say(f"{T}.compare_input", most=most)
         with stage.narrating(text):
             stage.play(FadeIn(cmp), run_time=0.6)
             stage.wait(0.6)
