@@ -169,9 +169,10 @@ class CrossAttention(Chapter):
             with stage.narrating(say(f"{T}.caption_spread", count=len(plan.spread), words=words, weight=plan.spread_max)):
                 stage.play(*self.focus_lines(stage, lines, plan.spread, th.query),
                            en.animate.reset().highlight(list(plan.spread), th.query), fr.animate.reset(), run_time=0.8)
-                # the line the figure belongs to stands out from the faint others, and its French word too
+                # the line the figure belongs to stands out from the faint others by its width, and its
+                # French word too; its opacity stays its weight, as frame one said (0.18 drawn solid overstated it)
                 top, width = lines[(q, k)], lines[(q, k)].get_stroke_width()
-                stage.play(FadeIn(tag), top.animate.set_stroke(opacity=1.0, width=width * 2),
+                stage.play(FadeIn(tag), top.animate.set_stroke(opacity=top.weight, width=width * 2.5),
                            fr.animate.highlight(k, th.key), run_time=0.4)
                 stage.wait(0.6)
             stage.play(FadeOut(tag), top.animate.set_stroke(opacity=top.weight, width=width), run_time=0.3)
