@@ -465,6 +465,14 @@ def test_last_token_drawing(rendered, tracer, toy_model):
     else:
         assert f"{mean:.2f}" in text_of(drawn["note"])
     on_screen(scene)
+    # a word the passage holds more than once is named with how far back it is ("␣the" three times read
+    # as one word): every strongest key that repeats says its distance, the others do not
+    plan = scene.plans[0]
+    for h, panel in drawn["panels"].items():
+        text = text_of(panel)
+        for k in plan.heads[h].strongest:
+            if k != last and tr.tokens[:last + 1].count(tr.tokens[k]) > 1:
+                assert f"({last - k} back)" in text, text
 
 
 def test_last_token_custom_passage_stays_on_screen(rendered):

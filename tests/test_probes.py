@@ -635,3 +635,23 @@ def test_eiffel_says_the_heads_share_as_its_tables_draw_it(smol, render_scene):
     es = [a for _, kind, a in scene.stage.drawn["context_space"]["arrows"] if kind == "E"]
     assert len(es) == 3 and es[-1].label is not None and es[-1].label in scene.mobjects
     assert all(a.label not in scene.mobjects for a in es[:-1])
+
+
+@pytest.mark.render
+def test_last_token_tells_a_repeated_word_apart(smol, render_scene):
+    """SmolLM2's panels read "strongest: ␣the 0.10, ␣the 0.10": which "␣the"? Each repeated word is
+    named with how far back it stands."""
+    from attention_manim.scenes.lessons import LAST_TOKEN
+
+    scene, _ = render_scene(LAST_TOKEN, smol_inputs(smol), png=False, size=(128, 72))
+    plan, drawn = scene.plans[0], scene.stage.drawn["last_token"]
+    tokens, last = plan.tokens, plan.last
+    repeated = 0
+    for h, panel in drawn["panels"].items():
+        text = " ".join(m.original_text for m in panel.get_family() if hasattr(m, "original_text"))
+        head = next(x for x in plan.heads if x.head == h)
+        for k in head.strongest:
+            if k != last and tokens[:last + 1].count(tokens[k]) > 1:
+                repeated += 1
+                assert f"({last - k} back)" in text, text
+    assert repeated, "the murder mystery repeats ␣the among the strongest keys"

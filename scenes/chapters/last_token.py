@@ -152,8 +152,11 @@ class LastToken(Chapter):
         title = label(text, font_size=26, color=th.text)
         items = {}
         for n, k in enumerate(h.strongest):
-            item = f"{T}.item_self" if k == plan.last else f"{T}.item"
-            items[f"i{n}"] = say(item, word=say.quote(plan.tokens[k]), weight=say.number(float(h.weights[k]), ".2f"))
+            # a word the passage has more than once ("␣the" three times) is told apart by how far back it is
+            twice = plan.tokens[:plan.last + 1].count(plan.tokens[k]) > 1
+            item = f"{T}.item_self" if k == plan.last else f"{T}.item_back" if twice else f"{T}.item"
+            items[f"i{n}"] = say(item, word=say.quote(plan.tokens[k]), weight=say.number(float(h.weights[k]), ".2f"),
+                                 back=plan.last - k)
         detail = label(say(f"{T}.strongest_{len(h.strongest)}", **items), font_size=24, color=th.text)
         far = label(say(f"{T}.reach", weight=say.number(h.reach, ".2f")), font_size=24, color=th.text)
         return VGroup(title, detail, far).arrange(DOWN, buff=0.14)
