@@ -189,7 +189,7 @@ class ContextSpace(Chapter):
         for k, s in enumerate(plan.phrases):
             new_row = WordBoxes(s.tokens, theme=th, font_size=32, max_width=full.width - 1.1).move_to([0, 2.68, 0])
             new_row.highlight(s.focus, th.query)
-            new_table = self.table(stage, s, names)
+            new_table = axes_table(stage, s, names)
             t_title = label(say(f"{T}.table_title", word=word), font_size=20, color=th.dim)
             t_title.next_to(new_table, UP, buff=0.25).align_to(new_table, LEFT)
             new_table.add(t_title)
@@ -281,7 +281,7 @@ class ContextSpace(Chapter):
         closing_text, against = say(closing, word=word), VGroup()
         if plan.against:  # the lesson's own phrases moved the word against their story: said, and shown
             # in the table's place (its figures, and the comparisons under it, are what the note reads)
-            said = self.against(stage, plan, names, word)
+            said = against_text(stage, plan, names, word)
             closing_text += " " + said
             against = wrapped(said, table.width + 0.3, 24, th.highlight, 7)
             top_y = table.get_top()[1]
@@ -301,57 +301,7 @@ class ContextSpace(Chapter):
         # and back after the caption: its last frame shows the space turned, as it says
         stage.play(space.rotation(TURN, run_time=2.0))
 
-    @staticmethod
-    def against(stage: Stage, plan: ContextPlan, names: list[str], word: str) -> str:
-        """One sentence: where, on this model, the phrases moved the word against their story."""
-        say = stage.say
-        items = []
-        for k, axis, move in plan.against:
-            kind = ("toward" if move > 0 else "away") if any(s.compare for s in plan.phrases[1:2]) else \
-                ("more" if move > 0 else "less")
-            items.append(say(f"{T}.against_{kind}", phrase=k + 1, word=word, axis=say.quote(names[axis])))
-        return say(f"{T}.against", items="; ".join(items))
-
     # --- pieces ---------------------------------------------------------------------------------
-    @staticmethod
-    def table(stage: Stage, phrase: Phrase, names: list[str]) -> VGroup:
-        """Rows E, ΔE, E′ × the three axes: the real projections (what the arrows show)."""
-        th = stage.theme
-        header = [label(n, font_size=20, color=th.text) for n in names]
-        step_x = max(1.45, max(h.width for h in header) + 0.35)
-        col_x = [k * step_x for k in range(3)]
-        for h, x in zip(header, col_x):
-            h.move_to([x, 0, 0])
-        for h in header[1:]:  # one baseline, whatever the descenders
-            h.shift(UP * (text_baseline(header[0]) - text_baseline(h)))
-        rows, cells = VGroup(), []
-        sources = (symbol_source("E"), symbol_source("E", delta=True), symbol_source("E", prime=True))
-        for r, (src, color, c) in enumerate(zip(sources, (th.embedding, th.delta, th.updated), phrase.coords)):
-            y = -0.5 * (r + 1)
-            sym = math(src, font_size=26, color=color).move_to([-1.2, y, 0])
-            nums = VGroup(*(number(c[k], "vec", font_size=22, color=color).move_to([col_x[k], y, 0])
-                            for k in range(3)))
-            cells.append(nums)
-            rows.add(VGroup(sym, nums))
-        # E + ΔE = E′ on each axis as drawn: where the rounded figures miss, E′ is marked ≈ and a note
-        # says why (both come in with the E′ row); the lint checks every column adds up or is marked
-        e, d, e2 = phrase.coords[:3]
-        marks = {}
-        for k in range(3):
-            if misses((float(e[k]), float(d[k])), float(e2[k])):
-                marks[k] = label(stage.say("common.rounding.mark"), 22, th.dim).next_to(cells[2][k], LEFT, buff=0.06)
-        t = VGroup(VGroup(*header), rows, *marks.values())
-        fit_into(t, 5.0, 3.0).to_edge(LEFT, buff=0.55).set_y(0.55)
-        for k in range(3):
-            declare_sum(t, [cells[0][k], cells[1][k]], cells[2][k], [marks[k]] if k in marks else [], name=f"axis {k}")
-        cells[2].add(*marks.values())
-        if marks:
-            note = fit_into(label(stage.say("common.rounding.cells"), 18, th.dim), t.width, 0.4)
-            note.next_to(t, DOWN, buff=0.12).align_to(t, LEFT)
-            cells[2].add(note)
-        t.cells = cells
-        return t
-
     @staticmethod
     def lower_left(box: VGroup, table: VGroup, notes: list) -> VGroup:
         """`box` in the lower left: under the table, over the notes at the bottom (never on them)."""
@@ -440,3 +390,53 @@ class ContextSpace(Chapter):
         with stage.narrating(text):
             stage.play(FadeIn(cmp), run_time=0.6)
             stage.wait(0.6)
+
+
+def axes_table(stage: Stage, phrase: Phrase, names: list[str]) -> VGroup:
+    """Rows E, ΔE, E′ × the three axes: the real projections (what the arrows show)."""
+    th = stage.theme
+    header = [label(n, font_size=20, color=th.text) for n in names]
+    step_x = max(1.45, max(h.width for h in header) + 0.35)
+    col_x = [k * step_x for k in range(3)]
+    for h, x in zip(header, col_x):
+        h.move_to([x, 0, 0])
+    for h in header[1:]:  # one baseline, whatever the descenders
+        h.shift(UP * (text_baseline(header[0]) - text_baseline(h)))
+    rows, cells = VGroup(), []
+    sources = (symbol_source("E"), symbol_source("E", delta=True), symbol_source("E", prime=True))
+    for r, (src, color, c) in enumerate(zip(sources, (th.embedding, th.delta, th.updated), phrase.coords)):
+        y = -0.5 * (r + 1)
+        sym = math(src, font_size=26, color=color).move_to([-1.2, y, 0])
+        nums = VGroup(*(number(c[k], "vec", font_size=22, color=color).move_to([col_x[k], y, 0])
+                        for k in range(3)))
+        cells.append(nums)
+        rows.add(VGroup(sym, nums))
+    # E + ΔE = E′ on each axis as drawn: where the rounded figures miss, E′ is marked ≈ and a note
+    # says why (both come in with the E′ row); the lint checks every column adds up or is marked
+    e, d, e2 = phrase.coords[:3]
+    marks = {}
+    for k in range(3):
+        if misses((float(e[k]), float(d[k])), float(e2[k])):
+            marks[k] = label(stage.say("common.rounding.mark"), 22, th.dim).next_to(cells[2][k], LEFT, buff=0.06)
+    t = VGroup(VGroup(*header), rows, *marks.values())
+    fit_into(t, 5.0, 3.0).to_edge(LEFT, buff=0.55).set_y(0.55)
+    for k in range(3):
+        declare_sum(t, [cells[0][k], cells[1][k]], cells[2][k], [marks[k]] if k in marks else [], name=f"axis {k}")
+    cells[2].add(*marks.values())
+    if marks:
+        note = fit_into(label(stage.say("common.rounding.cells"), 18, th.dim), t.width, 0.4)
+        note.next_to(t, DOWN, buff=0.12).align_to(t, LEFT)
+        cells[2].add(note)
+    t.cells = cells
+    return t
+
+
+def against_text(stage: Stage, plan: ContextPlan, names: list[str], word: str) -> str:
+    """One sentence: where, on this model, the phrases moved the word against their story."""
+    say = stage.say
+    items = []
+    for k, axis, move in plan.against:
+        kind = ("toward" if move > 0 else "away") if any(s.compare for s in plan.phrases[1:2]) else \
+            ("more" if move > 0 else "less")
+        items.append(say(f"{T}.against_{kind}", phrase=k + 1, word=word, axis=say.quote(names[axis])))
+    return say(f"{T}.against", items="; ".join(items))

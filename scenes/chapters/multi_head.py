@@ -188,10 +188,9 @@ class MultiHead(Chapter):
                                          weight=float(h.row[s.focus]), least=at_least(h.idle or 0.0))):
                     stage.play(cell[0][0].animate.set_color(th.highlight),
                                *([FadeIn(shown)] if shown is not None else []), run_time=0.4)
-                    stage.wait(0.6)
-                    stage.play(cell[0][0].animate.set_color(th.text), run_time=0.3)
-                if shown is not None:
-                    stage.play(FadeOut(shown), run_time=0.2)
+                    stage.wait(0.9)  # the head named stays lit to the caption's end (its frame says which)
+                stage.play(cell[0][0].animate.set_color(th.text), *([FadeOut(shown)] if shown is not None else []),
+                           run_time=0.3)
         else:
             with stage.narrating(say(f"{T}.caption_heads_many", count=n, word=word)):
                 stage.wait(1.5)
