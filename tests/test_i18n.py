@@ -216,6 +216,8 @@ def test_ko_says_attention_one_way_for_each_meaning():
     mixed = [t for t in texts if re.search(r"주의 (메커니즘|블록)|어텐션 패턴|(?<!교차 )어텐션 가중치|어텐션을 (두|둡)", t)]
     assert not mixed, mixed[:3]
     assert sum("어텐션 메커니즘" in t for t in texts) >= 1 and sum("주의 패턴" in t for t in texts) >= 5
+    # and no third word: 주목 ("attends to") read beside 주의 as another quantity
+    assert not [t for t in texts if "주목" in t]
 
 
 def test_pt_says_score_in_portuguese():
