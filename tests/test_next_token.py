@@ -245,6 +245,10 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
             assert tick.get_y() == pytest.approx(BASE_Y + BAR_H * k * scale.step / top)
         col = drawn["columns"][0]
         assert col.attn.height == pytest.approx(max(BAR_H * plan.attn_norms[0] / top, 0.01))
+        # no MLP: the attention bar stands alone on its layer's tick, and no caption speaks of an MLP adding
+        assert col.attn.get_x() == pytest.approx(drawn["ticks"][0].get_x(), abs=1e-6)
+        from attention_manim.scenes.i18n import Say
+        assert Say(lang)("deeper.going_deeper.caption_blocks") not in [c for c, _ in scene.caption_log]
     assert drawn.get("space_key") is None  # the toy's tokens are words: no ␣ on screen, no key
 
 

@@ -57,9 +57,12 @@ class GoingDeeper(Chapter):
             x = x0 + l * width
             bw = width * 0.4
             attn = Rectangle(width=bw, height=max(BAR_H * plan.attn_norms[l] / top, 0.01), stroke_width=0)
-            attn.set_fill(th.key, opacity=0.9).move_to([x - bw / 2, BASE_Y, 0], aligned_edge=DOWN)
+            # a model without MLPs: the attention bar alone, centred on its layer (its highlight box then
+            # fits it, not the empty half where an MLP bar would stand)
+            side = bw / 2 if plan.has_mlp else 0.0
+            attn.set_fill(th.key, opacity=0.9).move_to([x - side, BASE_Y, 0], aligned_edge=DOWN)
             mlp = Rectangle(width=bw, height=max(BAR_H * plan.mlp_norms[l] / top, 0.01), stroke_width=0)
-            mlp.set_fill(th.value, opacity=0.9 if plan.has_mlp else 0.0).move_to([x + bw / 2, BASE_Y, 0],
+            mlp.set_fill(th.value, opacity=0.9 if plan.has_mlp else 0.0).move_to([x + side, BASE_Y, 0],
                                                                                 aligned_edge=DOWN)
             right = plan.guesses[l] == plan.answer
             r, c = divmod(l, per_row)
@@ -149,7 +152,7 @@ class GoingDeeper(Chapter):
             stage.play(FadeIn(words, lag_ratio=0.05), FadeIn(legend), FadeIn(x_title), FadeIn(scale),
                        *([FadeIn(key)] if key is not None else []), run_time=1.0)  # the key with the first ␣
             stage.play(LaggedStart(*(FadeIn(t) for t in ticks), lag_ratio=0.05), run_time=1.0)
-        with stage.narrating(say(f"{T}.caption_blocks")):
+        with stage.narrating(say(f"{T}.caption_blocks" if plan.has_mlp else f"{T}.caption_blocks_attention")):
             stage.play(LaggedStart(*(GrowFromEdge(VGroup(c.attn, c.mlp), DOWN) for c in cols), lag_ratio=0.3),
                        run_time=min(1.0 + 0.15 * plan.n_layers, 5.0))
         with stage.narrating(say(f"{T}.caption_lens")):
