@@ -160,14 +160,14 @@ class OneToken(Chapter):
                        VectorColumn(plan.z, head=SHOWN[0], tail=SHOWN[1], font_size=fs, theme=th, horizontal=True, kind=digits(plan.V),
                                     bracket_color=th.delta, symbol=symbol_source("z", i + 1), symbol_color=th.delta,
                                     show_symbol=True)).arrange(RIGHT, buff=0.3)
+        zline.add(self.sum_marks(stage, plan, by, zline[1], fs))
+        if len(zline[2]):  # a "≈" over an entry says what it means, under the sum (fitted with the rest)
+            zline.add(label(say("common.rounding.cells"), 20, th.dim).next_to(zline[1], DOWN, buff=0.15))
         body = VGroup(label(say(f"{T}.step2"), 24, th.highlight), qline, grid, zline).arrange(DOWN, buff=0.25)
         fit_into(body, full.width, top - full.bottom)
         body.move_to([0, top - body.height / 2, 0])
         col = lambda c: VGroup(rows[0][c], *(r[c] for r in rows[1:]))  # noqa: E731
-        zline.add(self.sum_marks(stage, plan, by, zline[1], fs))
         drawn.update(rows=by, z=zline[1], z_marks=zline[2])
-        if len(zline[2]):  # a "≈" over an entry says what it means, beside the sum
-            zline.add(label(say("common.rounding.cells"), 20, th.dim).next_to(zline[1], DOWN, buff=0.15))
         with stage.narrating(say(f"{T}.caption_step2", word=word, d_head=plan.d_head)):
             stage.play(FadeIn(body[0]), FadeIn(qline), FadeIn(col(0)), FadeIn(col(1)), run_time=1.0)
             # the scores of the keys the query may see; the masked ones come with their own caption
