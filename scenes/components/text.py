@@ -174,7 +174,9 @@ class GlyphCachedText(Text):
 
 SPACE_MARK = "␣"
 POWER_OF_TEN = re.compile(r"[0-9.,]*×10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+")
-GREEK = "ΔΣσαβθλμπφ"  # set from the text face inside Korean text, as the formulas set them
+# set from the text face inside Korean text, as the formulas set them: Greek (the Korean face's Δ is
+# "⊿") and subscript digits (its O₁ stood 8 px tall, apart from its letter)
+FORMULA_CHARS = "ΔΣσαβθλμπφ₀₁₂₃₄₅₆₇₈₉"
 
 
 @lru_cache(maxsize=4096)
@@ -190,8 +192,8 @@ def _prototype(text: str, font_size: float, color: str, font: str, weight: str, 
         # a power of ten ("2.5×10⁻⁷") too: the Korean face has no superscripts, and Pango's fallback
         # set "⁻" and "⁷" apart ("10⁻  ⁷")
         borrowed.update({m: FONT for m in POWER_OF_TEN.findall(text)})
-        # and the Greek of the formulas (ΔE, Σ): the Korean face's Δ is a right triangle "⊿"
-        borrowed.update({c: FONT for c in GREEK if c in text})
+        # and the formulas' Greek and subscripts (ΔE, O₁)
+        borrowed.update({c: FONT for c in FORMULA_CHARS if c in text})
         extra = {"t2f": borrowed} if font != FONT and borrowed else {}
         mob = text_class(text, font_size=font_size, color=color, font=font, weight=weight, slant=slant, **extra)
     finally:
