@@ -472,7 +472,7 @@ def test_the_softmax_column_writes_two_decimals_where_one_would_show_a_false_tie
 def test_symbol_subscripts_read_at_the_text_size_or_are_left_out():
     """The K⃗ⱼ·Q⃗ᵢ cells of dot_products and attention_formula had 7-9 px subscripts: a cell large
     enough writes them at 11.5 px or more; a smaller one writes K⃗·Q⃗ (its row and column say which)."""
-    from attention_manim.scenes.components.grid_sheets import SUBSCRIPT_PX, symbol_outline
+    from attention_manim.scenes.components.grid_symbols import SUBSCRIPT_PX, symbol_outline
 
     data = synthetic(10)
     big = AttentionGrid(data["pattern"], None, cell_size=1.2)

@@ -246,7 +246,7 @@ def test_typeset_math_is_held_to_the_text_size_rule(make_inputs):
 
 
 def test_the_root_under_every_cell_is_typeset_with_its_bar():
-    from attention_manim.scenes.components.grid_sheets import _denominator_glyphs
+    from attention_manim.scenes.components.grid_symbols import denominator_glyphs
     from attention_manim.scenes.components.batched_shapes import text_points
 
     from attention_manim.scenes.components.vectors import _math_prototype
@@ -254,7 +254,7 @@ def test_the_root_under_every_cell_is_typeset_with_its_bar():
     # computed afresh: once, in a full parallel run, the bar was missing from a root cached earlier in the
     # worker (a cached prototype changed by another test is suspected: see the closing note of 2026-12-04)
     _math_prototype.cache_clear()
-    typeset = _denominator_glyphs.__wrapped__("√16")["points"]
+    typeset = denominator_glyphs.__wrapped__("√16")["points"]
     digits = np.concatenate(text_points("16"))
     # the bar over the number: points above the digits' height, across the right part of the outline
     top = typeset[:, 1].max()
