@@ -853,6 +853,11 @@ def _shown_of(x) -> str | None:
     return str(getattr(x, "shown", None) or getattr(x, "original_text", None) or getattr(x, "text", "") or "")
 
 
+def box_distance(lo, hi, p) -> float:
+    """How far the point p lies from the box with corners lo and hi (0 inside it)."""
+    return float(np.hypot(max(lo[0] - p[0], 0, p[0] - hi[0]), max(lo[1] - p[1], 0, p[1] - hi[1])))
+
+
 def small_subscripts(mobs, scale: float) -> list:
     """(px, box, declared exception) for each visible grid showing K⃗ⱼ·Q⃗ᵢ whose subscripts stand under the
     text size: they say which key and which query, so their digits are text (they read 7-9 px before)."""
@@ -881,10 +886,9 @@ def labels_far_from_their_points(mobs) -> list:
     for m, point, leader in named:
         x0, y0, x1, y1 = _box(VGroupOf(m.family_members_with_points(), ""))
 
-        def reach(q):
-            return float(np.hypot(max(x0 - q[0], 0, q[0] - x1), max(y0 - q[1], 0, q[1] - y1)))
-        far = reach(point.get_center())
-        rival = min((reach(o.get_center()) for o_m, o, _ in named if o_m is not m and o is not point), default=np.inf)
+        far = box_distance((x0, y0), (x1, y1), point.get_center())
+        rival = min((box_distance((x0, y0), (x1, y1), o.get_center()) for o_m, o, _ in named
+                     if o_m is not m and o is not point), default=np.inf)
         tied = leader is not None and id(leader) in shown and _seen(leader)
         if (far > LABEL_REACH or rival < far - RIVAL_MARGIN) and not tied:
             text = getattr(m, "original_text", None) or getattr(m, "text", None) or type(m).__name__

@@ -25,7 +25,8 @@ from manim import VGroup, VMobject
 from ..style import fmt_score, fmt_score2, fmt_weight
 from .batched_shapes import (REF_FS, Part, boxes_points, circles_points, clear_slot, lerp_color, outline_points,
                              put_part, rect_points, runs, segments)
-from .grid_symbols import PX_PER_UNIT_720, SUBSCRIPT, SUBSCRIPT_PX, denominator_glyphs, symbol_glyphs, symbol_outline
+from ..review import PX_PER_UNIT_720
+from .grid_symbols import SUBSCRIPT, SUBSCRIPT_PX, denominator_glyphs, symbol_glyphs, symbol_outline
 from .text import label, number
 
 WEIGHT_BINS = 5  # colour bins of the weights (dim → bright)

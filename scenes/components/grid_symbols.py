@@ -15,7 +15,6 @@ from .vectors import MATH_PER_TEXT, math_points
 # --------------------------------------------------------------------------------------------
 SUBSCRIPT = 0.78  # a subscript digit's size against the letter's: the index says which key and query (0.62 read 9 px)
 SUBSCRIPT_PX = 11.5  # the least a subscript digit may stand at 720p (the lint's text size, and a margin)
-PX_PER_UNIT_720 = 90.0
 
 
 @lru_cache(maxsize=None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Line, VMobject
 
-from ..review import LABEL_REACH, RIVAL_MARGIN
+from ..review import LABEL_REACH, RIVAL_MARGIN, box_distance
 
 LEADER_FROM = 0.75 * LABEL_REACH  # a label further than this from its arrow's tip (or middle) gets a thin line to it
 
@@ -24,7 +24,7 @@ def leader_line(lab: VMobject, anchor: VMobject, color: str, rivals=None) -> Lin
         gap = float(np.linalg.norm((p - q)[:2]))
         glyphs = lab.family_members_with_points()
         seen = max((g.get_fill_opacity() for g in glyphs), default=0.0)
-        rival = min((_box_distance(lo, hi, r) for r in (rivals() if rivals else ())), default=np.inf)
+        rival = min((box_distance(lo, hi, r) for r in (rivals() if rivals else ())), default=np.inf)
         if (gap < LEADER_FROM and rival >= gap - RIVAL_MARGIN) or seen < 0.05:
             m.set_stroke(opacity=0.0)
             return
@@ -35,7 +35,3 @@ def leader_line(lab: VMobject, anchor: VMobject, color: str, rivals=None) -> Lin
     line.add_updater(follow)
     return line
 
-
-def _box_distance(lo, hi, p) -> float:
-    """How far the point p lies from the box lo..hi (0 inside it)."""
-    return float(np.hypot(max(lo[0] - p[0], 0, p[0] - hi[0]), max(lo[1] - p[1], 0, p[1] - hi[1])))
