@@ -105,11 +105,11 @@ class SumShown:
 def declare_sum(mob, parts, total, marks=(), name: str = ""):
     """Say that `mob` (a group on screen) shows `total` as the sum of `parts`: the lint then checks,
     whenever all of them are visible, that the parts as drawn add up to the total as drawn, unless
-    the total reads "≈" or one of `marks` is visible. `parts` may be a callable returning the shown
+    the total reads "≈" or one of `marks` (or of what a callable `marks` returns then) is visible. `parts` may be a callable returning the shown
     strings (None while they are not on screen, e.g. a grid showing dots). A Σ on screen outside any
     declared sum is reported too: every sum must say what it adds up."""
     sums = list(getattr(mob, "lint_sums", None) or [])
-    sums.append(SumShown(parts, total, tuple(marks), name))
+    sums.append(SumShown(parts, total, marks if callable(marks) else tuple(marks), name))
     mob.lint_sums = sums
     return mob
 
@@ -684,7 +684,7 @@ class Linter(Observer):
                 got, want = drawn_sum(parts), drawn_value(total)
                 if got is None or want is None or got == want:
                     continue
-                if "≈" in total or any(_seen(mk) for mk in d.marks):
+                if "≈" in total or any(_seen(mk) for mk in (d.marks() if callable(d.marks) else d.marks)):
                     continue
                 shown = " + ".join(parts) if len(parts) <= 6 else f"{' + '.join(parts[:5])} + … ({len(parts)} parts)"
                 ex = dict(getattr(m, "lint_exempt", None) or {})

@@ -104,6 +104,44 @@ def test_the_softmax_column_and_the_sums_say_approx_exactly_when_drawn_weights_m
     assert sums.lint_sums[0].parts() is None  # dots: nothing to add up on screen
 
 
+THIRDS = np.array([[1 / 3, 1 / 3, 1 / 3], [0.5, 0.5, 0.0], [0.25, 0.25, 0.5]])
+
+
+class GridOfThirds(Chapter):
+    """A grid drawing its weights, one column of thirds (0.33 three times): the caption's "each column
+    adds up to 1" fails as drawn unless something on screen (a Σ row with its ≈) says so."""
+
+    key = "grid_thirds"
+    with_sums = False
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        from attention_manim.scenes.chapters.grid_parts import query_sums
+        from attention_manim.scenes.components.attention_grid import AttentionGrid
+
+        stage.clear()
+        g = AttentionGrid((np.log(np.maximum(THIRDS, 1e-9)), THIRDS, np.zeros((3, 3), bool)), ["a", "b", "c"],
+                          max_width=6, max_height=5)
+        shown = [FadeIn(query_sums(stage, g))] if self.with_sums else []
+        stage.play(FadeIn(g.frame_mobjects()), g.show_weights(0.3), *shown)
+        stage.wait(0.2)
+
+
+class GridOfThirdsSummed(GridOfThirds):
+    with_sums = True
+
+
+def test_a_grid_whose_drawn_weights_miss_one_says_so(make_inputs):
+    bad, _ = lint_of(GridOfThirds, make_inputs)
+    sums = [v for v in bad if v.rule == "sum_rounding"]
+    assert len(sums) == 1 and "0.33 + 0.33 + 0.33 = 0.99 drawn as 1 without ≈" in sums[0].what, [v.line() for v in bad]
+    assert "a's weights" in sums[0].what
+    bad, _ = lint_of(GridOfThirdsSummed, make_inputs)
+    assert not [v for v in bad if v.rule == "sum_rounding"], [v.line() for v in bad]
+
+
 # --- label_clear -------------------------------------------------------------------------------------
 
 class Touching(Chapter):

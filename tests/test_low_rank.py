@@ -127,6 +127,12 @@ def test_low_rank_renders(lang, make_inputs, render_scene):
     np.testing.assert_allclose(heights[nz] / heights[0], shown[nz] / shown[0], rtol=1e-6)
     assert np.all(heights[~nz] < 0.02) and nz.sum() == plan.d_head
     assert len(d["heat"]) == len(plan.rows) ** 2
+    # the colour key runs from the smallest to the largest entry drawn, coloured as the cells are, 0 marked
+    # (a three-swatch key had drawn 0 in the positive colour)
+    key = d["legend"]
+    assert (key.low, key.high) == (pytest.approx(plan.cells.min()), pytest.approx(plan.cells.max()))
+    assert [m.value for m in key.end_mobs] == pytest.approx([plan.cells.min(), plan.cells.max()])
+    assert key.zero_mob is not None and key.zero_mob.shown == "0"
     # the last caption block has its own step on screen: the rank, written under the chart
     assert d["rank_note"].get_top()[1] < d["bars"].get_bottom()[1] and str(plan.rank) in d["rank_note"].text
     if lang == "ko":

@@ -20,7 +20,7 @@ from ..lesson import Chapter
 from ..plans.grid import FormulaPlan, plan_formula
 from ..stage import Region, Stage
 from .grid_parts import (close_up, close_up_done, dot_legend, grid_on_stage, masked_note, new_grid, panel_row,
-                         show_scores, titles_of)
+                         query_sums, show_scores, titles_of)
 
 FS = 40  # the formula's font size
 ROW = 0.6  # the panel's line spacing
@@ -135,11 +135,13 @@ class Formula(Chapter):
         drawn["masked"] = masked
         l_m = line(math("\"softmax\"", 30, th.text), say(f"grid.formula.softmax_line_{layout}"), 4)
         with stage.narrating(say(f"grid.formula.softmax_{layout}")):
+            sums = query_sums(stage, grid)  # each column's Σ, "≈" where its drawn weights miss 1
             stage.play(Indicate(f.part("softmax"), color=th.text), FadeIn(l_m), grid.show_weights(run_time=1.2),
-                       run_time=1.2)
+                       FadeIn(sums), run_time=1.2)
             stage.wait(0.5)
             legend = dot_legend(stage, grid, [titles, panel, f], corners=self.legend_corners(stage))
-            stage.play(grid.show_dots(run_time=1.2), FadeIn(legend))
+            stage.play(grid.show_dots(run_time=1.2), FadeIn(legend), FadeOut(sums))
+        drawn["sums"] = sums
         drawn["weights_kind"] = grid.content_kind
         drawn["legend"] = legend
         mix = self.values(stage, plan, grid, line, y0)

@@ -6,7 +6,7 @@ bar chart of next words."""
 from __future__ import annotations
 
 import numpy as np
-from manim import DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, Indicate, ReplacementTransform, Write
+from manim import DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, ReplacementTransform, Write
 
 from ..components.attention_grid import AttentionGrid
 from ..components.bars import ProbabilityBars
@@ -25,7 +25,7 @@ from ..plans.gallery import GalleryPlan, plan_gallery
 from ..plans.qkv import line_keys
 from ..stage import Stage
 from .embedding_parts import direction_name, fit_into
-from .grid_parts import axis_titles, dot_legend, masked_note
+from .grid_parts import axis_titles, dot_legend, masked_note, query_sums
 from .honest import wrapped
 
 
@@ -136,12 +136,13 @@ class GridAndSoftmax(Beat):
             stage.wait(0.8)
         with stage.narrating(self.say(stage, f"caption_softmax_{grid.layout}")):
             SoftmaxColumn(grid, query=plan.focus, op_text=stage.say("grid.softmax.op")).play(stage.scene, pause=0.6)
-            stage.play(grid.show_weights(run_time=1.0))  # every column: the scores become weights
+            sums = query_sums(stage, grid)  # each column's Σ, "≈" where its drawn weights miss 1
+            stage.play(grid.show_weights(run_time=1.0), FadeIn(sums))  # every column: the scores become weights
             stage.wait(0.6)
         legend = dot_legend(stage, grid, [titles, self.title(stage)])
-        stage.drawn[self.key].update(legend=legend)
+        stage.drawn[self.key].update(legend=legend, sums=sums)
         with stage.narrating(self.say(stage, "caption_dots")):
-            stage.play(grid.show_dots(run_time=1.2), FadeIn(legend))
+            stage.play(grid.show_dots(run_time=1.2), FadeIn(legend), FadeOut(sums))
             stage.play(grid.highlight_column(plan.focus, color=th.query), run_time=0.8)
             stage.wait(0.8)
         stage.clear()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, PI, RIGHT, UP, Circle, Dot, FadeIn, FadeOut, Restore, VGroup
 
-from ..components.attention_grid import AttentionGrid
+from ..components.attention_grid import AttentionGrid, drawn_weights
 from ..components.dot_legend import DotLegend, mask_note
 from ..components.softmax_column import SoftmaxColumn
 from ..components.text import baseline_row, label, number
@@ -16,6 +16,7 @@ from ..stage import Region, Stage
 from ..style import fmt_weight, has_hangul
 
 NOTE_FS = 26  # notes in the side panel
+SUM_MIN_FS = 18  # a Σ row's digits stay at 14 px or more at 720p (cap height ≈ 16 px)
 CLOSE_UP = ("a close-up inside the grid: its lines and cells go on past the frame's edge on purpose; "
             "the labels the close-up would cut are faded while the camera is close")
 
@@ -179,8 +180,13 @@ def query_sums(stage: Stage, grid: AttentionGrid) -> VGroup:
         line.numbers = [m]
         line.missed = []
         declare_sum(line, lambda: None, m, name="every query")  # the cells are too small for their numbers
+        grid.sum_marks.append(line)
         return line
     fs = min(grid.number_font or 22, 24)
+    shown = next(iter(grid.number_mobs.values()), None)
+    if shown is not None:  # the grid may have been scaled since its font was chosen: match its digits as drawn
+        fs *= shown.height / label(shown.shown, fs).height
+    fs = max(fs, SUM_MIN_FS)
     sums, missed = VGroup(), []
     out = VGroup()
     for q in range(grid.n):
@@ -208,23 +214,11 @@ def query_sums(stage: Stage, grid: AttentionGrid) -> VGroup:
     out.add(sigma, sums)
     for q in range(grid.n):
         keys = [k for k in range(grid.n) if not grid.mask[q, k]]
-        declare_sum(out, _shown_weights(grid, q, keys), sums[q], [mark] if q in missed else [], name=f"query {q}")
+        declare_sum(out, drawn_weights(grid, q, keys), sums[q], [mark] if q in missed else [], name=f"query {q}")
     out.numbers = list(sums)
     out.missed = missed
+    grid.sum_marks.append(out)  # a visible Σ row says what the columns add up to, "≈" and all
     return out
-
-
-def _shown_weights(grid: AttentionGrid, q: int, keys: list[int]):
-    """What the grid draws of query q's weights now (their strings), or None while it draws them not
-    all (dots, scores, a window)."""
-
-    def shown():
-        if grid.column_kinds[q] != "weights":
-            return None
-        mobs = [grid.number_mobs.get((q, k)) for k in keys]
-        return None if any(m is None for m in mobs) else [m.shown for m in mobs]
-
-    return shown
 
 
 def score_legend(stage: Stage, grid: AttentionGrid) -> VGroup:

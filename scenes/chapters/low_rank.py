@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, DashedLine, FadeIn, FadeOut, GrowFromEdge, Line, Rectangle, VGroup
 
+from ..components.color_scale import ColorScale
 from ..components.matrices import signed_color
-from ..components.text import label, number
+from ..components.text import label
 from ..components.vectors import math
 from ..lesson import Chapter
 from ..plans.low_rank import LowRankPlan, plan_low_rank
@@ -90,13 +91,9 @@ class LowRank(Chapter):
         parts = [size]
         if len(plan.rows) < plan.d_model:
             parts.append(label(say(f"{T}.spread", shown=len(plan.rows), total=plan.d_model), 20, th.text))
-        # the colour scale: the most negative and most positive entry shown, and zero
-        legend = VGroup()
-        for v in (-plan.scale, 0.0, plan.scale):
-            sw = Rectangle(width=0.45, height=0.3, stroke_width=1, stroke_color=th.dim)
-            sw.set_fill(signed_color(v, plan.scale, th), opacity=1.0)
-            legend.add(VGroup(sw, number(v, "signed2", 22, th.text).next_to(sw, RIGHT, buff=0.1)))
-        legend.arrange(RIGHT, buff=0.35)
+        # the colour scale: the smallest to the largest entry shown, coloured as the cells are, and 0
+        legend = ColorScale(float(plan.cells.min()), float(plan.cells.max()), scale=plan.scale,
+                            caption=say("common.colour.scale"), theme=th, kind="signed2", width=4.0)
         parts.append(legend)
         notes = VGroup(*parts).arrange(DOWN, buff=0.12).next_to(grid, DOWN, buff=0.15)
         if notes.width > grid.width:  # wider than the map: start where it starts

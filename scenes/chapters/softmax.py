@@ -40,6 +40,13 @@ class Softmax(Chapter):
         frame = stage.camera_frame
         frame.save_state()
         readable = grid.content_kind in ("scores", "columns")
+        # each column's Σ comes in with its weights: the weights as drawn may make 0.99 or 1.01, and the
+        # Σ row (its "≈") says so while they are on screen
+        sums = query_sums(stage, grid)
+        summed = readable and len(sums.numbers) == plan.n
+        shown_sums: list = []
+        if summed:  # in the scene from the start, unseen: each part shows as its column settles
+            stage.add(sums.set_opacity(0.0))
         for k, (q, visible) in enumerate(zip(plan.columns, plan.visible)):
             sm = softmax_strip(stage, grid, q, top=formula.get_bottom()[1] - 0.1, visible_only=True)
             drawn["strips"].append(sm)
@@ -74,20 +81,27 @@ class Softmax(Chapter):
                     if zoom:
                         stage.play(Restore(frame), *close_up_done(grid),
                                    *([formula.animate.set_opacity(1.0)] if formula_cut else []), run_time=1.0)
-            stage.play(sm.settle(), *([grid.show_columns({q: "weights"}, run_time=0.8)] if readable else []))
+            arriving = ([sums.numbers[q]] + ([] if shown_sums else [sums[0]])) if summed else []
+            shown_sums += arriving
+            stage.play(sm.settle(), *([grid.show_columns({q: "weights"}, run_time=0.8)] if readable else []),
+                       *(m.animate.set_opacity(1.0) for m in arriving))
 
         with stage.narrating(say(f"grid.softmax.all_{layout}")):
             if readable:
-                stage.play(grid.show_columns({q: "weights" for q in range(plan.n)}, run_time=1.5))
+                rest = [m for m in [sums[0], *sums.numbers] if m not in shown_sums] if summed else []
+                stage.play(grid.show_columns({q: "weights" for q in range(plan.n)}, run_time=1.5),
+                           *(m.animate.set_opacity(1.0) for m in rest))
             else:
                 stage.play(grid.show_dots(run_time=1.5))
             stage.wait(0.3)
         drawn["weights"] = dict(grid.number_mobs)
-        sums = query_sums(stage, grid)
         drawn["sums"] = sums.numbers
         drawn["sums_group"] = sums
         with stage.narrating(say(f"grid.softmax.sums_{layout}")):
-            stage.play(FadeIn(sums, lag_ratio=0.05), FadeOut(formula), run_time=1.0)
+            if summed:
+                stage.play(Indicate(sums, color=th.query), FadeOut(formula), run_time=1.0)
+            else:
+                stage.play(FadeIn(sums, lag_ratio=0.05), FadeOut(formula), run_time=1.0)
             stage.wait(0.6)
         # what a dot's size means, in the panel's lower corner (the masked half is named by the masking
         # chapter, which follows this one in the flagship)

@@ -41,6 +41,7 @@ from typing import Sequence
 import numpy as np
 from manim import ORIGIN, AnimationGroup, Succession, VGroup, VMobject, config
 
+from ..review import declare_sum
 from ..style import DARK, Theme, fmt_weight, get_theme
 from .batched_shapes import clear_slot
 from .grid_geometry import GridGeometry
@@ -167,6 +168,12 @@ class AttentionGrid(GridGeometry, GridSheets, GridTweens, VGroup):
         self.number_font: float | None = None  # set (e.g. by use_common_number_font) to fix the numbers' size
         self.column_kinds: list[str] = ["none"] * n  # what each query's cells show (see show_columns)
         self.symbol_denominator: str | None = None  # e.g. "√16" under K⃗·Q⃗ (show_symbols(denominator=…))
+        # what tells a viewer that a column's drawn weights miss 1 by rounding (a Σ row, a note): the lint
+        # checks every column whose weights are all drawn adds up to 1 as drawn, or one of these is visible
+        self.sum_marks: list = []
+        for q in range(n):
+            declare_sum(self, drawn_weights(self, q), "1", lambda: self.sum_marks,
+                        name=f"{self.tokens[q]}'s weights (a softmax makes 1)")
 
         W = max_width if max_width is not None else config.frame_width - 0.8
         H = max_height if max_height is not None else config.frame_height - 0.6
@@ -234,4 +241,18 @@ class AttentionGrid(GridGeometry, GridSheets, GridTweens, VGroup):
         return self._score_kind
 
 
-__all__ = ["AttentionGrid", "GridTween", "as_attention_arrays"]
+def drawn_weights(grid: AttentionGrid, q: int, keys: Sequence[int] | None = None):
+    """A callable: what the grid draws of query q's weights over `keys` (its unmasked keys by default)
+    now (strings), or None while it draws them not all (dots, scores, a window)."""
+    keys = [k for k in range(grid.n) if not grid.mask[q, k]] if keys is None else list(keys)
+
+    def shown():
+        if grid.column_kinds[q] != "weights":
+            return None
+        mobs = [grid.number_mobs.get((q, k)) for k in keys]
+        return None if any(m is None for m in mobs) else [m.shown for m in mobs]
+
+    return shown
+
+
+__all__ = ["AttentionGrid", "GridTween", "as_attention_arrays", "drawn_weights"]
