@@ -277,6 +277,14 @@ def test_lookup_render_draws_both_results(make_inputs, render_scene):
     assert drawn["distance"].shown == f"{plan.distance:.2f}"
     assert drawn["hard"].get_left()[0] == pytest.approx(drawn["soft"].get_left()[0], abs=1e-6)  # one left edge
     assert any("“blue”" in c or "“fluffy”" in c for c, _ in scene.caption_log)
+    # every key is listed: the soft column's Σ is the real sum, with "≈" exactly when its drawn weights miss it
+    from attention_manim.scenes.plans.rounding import drawn_sum
+
+    cell = drawn["soft_sum"]
+    shown = [drawn["rows"][j][4].shown for j in drawn["rows"]]
+    total = cell[-1]
+    assert total.value == pytest.approx(float(plan.soft[list(drawn["rows"])].sum())) and total.shown == "1.00"
+    assert (len(cell) == 2) == (float(drawn_sum(shown)) != 1.0)
 
 
 # --- SmolLM2 -----------------------------------------------------------------------------------

@@ -9,10 +9,12 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, SurroundingRectangle, VGroup
 
-from ..components.text import label, number
+from ..components.text import baseline_row, label, number
 from ..components.vectors import VectorColumn, ellipsis_dots, math
 from ..lesson import Chapter
+from ..plans.rounding import drawn_misses
 from ..plans.walkthrough import LookupPlan, plan_lookup
+from ..review import declare_sum
 from ..stage import Stage
 from .embedding_parts import fit_into
 from .multi_head import table
@@ -82,7 +84,25 @@ class Lookup(Chapter):
                      number(plan.soft[j], "weight", fs, th.text), hvec(plan.values[j], th, th.value, fs, kind=digits(plan.values))]
             rows.append(cells)
             by_token[j] = cells
+        sum_row = None
+        if None not in plan.slots:  # every key the focus sees is listed: each weight column shows its Σ
+            seen = list(by_token)
+            soft_sum = number(float(plan.soft[seen].sum()), "weight", fs, th.text)
+            # the drawn soft weights may make 0.99 or 1.01: then the Σ reads "≈"
+            approx = drawn_misses([by_token[j][4].shown for j in seen], soft_sum.shown)
+            soft_cell = (baseline_row([label(say("common.rounding.mark"), fs, th.dim), soft_sum], buff=0.06)
+                         if approx else VGroup(soft_sum))
+            hard_sum = number(float(plan.hard[seen].sum()), "weight", fs, th.text)
+            sum_row = [VGroup(), VGroup(), label("Σ", 22, th.dim), hard_sum, soft_cell, VGroup()]
+            rows.append(sum_row)
+            drawn["soft_sum"] = soft_cell
         grid = table(rows, gap=0.35, row_gap=0.06)
+        sigma_block = None
+        if sum_row is not None:  # the Σ with the hard sum, one group in the scene: its Σ reads as part of the sums
+            sigma_block = VGroup(sum_row[2], sum_row[3])
+            declare_sum(sigma_block, [by_token[j][4] for j in seen], soft_sum, [soft_cell[0]] if approx else [],
+                        name="soft weights")
+            declare_sum(sigma_block, [by_token[j][3] for j in seen], hard_sum, name="hard weights")
         qvec = hvec(plan.query, th, th.query, fs)
         qline = VGroup(label(say(f"{T}.query", word=word), 22, th.query), qvec).arrange(RIGHT, buff=0.25)
         # the dictionary as code writes it: {k₁: v₁, k₂: v₂, …}
@@ -107,7 +127,13 @@ class Lookup(Chapter):
         out.move_to([0, (legend.get_bottom()[1] + full.bottom) / 2, 0])
         drawn["legend"] = legend
         drawn.update(title=title, rows=by_token, query=qvec)
-        col = lambda c: VGroup(*(r[c] for r in rows[1:]), rows[0][c])  # noqa: E731
+        def col(c):
+            """Column c with its heading; the Σ row's cells come with the weight columns (Σ with the first)."""
+            cells = [r[c] for r in rows[1:] if r is not sum_row] + [rows[0][c]]
+            if sum_row is not None and c in (3, 4):
+                cells += [sigma_block] if c == 3 else [sum_row[4]]
+            return VGroup(*cells)
+
         with stage.narrating(say(f"{T}.caption_dict", count=len(by_token))):
             stage.play(FadeIn(title), run_time=0.5)
             stage.play(FadeIn(literal), FadeIn(col(0)), FadeIn(col(1)), FadeIn(col(5)), FadeIn(legend[1:3]),
