@@ -48,6 +48,7 @@ from .text import label
 from .vectors import math
 
 AXIS_ROOM = 0.07  # the least room between a label and an axis line's edge (the lint asks for 0.04)
+TIP_ROOM = 0.1  # and more from another arrow's tip ("파리" by the tip of E′ read as that arrow's name)
 TURNS = (0, *(s * a for a in range(15, 181, 15) for s in (1, -1) if s * a != -180))  # nearest sides first
 DEFAULT_PHI = 70 * DEGREES
 DEFAULT_THETA = -55 * DEGREES
@@ -264,9 +265,9 @@ class EmbeddingSpace(VGroup):
             for a in others:
                 field.add_segments(np.array([[a.start_point()[:2], a.end_point()[:2]]]),
                                      0.5 * STROKE_UNIT * float(a.shaft.get_stroke_width()))
-            for a in others:
+            for a in others:  # a tip is given more room than a line: a label touching it reads as its name
                 field.add_segments(np.array([[a.tip.get_center()[:2], a.end_point()[:2]]]),
-                                     0.5 * max(a.tip.width, a.tip.height))
+                                     0.5 * max(a.tip.width, a.tip.height) + TIP_ROOM)
 
             bounds = self.label_bounds
 
