@@ -170,7 +170,12 @@ class Formula(Chapter):
         v_row = VGroup(*terms).arrange(RIGHT, buff=0.1)
         v_labels = VGroup()
         for j in plan.value_labels:
-            lab = math(symbol_source("V", j + 1), 22 if n <= 12 else 16, th.value)
+            # as large as a row (video) or a column (paper) lets it be (at 22 pt its subscript read at 10 px)
+            lab = math(symbol_source("V", j + 1), 32, th.value)
+            room = 0.85 * (grid.cell_height if plan.layout == "video" else grid.cell_width)
+            size = lab.height if plan.layout == "video" else lab.width
+            if size > room:
+                lab.scale(room / size)
             if plan.layout == "video":
                 c = grid.cell_center(n - 1, j)
                 lab.move_to([grid.lines.get_right()[0] + 0.12 + lab.width / 2, c[1], 0])
