@@ -32,7 +32,7 @@ class DotProducts(Chapter):
 
     def play(self, stage: Stage, plan: DotProductsPlan) -> None:
         say = stage.say
-        grid, titles = new_grid(stage, plan.head_trace, plan.tokens, plan.layout)
+        grid, titles = new_grid(stage, plan.head_trace, plan.tokens, plan.layout, tag=True)
         grid.set_mask("cleared")  # keys after their query: left for the masking chapter
         drawn = stage.drawn[self.key] = {"grid": grid, "titles": titles}
         if self.goes_on_from(stage):

@@ -14,6 +14,7 @@ from ..plans.rounding import drawn_misses
 from ..review import declare_sum, exempt
 from ..stage import Region, Stage
 from ..style import fmt_weight, has_hangul
+from .honest import wrapped
 
 NOTE_FS = 26  # notes in the side panel
 SUM_MIN_FS = 18  # a Σ row's digits stay at 14 px or more at 720p (cap height ≈ 16 px)
@@ -46,9 +47,35 @@ def grid_key(head_trace, tokens, layout: str) -> tuple:
     return (tuple(tokens), head_trace.layer, head_trace.head, layout)
 
 
-def new_grid(stage: Stage, head_trace, tokens, layout: str, region: Region | str = "grid",
+TAG_FS, TAG_MIN_FS = 22, 16  # the head's name in the grid's corner: at least 14 px (cap height) at 720p
+
+
+def head_tag(stage: Stage, grid: AttentionGrid, head_trace) -> VGroup:
+    """Which head the grid shows ("layer 0 · head 0: adjectives → nouns"), dim, in the empty corner over
+    the row labels and left of the column labels; an empty group where it cannot be read there."""
+    full = stage.region("full")
+    right = min(grid.lines.get_left()[0], grid.col_labels.get_left()[0] if grid.col_labels.has_points() else 9) - 0.15
+    bottom = max(grid.lines.get_top()[1], grid.row_labels.get_top()[1] if grid.row_labels.has_points() else -9) + 0.1
+    width, height = right - full.left, full.top - bottom
+    say, role = stage.say, getattr(head_trace, "role", "")
+    head = say("common.head.layer_head", layer=head_trace.layer, head=head_trace.head)
+    role = say.role(role, head_trace.layer, head_trace.head) if role and say.has(f"common.roles.{role}") else ""
+    for fs in (TAG_FS, 20, 18, TAG_MIN_FS):
+        # the head on its line, its role under it (wrapped): never "layer 0 · head" / "0: adjectives"
+        lines = [label(head, fs, stage.theme.dim)]
+        if role:  # wider than asked or scaled down where it cannot fit: refused below
+            lines += list(wrapped(role, width, fs, stage.theme.dim, max_lines=2))
+        tag = VGroup(*lines).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+        if tag.width <= width + 1e-6 and tag.height <= height and min(t.font_size for t in lines) >= fs - 0.01:
+            return tag.move_to([full.left + tag.width / 2, full.top - tag.height / 2, 0])
+    return VGroup()
+
+
+def new_grid(stage: Stage, head_trace, tokens, layout: str, region: Region | str = "grid", tag: bool = False,
              **kwargs) -> tuple[AttentionGrid, VGroup]:
-    """A grid of this head filling `region` (labels and axis titles included), not yet on screen."""
+    """A grid of this head filling `region` (labels and axis titles included), not yet on screen. `tag`:
+    the titles also name the head, in the corner over the labels (a lesson whose frames name it nowhere
+    else)."""
     box = stage.region(region) if isinstance(region, str) else region
     room_w, room_h = box.width - 0.45, box.height - 0.4
     for _ in range(3):  # the titles need more room than guessed (upright Hangul): a smaller grid
@@ -68,6 +95,8 @@ def new_grid(stage: Stage, head_trace, tokens, layout: str, region: Region | str
     shift = box.center - VGroup(grid, titles).get_center()
     grid.shift(shift)
     titles.shift(shift)
+    if tag:
+        titles.add(head_tag(stage, grid, head_trace))
     return grid, titles
 
 
@@ -95,7 +124,7 @@ def ensure_grid(stage: Stage, head_trace, tokens, layout: str, content: str, mas
     grid = grid_on_stage(stage, head_trace, tokens, layout)
     if grid is None:
         stage.clear()
-        grid, titles = new_grid(stage, head_trace, tokens, layout)
+        grid, titles = new_grid(stage, head_trace, tokens, layout, tag=True)
         grid.set_mask(mask)
         if content == "scores" and not grid.numbers_readable():
             content = "score_dots"

@@ -75,7 +75,7 @@ class Masking(Chapter):
                 stage.remove(aside)
                 stage.add(*aside.submobjects)
             else:
-                grid, titles = new_grid(stage, plan.head_trace, tokens, layout)
+                grid, titles = new_grid(stage, plan.head_trace, tokens, layout, tag=True)
                 stage.hand_on(grid=grid, grid_titles=titles)
                 stage.play(FadeIn(grid), FadeIn(titles), run_time=0.8)
             stage.play(show_scores(grid, 1.2))
