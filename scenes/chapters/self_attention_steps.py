@@ -19,7 +19,7 @@ from ..style import fmt_weight, has_hangul
 from ..components.vectors import VectorColumn, ellipsis_dots, math, symbol_source
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
-from ..plans.rounding import drawn_misses
+from ..plans.rounding import drawn_misses, drawn_sum
 from ..plans.walkthrough import StepsPlan, plan_steps
 from ..review import declare_sum
 from ..plans.windows import token_window
@@ -53,6 +53,29 @@ def head_title(stage: Stage, plan: StepsPlan, key: str):
     th, say = stage.theme, stage.say
     title = label(say(key, head=say.role(plan.role, plan.head.layer, plan.head.head)), 30, th.text)
     return stage.region("title").fit(title)
+
+
+def rounding_marks(stage: Stage, t: NumberTable, toks) -> None:
+    """Every row of the weights is drawn: each must add up to 1 as drawn, or carry "≈" beside its bracket,
+    with one line under the table saying what the mark means (the lint checks each row)."""
+    th, say = stage.theme, stage.say
+    marks, sums = {}, {}
+    for r in range(len(t.shown_rows)):
+        cells = list(t.row(r))
+        sums[r] = drawn_sum([c.shown for c in cells])
+        if drawn_misses([c.shown for c in cells], "1"):
+            m = label(say("common.rounding.mark"), float(getattr(cells[0], "font_size", t.font_size)), th.dim)
+            m.move_to([t.brackets.get_right()[0] + 0.12 + m.width / 2, cells[0].get_y(), 0])
+            marks[r] = m
+            t.add(m)
+        declare_sum(t, cells, "1", [marks[r]] if r in marks else [], name=f"{toks[t.shown_rows[r]]}'s weights")
+    if marks:
+        missed = sorted(float(sums[r]) for r in marks)
+        low, high = say.number(missed[0], ".2f"), say.number(missed[-1], ".2f")
+        note = label(say(f"{T}.rows_rounded", low=low, high=high) if low != high else
+                     say(f"{T}.rows_rounded_one", value=low), 22, th.dim)
+        fit_into(note, stage.region("full").right - t.brackets.get_left()[0], 0.4)
+        t.add(note.next_to(t.brackets, DOWN, buff=0.15).align_to(t.brackets, LEFT))
 
 
 def square_columns(plan: StepsPlan) -> list[int | None]:
@@ -308,6 +331,8 @@ class AllTokens(Chapter):
                 queries_name.next_to(t.label_column(), LEFT, buff=0.15)
                 t.add(keys_name, queries_name)
                 drawn.setdefault("axis_names", []).append((keys_name, queries_name))
+            if kind == "weight" and None not in cols:
+                rounding_marks(stage, t, toks)
             tables.append(t)
             with stage.narrating(say(f"{T}.{cap}", d_model=dm, d_head=dh, count=n, word=say.quote(toks[i]))):
                 anims += [FadeIn(t)] if shown is None else [FadeOut(shown), FadeIn(t)]
