@@ -648,8 +648,13 @@ def test_the_formula_goes_on_with_the_grid(make_inputs, tmp_path):
     scene, _ = render(chain_class("softmax", "attention_formula"), make_inputs(), tmp_path, png=False)
     drawn = scene.stage.drawn
     assert drawn["formula"]["grid"] is drawn["softmax"]["grid"]
-    top = VGroup(drawn["formula"]["other_grid"], drawn["formula"]["other_titles"]).get_top()[1]
+    titles = drawn["formula"]["other_titles"]
+    top = VGroup(drawn["formula"]["other_grid"], *titles[:2]).get_top()[1]
     assert top < drawn["formula"]["formula"].get_bottom()[1]  # the grid below the formula
+    # the head's name in the corner beside it: on screen, left of the formula, the head and its role
+    tag, formula = titles.head_tag, drawn["formula"]["formula"]
+    assert len(tag) >= 2 and tag.get_right()[0] < formula.get_left()[0]
+    assert tag[0].original_text.replace(" ", "") == "layer0·head0"
     assert scene.stage.grid is drawn["formula"]["other_grid"]
 
 

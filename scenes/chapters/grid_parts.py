@@ -96,7 +96,8 @@ def new_grid(stage: Stage, head_trace, tokens, layout: str, region: Region | str
     grid.shift(shift)
     titles.shift(shift)
     if tag:
-        titles.add(head_tag(stage, grid, head_trace))
+        titles.head_tag = head_tag(stage, grid, head_trace)
+        titles.add(titles.head_tag)
     return grid, titles
 
 
