@@ -225,6 +225,41 @@ def test_3d_arrow_labels_keep_clear_of_the_axes(tracer):
             assert getattr(lab, "lint_clear_of", None) is not None  # the lint checks it in every lesson
 
 
+def test_a_3d_arrow_label_reads_as_its_own_arrows(make_inputs):
+    """eiffel_tower's ΔE⃗ label slid under its arrow, beside the E′ arrow that shares its tip, and read as
+    E′'s name: in every frame of the lesson each arrow's label is no nearer another arrow's shaft than its
+    own (by more than OWN_MARGIN), unless its leader line ties it to its own."""
+    from attention_manim.scenes.components import space3d
+    from attention_manim.scenes.components.clearance import StrokeField
+    from attention_manim.scenes.lessons import EIFFEL_TOWER_LESSON
+
+    bad, seen = [], []
+
+    class Watch(review.Linter):
+        def played(self, scene, animations):
+            for top in scene.mobjects:
+                for space in [m for m in top.get_family() if isinstance(m, space3d.EmbeddingSpace)]:
+                    arrows = space._shown_arrows()
+                    for a in arrows:
+                        lab = a.label
+                        if lab is None or not review._seen(lab) or len(arrows) < 2:
+                            continue
+                        leader = getattr(lab, "lint_names_point", (None, None))[1]
+                        if leader is not None and review._seen(leader) and leader.get_stroke_opacity() > 0.1:
+                            continue
+                        box = np.array([*lab.get_corner(np.array([-1, -1, 0]))[:2], *lab.get_corner(np.array([1, 1, 0]))[:2]])
+                        seg = lambda xs: StrokeField().add_segments(  # noqa: E731
+                            np.array([[x.start_point()[:2], x.end_point()[:2]] for x in xs]), 0.0).room(box)
+                        mine, theirs = seg([a]), seg([b for b in arrows if b is not a])
+                        seen.append(lab)
+                        if theirs < mine - 0.08 - 1e-6:
+                            bad.append((scene.renderer.time, lab.get_center(), mine, theirs))
+            return super().played(scene, animations)
+
+    review.play_watched(EIFFEL_TOWER_LESSON, make_inputs(), Watch("eiffel_tower", "en", "toy"))
+    assert len(seen) >= 5 and not bad, (len(seen), bad[:3])
+
+
 # --- sizes and typesetting ---------------------------------------------------------------------------
 
 class Turned(Chapter):

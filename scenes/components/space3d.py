@@ -48,6 +48,8 @@ from .text import label
 from .vectors import math
 
 AXIS_ROOM = 0.07  # the least room between a label and an axis line's edge (the lint asks for 0.04)
+OWN_MARGIN = 0.08  # an arrow's label may sit nearer another arrow's shaft than its own by this much, no more
+OWN_RINGS = 0.45  # how far out (beyond the first place) that rule holds
 TIP_ROOM = 0.1  # and more from another arrow's tip ("파리" by the tip of E′ read as that arrow's name)
 TURNS = (0, *(s * a for a in range(15, 181, 15) for s in (1, -1) if s * a != -180))  # nearest sides first
 DEFAULT_PHI = 70 * DEGREES
@@ -270,6 +272,14 @@ class EmbeddingSpace(VGroup):
                                      0.5 * max(a.tip.width, a.tip.height) + TIP_ROOM)
 
             bounds = self.label_bounds
+            # an arrow's label must read as its own arrow's: nearer its shaft than any other arrow's
+            mine = theirs = None
+            if own is not None and others:
+                mine = StrokeField().add_segments(np.array([[own.start_point()[:2], own.end_point()[:2]]]), 0.0)
+                theirs = StrokeField().add_segments(
+                    np.array([[a.start_point()[:2], a.end_point()[:2]] for a in others]), 0.0)
+
+            strict = [True]  # the first rings only: further out, the old rule (a leader line ties it)
 
             def room(c):
                 """How far a label centred at c is from the nearest axis line's edge, or None where it
@@ -284,6 +294,9 @@ class EmbeddingSpace(VGroup):
                 # tying the wrong label, so such a spot is taken only when every other touches an axis
                 q = np.array([min(max(p[0], box[0]), box[2]), min(max(p[1], box[1]), box[3])])
                 if np.linalg.norm(p[:2] - q) >= LEADER_FROM and any(_segment_hits(q, p[:2], b) for b in boxes):
+                    return min(field.room(box), 0.5 * AXIS_ROOM)
+                if (strict[0] and mine is not None
+                        and theirs.room(box) < mine.room(box) - OWN_MARGIN):  # reads as another's name
                     return min(field.room(box), 0.5 * AXIS_ROOM)
                 return field.room(box)
 
@@ -302,6 +315,7 @@ class EmbeddingSpace(VGroup):
             if r is None or r < AXIS_ROOM:
                 found = None
                 for extra in (0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.3, 1.6):
+                    strict[0] = extra <= OWN_RINGS
                     for turn in TURNS:
                         u = turned(turn)
                         c = beside(u) + u * extra
