@@ -43,6 +43,7 @@ CROWDED = ("crowded: no place within 1.6 units of its arrow clears every axis an
 from ..style import DARK, Theme
 from .clearance import STROKE_UNIT, StrokeField, clearance, strokes_of
 from .leader import LEADER_FROM, leader_line
+from .cone_tip import cone_tip
 from .screen_boxes import _box, _overlap, _segment_hits, centre_of
 from .text import label
 from .vectors import math
@@ -54,31 +55,6 @@ TIP_ROOM = 0.1  # and more from another arrow's tip ("파리" by the tip of E′
 TURNS = (0, *(s * a for a in range(15, 181, 15) for s in (1, -1) if s * a != -180))  # nearest sides first
 DEFAULT_PHI = 70 * DEGREES
 DEFAULT_THETA = -55 * DEGREES
-
-
-def cone_tip(apex: np.ndarray, direction: np.ndarray, length: float, radius: float, color: str,
-             sides: int = 10) -> VGroup:
-    """A cone of `sides` flat triangles (plus its base) with its apex at `apex`, pointing along
-    `direction`: reads as a 3-D arrow tip from any side, at a fraction of manim's Cone cost."""
-    u = np.asarray(direction, float)
-    u = u / np.linalg.norm(u)
-    helper = OUT if abs(u[2]) < 0.9 else RIGHT
-    a = np.cross(u, helper)
-    a /= np.linalg.norm(a)
-    b = np.cross(u, a)
-    base_c = np.asarray(apex, float) - u * length
-    ring = [base_c + radius * (np.cos(t) * a + np.sin(t) * b) for t in np.linspace(0, 2 * np.pi, sides, endpoint=False)]
-    faces = VGroup()
-    for k in range(sides):
-        # a hairline outline in the fill's colour: drawn the same, and a label's clearance (the lint's
-        # label_clear, which measures strokes) sees the tip
-        f = VMobject(fill_color=color, fill_opacity=1, stroke_color=color, stroke_width=1)
-        f.set_points_as_corners([apex, ring[k], ring[(k + 1) % sides], apex])
-        faces.add(f)
-    base = VMobject(fill_color=color, fill_opacity=1, stroke_width=0)
-    base.set_points_as_corners([*ring, ring[0]])
-    faces.add(base)
-    return faces
 
 
 class SpaceArrow(VGroup):
