@@ -28,7 +28,7 @@ from typing import Sequence
 
 import numpy as np
 from manim import (
-    DEGREES, ORIGIN, OUT, RIGHT, UP, Animation, AnimationGroup, FadeIn, FadeOut, GrowFromPoint, Line, Rotate, ThreeDScene, VectorizedPoint,
+    DEGREES, ORIGIN, OUT, UP, Animation, AnimationGroup, FadeIn, FadeOut, GrowFromPoint, Line, Rotate, ThreeDScene, VectorizedPoint,
     VGroup, VMobject,
 )
 
