@@ -40,9 +40,9 @@ class Masking(Chapter):
             room = Region("aside", panel.left, panel.right, panel.top - 3.2, panel.top)
             aside.generate_target()
             aside.target.scale(min(room.width / aside.width, room.height / aside.height)).move_to(room.center)
-            aside.target.set_opacity(0.35)
-            aside.target[1].set_opacity(0.0)  # its axis titles would be too small to read: they wait
-            aside.target[0].labels.set_opacity(0.0)  # and so would its words: the shape alone stands aside
+            # it waits out of sight (an empty grid in a corner, its words too small to read, looked like a
+            # leftover) and comes back from there when the stair is done
+            aside.target.set_opacity(0.0)
             stage.play(MoveToTarget(aside), run_time=1.0)
             area = Region("stair", full.left, panel.left - 0.3, full.bottom, full.top)
         else:
