@@ -169,13 +169,13 @@ class CrossAttention(Chapter):
             with stage.narrating(say(f"{T}.caption_spread", count=len(plan.spread), words=words, weight=plan.spread_max)):
                 stage.play(*self.focus_lines(stage, lines, plan.spread, th.query),
                            en.animate.reset().highlight(list(plan.spread), th.query), fr.animate.reset(), run_time=0.8)
-                # the line the figure belongs to stands out from the faint others by its width, and its
-                # French word too; its opacity stays its weight, as frame one said (0.18 drawn solid overstated it)
-                top, width = lines[(q, k)], lines[(q, k)].get_stroke_width()
-                stage.play(FadeIn(tag), top.animate.set_stroke(opacity=top.weight, width=width * 2.5),
-                           fr.animate.highlight(k, th.key), run_time=0.4)
+                # the figure sits on its own line and its French word lights up; the line keeps its width and
+                # opacity, as every line does (drawn solid, then 2.5× wide, 0.18 read as "do settles on veux",
+                # the opposite of the spread the caption speaks of)
+                stage.play(FadeIn(tag), fr.animate.highlight(k, th.key), run_time=0.4)
+                stage.drawn[self.key]["spread_width"] = lines[(q, k)].get_stroke_width()
                 stage.wait(0.6)
-            stage.play(FadeOut(tag), top.animate.set_stroke(opacity=top.weight, width=width), run_time=0.3)
+            stage.play(FadeOut(tag), run_time=0.3)
 
     def grid(self, stage, plan: CrossPlan, en, fr, titles, lines) -> None:
         th, say = stage.theme, stage.say
