@@ -60,8 +60,9 @@ class LowRank(Chapter):
         cols = VGroup(big, small, out).arrange(RIGHT, buff=3.6).move_to([0, 0, 0])
         down = Arrow(big.get_right(), small.get_left(), buff=0.12, color=th.value, stroke_width=3)
         up = Arrow(small.get_right(), out.get_left(), buff=0.12, color=th.output, stroke_width=3)
-        wv = math("W_V", 44, th.value).next_to(down, UP, buff=0.08)
-        wo = math("W_O", 44, th.output).next_to(up, UP, buff=0.08)
+        # one head's maps carry its number, as output_matrix writes them: W_O alone is the whole layer's matrix
+        wv = math(f"W_V^(({plan.head}))", 44, th.value).next_to(down, UP, buff=0.08)
+        wo = math(f"W_O^(({plan.head}))", 44, th.output).next_to(up, UP, buff=0.08)
         dims = VGroup(*(label(str(d), 30, th.text).next_to(c, DOWN, buff=0.12)
                         for d, c in zip((plan.d_model, plan.d_head, plan.d_model), cols)))
         names = VGroup(label(say(f"{T}.value_down"), 30, th.value).next_to(down, DOWN, buff=0.1),
@@ -86,7 +87,7 @@ class LowRank(Chapter):
         # product W_V @ W_O, the same singular values
         grid = heat_map(plan.cells.T, plan.scale, th, min(box_h, 5.2))
         grid.move_to([stage.region("full").left + 0.2 + grid.width / 2, (lower_top + bottom) / 2 + 0.2, 0])
-        name = math("W_O W_V", 36, th.output).next_to(grid, UP, buff=0.15)
+        name = math(f"W_O^(({plan.head})) W_V^(({plan.head}))", 36, th.output).next_to(grid, UP, buff=0.15)
         size = label(say(f"{T}.size", rows=plan.d_model, cols=plan.d_model), 24, th.text)
         parts = [size]
         if len(plan.rows) < plan.d_model:
