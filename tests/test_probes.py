@@ -592,6 +592,13 @@ def test_values_says_the_e_it_updates_is_the_residual(smol, render_scene):
     # output_matrix's sum of all heads): the frame says it is this head alone
     alone = " ".join(m.original_text for m in drawn["one_head_note"])
     assert scene.plans[0].n_heads == 9 and "9" in alone
+    # read from the back row (it was 8 px lowercase in grey): its letters as tall as E′'s figures, in E′'s colour,
+    # and the caption says it too
+    fig = drawn["updated_column"].entries[0]
+    line = drawn["one_head_note"][0]
+    assert line.get_color().to_hex().lower() == scene.stage.theme.updated.lower()
+    assert line.height >= 0.8 * fig.height
+    assert any("9 heads" in c or "9" in c and "head" in c for c, _ in scene.caption_log)
 
 
 @pytest.mark.render

@@ -63,6 +63,8 @@ def head_tag(stage: Stage, grid: AttentionGrid, head_trace) -> VGroup:
     for fs in (TAG_FS, 20, 18, TAG_MIN_FS):
         # the head on its line, its role under it (wrapped): never "layer 0 · head" / "0: adjectives"
         lines = [label(head, fs, stage.theme.dim)]
+        if lines[0].width > width:  # "camada 13" over "head 2": the layer and the head, each on its line
+            lines = [label(part, fs, stage.theme.dim) for part in head.split(" · ")]
         if role:  # wider than asked or scaled down where it cannot fit: refused below
             lines += list(wrapped(role, width, fs, stage.theme.dim, max_lines=2))
         tag = VGroup(*lines).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
@@ -96,7 +98,7 @@ def new_grid(stage: Stage, head_trace, tokens, layout: str, region: Region | str
     grid.shift(shift)
     titles.shift(shift)
     if tag:
-        titles.head_tag = head_tag(stage, grid, head_trace)
+        titles.head_tag = grid.head_tag = head_tag(stage, grid, head_trace)
         titles.add(titles.head_tag)
     return grid, titles
 
@@ -357,6 +359,11 @@ def close_up(grid: AttentionGrid, center, scale: float, frame) -> list:
                 break
     if grid.ticks.has_points() and grid.row_labels in faded:
         faded.append(grid.ticks)
+    tag = getattr(grid, "head_tag", None)  # the head's name in the corner (new_grid's tag)
+    if tag is not None and len(tag):
+        x0, y0, x1, y1 = tag.get_left()[0], tag.get_bottom()[1], tag.get_right()[0], tag.get_top()[1]
+        if not (x0 >= fx0 + m and x1 <= fx1 - m and y0 >= fy0 + m and y1 <= fy1 - m):
+            faded.append(tag)
     for sheet in faded:
         sheet.save_state()
     grid.close_up_faded = faded

@@ -197,12 +197,13 @@ class Values(Chapter):
         plus, eq = label("+", font_size=36, color=th.text), label("=", font_size=36, color=th.text)
         total = VGroup(e_col, plus, d_col, eq, n_col).arrange(RIGHT, buff=0.3)
         if plan.normalized:  # E here is the residual, not the normalised E the head read (query, W_V above)
-            residual = wrapped(say("qkv.units.residual"), e_col.width + 0.5, 18, th.dim, 3)
+            residual = wrapped(say("qkv.units.residual"), e_col.width + 0.3, 22, th.dim, 4)
             residual.next_to(e_col.brackets, DOWN, buff=0.12).set_x(e_col.get_x())
             total.add(residual)
             stage.drawn["values"]["residual_note"] = residual
         if plan.n_heads > 1:  # E′ here is E plus one head's change: the layer adds every head's (multi_head)
-            alone = wrapped(say("qkv.units.one_head", count=plan.n_heads), n_col.width + 1.2, 18, th.dim, 3)
+            # the one thing that says this E′ is not the layer's: as large as the figures, in E′'s colour
+            alone = wrapped(say("qkv.units.one_head", count=plan.n_heads), n_col.width + 0.3, 22, th.updated, 4)
             alone.next_to(n_col.brackets, DOWN, buff=0.12).set_x(n_col.get_x())
             total.add(alone)
             stage.drawn["values"]["one_head_note"] = alone
@@ -237,7 +238,9 @@ class Values(Chapter):
             lines.next_to(VGroup(total, rounding), DOWN, buff=0.45).set_x(panel.center[0])
         stage.drawn["values"].update(e_column=e_col, delta_column=d_col, updated_column=n_col, rounding=rounding,
                                      direction_lines=list(lines))
-        with stage.narrating(say("qkv.values.update", word=say.quote(plan.tokens[i]))):
+        update = (say("qkv.values.update_one_head", word=say.quote(plan.tokens[i]), count=plan.n_heads)
+                  if plan.n_heads > 1 else say("qkv.values.update", word=say.quote(plan.tokens[i])))
+        with stage.narrating(update):
             stage.play(camera_home(stage), FadeOut(VGroup(prod.matrix, prod.vector, prod.equals)),
                        *(FadeOut(m) for m in [stage.drawn["values"].get("delta_brace")] if m is not None),
                        ReplacementTransform(prod.result, d_col), FadeIn(e_col), FadeIn(plus),
