@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 import pytest
-from manim import Text, config, tempconfig
+from manim import Text, VGroup, config, tempconfig
 
 from attention_manim.model.errors import UserError
 from attention_manim.scenes.registry import load_all
@@ -361,6 +361,9 @@ def test_mole_drawing(rendered, tracer):
     assert "head 1" in note and "sense" in note
     (box,) = drawn["context_space"]["causal"]
     assert "“one”" in text_of(box) and "of carbon dioxide" in text_of(box)
+    # left of everything the space draws, its axis names included (in Korean it ran into "화학")
+    space = drawn["context_space"]["space"]
+    assert box.get_right()[0] < VGroup(space.axis_lines, space.axis_labels).get_left()[0] - 0.1
     captions = " ".join(c for c, _ in scene.caption_log)
     shrew = tracer(MOLE[0]).head(0, h).pattern[2, 1]
     one = tracer(MOLE[1]).head(0, h).pattern[1, 0]

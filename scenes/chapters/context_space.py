@@ -6,7 +6,7 @@ generic arrow and per phrase the real attention (arcs), the head's ΔE and the r
 from __future__ import annotations
 
 import numpy as np
-from manim import DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, FadeTransform, VGroup, Write
+from manim import DEGREES, DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, FadeTransform, VGroup, Write, config
 
 from ..components.clearance import box_of, clearance
 from ..components.context_arcs import ContextArcs
@@ -242,7 +242,7 @@ class ContextSpace(Chapter):
             if honest:  # a real head resting on the first token, or on the word itself: say so, on screen too
                 drawn.setdefault("honest", []).append(honest)
                 plate = framed(wrapped(honest, 5.4, 22, th.text, max_lines=6), th, th.dim)
-                self.lower_left(plate, table, notes)
+                self.lower_left(plate, table, notes, right=room_left_of(space, 0.2))
                 drawn.setdefault("honest_plates", []).append(plate)
                 with stage.narrating(honest):
                     stage.play(FadeIn(plate, shift=UP * 0.1), *cover(plate, table), run_time=0.6)
@@ -303,8 +303,9 @@ class ContextSpace(Chapter):
 
     # --- pieces ---------------------------------------------------------------------------------
     @staticmethod
-    def lower_left(box: VGroup, table: VGroup, notes: list) -> VGroup:
-        """`box` in the lower left: under the table, over the notes at the bottom (never on them)."""
+    def lower_left(box: VGroup, table: VGroup, notes: list, right: float | None = None) -> VGroup:
+        """`box` in the lower left: under the table, over the notes at the bottom (never on them), and
+        left of `right` (the space's labels: a box touching "화학" read as one line with it)."""
         texts = [n for n in notes if n is not None and n.get_x() < 0 and n.get_y() < 0]
         floor = max(n.get_top()[1] for n in texts) + 0.15 if texts else -3.9
         ceiling = table.get_bottom()[1] - 0.15
@@ -313,7 +314,8 @@ class ContextSpace(Chapter):
         box.covers_table = box.height > 0.9 * (ceiling - floor)
         if box.covers_table:
             ceiling = table.get_top()[1]
-        fit_into(box, 5.8, max(ceiling - floor, 1.0))
+        width = 5.8 if right is None else min(5.8, right - (-config.frame_width / 2 + 0.4))
+        fit_into(box, width, max(ceiling - floor, 1.0))
         box.to_edge(LEFT, buff=0.4).set_y(ceiling - box.height / 2 if box.covers_table else (ceiling + floor) / 2)
         return box
 
@@ -321,7 +323,7 @@ class ContextSpace(Chapter):
         """The words after the focus are masked for it; what they say can only flow forward."""
         th, say = stage.theme, stage.say
         box = framed(causal_lines(say, s), th, th.mask, font_size=22)
-        self.lower_left(box, table, notes)
+        self.lower_left(box, table, notes, right=room_left_of(stage.drawn[ContextSpace.key]["space"], 0.2))
         stage.drawn[ContextSpace.key]["causal"].append(box)
         later = list(s.causal.later)
         with stage.narrating(say(f"{T}.caption_causal", word=word, after=say.quote(s.causal.after))):

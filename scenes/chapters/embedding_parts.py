@@ -133,7 +133,7 @@ def self_weight(say: Say, theme, weight: float, target, font_size: float = 18, a
     ends of `arcs` coming into the word (beside them when they take the space above it). `beside`:
     to the word's right on its own line first (words on a line above would claim a label above)."""
     n = number(weight, "weight", font_size=font_size, color=theme.text).next_to(target, UP, buff=0.08)
-    word = label(say("embeddings.self"), font_size=font_size * 14 / 18, color=theme.dim)
+    word = label(say("embeddings.self"), font_size=font_size, color=theme.dim)  # as large as its figure (14/18 read as 12 px)
     out = VGroup(n, word.next_to(n, RIGHT, buff=0.06 * font_size / 18))
     top, right = target.get_top(), target.get_right()
     right_mid = [right[0] + 0.12 + out.width / 2, target.get_center()[1], 0]
