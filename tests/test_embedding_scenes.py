@@ -159,6 +159,18 @@ def test_tokens_columns_show_the_real_numbers(rendered, tracer):
     assert len(drawn["symbols"]) == 7
     d = tr.model.d_model
     assert "“the”" in text_of(drawn["equal_notes"]) and f"{d} of {d}" in text_of(drawn["equal_notes"])
+    # a repeated word's sums are outlined with the ≈ marks beside them (the outline had cut through them)
+    from manim import SurroundingRectangle
+
+    outlines = [r for r in drawn["differ_marks"].get_family() if isinstance(r, SurroundingRectangle)]
+    inside = lambda m, r: (r.get_left()[0] <= m.get_left()[0] and m.get_right()[0] <= r.get_right()[0]  # noqa: E731
+                           and r.get_bottom()[1] <= m.get_bottom()[1] and m.get_top()[1] <= r.get_top()[1])
+    marked = 0
+    for k in (0, 4, 2, 6):
+        for mark in drawn["rounding"][k]:
+            assert any(inside(mark, r) for r in outlines), k
+            marked += 1
+    assert marked > 0
 
 
 def test_tokens_long_phrase_stays_on_screen(rendered):

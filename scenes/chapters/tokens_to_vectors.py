@@ -161,8 +161,9 @@ class TokensToVectors(Chapter):
                 stage.play(FadeIn(approx), run_time=0.5)
         if plan.marked:
             sum_at = {i: sums[k] for k, i in enumerate(shown)}
-            marks, notes = self.mark_groups(stage, plan, sum_at, th.positive, "note_differ")
-            stage.drawn[self.key]["differ_notes"] = notes
+            marks, notes = self.mark_groups(stage, plan, sum_at, th.positive, "note_differ",
+                                            beside={i: approx[k] for k, i in enumerate(shown)})
+            stage.drawn[self.key].update(differ_notes=notes, differ_marks=marks)
             with stage.narrating(say("embeddings.tokens.caption_baked", count=len(plan.marked), words=words)):
                 stage.play(Create(marks), FadeIn(notes), run_time=0.8)
                 stage.wait(1.2)
@@ -188,15 +189,18 @@ class TokensToVectors(Chapter):
         stage.drawn[TokensToVectors.key]["symbols"] = syms
 
     @staticmethod
-    def mark_groups(stage: Stage, plan: TokensPlan, col_at: dict, color: str, note: str):
+    def mark_groups(stage: Stage, plan: TokensPlan, col_at: dict, color: str, note: str, beside: dict | None = None):
         """Outline the columns of each marked group of equal words and join them with a bar
         underneath (bars of different groups at different depths); the notes sit in one row below
-        the lowest bar, so no tick line crosses a note."""
+        the lowest bar, so no tick line crosses a note. `beside`: what stands by a column (its ≈
+        marks), taken into its outline (the outline had cut through them)."""
         say = stage.say
+        beside = beside or {}
         marks, notes = VGroup(), VGroup()
         low = min(c.get_bottom()[1] for c in col_at.values())
         for g_no, g in enumerate(plan.marked):
-            rects = VGroup(*(SurroundingRectangle(col_at[i], color=color, buff=0.06, stroke_width=2.5)
+            rects = VGroup(*(SurroundingRectangle(VGroup(col_at[i], *([beside[i]] if i in beside and len(beside[i]) else [])),
+                                                  color=color, buff=0.06, stroke_width=2.5)
                              for i in g.positions))
             y = low - 0.25 - 0.3 * g_no
             xs = [col_at[i].get_x() for i in g.positions]
