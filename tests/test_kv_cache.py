@@ -102,6 +102,11 @@ def test_plan_and_render(make_inputs, render_scene):
     drawn_sum = round(sum(round(float(w.value), 2) for w in drawn["weights"][-1]), 2)
     assert drawn["total"].approx == (drawn_sum != 1.0)
     assert frame[..., :3].max() > 100
+    # the cache's size is written as the product that makes it (2 × layers × key/value heads × tokens × d_head)
+    memory = drawn["check"][2]
+    assert int(np.prod(memory.product)) == plan.cache_floats
+    assert memory.product[1:] == (plan.n_layers, scene.setting.trace.model.n_kv_heads or scene.setting.trace.model.n_heads,
+                                  len(plan.steps), plan.d_head)
 
 
 def test_a_guess_made_inside_the_prompt_says_it_is_thrown_away(make_inputs):

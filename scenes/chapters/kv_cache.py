@@ -165,7 +165,9 @@ class KvCache(Chapter):
             drawn["weights"].append(new_w)
         drawn["panel"] = panel
         drawn["total"] = total
-        stage.play(FadeOut(VGroup(query, qname, panel, macs, header, total)), run_time=0.4)
+        # the last step's box goes with its query and panel: left alone it read as a leftover highlight
+        stage.play(FadeOut(VGroup(query, qname, panel, macs, header, total, *([new_mark] if new_mark else []))),
+                   run_time=0.4)
         self.check(stage, plan, drawn)
 
     @staticmethod
@@ -215,7 +217,12 @@ class KvCache(Chapter):
         line = wrapped(text, full.width * 0.78, 28, th.highlight, 2)  # not from edge to edge
         saving = label(say(f"{T}.saving", cached=grouped(plan.total_cached, say), full=grouped(plan.total_full, say),
                              ratio=say.number(plan.saving, ".1f")), 26, th.text)
-        memory = label(say(f"{T}.memory", floats=grouped(plan.cache_floats, say), count=plan.n_layers), 24, th.dim)
+        # the count as a product a student can check: SmolLM2 shares 3 key/value heads among its 9 heads
+        tokens = plan.steps[-1].position + 1
+        kv = plan.cache_floats // (2 * plan.n_layers * plan.d_head * tokens)
+        memory = label(say(f"{T}.memory", floats=grouped(plan.cache_floats, say), count=plan.n_layers, kv=kv,
+                           tokens=tokens, d_head=plan.d_head), 24, th.dim)
+        memory.product = (2, plan.n_layers, kv, tokens, plan.d_head)
         box = VGroup(line, saving, memory).arrange(DOWN, buff=0.16)
         fit_into(box, full.width - 0.2, Y_MACS + 0.2 - full.bottom)
         box.move_to([0, full.bottom + box.height / 2, 0])
