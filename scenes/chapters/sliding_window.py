@@ -317,7 +317,7 @@ class WindowSinks(Chapter):
         full = stage.region("full")
         L = len(plan.sink_per_layer)
         top_y = full.top - 0.95
-        y_name = text(say(f"{T}.sink_axis"), FS, th.dim)
+        y_name = text(say(f"{T}.sink_axis" if plan.per_head else f"{T}.sink_axis_layers"), FS, th.dim)
         if plan.per_head:  # few layers: a bar for every head, each named by layer and head
             H = plan.sink_per_head.shape[1]
             rows = [(head_name(say, l, h), float(plan.sink_per_head[l, h]), th.delta_multi)
@@ -355,6 +355,7 @@ class WindowSinks(Chapter):
                 ticks.add(label(str(i), 20, th.dim).move_to([x, base - 0.22, 0]))
         axis = Line([left, base, 0], [left + L * step, base, 0], stroke_color=th.dim, stroke_width=2)
         axis_name = text(say(f"{T}.layer_axis"), FS, th.dim).next_to(ticks, DOWN, buff=0.1).set_x(left + L * step / 2)
+        fit_into(y_name, full.right - (left - 0.5), 0.6)  # the longer per-layer name fits the frame
         y_name.move_to([left - 0.5 + y_name.width / 2, top_y - y_name.height / 2, 0])
         y_mean = base + plan.sink_mean * scale
         mean = DashedLine([left, y_mean, 0], [left + L * step + 0.1, y_mean, 0], color=th.text, stroke_width=2,
