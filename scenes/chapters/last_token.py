@@ -88,7 +88,9 @@ class LastToken(Chapter):
             # a head that spreads its weight thin (0.13 at most) drew hair-thin arcs nobody could see:
             # then the arcs are drawn against its strongest one, and the panel says so
             strongest = float(max(h.weights[:last], default=0.0))
-            relative = 0 < strongest < RELATIVE_BELOW
+            # below what two decimals show ("against the strongest, 0.00") there is no arc worth scaling up:
+            # the head keeps its weight at home, and its self weight says so
+            relative = 0.005 <= strongest < RELATIVE_BELOW
             arcs = ContextArcs(srcs, target, h.weights, theme=th, angle=ang, max_stroke=12, relative=relative)
             arcs.set_z_index(-1)  # behind the opaque word boxes
             arcs.relative = relative
