@@ -726,3 +726,15 @@ def test_a_label_nearer_another_arrows_point_is_found_unless_tied():
     alone.update()
     assert alone.get_stroke_opacity() == 0.0  # near its own point, nearer it than any other: no line
     assert isinstance(line, Line)
+
+
+# --- a side axis name: never read as one label with the row label beside it -----------------------
+
+def test_a_korean_side_axis_name_stands_upright_one_syllable_under_another():
+    """"쿼리" set in a row beside the row labels read as "쿼리 ␣must"; Latin names turn a quarter."""
+    from attention_manim.scenes.chapters.grid_parts import side_title
+
+    ko = side_title("쿼리", 24, "#FFFFFF")
+    assert len(ko) == 2 and ko.height > 1.5 * ko.width and ko[0].get_y() > ko[1].get_y()
+    en = side_title("queries", 24, "#FFFFFF")
+    assert en.height > 2 * en.width  # turned

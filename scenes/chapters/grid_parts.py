@@ -22,6 +22,17 @@ CLOSE_UP = ("a close-up inside the grid: its lines and cells go on past the fram
             "the labels the close-up would cut are faded while the camera is close")
 
 
+def side_title(name: str, font_size: float, color: str) -> VGroup:
+    """An axis name standing beside a column of labels: Latin turned a quarter (read bottom to top); Hangul
+    upright, its syllables one under another (set in a row, "쿼리" beside the row labels read as one label
+    with the first of them, "쿼리 ␣must")."""
+    if not has_hangul(name):
+        return label(name, font_size, color).rotate(PI / 2)
+    side = VGroup(*(label(ch, font_size, color) for ch in name if ch.strip())).arrange(DOWN, buff=0.05 * font_size / 24)
+    side.original_text = name
+    return side
+
+
 def axis_titles(grid: AttentionGrid, stage: Stage, scale: float = 1.0, by_labels: bool = True) -> VGroup:
     """"queries" over the labels across the top, "keys" beside the labels down the side (or the
     other way round in the paper layout). `scale`: for a grid drawn under a camera pulled back that
@@ -35,9 +46,7 @@ def axis_titles(grid: AttentionGrid, stage: Stage, scale: float = 1.0, by_labels
     cols, rows = (grid.col_labels, grid.row_labels) if by_labels else (VGroup(), VGroup())
     top_y = (cols.get_top()[1] if cols.has_points() else lines.get_top()[1]) + 0.14 * scale
     top.move_to([lines.get_x(), top_y + top.height / 2, 0])
-    side = label(side_name, 24 * scale, side_color)
-    if not has_hangul(side_name):  # Hangul stays upright (one or two syllables read best that way)
-        side.rotate(PI / 2)
+    side = side_title(side_name, 24 * scale, side_color)
     side_x = (rows.get_left()[0] if rows.has_points() else lines.get_left()[0]) - 0.16 * scale
     side.move_to([side_x - side.width / 2, lines.get_y(), 0])
     return VGroup(top, side)

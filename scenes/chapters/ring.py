@@ -23,7 +23,7 @@ from math import ceil, floor, log10
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, PI, RIGHT, UP, Arrow, FadeIn, FadeOut, Line, Rectangle, RoundedRectangle, VGroup,
+    DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, Line, Rectangle, RoundedRectangle, VGroup,
 )
 
 from attention_manim.model.passages import PASSAGES
@@ -42,6 +42,7 @@ from ..style import byte_text
 from ..style import has_hangul
 from .embedding_parts import fit_into
 from .embedding_parts import mixed_label as text
+from .grid_parts import side_title
 from .head_split import fixed, model_name, tiny
 
 T = "ring"  # the catalog: scenes/locales/<lang>/ring.toml
@@ -698,11 +699,11 @@ class RingCausal(Chapter):
             [-0.22, -(starts[i] + sizes[i] / 2) * cell, 0]) for i in range(N)))
         col_nums = VGroup(*(label(str(j), 26, device_color(j)).move_to(
             [(starts[j] + sizes[j] / 2) * cell, 0.22, 0]) for j in range(N)))
-        q_axis = text(say(f"{T}.causal.queries_axis"), 26, th.query)
-        k_axis = text(say(f"{T}.causal.keys_axis"), 26, th.key)
-        top_word, side_word = (q_axis, k_axis) if video else (k_axis, q_axis)
-        top_word.next_to(col_nums, UP, buff=0.1)
-        side_word.rotate(PI / 2).next_to(row_nums, LEFT, buff=0.12)
+        q_axis = (say(f"{T}.causal.queries_axis"), th.query)
+        k_axis = (say(f"{T}.causal.keys_axis"), th.key)
+        (top_name, top_color), (side_name, side_color) = (q_axis, k_axis) if video else (k_axis, q_axis)
+        top_word = text(top_name, 26, top_color).next_to(col_nums, UP, buff=0.1)
+        side_word = side_title(side_name, 26, side_color).next_to(row_nums, LEFT, buff=0.12)
         axes = VGroup(row_nums, col_nums, top_word, side_word)
 
         # per query device: one square per step (filled: busy) and its scores. Paper: right of its rows,

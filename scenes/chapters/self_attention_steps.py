@@ -10,12 +10,12 @@ orientation (a row per token); the focus's row of Z is the z of the three steps.
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, PI, RIGHT, UP, Arrow, FadeIn, FadeOut, SurroundingRectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, SurroundingRectangle, VGroup
 
 from ..components.number_table import NumberTable
 from ..components.text import label, number
 from ..components.softmax_column import finer_kind, grid_score_kind
-from ..style import fmt_weight, has_hangul
+from ..style import fmt_weight
 from ..components.vectors import VectorColumn, ellipsis_dots, math, symbol_source
 from ..components.word_boxes import WordBoxes
 from ..lesson import Chapter
@@ -27,6 +27,7 @@ from ..stage import Stage
 from .embedding_parts import fit_into
 from .lookup import SHOWN, digits, hvec, weight_opacity
 from .beyond_parts import sci_math, with_math
+from .grid_parts import side_title
 from .multi_head import table
 
 T = "walkthrough.steps"
@@ -325,9 +326,7 @@ class AllTokens(Chapter):
             t.move_to([(room[0] + room[1]) / 2, (room[2] + full.bottom + 0.7) / 2, 0])
             if square:  # the axes named, as every grid names them: here queries down the rows, keys across
                 keys_name = label(say("grid.axes.keys"), 24, th.key).next_to(t.header_row(), UP, buff=0.12)
-                queries_name = label(say("grid.axes.queries"), 24, th.query)
-                if not has_hangul(queries_name.original_text):
-                    queries_name.rotate(PI / 2)
+                queries_name = side_title(say("grid.axes.queries"), 24, th.query)
                 queries_name.next_to(t.label_column(), LEFT, buff=0.15)
                 t.add(keys_name, queries_name)
                 drawn.setdefault("axis_names", []).append((keys_name, queries_name))
