@@ -12,7 +12,7 @@ from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, Line, Rectangle
 from ..components.number_table import aligned_rows
 from ..components.text import label
 from ..components.vectors import VectorColumn, math
-from ..components.word_boxes import WordBoxes
+from ..components.word_boxes import WordBoxes, space_key
 from ..lesson import Chapter, Lesson
 from ..plans.mlp import MlpPlan, plan_mlp, with_mlp_probe
 from ..stage import Stage
@@ -44,7 +44,7 @@ def shape_diagram(stage: Stage, sizes: tuple[int, ...], gated: bool, color_in, c
     def col(n, color):
         r = Rectangle(width=0.8, height=max(n * unit, 0.1), stroke_width=2, stroke_color=color)
         r.set_fill(color, opacity=0.5)
-        return VGroup(r, label(str(n), 24, th.text).next_to(r, DOWN, buff=0.1))
+        return VGroup(r, label(grouped(n), 24, th.text).next_to(r, DOWN, buff=0.1))  # 1,536 beside "1,000"
     d_in, d_mid = sizes
     if gated:  # the gate g and the up projection u, each named over its column
         pair = [col(d_mid, color_mid), col(d_mid, color_mid)]
@@ -101,11 +101,19 @@ class Mlp(Chapter):
         gated = plan.kind == "swiglu"
         title = label(say(f"{T}.title", layer=plan.layer, model=model_name(say, plan.model_name)), 30, th.text)
         stage.region("title").fit(title)
-        words = WordBoxes(plan.tokens, theme=th, font_size=24, max_width=full.width)
+        # a real model's tokens show their leading space as ␣: its key at the row's right, as every lesson has it
+        key = space_key(plan.tokens, say, th, font_size=22, mark_size=24)
+        words = WordBoxes(plan.tokens, theme=th, font_size=24,
+                          max_width=full.width - (key.width + 0.4 if key is not None else 0.0))
         words.move_to([0, title.get_bottom()[1] - 0.2 - words.height / 2, 0])
+        if key is not None:
+            words.align_to([full.left, 0, 0], LEFT)
+            key.move_to([full.right - key.width / 2, words.get_y(), 0])
+        drawn["space_key"] = key
         top = words.get_bottom()[1] - 0.3
         with stage.narrating(say(f"{T}.caption_intro", word=word, layer=plan.layer)):
-            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(words, lag_ratio=0.08), run_time=0.9)
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(words, lag_ratio=0.08),
+                       *([FadeIn(key)] if key is not None else []), run_time=0.9)
             stage.play(words.animate.highlight(plan.focus, th.query), run_time=0.6)
 
         # the model's shape and GPT-2 small's, at one scale: the tallest column fills the room
@@ -114,9 +122,9 @@ class Mlp(Chapter):
         unit = room / max(gm, plan.d_mlp)
         mine = shape_diagram(stage, (plan.d_model, plan.d_mlp), gated, th.embedding, th.value,
                              say(f"{T}.shape_{'gated' if gated else 'plain'}", model=model_name(say, plan.model_name),
-                                 d_model=plan.d_model, d_mlp=plan.d_mlp), unit)
+                                 d_model=grouped(plan.d_model, say), d_mlp=grouped(plan.d_mlp, say)), unit)
         gpt = shape_diagram(stage, (gd, gm), False, th.embedding, th.key,
-                            say(f"{T}.shape_gpt2", d_model=gd, d_mlp=gm), unit)
+                            say(f"{T}.shape_gpt2", d_model=grouped(gd, say), d_mlp=grouped(gm, say)), unit)
         bar = scale_bar(stage, 1000, unit)
         keys = legend(stage, [(say(f"{T}.legend_stream"), th.embedding),
                               (say(f"{T}.legend_hidden", model=model_name(say, plan.model_name)), th.value),
@@ -130,13 +138,13 @@ class Mlp(Chapter):
         gap = (mine[1].get_right()[0] + gpt[1].get_left()[0]) / 2  # the scale bar between the two
         bar.shift([gap - bar[0].get_x(), y_mid - bar[0].get_y(), 0])
         key = f"{T}.caption_shape_gated" if gated else f"{T}.caption_shape_plain"
-        with stage.narrating(say(key, d_model=plan.d_model, d_mlp=plan.d_mlp, ratio=plan.ratio)):
+        with stage.narrating(say(key, d_model=plan.d_model, d_mlp=grouped(plan.d_mlp, say), ratio=plan.ratio)):
             stage.play(FadeIn(mine, lag_ratio=0.2), FadeIn(bar), FadeIn(keys[:2]), run_time=1.2)
             stage.wait(0.5)
         drawn["shape"] = mine
 
         # GPT-2 small, from its config, beside it
-        with stage.narrating(say(f"{T}.caption_gpt2", d_model=gd, d_mlp=gm, ratio=gm // gd)):
+        with stage.narrating(say(f"{T}.caption_gpt2", d_model=gd, d_mlp=grouped(gm, say), ratio=gm // gd)):
             stage.play(FadeIn(gpt, lag_ratio=0.2), FadeIn(keys[2]), run_time=1.2)
             stage.wait(0.5)
         drawn["gpt2"] = gpt
@@ -152,17 +160,17 @@ class Mlp(Chapter):
         fit_into(body, full.width - 0.2, top - full.bottom - 0.9)
         body.move_to([0, (top + full.bottom + 0.7) / 2, 0])
         with stage.narrating(say(f"{T}.caption_neurons_gated" if gated else f"{T}.caption_neurons_plain", word=word,
-                                 shown=len(plan.neurons), d_mlp=plan.d_mlp)):
+                                 shown=len(plan.neurons), d_mlp=grouped(plan.d_mlp, say))):
             stage.play(FadeOut(mine), FadeOut(gpt), FadeOut(bar), FadeOut(keys), run_time=0.5)
             stage.play(FadeIn(xg), FadeIn(arrow), FadeIn(table, lag_ratio=0.05), run_time=1.4)
             stage.wait(0.8)
         # the count the caption says, written under the brace's words
-        active = label(say(f"{T}.active_note", count=plan.active, d_mlp=plan.d_mlp), 26, th.highlight)
+        active = label(say(f"{T}.active_note", count=plan.active, d_mlp=grouped(plan.d_mlp, say)), 26, th.highlight)
         fit_into(active, full.width, 0.5).next_to(body, DOWN, buff=0.3).set_x(table.get_x())
         if active.get_right()[0] > full.right:
             active.shift(LEFT * (active.get_right()[0] - full.right))
         drawn["active"] = active
-        with stage.narrating(say(f"{T}.caption_active", count=plan.active, d_mlp=plan.d_mlp)):
+        with stage.narrating(say(f"{T}.caption_active", count=plan.active, d_mlp=grouped(plan.d_mlp, say))):
             stage.play(table.brace.animate.set_color(th.highlight), FadeIn(active, shift=UP * 0.1), run_time=0.5)
             stage.wait(0.6)
         drawn.update(x=x, neurons=table)
@@ -173,7 +181,7 @@ class Mlp(Chapter):
         down.move_to([0, (top + full.bottom + 0.8) / 2, 0])
         check = label(say(f"{T}.check", diff=tiny(say, plan.max_diff)), 26, th.highlight)
         fit_into(check, full.width, 0.4).next_to(down, DOWN, buff=0.35).set_x(0)
-        with stage.narrating(say(f"{T}.caption_out", d_model=plan.d_model, d_mlp=plan.d_mlp,
+        with stage.narrating(say(f"{T}.caption_out", d_model=plan.d_model, d_mlp=grouped(plan.d_mlp, say),
                                  diff=tiny(say, plan.max_diff))):
             stage.play(FadeOut(VGroup(xg, arrow, table, active)), run_time=0.5)
             stage.play(FadeIn(down.matrix), FadeIn(down.hidden), run_time=1.0)
@@ -206,11 +214,11 @@ class Mlp(Chapter):
         mat = Rectangle(width=plan.d_mlp * unit, height=plan.d_model * unit, stroke_width=2, stroke_color=th.text)
         mat.set_fill(th.dim, opacity=0.35)
         mname = label(say(f"{T}.down_name"), 26, th.text).next_to(mat, UP, buff=0.15)
-        msize = label(say(f"{T}.down_size", rows=plan.d_model, cols=plan.d_mlp), 24, th.dim).next_to(mat, DOWN, buff=0.12)
+        msize = label(say(f"{T}.down_size", rows=plan.d_model, cols=grouped(plan.d_mlp, say)), 24, th.dim).next_to(mat, DOWN, buff=0.12)
         h = Rectangle(width=0.5, height=plan.d_mlp * unit, stroke_width=2, stroke_color=th.value).set_fill(th.value, opacity=0.5)
         h.next_to(mat, RIGHT, buff=0.35)
         hname = math("h", 32, th.value).next_to(h, UP, buff=0.12)
-        hsize = label(str(plan.d_mlp), 24, th.dim).next_to(h, DOWN, buff=0.1)
+        hsize = label(grouped(plan.d_mlp, say), 24, th.dim).next_to(h, DOWN, buff=0.1)
         eq = label("=", 34, th.text).next_to(h, RIGHT, buff=0.35)
         y = Rectangle(width=0.5, height=plan.d_model * unit, stroke_width=2, stroke_color=th.delta_multi)
         y.set_fill(th.delta_multi, opacity=0.5).next_to(eq, RIGHT, buff=0.35)
@@ -266,7 +274,7 @@ class Mlp(Chapter):
             rows.append([label(f"#{n}", 24, th.dim)] + [label(fixed(c[r], 2), 28, th.text) for c in cols])
         rows.append([label("⋮", 28, th.dim)] + [label("⋮", 28, th.dim) for _ in cols])
         grid = aligned_rows(rows, col_gap=0.5, row_step=0.56, align=["right"] * (len(cols) + 1))
-        note = braced(grid, say(f"{T}.brace", shown=len(plan.neurons), d_mlp=plan.d_mlp), th, RIGHT, 24)
+        note = braced(grid, say(f"{T}.brace", shown=len(plan.neurons), d_mlp=grouped(plan.d_mlp, say)), th, RIGHT, 24)
         note[1].next_to(note[0], RIGHT, buff=0.1)
         table = VGroup(grid, note)
         table.brace = note[0]
