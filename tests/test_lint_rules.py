@@ -11,7 +11,7 @@ import pytest
 from manim import PI, RIGHT, UP, ArcBetweenPoints, FadeIn, VGroup
 
 from attention_manim.scenes import review
-from attention_manim.scenes.components.clearance import clearance, strokes_of
+from attention_manim.scenes.components.clearance import box_of, clearance, room_at, strokes_of
 from attention_manim.scenes.components.text import label, number
 from attention_manim.scenes.lesson import Chapter, Lesson, lesson_scene
 
@@ -181,14 +181,18 @@ def test_arc_weight_labels_keep_clear_of_every_arc(make_inputs):
 
     for tokens, weights in ((["miniature", "eiffel", "tower"], [0.44, 0.52, 0.04]),
                             (["eiffel", "tower"], [0.95, 0.05]),
-                            (["a", "very", "small", "eiffel", "tower"], [0.1, 0.2, 0.3, 0.3, 0.1])):
+                            (["a", "very", "small", "eiffel", "tower"], [0.1, 0.2, 0.3, 0.3, 0.1]),
+                            # SmolLM2's mole, phrase 3: short arcs crowd the last words ("0,320,28" ran together)
+                            (["Take", "␣a", "␣biopsy", "␣of", "␣the", "␣mole"], [0.27, 0.01, 0.32, 0.06, 0.28, 0.06])):
         row = WordBoxes(tokens, theme=DARK, font_size=32).move_to([0, 2.68, 0])
         f = len(tokens) - 1
         srcs = [row.box(j) for j in range(len(tokens))]
         ang = arc_angle([b.get_top() for b in srcs], row.box(f).get_top(), max_rise=0.62)
         arcs = ContextArcs(srcs, row.box(f), weights, theme=DARK, angle=ang, max_stroke=12)
-        labels = weight_labels(arcs, DARK)
-        assert len(labels) == sum(w >= 0.05 for w in weights[:-1])
+        labels = weight_labels(arcs, DARK, keep_off=srcs)
+        assert len(labels) >= sum(w >= 0.25 for w in weights[:-1])  # thin arcs may go unlabelled where crowded
+        for lab in labels:  # off the word boxes: a figure on a box's border reads as neither
+            assert all(room_at(lab, lab.get_center(), [], [box_of(b)]) > 0 for b in srcs), (tokens, lab.text)
         strokes = strokes_of([a for a, _ in arcs.drawn()])
         for lab in labels:
             boxes = np.array([[g.get_left()[0], g.get_bottom()[1], g.get_right()[0], g.get_top()[1]] for g in lab])
@@ -196,8 +200,8 @@ def test_arc_weight_labels_keep_clear_of_every_arc(make_inputs):
         for a in labels:
             for b in labels:
                 if a is not b:
-                    assert (a.get_right()[0] < b.get_left()[0] or b.get_right()[0] < a.get_left()[0]
-                            or a.get_top()[1] < b.get_bottom()[1] or b.get_top()[1] < a.get_bottom()[1])
+                    assert (a.get_right()[0] + 0.1 < b.get_left()[0] or b.get_right()[0] + 0.1 < a.get_left()[0]
+                            or a.get_top()[1] < b.get_bottom()[1] or b.get_top()[1] < a.get_bottom()[1]), (tokens,)
 
 
 def test_3d_arrow_labels_keep_clear_of_the_axes(tracer):

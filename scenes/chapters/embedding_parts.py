@@ -88,7 +88,7 @@ def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size:
     the edge of every arc (thick arcs included) and from the labels placed before (or, where arcs
     crowd, at least 0.05). A weight under CROWDED_WEIGHT that finds no such place is left unlabelled:
     its thin arc says it is small. `keep_off`: mobjects (the word boxes) no label may touch."""
-    from ..components.clearance import STROKE_UNIT, box_of, clearance, first_clear
+    from ..components.clearance import STROKE_UNIT, box_of, clearance, first_clear, room_at
     from ..review import clear_of
 
     strokes = [a for a, _ in arcs.drawn()]
@@ -113,15 +113,24 @@ def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size:
         spots += [_beside(n, p, -nrm, room) for p, nrm in (_normal(arc, prop, below) for prop in (0.5, 0.4, 0.6))]
         # the most room first; where arcs crowd (a real model spreads its weight over many words), the
         # first place that keeps at least the lint's gap
+        def clear(spot, gap, avoid):
+            return room_at(n, spot, strokes, avoid) >= gap
+
         spot = first_clear(n, spots, strokes, LABEL_ROOM, avoid=placed + words)
-        if clearance(box_of(n, spot), strokes) < LABEL_ROOM:
+        if not clear(spot, LABEL_ROOM, placed + words):
             spot = first_clear(n, spots, strokes, 0.05, avoid=placed + words)
+        if not clear(spot, 0.05, placed + words):
+            # crowded near the words: further out over the bend, still off the word boxes (a label on a
+            # box's border, or two labels run together as "0,320,28", read as neither)
+            far = [_beside(n, *_normal(arc, prop, below), room + k) for k in (0.2, 0.4) for prop in (0.5, 0.42, 0.58)]
+            out_there = first_clear(n, far, strokes, 0.05, avoid=placed + words)
+            spot = out_there if clear(out_there, 0.05, placed + words) else spot
         if clearance(box_of(n, spot), strokes) < 0.05:  # crowded: clearing the arcs comes before the word boxes
             spot = first_clear(n, spots, strokes, 0.05, avoid=placed)
         if clearance(box_of(n, spot), strokes) < 0.05 and w < CROWDED_WEIGHT:
             continue  # a thin arc among thick ones, with no room for its number: its thickness says it
         n.move_to(spot)
-        placed.append(box_of(n))
+        placed.append(box_of(n) + np.array([-0.1, -0.04, 0.1, 0.04]))  # and a gap to the next label
         clear_of(n, strokes)
         out.add(n)
     return out

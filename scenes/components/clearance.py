@@ -126,18 +126,24 @@ def box_of(mob, centre=None) -> np.ndarray:
     return np.array([c[0] - mob.width / 2, c[1] - mob.height / 2, c[0] + mob.width / 2, c[1] + mob.height / 2])
 
 
+def room_at(mob, centre, strokes: Sequence, avoid: Sequence = ()) -> float:
+    """How far `mob`'s box centred at `centre` keeps from every stroke and every box in `avoid`
+    (−1 where it overlaps one of those boxes)."""
+    box = box_of(mob, centre)
+    room = clearance(box, strokes)
+    for ox0, oy0, ox1, oy1 in avoid:
+        dx = max(ox0 - box[2], box[0] - ox1, 0.0)
+        dy = max(oy0 - box[3], box[1] - oy1, 0.0)
+        room = min(room, math.hypot(dx, dy) if (dx > 0 or dy > 0) else -1.0)
+    return room
+
+
 def first_clear(mob, centres: Sequence, strokes: Sequence, gap: float, avoid: Sequence = ()) -> np.ndarray:
     """The first of `centres` where `mob`'s box keeps `gap` from every stroke and from the boxes in
     `avoid`; failing all, the one with the most room."""
     best, best_room = np.asarray(centres[0], dtype=float), -math.inf
     for c in centres:
-        box = box_of(mob, c)
-        room = clearance(box, strokes)
-        for o in avoid:
-            ox0, oy0, ox1, oy1 = o
-            dx = max(ox0 - box[2], box[0] - ox1, 0.0)
-            dy = max(oy0 - box[3], box[1] - oy1, 0.0)
-            room = min(room, math.hypot(dx, dy) if (dx > 0 or dy > 0) else -1.0)
+        room = room_at(mob, c, strokes, avoid)
         if room >= gap:
             return np.asarray(c, dtype=float)
         if room > best_room:
@@ -145,4 +151,4 @@ def first_clear(mob, centres: Sequence, strokes: Sequence, gap: float, avoid: Se
     return best
 
 
-__all__ = ["STROKE_UNIT", "stroke_segments", "boxes_to_segments", "box_distances", "segment_points", "StrokeField", "strokes_of", "clearance", "box_of", "first_clear"]
+__all__ = ["STROKE_UNIT", "stroke_segments", "boxes_to_segments", "box_distances", "segment_points", "StrokeField", "strokes_of", "clearance", "box_of", "room_at", "first_clear"]
