@@ -43,6 +43,7 @@ class Honesty:
     sentence_first: float  # the head's mean weight on the first token, every query but the first
     others: tuple[int, ...]  # its strongest keys besides the first token and itself, strongest first
     other_weights: tuple[float, ...]
+    unnamed: tuple[tuple[int, float], ...]  # the keys it may see that the note names not: (key, weight)
     note: str | None  # catalog key of the note (None: the head does what the chapter says)
     params: dict  # the note's parameters: tokens as indices under "word", "first", "previous", "others"
 
@@ -85,6 +86,8 @@ def read_head(ht: HeadTrace, focus: int) -> Honesty:
     rest = [j for j in np.argsort(-w, kind="stable") if j not in (0, focus) and not ht.mask[focus, j]
             and w[j] >= OTHER_MIN][:MAX_OTHERS]
     others = tuple(int(j) for j in rest)
+    unnamed = tuple((int(j), float(w[j])) for j in range(focus + 1)
+                    if j != 0 and j not in others and not ht.mask[focus, j])
     note, params = None, {}
     sentence_first = first_token_share(ht.pattern)
     if not ht.role and focus > 0:
@@ -101,7 +104,7 @@ def read_head(ht: HeadTrace, focus: int) -> Honesty:
             note, params = "real.note.previous", {"word": focus, "previous": focus - 1, "share": previous}
     return Honesty(focus=focus, first=first, itself=itself, previous=previous, sentence_first=sentence_first,
                    others=others,
-                   other_weights=tuple(float(w[j]) for j in others), note=note, params=params)
+                   other_weights=tuple(float(w[j]) for j in others), unnamed=unnamed, note=note, params=params)
 
 
 def note_text(say, honesty: Honesty, tokens) -> str | None:
@@ -115,11 +118,23 @@ def note_text(say, honesty: Honesty, tokens) -> str | None:
     if "others" in p:  # each with its weight: "get the most" read as the toy's story beside 0.32 and 0.08
         items = [say("real.note.other_item", word=say.quote(tokens[j]), weight=w)
                  for j, w in zip(honesty.others, honesty.other_weights)]
-        # and what the named ones leave of the remaining share, so the items add up as written
-        left = round(float(p.get("rest", 0.0)), 2) - sum(round(w, 2) for w in honesty.other_weights)
-        if "rest" in p and left >= 0.005:
-            items.append(say("real.note.rest_item", weight=left))
+        parts = [round(w, 2) for w in honesty.other_weights]
+        # the keys it names not, with their weights as every frame draws them: one by its name
+        # ("␣creature" 0.05), several together; never a difference of rounded figures (0.44 − 0.32 −
+        # 0.08 = "0.04" beside a drawn 0.05)
+        rest = [(j, w) for j, w in honesty.unnamed if round(w, 2) >= 0.01]
+        if len(rest) == 1:
+            items.append(say("real.note.other_item", word=say.quote(tokens[rest[0][0]]), weight=rest[0][1]))
+            parts.append(round(rest[0][1], 2))
+        elif rest:
+            together = round(sum(round(w, 2) for _, w in rest), 2)
+            items.append(say("real.note.rest_item", weight=together))
+            parts.append(together)
         p["others"] = say.words(items)
+        if "rest" in p:  # the remaining share, "≈" where its drawn parts add up to another figure
+            shown = say.number(float(p["rest"]), ".2f")
+            exact = round(sum(parts), 2) == round(float(p["rest"]), 2)
+            p["rest"] = shown if exact else f"{say('common.rounding.mark')}{shown}"
     return say(honesty.note, **p)
 
 
