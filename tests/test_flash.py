@@ -110,6 +110,15 @@ def test_flash_renders(lang, make_inputs, render_scene):
     w, h = drawn["outlines"][0].width, drawn["outlines"][0].height
     assert n >= max(bq, bk) and min(w, h) / max(w, h) == pytest.approx(min(bq, bk) / max(bq, bk), rel=1e-3)
     assert frame[..., :3].max() > 100 and len(scene.caption_log) >= 6
+    # the grid names its axes (colour alone had said which were the queries): the queries' name over the
+    # row labels, pointing along the columns (video), the keys' name beside the rows
+    from attention_manim.scenes.i18n import Say
+
+    top, side = drawn["axis_names"]
+    say = Say(lang)
+    video = scene.setting.layout == "video" if hasattr(scene.setting, "layout") else True
+    assert say("grid.axes.queries" if video else "grid.axes.keys").replace(" ", "") in top.original_text.replace(" ", "")
+    assert side.get_right()[0] < top.get_right()[0] + 1e-6 and top.get_bottom()[1] > side.get_top()[1]
 
 
 def test_rescale_note_names_its_row():

@@ -25,10 +25,12 @@ from ..plans.flash import BYTES_PER_NUMBER, O_SHOWN, FlashPlan, plan_flash
 from ..stage import Stage
 from ..style import byte_text
 from .embedding_parts import fit_into
+from .grid_parts import side_title
 from .head_split import fixed, grouped, tiny
 from .honest import wrapped
 
 T = "blocks.flash"
+AXIS_NAME_ROOM = 0.3  # beside the level labels: the side axis's name ("keys" or "queries")
 SCORE_FILL = 0.85  # the widest score in a tile takes at most this share of a cell's width (a gap
 # of 0.075 cell, 3.6 px, each side of it, clear of the cell's lines)
 LABEL_ROOM = 0.85  # the turned token labels over the columns take at most this: the rest goes to the cells,
@@ -105,10 +107,13 @@ class Flash(Chapter):
         video = plan.layout == "video"
         # the longest token, turned, stands above the columns (video) or beside the rows (paper)
         probe = max((label(t, 20, th.text) for t in plan.tokens), key=lambda m: m.width)
-        lab = min(probe.width, LABEL_ROOM) + 0.15  # the turned labels' room, over the grid
-        side = min(probe.width, 1.4) + 0.15  # the level labels' room, beside it (width is not short)
+        # the turned labels' room over the grid, the level labels' beside it (width is not short), and room
+        # beside those for the side axis name ("queries", "keys": colour alone had said which was which)
+        lab = min(probe.width, LABEL_ROOM) + 0.15
+        side = min(probe.width, 1.4) + 0.15 + AXIS_NAME_ROOM
         bottom = full.bottom + 0.45  # room under the grid for the ghost line
-        size = min(0.72, (top - lab - bottom) / n, (full.width * 0.5 - side) / n)
+        # (the side name's room comes out of the panel's half, not out of the cells: scores stay at 14 px)
+        size = min(0.72, (top - lab - bottom) / n, (full.width * 0.5 - side + AXIS_NAME_ROOM) / n)
         gx = full.left + side + 0.1
 
         def at(i: int, j: int):
@@ -132,10 +137,21 @@ class Flash(Chapter):
                 m.move_to(at(0, t)).shift(LEFT * (size / 2 + 0.08 + m.width / 2))
             else:
                 m.rotate(PI / 2).move_to(at(0, t)).shift(UP * (size / 2 + 0.08 + m.height / 2))
+        top_labels, side_labels = (qlab, klab) if video else (klab, qlab)
+        names = ((say("grid.axes.queries"), th.query), (say("grid.axes.keys"), th.key))
+        (top_text, top_color), (side_text, side_color) = names if video else names[::-1]
+        # the top axis's name in the corner over the side labels, pointing along the top labels (over them
+        # it would take the height the scores need)
+        top_name = label(f"{top_text} →", 22, top_color)
+        fit_into(top_name, side - 0.1, 0.4)
+        top_name.move_to([cells.get_left()[0] - 0.12 - top_name.width / 2, cells.get_top()[1] + 0.12 + top_name.height / 2, 0])
+        side_name = side_title(side_text, 22, side_color).next_to(side_labels, LEFT, buff=0.1).set_y(cells.get_y())
+        axis_names = VGroup(top_name, side_name)
+        drawn["axis_names"] = axis_names
         ghost = label(say(f"{T}.ghost", n=n, cells=n * n), 20, th.dim)
         fit_into(ghost, n * size + side, 0.4).next_to(cells, DOWN, buff=0.15)
         with stage.narrating(say(f"{T}.caption_ghost", n=n, cells=n * n)):
-            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(qlab), FadeIn(klab), run_time=0.8)
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(qlab), FadeIn(klab), FadeIn(axis_names), run_time=0.8)
             stage.play(FadeIn(cells, lag_ratio=0.01), FadeIn(ghost), run_time=1.0)
         panel_box = (cells.get_right()[0] + 0.5, full.right, cells.get_center()[1])
         # the grid cut into tiles: a query block (the plan's block_q) against a key block (block_k),
@@ -332,6 +348,7 @@ class Flash(Chapter):
             stage.wait(0.5)
         title = stage.drawn[self.key]["title"]
         top = title.get_bottom()[1] - 0.2
+        left = grid.get_right()[0] + 0.25  # the chart takes all the room right of the grid: its ticks read at 14 px
         memory = self.memory_chart(stage, plan, full.right - 0.15 - left)
         fit_into(memory, full.right - 0.15 - left, top - full.bottom - 0.05)
         memory.move_to([left + memory.width / 2, top - memory.height / 2, 0])
