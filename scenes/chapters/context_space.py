@@ -359,12 +359,14 @@ class ContextSpace(Chapter):
                 # subtracts the drawn +0.1 and −0.1 and finds 0.2, not the unrounded 0.14; on screen too
                 drawn_heads = np.round(s.coords[1], 1) - np.round(input_part.coords[1], 1)
                 most = say.number(float(np.abs(drawn_heads).max()), ".1f")
-        share = [label(say(f"{T}.compare_head_share", most=most), font_size=22, color=th.delta)] if most else []
+        # over two lines where long (one line shrank the whole panel under the text size)
+        share = [wrapped(say(f"{T}.compare_head_share", most=most), max(vs.width, nums.width, 3.6), 22, th.delta, 2)
+                 ] if most else []
         cmp = VGroup(vs, nums, *share).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
         # clear of the space and its axis names (they swing round when the space turns)
         space = stage.drawn[ContextSpace.key]["space"]
         room = room_left_of(space) - table.get_left()[0]
-        fit_into(cmp, min(5.6, room), 1.0).next_to(table, DOWN, buff=0.45).align_to(table, LEFT)
+        fit_into(cmp, min(5.6, room), 1.0 + (0.35 if share else 0.0)).next_to(table, DOWN, buff=0.45).align_to(table, LEFT)
         # an axis name that swings over it when the space turns at the end: go below that name
         x0, x1 = cmp.get_left()[0] - 0.1, cmp.get_right()[0] + 0.1
         for bx0, by0, bx1, by1 in label_boxes_turned(space, (-TURN,)):
