@@ -383,7 +383,7 @@ def test_multi_head_grid_labels_read_at_the_grid_numbers_size(make_inputs):
 
 def test_flash_memory_chart_draws_the_counts_of_peak_floats_on_a_log_scale(make_inputs):
     from attention_manim.model.flash import peak_floats
-    from attention_manim.scenes.chapters.flash import Flash
+    from attention_manim.scenes.chapters.flash import memory_chart
     from attention_manim.scenes.plans.flash import plan_flash
     from attention_manim.scenes.registry import load_all
     from attention_manim.scenes.stage import Stage
@@ -396,7 +396,7 @@ def test_flash_memory_chart_draws_the_counts_of_peak_floats_on_a_log_scale(make_
     from attention_manim.scenes.style import DARK
 
     stage.theme, stage.say = DARK, Say("en")
-    chart = Flash.memory_chart(stage, plan, 6.5).chart
+    chart = memory_chart(stage, plan, 6.5).chart
     want = [*peak_floats(n, n, plan.result.d, 2, 3), *peak_floats(ctx, ctx, plan.result.d, 2, 3)]
     assert [b.value for b in chart.bars] == want
     assert [f.text for f in chart.figures] == [f"{v:,}" for v in want]

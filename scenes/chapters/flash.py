@@ -349,7 +349,7 @@ class Flash(Chapter):
         title = stage.drawn[self.key]["title"]
         top = title.get_bottom()[1] - 0.2
         left = grid.get_right()[0] + 0.25  # the chart takes all the room right of the grid: its ticks read at 14 px
-        memory = self.memory_chart(stage, plan, full.right - 0.15 - left)
+        memory = memory_chart(stage, plan, full.right - 0.15 - left)
         fit_into(memory, full.right - 0.15 - left, top - full.bottom - 0.05)
         memory.move_to([left + memory.width / 2, top - memory.height / 2, 0])
         key = f"{T}.caption_memory" if plan.result.peak_tiled < plan.result.peak_ordinary else f"{T}.caption_memory_short"
@@ -360,44 +360,44 @@ class Flash(Chapter):
             stage.wait(1.5)
         drawn.update(result=rows, memory=memory)
 
-    @staticmethod
-    def memory_chart(stage: Stage, plan: FlashPlan, width: float) -> VGroup:
-        """Ordinary attention's n × n scores against flash's tile and running numbers, on this sentence
-        and at the model's full context (its config's n_ctx), as bars on a log scale (model/flash.py's
-        peak_floats); what flash's count is made of; what that is in bytes at full context."""
-        th, say = stage.theme, stage.say
-        r = plan.result
-        n = len(plan.tokens)
-        ordinary, tiled = say(f"{T}.memory_bar_ordinary"), say(f"{T}.memory_bar_tiled")
 
-        # each bar says its count; what flash's count is made of is the legend under the chart
-        groups = [
-            (say(f"{T}.memory_sentence", count=n, n=grouped(n, say)),
-             [(ordinary, r.peak_ordinary, grouped(r.peak_ordinary, say), th.delta_multi),
-              (tiled, r.peak_tiled, grouped(r.peak_tiled, say), th.highlight)]),
-            (say(f"{T}.memory_context", count=plan.n_ctx, n=grouped(plan.n_ctx, say)),
-             [(ordinary, plan.ctx_ordinary, grouped(plan.ctx_ordinary, say), th.delta_multi),
-              (tiled, plan.ctx_tiled, grouped(plan.ctx_tiled, say), th.highlight)]),
-        ]
-        chart = LogBars(groups, lambda factor: say(f"{T}.memory_axis", factor=factor), theme=th, font_size=26, row_step=0.62, bar_height=0.4,
-                        max_width=width)
-        head = wrapped(say(f"{T}.memory_title"), width, 30, th.text, 2)
-        tag = label(f"{tiled} {grouped(r.peak_tiled, say)} =", 24, th.highlight)
-        # what flash's count is made of, a line each (a sum such as "2 × 2 = 4" is never broken)
-        parts = VGroup(*(wrapped(re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", t), width - 0.35, 24, th.text, 2) for t in (
-            say(f"{T}.memory_tile", bq=plan.mem_bq, bk=plan.mem_bk, count=plan.mem_tile),
-            say(f"{T}.memory_ml", bq=plan.mem_bq, count=plan.mem_ml)))).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
-        parts.next_to(tag, DOWN, buff=0.1, aligned_edge=LEFT).shift(RIGHT * 0.35)
-        # the running O is the output's own rows: left out of both counts, and said so
-        out_note = wrapped(re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", say(f"{T}.memory_o", bq=plan.mem_bq, d=r.d,
-                                                                      count=plan.mem_o)), width, 22, th.dim, 3)
-        out_note.next_to(parts, DOWN, buff=0.14).align_to(tag, LEFT)
-        legend = VGroup(tag, parts, out_note)
-        # a size and its unit ("16.4 kB") are never split across lines
-        size = wrapped(say(f"{T}.memory_bytes", per=BYTES_PER_NUMBER, n=grouped(plan.n_ctx),
-                           ordinary=byte_text(say, plan.ctx_bytes_ordinary).replace(" ", "\u00a0"),
-                           tiled=byte_text(say, plan.ctx_bytes_tiled).replace(" ", "\u00a0")),
-                       width, 24, th.dim, 2)
-        out = VGroup(head, chart, legend, size).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
-        out.chart, out.legend, out.size = chart, legend, size
-        return out
+def memory_chart(stage: Stage, plan: FlashPlan, width: float) -> VGroup:
+    """Ordinary attention's n × n scores against flash's tile and running numbers, on this sentence
+    and at the model's full context (its config's n_ctx), as bars on a log scale (model/flash.py's
+    peak_floats); what flash's count is made of; what that is in bytes at full context."""
+    th, say = stage.theme, stage.say
+    r = plan.result
+    n = len(plan.tokens)
+    ordinary, tiled = say(f"{T}.memory_bar_ordinary"), say(f"{T}.memory_bar_tiled")
+
+    # each bar says its count; what flash's count is made of is the legend under the chart
+    groups = [
+        (say(f"{T}.memory_sentence", count=n, n=grouped(n, say)),
+         [(ordinary, r.peak_ordinary, grouped(r.peak_ordinary, say), th.delta_multi),
+          (tiled, r.peak_tiled, grouped(r.peak_tiled, say), th.highlight)]),
+        (say(f"{T}.memory_context", count=plan.n_ctx, n=grouped(plan.n_ctx, say)),
+         [(ordinary, plan.ctx_ordinary, grouped(plan.ctx_ordinary, say), th.delta_multi),
+          (tiled, plan.ctx_tiled, grouped(plan.ctx_tiled, say), th.highlight)]),
+    ]
+    chart = LogBars(groups, lambda factor: say(f"{T}.memory_axis", factor=factor), theme=th, font_size=26, row_step=0.62, bar_height=0.4,
+                    max_width=width)
+    head = wrapped(say(f"{T}.memory_title"), width, 30, th.text, 2)
+    tag = label(f"{tiled} {grouped(r.peak_tiled, say)} =", 24, th.highlight)
+    # what flash's count is made of, a line each (a sum such as "2 × 2 = 4" is never broken)
+    parts = VGroup(*(wrapped(re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", t), width - 0.35, 24, th.text, 2) for t in (
+        say(f"{T}.memory_tile", bq=plan.mem_bq, bk=plan.mem_bk, count=plan.mem_tile),
+        say(f"{T}.memory_ml", bq=plan.mem_bq, count=plan.mem_ml)))).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+    parts.next_to(tag, DOWN, buff=0.1, aligned_edge=LEFT).shift(RIGHT * 0.35)
+    # the running O is the output's own rows: left out of both counts, and said so
+    out_note = wrapped(re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", say(f"{T}.memory_o", bq=plan.mem_bq, d=r.d,
+                                                                  count=plan.mem_o)), width, 22, th.dim, 3)
+    out_note.next_to(parts, DOWN, buff=0.14).align_to(tag, LEFT)
+    legend = VGroup(tag, parts, out_note)
+    # a size and its unit ("16.4 kB") are never split across lines
+    size = wrapped(say(f"{T}.memory_bytes", per=BYTES_PER_NUMBER, n=grouped(plan.n_ctx),
+                       ordinary=byte_text(say, plan.ctx_bytes_ordinary).replace(" ", "\u00a0"),
+                       tiled=byte_text(say, plan.ctx_bytes_tiled).replace(" ", "\u00a0")),
+                   width, 24, th.dim, 2)
+    out = VGroup(head, chart, legend, size).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
+    out.chart, out.legend, out.size = chart, legend, size
+    return out
