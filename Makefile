@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # the browser the explorer/presenter tests drive with Playwright (only `make test` installs it)
 TEST_DEB_PACKAGES := chromium
 # espeak-ng: the offline Korean voice of render --voice (and a fallback for en and pt)
-DEB_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config gcc python3-dev python3-venv fonts-cmu fonts-nanum espeak-ng
+DEB_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config gcc python3-dev python3-venv fonts-cmu fonts-nanum fonts-freefont-ttf espeak-ng
 # a CPU build of torch (pip finds it on disk here; an unpinned torch would pull a multi-GB CUDA build)
 TORCH := torch==2.13.0
 # SmolLM2-135M-Instruct's GGUF weights ship inside this package; its own dependencies (a CLI and a C++

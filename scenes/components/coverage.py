@@ -85,3 +85,26 @@ def drawable(text: str) -> str:
     if any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in out) and not out.startswith(LRM):
         out = LRM + out
     return out
+
+
+@lru_cache(maxsize=8)
+def face_coverage(family: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The code points of `family`'s upright regular face (Roman, Regular or Book), or None when
+    fontconfig cannot be asked or has no such face."""
+    for style in ("Roman", "Regular", "Book"):
+        try:
+            out = subprocess.run(["fc-list", f":family={family}:style={style}", "--format", "%{style}\t%{charset}\n"],
+                                 capture_output=True, text=True, timeout=30, check=True).stdout
+        except (OSError, subprocess.SubprocessError):
+            return None
+        faces = [line.split("\t", 1) for line in out.splitlines() if "\t" in line]
+        if faces:  # DejaVu Serif Book also answers as its "Condensed,Book" face: the plain one first
+            faces.sort(key=lambda f: f[0] != style)
+            return merge(parse_charset(faces[0][1]))
+    return None
+
+
+def face_has(ch: str, family: str) -> bool | None:
+    """Whether `family`'s regular face has `ch`; None when that cannot be known."""
+    coverage = face_coverage(family)
+    return None if coverage is None else covered(ch, coverage)

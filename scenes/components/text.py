@@ -17,7 +17,7 @@ from pathlib import Path
 from manim import Text, VMobject, config
 
 from . import glyph_store
-from .coverage import drawable
+from .coverage import drawable, face_has
 from ..speed import enabled as fast_enabled
 from ..style import FONT, KOREAN_FONT, fmt_fixed, fmt_score, fmt_score2, fmt_vec, fmt_weight, fmt_weight3, fmt_weight4, has_hangul
 
@@ -179,22 +179,65 @@ POWER_OF_TEN = re.compile(r"[0-9.,]*×10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 FORMULA_CHARS = "ΔΣσαβθλμπφ₀₁₂₃₄₅₆₇₈₉"
 
 
+MATH_FACE = "FreeSerif"  # a serif face with the math signs and superscripts CMU Serif lacks (≈ ≥ ∞ ⁻ ⁷)
+
+
+def _superscript(ch: str) -> bool:
+    import unicodedata
+
+    return "SUPERSCRIPT" in unicodedata.name(ch, "") or unicodedata.category(ch) == "Lm"
+
+
+def face_spans(text: str, font: str) -> dict[str, str]:
+    """Which characters of `text`, set in `font`, come from another face: manim `t2f` keys "[i:j]".
+
+    Left to itself, Pango fills a glyph the face lacks from any font, here DejaVu Sans: a sans-serif
+    "≈" or "10⁻⁷" in a serif line, and inside Korean text a minus set apart from its digit ("10⁻  ⁷").
+    So the choice is made here:
+    - in Korean text, the space mark ␣ (the Korean face has none), the hyphen (its hyphen is as long
+      as a minus: "GPT-2" read as "GPT minus 2"), the formulas' Greek and subscripts (its Δ is "⊿"),
+      a power of ten, and whatever the Korean face lacks (the minus sign) come from the text face;
+    - what the face chosen so far lacks comes from MATH_FACE, and so does a whole run of superscripts
+      when one of them must ("10¹⁴": ¹ and ⁴ from one face, the same size)."""
+    n = len(text)
+    target: list[str | None] = [None] * n
+    if font != FONT:
+        for m in POWER_OF_TEN.finditer(text):
+            target[m.start():m.end()] = [FONT] * (m.end() - m.start())
+        for i, ch in enumerate(text):
+            if ch in (SPACE_MARK, "-") or ch in FORMULA_CHARS or (not ch.isspace() and face_has(ch, font) is False
+                                                                  and face_has(ch, FONT)):
+                target[i] = FONT
+    for i, ch in enumerate(text):
+        if not ch.isspace() and face_has(ch, target[i] or font) is False and face_has(ch, MATH_FACE):
+            target[i] = MATH_FACE
+    i = 0
+    while i < n:  # superscript runs: one face for the whole run
+        j = i
+        while j < n and _superscript(text[j]):
+            j += 1
+        if j > i and MATH_FACE in target[i:j] and all(face_has(c, MATH_FACE) for c in text[i:j]):
+            target[i:j] = [MATH_FACE] * (j - i)
+        i = max(j, i + 1)
+    spans, i = {}, 0
+    while i < n:
+        j = i + 1
+        while j < n and target[j] == target[i]:
+            j += 1
+        if target[i] is not None:
+            spans[f"[{i}:{j}]"] = target[i]
+        i = j
+    return spans
+
+
 @lru_cache(maxsize=4096)
 def _prototype(text: str, font_size: float, color: str, font: str, weight: str, slant: str) -> Text:
     saved = config.pixel_width, config.pixel_height, config.frame_width, config.frame_height
     try:
         config.pixel_width, config.pixel_height = TEXT_CANVAS
         text_class = GlyphCachedText if fast_enabled() else Text
-        # the space mark ␣ (a token's leading space) is drawn from the text face in every language: the
-        # Korean face has no ␣, and Pango's fallback would draw another, different glyph. So is the
-        # hyphen: the Korean face's is as long as a minus sign ("GPT-2" read as "GPT minus 2")
-        borrowed = {c: FONT for c in (SPACE_MARK, "-") if c in text}
-        # a power of ten ("2.5×10⁻⁷") too: the Korean face has no superscripts, and Pango's fallback
-        # set "⁻" and "⁷" apart ("10⁻  ⁷")
-        borrowed.update({m: FONT for m in POWER_OF_TEN.findall(text)})
-        # and the formulas' Greek and subscripts (ΔE, O₁)
-        borrowed.update({c: FONT for c in FORMULA_CHARS if c in text})
-        extra = {"t2f": borrowed} if font != FONT and borrowed else {}
+        spans = face_spans(text, font)
+        extra = {"t2f": spans} if spans else {}
         mob = text_class(text, font_size=font_size, color=color, font=font, weight=weight, slant=slant, **extra)
     finally:
         config.pixel_width, config.pixel_height = saved[0], saved[1]

@@ -1,0 +1,85 @@
+"""Every character on screen comes from a face chosen for it, never from Pango's fallback.
+
+CMU Serif lacks ≈ ≥ ≤ ∞ ′ and most superscripts; Pango filled them from DejaVu Sans, a sans-serif
+"≈" and "10⁻⁷" in serif lines (review 33). `face_spans` sends them to FreeSerif."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from attention_manim.scenes.components.coverage import face_has
+from attention_manim.scenes.components.text import MATH_FACE, face_spans, label
+from attention_manim.scenes.i18n import load_catalog
+from attention_manim.scenes.style import FONT, KOREAN_FONT, has_hangul
+
+SCENES = Path(__file__).resolve().parents[1] / "scenes"
+
+
+def faces_of(text: str) -> list[str]:
+    """The face each character of `text` is set in, as `label` sets it."""
+    font = KOREAN_FONT if has_hangul(text) else FONT
+    faces = [font] * len(text)
+    for key, face in face_spans(text, font).items():
+        i, j = map(int, key.strip("[]").split(":"))
+        faces[i:j] = [face] * (j - i)
+    return faces
+
+
+def unfaced(text: str) -> set[str]:
+    return {f"{ch} U+{ord(ch):04X} ({face})" for ch, face in zip(text, faces_of(text))
+            if not ch.isspace() and ch not in "\u200e" and face_has(ch, face) is False}
+
+
+def templates(value):
+    return value.values() if isinstance(value, dict) else [value]
+
+
+def test_the_faces_are_installed():
+    for family in (FONT, KOREAN_FONT, MATH_FACE):
+        assert face_has("A", family), family
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_every_catalog_character_comes_from_a_face_that_has_it(lang):
+    missing = set()
+    for key, value in load_catalog(lang).items():
+        for template in templates(value):
+            missing |= unfaced(template)
+    assert not missing, sorted(missing)
+
+
+def test_every_symbol_typed_in_the_scenes_comes_from_a_face_that_has_it():
+    """Math labels and marks written in the code (W⁽ʰ⁾, ⋯, √d_k): the same rule as the catalogs."""
+    missing = set()
+    for path in SCENES.rglob("*.py"):
+        if path.name == "i18n.py":  # its subscript letters (ₖ ₜ) are for the subtitles' plain text, never drawn
+            continue
+        for literal in re.findall(r'"([^"\n]*[^\x00-\x7f][^"\n]*)"', path.read_text()):
+            missing |= {f"{m} in {path.name}" for m in unfaced(literal)}
+    assert not missing, sorted(missing)
+
+
+def test_known_strings_take_the_faces_a_reader_expects():
+    assert faces_of("10⁻⁷") == [FONT, FONT, MATH_FACE, MATH_FACE]
+    # ¹ is in CMU Serif, ⁴ is not: the whole exponent from one face, the same size
+    assert faces_of("10¹⁴") == [FONT, FONT, MATH_FACE, MATH_FACE]
+    assert faces_of("10¹²") == [FONT] * 4  # CMU Serif has both
+    assert faces_of("a ≈ b")[2] == MATH_FACE
+    assert faces_of("plain words") == [FONT] * 11
+    ko = faces_of("합 −0.3 ≈ ΔE")  # the Korean face has no minus sign; the Greek is the formulas'
+    assert ko[0] == KOREAN_FONT and ko[2] == FONT and ko[9] == FONT
+
+
+def test_an_approx_sign_in_a_serif_line_is_the_serif_one():
+    """The drawn ≈ has FreeSerif's outline (thin, wide), not DejaVu Sans's."""
+    from manim import Text
+
+    def width(mob):
+        return mob.width
+
+    drawn = label("a ≈ b", 48).submobjects[1]
+    serif = Text("≈", font=MATH_FACE, font_size=48).submobjects[0]
+    sans = Text("≈", font="DejaVu Sans", font_size=48).submobjects[0]
+    assert width(drawn) == pytest.approx(width(serif), rel=0.02)
+    assert abs(width(drawn) - width(sans)) > 0.03 * width(sans)
