@@ -220,6 +220,11 @@ def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
     for m in one["z"].entries:
         assert m.value == pytest.approx(float(plan.trace_z[m.index]), abs=1e-4)
     # z⃗ shows the entries the weighted values above it show, so each can be added up down its column
+    # the focus's weights say what they add up to: "Σ = 1" where the drawn ones make 1.00, else "Σ ≈ 1"
+    weights = [cells[3].shown for cells in one["rows"].values()]
+    drawn_total = round(sum(float(w.replace(",", ".")) for w in weights), 2)
+    assert len(weights) == len(plan.tokens)
+    assert one["weights_total"].original_text == ("Σ = 1" if drawn_total == 1 else "Σ ≈ 1")
     row = next(iter(one["rows"].values()))
     assert [m.index for m in one["z"].entries] == [m.index for m in row[-1].entries]
     z_table = scene.stage.drawn["steps_all"]["tables"][-1]

@@ -175,7 +175,15 @@ class OneToken(Chapter):
                      hvec(plan.weighted[j], th, th.value, fs, kind=digits(plan.V))]
             rows.append(cells)
             by[j] = cells
-        grid = table(rows, gap=0.3, row_gap=0.14)
+        weights_approx, weights_total = False, None
+        if by and None not in plan.slots:  # every key drawn: its weights say what they add up to
+            cells = [by[j][3] for j in plan.slots]
+            weights_approx = drawn_misses([c.shown for c in cells], "1")
+            total = label("Σ ≈ 1" if weights_approx else "Σ = 1", fs, th.dim)
+            declare_sum(total, cells, "1", [total] if weights_approx else [], name=f"{toks[i]}'s weights")
+            drawn["weights_total"] = weights_total = total
+            rows.append([VGroup(), VGroup(), VGroup(), total, VGroup(), VGroup(), VGroup()])
+        grid = table(rows, gap=0.3, row_gap=0.1 if weights_total else 0.14)  # the Σ row costs no size
         qline = VGroup(math(f"arrow(q)_{i + 1}", 26, th.query), hvec(plan.Q[i], th, th.query, fs, kind=digits(plan.Q)))
         if plan.rotary:  # not W_Q x any more: turned by position (the scores use the turned q and k)
             qline.add(label(say(f"{T}.after_rotary"), 20, th.dim))
@@ -185,7 +193,7 @@ class OneToken(Chapter):
                                     bracket_color=th.delta, symbol=symbol_source("z", i + 1), symbol_color=th.delta,
                                     show_symbol=True)).arrange(RIGHT, buff=0.3)
         zline.add(self.sum_marks(stage, plan, by, zline[1], fs))
-        if len(zline[2]):  # a "≈" over an entry says what it means, under the sum (fitted with the rest)
+        if len(zline[2]) or weights_approx:  # a "≈" says what it means, under the sum (fitted with the rest)
             zline.add(label(say("common.rounding.cells"), 20, th.dim).next_to(zline[1], DOWN, buff=0.15))
         body = VGroup(label(say(f"{T}.step2"), 24, th.highlight), qline, grid, zline).arrange(DOWN, buff=0.25)
         fit_into(body, full.width, top - full.bottom)
