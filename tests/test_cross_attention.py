@@ -160,6 +160,16 @@ def test_tiny_render_shows_the_trace_weights(layout, render_scene, saved):
         assert grid.cell_rect(3, 2).get_center()[0] == pytest.approx(col[0], abs=1e-6)
     else:
         assert row[1] > grid.cell_rect(0, 2).get_center()[1] and col[0] < grid.cell_rect(3, 0).get_center()[0]
+    # a query whose weights, as drawn, do not make 1.00 ("do" and "to": 1.01) gets a "≈" beside its cells
+    missed = [q for q in range(7) if round(sum(float(f"{P[q, k]:.2f}") for k in range(6)), 2) != 1.0]
+    marks = scene.stage.drawn["cross_attention"]["rounding"][0]
+    assert missed and sorted(marks.of) == missed
+    for q, m in marks.of.items():
+        cells = grid.query_cells(q)
+        if layout == "video":
+            assert m.get_top()[1] < cells.get_bottom()[1] and m.get_x() == pytest.approx(cells.get_x(), abs=1e-6)
+        else:
+            assert m.get_left()[0] > cells.get_right()[0] and m.get_y() == pytest.approx(cells.get_y(), abs=1e-6)
     lines = scene.stage.drawn["cross_attention"]["lines"]
     assert {k: l.weight for k, l in lines.items()} == pytest.approx({(q, k): P[q, k] for q in range(7) for k in range(6)},
                                                                       abs=1e-5)

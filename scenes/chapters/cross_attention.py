@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, Line, Rectangle, ReplacementTransform, Square, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Line, Rectangle, ReplacementTransform, Square, VGroup
 
 from ..components.text import label, number
 from ..components.weight_grid import WeightGrid
@@ -19,6 +19,7 @@ from ..lesson import Chapter, Lesson
 from ..plans.cross_attention import CrossPlan, cross_setting, plan_cross_attention
 from ..plans.rounding import drawn_misses, tenths
 from ..review import declare_sum
+from ..style import fmt_weight
 from ..stage import Stage
 from .embedding_parts import fit_into
 from .head_split import model_name
@@ -180,9 +181,14 @@ class CrossAttention(Chapter):
     def grid(self, stage, plan: CrossPlan, en, fr, titles, lines) -> None:
         th, say = stage.theme, stage.say
         full = stage.region("full")
+        # a column whose drawn weights make 0.99 or 1.01 gets a "≈" under it and a line saying why: room for both
+        # (under the columns in the video layout, after the rows in the paper one)
+        rounded = any(drawn_misses([fmt_weight(w) for w in row], "1") for row in plan.pattern)
+        video = plan.layout == "video"
         grid = WeightGrid(plan.pattern, plan.english, plan.french, layout=plan.layout, theme=th,
-                          max_width=full.width * 0.62, max_height=full.height - 2.2)
-        grid.move_to([full.left + 0.3 + grid.width / 2, -0.35, 0])
+                          max_width=full.width * 0.62 - (1.4 if rounded and not video else 0),
+                          max_height=full.height - (3.1 if rounded and video else 2.2))
+        grid.move_to([full.left + 0.3 + grid.width / 2, -0.15 if rounded and video else -0.35, 0])
         if grid.get_left()[0] < full.left:
             grid.shift([full.left - grid.get_left()[0], 0, 0])
         stage.drawn[self.key]["grid"] = grid
@@ -202,7 +208,17 @@ class CrossAttention(Chapter):
                        *moves, run_time=1.4)
             stage.play(FadeIn(grid.lines), FadeIn(grid.cells), FadeIn(cols), FadeIn(rows), run_time=0.8)
             stage.play(FadeIn(grid.numbers), run_time=0.6)
-        panel = self.note(stage, plan, grid)
+            if grid.missed_queries():  # a column whose drawn weights make 0.99 or 1.01 says so
+                marks = grid.rounding_marks(say("common.rounding.mark"))
+                why = label(say("common.rounding.cells"), font_size=20, color=th.dim)
+                fit_into(why, grid.lines.width, 0.4)
+                below = marks if plan.layout == "video" else grid
+                why.next_to(below, DOWN, buff=0.6 if plan.layout == "video" else 0.12).align_to(grid.lines, LEFT)  # room for a Σ
+                stage.drawn[self.key]["rounding"] = VGroup(marks, why)
+                stage.play(FadeIn(marks), FadeIn(why), run_time=0.5)
+        # in the paper layout a row's "≈" and its drawn Σ come after the row: the note keeps clear of them
+        after = 1.6 if plan.layout == "paper" and "rounding" in stage.drawn[self.key] else 0.0
+        panel = self.note(stage, plan, grid, after)
         stage.drawn[self.key]["note"] = panel
         with stage.narrating(say(f"{T}.caption_no_mask", count=len(plan.english) * len(plan.french))):
             stage.play(FadeIn(panel), run_time=0.6)
@@ -219,7 +235,8 @@ class CrossAttention(Chapter):
         # the column's drawn sum under it (beside the row in the paper layout), as a reader adds it up
         total = label(f"{say(f'{T}.split_total')} {say.number(drawn, '.2f')}", font_size=24, color=th.query)
         total.shown = say.number(drawn, ".2f")  # what the sum rule reads (the Σ aside)
-        total.next_to(box, DOWN if plan.layout == "video" else RIGHT, buff=0.12)
+        mark = getattr(stage.drawn[self.key].get("rounding", [None])[0], "of", {}).get(first)
+        total.next_to(mark if mark is not None else box, DOWN if plan.layout == "video" else RIGHT, buff=0.12)
         shown = [grid.number_mobs[(first, k)] for k in range(len(plan.french)) if (first, k) in grid.number_mobs]
         if len(shown) == len(plan.french):
             declare_sum(total, shown, total, name="caption_sum")
@@ -256,11 +273,12 @@ class CrossAttention(Chapter):
                 cells.add(sq)
         return cells
 
-    def note(self, stage, plan: CrossPlan, grid) -> VGroup:
-        """Beside the grid: no mask, every cell a weight; self-attention's causal mask in contrast."""
+    def note(self, stage, plan: CrossPlan, grid, after: float = 0.0) -> VGroup:
+        """Beside the grid (`after` further right): no mask, every cell a weight; self-attention's causal
+        mask in contrast."""
         th, say = stage.theme, stage.say
         full = stage.region("full")
-        width = full.right - grid.get_right()[0] - 0.5
+        width = full.right - grid.get_right()[0] - after - 0.5
         first = []
         if plan.asked_model:  # whose weights these are stays on screen with the grid
             first = [wrapped(say(f"{T}.own_model_short", model=model_name(say, plan.asked_model)), width, 22,
@@ -273,5 +291,5 @@ class CrossAttention(Chapter):
             fit_into(m, width, 0.6)
         lines.add(self.causal_icon(stage, len(plan.english)))
         lines.arrange(DOWN, buff=0.25, aligned_edge=np.array([-1.0, 0, 0]))
-        lines.move_to([grid.get_right()[0] + 0.35 + lines.width / 2, grid.get_center()[1], 0])
+        lines.move_to([grid.get_right()[0] + after + 0.35 + lines.width / 2, grid.get_center()[1], 0])
         return lines

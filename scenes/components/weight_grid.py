@@ -18,6 +18,8 @@ from typing import Sequence
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Line, Rectangle, VGroup
 
+from ..plans.rounding import drawn_misses
+from ..review import declare_sum
 from ..style import DARK, Theme
 from .text import label, number
 
@@ -109,6 +111,37 @@ class WeightGrid(VGroup):
         self.row_labels, self.col_labels = VGroup(*row_labels), VGroup(*col_labels)
         self.add(self.cells, self.lines, self.numbers, self.row_labels, self.col_labels)
         self.center()
+        # each query's drawn weights make 1, or a mark says they miss it by rounding (`rounding_marks`):
+        # the lint adds up every query's numbers while they are drawn
+        self.sum_marks: list = []
+        for q in range(len(self.queries)):
+            mobs = [self.number_mobs.get((q, k)) for k in range(len(self.keys))]
+            if all(m is not None for m in mobs):
+                declare_sum(self, mobs, "1", lambda q=q: [g.of[q] for g in self.sum_marks if q in g.of],
+                            name=f"{self.queries[q]}'s weights")
+
+    def missed_queries(self) -> list[int]:
+        """The queries whose weights, as drawn (two decimals), do not make 1.00."""
+        return [q for q in range(len(self.queries))
+                if all((q, k) in self.number_mobs for k in range(len(self.keys)))
+                and drawn_misses([self.number_mobs[(q, k)].shown for k in range(len(self.keys))], "1")]
+
+    def rounding_marks(self, mark: str, font_size: float = 26) -> VGroup:
+        """`mark` ("≈") under each query's column (video) or after its row (paper) whose drawn weights
+        miss 1 by rounding; `.of[q]` is the mark of query q. Shown, they are what the lint accepts."""
+        marks, of = VGroup(), {}
+        for q in self.missed_queries():
+            m = label(mark, font_size, self.theme.dim)
+            cells = self.query_cells(q)
+            if self.layout == "video":
+                m.next_to(cells, DOWN, buff=0.08)
+            else:
+                m.next_to(cells, RIGHT, buff=0.08)
+            marks.add(m)
+            of[q] = m
+        marks.of = of
+        self.sum_marks.append(marks)
+        return marks
 
     def _rc(self, query: int, key: int) -> tuple[int, int]:
         return (key, query) if self.layout == "video" else (query, key)
