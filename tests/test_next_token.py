@@ -261,6 +261,14 @@ def test_going_deeper_on_smollm2_rings_the_measured_layer(smol_inputs, render_sc
     plan = scene.plans[0]
     assert len(drawn["columns"]) == 30 and len(drawn["note"]) == 1
     col = drawn["columns"][plan.emergence]
+    # before the lens, the bars stand tall over the room the lens's cards take later (review 33: going_deeper's
+    # first frames were a strip of chart over an empty frame); then they settle above the cards
+    tall = drawn["tall"]
+    settled = max(max(c.mlp.height, c.attn.height) for c in drawn["columns"])
+    assert tall.bar_h > 2 * settled
+    cards_top = max(c.guess.get_top()[1] for c in drawn["columns"])
+    assert tall.base < min(c.guess.get_bottom()[1] for c in drawn["columns"])
+    assert min(c.mlp.get_bottom()[1] for c in drawn["columns"]) > cards_top
     # the ring is around the lens card of the measured layer, and around that layer's bars
     np.testing.assert_allclose(drawn["ring"][0].get_center(), col.guess.get_center(), atol=1e-6)
     assert drawn["ring"][1].get_center()[0] == pytest.approx(VGroup(col.attn, col.mlp).get_center()[0], abs=1e-6)

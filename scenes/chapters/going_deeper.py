@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, Indicate, LaggedStart, Line, Rectangle, SurroundingRectangle, VGroup
+from manim import (DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, Indicate, LaggedStart, Line, Rectangle, ReplacementTransform,
+                   SurroundingRectangle, VGroup)
 
 from ..components.text import SPACE_MARK, label, number_language
 from ..i18n import localize_number
@@ -42,9 +43,10 @@ class GoingDeeper(Chapter):
     def plan(self, setting) -> GoingDeeperPlan:
         return plan_going_deeper(setting)
 
-    def columns(self, stage: Stage, plan: GoingDeeperPlan) -> VGroup:
+    def columns(self, stage: Stage, plan: GoingDeeperPlan, base_y: float = BASE_Y, bar_h: float = BAR_H) -> VGroup:
         """Per layer: the attention bar and the MLP bar side by side (their real lengths, to one
-        scale), and the logit lens's card: the layer's number over the model's top guess after it."""
+        scale, standing on `base_y`, the largest `bar_h` tall), and the logit lens's card: the layer's
+        number over the model's top guess after it."""
         th = stage.theme
         full = stage.region("full")
         n = plan.n_layers
@@ -56,13 +58,13 @@ class GoingDeeper(Chapter):
         for l in range(n):
             x = x0 + l * width
             bw = width * 0.4
-            attn = Rectangle(width=bw, height=max(BAR_H * plan.attn_norms[l] / top, 0.01), stroke_width=0)
+            attn = Rectangle(width=bw, height=max(bar_h * plan.attn_norms[l] / top, 0.01), stroke_width=0)
             # a model without MLPs: the attention bar alone, centred on its layer (its highlight box then
             # fits it, not the empty half where an MLP bar would stand)
             side = bw / 2 if plan.has_mlp else 0.0
-            attn.set_fill(th.key, opacity=0.9).move_to([x - side, BASE_Y, 0], aligned_edge=DOWN)
-            mlp = Rectangle(width=bw, height=max(BAR_H * plan.mlp_norms[l] / top, 0.01), stroke_width=0)
-            mlp.set_fill(th.value, opacity=0.9 if plan.has_mlp else 0.0).move_to([x + side, BASE_Y, 0],
+            attn.set_fill(th.key, opacity=0.9).move_to([x - side, base_y, 0], aligned_edge=DOWN)
+            mlp = Rectangle(width=bw, height=max(bar_h * plan.mlp_norms[l] / top, 0.01), stroke_width=0)
+            mlp.set_fill(th.value, opacity=0.9 if plan.has_mlp else 0.0).move_to([x + side, base_y, 0],
                                                                                 aligned_edge=DOWN)
             right = plan.guesses[l] == plan.answer
             r, c = divmod(l, per_row)
@@ -82,16 +84,16 @@ class GoingDeeper(Chapter):
         return cols
 
     @staticmethod
-    def ticks(stage: Stage, plan: GoingDeeperPlan, cols: VGroup) -> VGroup:
+    def ticks(stage: Stage, plan: GoingDeeperPlan, cols: VGroup, tick_y: float = TICK_Y) -> VGroup:
         """Layer numbers under the bars, from 0: the first, every fifth and the last (all of them up to 12)."""
         th = stage.theme
         n = plan.n_layers
         shown = range(n) if n <= 12 else sorted({0, n - 1, *range(5, n - 2, 5)})
         return VGroup(*(label(str(l), font_size=22, color=th.dim).move_to(
-            [VGroup(cols[l].attn, cols[l].mlp).get_center()[0], TICK_Y, 0]) for l in shown))
+            [VGroup(cols[l].attn, cols[l].mlp).get_center()[0], tick_y, 0]) for l in shown))
 
     @staticmethod
-    def y_scale(stage: Stage, plan: GoingDeeperPlan) -> VGroup:
+    def y_scale(stage: Stage, plan: GoingDeeperPlan, base_y: float = BASE_Y, bar_h: float = BAR_H) -> VGroup:
         """Left of the bars: a vertical axis with ticks at round lengths (a step of 1, 2 or 5 × 10ᵏ,
         two to five of them up to the largest bar), so a bar's height reads as a number."""
         th = stage.theme
@@ -99,11 +101,11 @@ class GoingDeeper(Chapter):
         base = 10 ** math.floor(math.log10(top))
         step = next(m * base for m in (0.2, 0.5, 1, 2, 5) if top / (m * base) <= 5)
         x = BARS_LEFT - 0.08
-        axis = Line([x, BASE_Y, 0], [x, BASE_Y + BAR_H, 0], stroke_color=th.dim, stroke_width=2)
+        axis = Line([x, base_y, 0], [x, base_y + bar_h, 0], stroke_color=th.dim, stroke_width=2)
         marks = VGroup()
         k = 1
         while k * step <= top * (1 + 1e-9):
-            y = BASE_Y + BAR_H * k * step / top
+            y = base_y + bar_h * k * step / top
             tick = Line([x - 0.08, y, 0], [x, y, 0], stroke_color=th.dim, stroke_width=2)
             digits = max(0, -math.floor(math.log10(step)))
             num = label(localize_number(f"{k * step:.{digits}f}", number_language()), 20, th.dim)
@@ -112,6 +114,21 @@ class GoingDeeper(Chapter):
             k += 1
         out = VGroup(axis, marks)
         out.step, out.marks = step, marks
+        return out
+
+    def tall_chart(self, stage: Stage, plan: GoingDeeperPlan, x_title, top: float) -> VGroup:
+        """The bars, their ticks, scale and layer title as they first stand: from `top` (under the
+        legend) down to the foot of the frame."""
+        full = stage.region("full")
+        base = full.bottom + 0.75
+        bar_h = top - base
+        cols = self.columns(stage, plan, base, bar_h)
+        ticks = self.ticks(stage, plan, cols, base - (BASE_Y - TICK_Y))
+        scale = self.y_scale(stage, plan, base, bar_h)
+        title = x_title.copy().shift(UP * (ticks[0].get_y() - x_title.get_y()))
+        out = VGroup(*(VGroup(c.attn, c.mlp) for c in cols), ticks, scale, title)
+        out.cols, out.ticks, out.scale, out.x_title = cols, ticks, scale, title
+        out.base, out.bar_h = base, bar_h  # as they stand (they turn into the settled bars later)
         return out
 
     def play(self, stage: Stage, plan: GoingDeeperPlan) -> None:
@@ -147,15 +164,34 @@ class GoingDeeper(Chapter):
         drawn = stage.drawn[self.key] = {"words": words, "columns": cols, "legend": legend, "ticks": ticks,
                                          "axis_titles": VGroup(y_title, x_title), "lens_title": lens_title,
                                          "y_scale": scale, "space_key": key}
+        # until the lens comes, the bars stand tall, from the same top down to the frame's foot: the
+        # frame is the chart's (not a strip of it over an empty frame); then they settle to their place
+        # the key (with the first ␣) waits on the legend's line, or under it at the right, until the lens's
+        # title takes it onto its own line
+        settled = key.get_center() if key is not None else None
+        top = BASE_Y + BAR_H
+        if key is not None:
+            if legend.get_right()[0] + 0.4 < full.right - 0.1 - key.width:
+                key.set_y(legend.get_y())
+            else:
+                key.set_y(legend.get_bottom()[1] - 0.12 - key.height / 2)
+                top = key.get_bottom()[1] - 0.12
+        tall = self.tall_chart(stage, plan, x_title, top)
         intro = "caption_intro" if plan.deep else "caption_toy"
         with stage.narrating(say(f"{T}.{intro}", count=plan.n_layers, word=say.quote(plan.tokens[-1]))):
-            stage.play(FadeIn(words, lag_ratio=0.05), FadeIn(legend), FadeIn(x_title), FadeIn(scale),
+            stage.play(FadeIn(words, lag_ratio=0.05), FadeIn(legend), FadeIn(tall.x_title), FadeIn(tall.scale),
                        *([FadeIn(key)] if key is not None else []), run_time=1.0)  # the key with the first ␣
-            stage.play(LaggedStart(*(FadeIn(t) for t in ticks), lag_ratio=0.05), run_time=1.0)
+            stage.play(LaggedStart(*(FadeIn(t) for t in tall.ticks), lag_ratio=0.05), run_time=1.0)
         with stage.narrating(say(f"{T}.caption_blocks" if plan.has_mlp else f"{T}.caption_blocks_attention")):
-            stage.play(LaggedStart(*(GrowFromEdge(VGroup(c.attn, c.mlp), DOWN) for c in cols), lag_ratio=0.3),
+            stage.play(LaggedStart(*(GrowFromEdge(VGroup(c.attn, c.mlp), DOWN) for c in tall.cols), lag_ratio=0.3),
                        run_time=min(1.0 + 0.15 * plan.n_layers, 5.0))
+            stage.wait(0.6)
+        drawn["tall"] = tall
         with stage.narrating(say(f"{T}.caption_lens")):
+            pairs = [(VGroup(t.attn, t.mlp), VGroup(c.attn, c.mlp)) for t, c in zip(tall.cols, cols)]
+            pairs += [(tall.ticks, ticks), (tall.scale, scale), (tall.x_title, x_title)]
+            stage.play(*(ReplacementTransform(a, b) for a, b in pairs),
+                       *([key.animate.move_to(settled)] if key is not None else []), run_time=1.0)
             stage.play(FadeIn(lens_title), run_time=0.5)
             stage.play(LaggedStart(*(FadeIn(VGroup(c.num, c.guess), shift=DOWN * 0.1) for c in cols), lag_ratio=0.3),
                        run_time=min(1.0 + 0.15 * plan.n_layers, 5.0))
