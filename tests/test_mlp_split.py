@@ -272,6 +272,13 @@ def test_mlp_renders_on_smollm2_without_english(lang, smol, tmp_path, monkeypatc
     assert h.height / y.height == pytest.approx(plan.d_mlp / plan.d_model, rel=1e-3)
     assert [e.value for e in drawn["after"].entries] == pytest.approx([plan.after[i] for i in plan.shown if i is not None])
     assert frame[..., :3].max() > 100
+    # the first frame: every token into an MLP box of its own, under its word, the focus's in its colour
+    from manim.utils.color import ManimColor
+    boxes = drawn["per_token"].boxes
+    assert len(boxes) == len(plan.tokens)
+    for i, b in enumerate(boxes):
+        assert b[0].get_x() == pytest.approx(scene.stage.drawn["mlp"]["per_token"][0][i].get_x(), abs=1e-6)
+    assert ManimColor(boxes[plan.focus][0].get_stroke_color()) == ManimColor(scene.stage.theme.query)
     # the ␣ on SmolLM2's tokens has its key beside the row, and every count is grouped one way (1,536 beside 1,000)
     assert drawn["space_key"] is not None and "␣" in drawn["space_key"].original_text
     assert not [t for t in seen if "1536" in str(t)] and [t for t in seen if "1,536" in str(t) or "1.536" in str(t)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, Line, Rectangle, VGroup
+from manim import DOWN, LEFT, PI, RIGHT, UP, Arrow, FadeIn, FadeOut, Line, Rectangle, VGroup
 
 from ..components.number_table import aligned_rows
 from ..components.text import label
@@ -85,6 +85,33 @@ def legend(stage: Stage, entries) -> VGroup:
     return VGroup(*items).arrange(RIGHT, buff=0.6)
 
 
+def per_token(stage: Stage, words: WordBoxes, focus: int, top: float, bottom: float) -> VGroup:
+    """Under every word an arrow into an MLP box of its own, all alike, a brace under them saying the
+    weights are the same: each token goes through the MLP on its own (the focus's box in its colour)."""
+    th, say = stage.theme, stage.say
+    box_h = min(2.2, (top - bottom) * 0.45)
+    widths = [max(words[i].width, 0.5) for i in range(len(words))]
+    name = math('"MLP"', 26, th.text)
+    turned = name.width > min(widths) - 0.12  # every box's name set alike: all across, or all turned
+    boxes = VGroup()
+    for i, w in enumerate(widths):
+        color = th.query if i == focus else th.value
+        box = Rectangle(width=w, height=box_h, stroke_width=3 if i == focus else 2, stroke_color=color)
+        box.set_fill(color, opacity=0.25 if i == focus else 0.12).move_to([words[i].get_x(), 0, 0])
+        n = name.copy().rotate(PI / 2) if turned else name.copy()
+        boxes.add(VGroup(box, n.move_to(box)))
+    note = braced(boxes, say(f"{T}.same_weights"), th, DOWN, 26)
+    fit_into(note[1], stage.region("full").width - 0.4, 0.5).next_to(note[0], DOWN, buff=0.1)
+    group = VGroup(boxes, note)
+    group.shift(UP * (top - 0.9 - boxes.get_top()[1]))  # each box stays under its word, an arrow's length down
+    arrows = VGroup(*(Arrow([w.get_x(), words.get_bottom()[1] - 0.05, 0], [w.get_x(), b.get_top()[1] + 0.05, 0],
+                            buff=0, stroke_width=3, color=th.dim, max_tip_length_to_length_ratio=0.2)
+                      for w, b in zip(words, boxes)))
+    out = VGroup(arrows, boxes, note)
+    out.boxes = boxes
+    return out
+
+
 class Mlp(Chapter):
     key = "mlp"
 
@@ -111,10 +138,15 @@ class Mlp(Chapter):
             key.move_to([full.right - key.width / 2, words.get_y(), 0])
         drawn["space_key"] = key
         top = words.get_bottom()[1] - 0.3
+        alone = per_token(stage, words, plan.focus, top, full.bottom)
+        drawn["per_token"] = alone
         with stage.narrating(say(f"{T}.caption_intro", word=word, layer=plan.layer)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(words, lag_ratio=0.08),
                        *([FadeIn(key)] if key is not None else []), run_time=0.9)
-            stage.play(words.animate.highlight(plan.focus, th.query), run_time=0.6)
+            stage.play(FadeIn(alone[0], lag_ratio=0.05), FadeIn(alone[1], lag_ratio=0.05), run_time=0.9)
+            stage.play(FadeIn(alone[2]), words.animate.highlight(plan.focus, th.query), run_time=0.6)
+            stage.wait(0.6)
+        stage.play(FadeOut(alone), run_time=0.4)
 
         # the model's shape and GPT-2 small's, at one scale: the tallest column fills the room
         gd, gm = plan.gpt2
