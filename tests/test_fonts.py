@@ -83,3 +83,31 @@ def test_an_approx_sign_in_a_serif_line_is_the_serif_one():
     sans = Text("≈", font="DejaVu Sans", font_size=48).submobjects[0]
     assert width(drawn) == pytest.approx(width(serif), rel=0.02)
     assert abs(width(drawn) - width(sans)) > 0.03 * width(sans)
+
+
+@pytest.mark.parametrize("line", ["H ≥ H", "H −∞ H"])
+def test_a_borrowed_sign_sits_on_the_lines_baseline(line):
+    """Pango lays each run out under its own face's ascent: last_token's "each word ≥ 0.98" drew the ≥
+    raised like an exponent, and "−∞" read "_∞" (review 34). The sign sits where its own face sets it."""
+    from manim import Text
+
+    def rise(mob, sign_at):
+        """The sign's bottom above the first glyph's, in heights of that glyph."""
+        first, sign = mob.submobjects[0], mob.submobjects[sign_at]
+        return (sign.get_bottom()[1] - first.get_bottom()[1]) / first.height
+
+    sign_at = 2 if "∞" in line else 1
+    drawn = label(line, 48)
+    alone = Text(line, font=MATH_FACE, font_size=48)  # the sign in its own face, on one baseline
+    assert rise(drawn, sign_at) == pytest.approx(rise(alone, sign_at), abs=0.04)
+
+
+def test_a_minus_in_korean_text_sits_at_its_digits_middle():
+    """The Korean face has no "−": it comes from the text face, seated on the Korean line's baseline."""
+    from manim import Text
+
+    def middle(mob):  # the minus's height against its digit's middle, in digit heights
+        minus, one = mob.submobjects[-2], mob.submobjects[-1]
+        return (minus.get_y() - one.get_center()[1]) / one.height
+
+    assert middle(label("값 −1", 48)) == pytest.approx(middle(Text("−1", font=FONT, font_size=48)), abs=0.08)

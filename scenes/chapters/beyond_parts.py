@@ -38,20 +38,36 @@ def power_of_ten(e: int) -> str:
     return f"10{str(int(e)).translate(SUPERSCRIPT)}"
 
 
-def sci_math(x: float, say: Say, font_size: float, color: str):
+def sci_math(x: float, say: Say, font_size: float, color: str, prefix: str = ""):
     """`sci` typeset (the exponent a real superscript in the math face, not a text font's superscript
     glyph), the mantissa the language's way; `.shown` is what a reader reads ("1,1×10⁻¹⁵"), for the lint.
-    `font_size` is the text size it stands beside."""
+    `font_size` is the text size it stands beside; `prefix` is typst math set before it ("<=": ≤)."""
     x = float(x)
     shown = sci(x, say)
     if x == 0:
-        mob = math("0", font_size * MATH_PER_TEXT, color)
+        mob = math(f"{prefix} 0", font_size * MATH_PER_TEXT, color)
     else:
         mant, exp = shown.split("×10")
         e = int(exp.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
-        mob = math(f'"{mant}" times 10^({e})', font_size * MATH_PER_TEXT, color)
+        mob = math(f'{prefix} "{mant}" times 10^({e})', font_size * MATH_PER_TEXT, color)
     mob.shown = shown
     return mob
+
+
+def diff_line(say: Say, key: str, diff: float, font_size: float, color: str):
+    """A catalog line with a small difference in it, `{diff}` ("largest difference: 2.5×10⁻⁷"): below
+    0.01 the figure is typeset (`sci_math`: a real exponent on the line, as the formulas set one; a
+    text face's superscript glyphs float apart from their 10), above it written in the line (`tiny`)."""
+    from ..components.text import rich_line
+    from .head_split import tiny
+
+    x = abs(float(diff))
+    if x == 0 or x >= 0.01:
+        return label(say(key, diff=tiny(say, x)), font_size, color)
+    figure = sci_math(x, say, font_size, color)
+    line = rich_line(say.catalog[key], {}, font_size=font_size, color=color, mobjects={"diff": figure})
+    line.figure = figure
+    return line
 
 
 def power_math(e: int, font_size: float, color: str):

@@ -24,6 +24,7 @@ from ..review import MIN_NUMBER_PX, PX_PER_UNIT_720
 from ..plans.flash import BYTES_PER_NUMBER, O_SHOWN, FlashPlan, plan_flash
 from ..stage import Stage
 from ..style import byte_text
+from .beyond_parts import diff_line
 from .embedding_parts import fit_into
 from .grid_parts import side_title
 from .head_split import fixed, grouped, tiny
@@ -336,7 +337,7 @@ class Flash(Chapter):
                 table.append([label(plan.tokens[i] if k == 0 else "", 22, th.query), label(say(name), 22, color)] +
                              [label(fixed(values[i, j], d), 22, color) for j in range(O_SHOWN)])
         rows = aligned_rows(table, col_gap=0.35, row_step=0.4, align=["left", "left"] + ["right"] * O_SHOWN)
-        diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff_trace)), 22, th.highlight)
+        diff = diff_line(say, f"{T}.max_diff", plan.max_diff_trace, 22, th.highlight)
         box = VGroup(rows, diff).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
         left = grid.get_right()[0] + 0.4
         fit_into(box, full.right - 0.2 - left, full.top - full.bottom - 1.5)

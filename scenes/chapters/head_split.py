@@ -18,7 +18,7 @@ from ..lesson import Chapter
 from ..plans.head_split import SHOWN_HEAD, SHOWN_TAIL, HeadSplitPlan, plan_head_split
 from ..stage import Region, Stage
 from ..style import fmt_fixed
-from .beyond_parts import sci
+from .beyond_parts import diff_line, sci
 from .embedding_parts import fit_into
 from .grid_parts import corner_legend
 
@@ -301,5 +301,5 @@ class HeadSplit(Chapter):
                       label(say(f"{T}.wo_size", rows=plan.d_model, cols=plan.n_heads * plan.d_head), 28, th.dim))
         size.arrange(RIGHT, buff=0.15)
         # in the panel of the merged figures: their decimal point, in every language (README, "Numbers")
-        diff = label(say(f"{T}.max_diff", diff=tiny(say, plan.max_diff)), 28, th.highlight)
+        diff = diff_line(say, f"{T}.max_diff", plan.max_diff, 28, th.highlight)
         return VGroup(size, lines, diff).arrange(DOWN, buff=0.35)

@@ -14,7 +14,7 @@ from ..components.vectors import math
 from ..lesson import Chapter
 from ..plans.low_rank import LowRankPlan, plan_low_rank
 from ..stage import Stage
-from .beyond_parts import sci
+from .beyond_parts import sci, sci_math
 
 T = "low_rank.low_rank"
 
@@ -151,7 +151,7 @@ class LowRank(Chapter):
         divider = DashedLine([split, -0.15, 0], [split, height + 0.1, 0], color=th.text, stroke_width=2)
         left = label(say(f"{T}.nonzero", count=plan.rank), 26, th.output)
         right = VGroup(label(say(f"{T}.zero", count=plan.d_model - plan.rank), 26, th.text),
-                       label("≤ " + sci(plan.largest_zero, say), 26, th.text)
+                       sci_math(plan.largest_zero, say, 26, th.text, prefix="<=")
                        ).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
         left.next_to([split / 2, height, 0], UP, buff=0.2)
         right.next_to([split, height * 0.3, 0], RIGHT, buff=0.2)

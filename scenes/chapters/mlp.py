@@ -16,6 +16,7 @@ from ..components.word_boxes import WordBoxes, space_key
 from ..lesson import Chapter, Lesson
 from ..plans.mlp import MlpPlan, plan_mlp, with_mlp_probe
 from ..stage import Stage
+from .beyond_parts import diff_line
 from .embedding_parts import fit_into
 from ..plans.rounding import rounding_off
 from .head_split import braced, fixed, grouped, model_name, tiny
@@ -211,7 +212,7 @@ class Mlp(Chapter):
         down = self.down_projection(stage, plan, (top - full.bottom - 2.4) / plan.d_mlp)
         fit_into(down, full.width - 0.4, top - full.bottom - 1.2)
         down.move_to([0, (top + full.bottom + 0.8) / 2, 0])
-        check = label(say(f"{T}.check", diff=tiny(say, plan.max_diff)), 26, th.highlight)
+        check = diff_line(say, f"{T}.check", plan.max_diff, 26, th.highlight)
         fit_into(check, full.width, 0.4).next_to(down, DOWN, buff=0.35).set_x(0)
         with stage.narrating(say(f"{T}.caption_out", d_model=plan.d_model, d_mlp=grouped(plan.d_mlp, say),
                                  diff=tiny(say, plan.max_diff))):
@@ -226,7 +227,7 @@ class Mlp(Chapter):
         add = self.residual(stage, plan)
         fit_into(add, full.width - 0.4, top - full.bottom - 1.3)
         add.move_to([0, (top + full.bottom + 0.9) / 2, 0])
-        check2 = label(say(f"{T}.check_after", diff=tiny(say, plan.after_diff)), 26, th.highlight)
+        check2 = diff_line(say, f"{T}.check_after", plan.after_diff, 26, th.highlight)
         fit_into(check2, full.width, 0.4).next_to(add, DOWN, buff=0.35).set_x(0)
         if len(add.marks):  # why a row is marked ≈, under the check
             note = wrapped(say(f"{T}.rounding_note"), full.width - 1.0, 22, th.dim, 2)

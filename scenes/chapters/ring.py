@@ -40,6 +40,7 @@ from ..plans.ring import (
 from ..stage import Stage
 from ..style import byte_text
 from ..style import has_hangul
+from .beyond_parts import diff_line
 from .embedding_parts import fit_into
 from .embedding_parts import mixed_label as text
 from .grid_parts import side_title
@@ -257,7 +258,7 @@ class Ring(Chapter):
         # the end: O / l on every device, beside the model's own output for the same rows
         results = [self.result_table(stage, plan, i) for i in range(N)]
         place_all(results, slots, top_shift=0.4)
-        diff = label(say(f"{T}.steps.max_diff", diff=tiny(say, plan.max_diff_trace)), 24, th.highlight)
+        diff = diff_line(say, f"{T}.steps.max_diff", plan.max_diff_trace, 24, th.highlight)
         diff.move_to([full.right - diff.width / 2, title.get_center()[1], 0])
         if diff.get_left()[0] < title.get_right()[0] + 0.6:  # a clear gap: two lines, not one run-on title
             fit_into(diff, full.right - title.get_right()[0] - 0.6, 0.5)
@@ -756,7 +757,7 @@ class RingCausal(Chapter):
         panel.add(total)
         panel.check = VGroup()  # the striped panel says its output is the same (set by the caller below)
         if name == "striped":
-            check = label(say(f"{T}.causal.same", diff=tiny(say, plan.max_diff_striped)), 26, th.highlight)
+            check = diff_line(say, f"{T}.causal.same", plan.max_diff_striped, 26, th.highlight)
             check.next_to(total, DOWN, buff=0.15).set_x(body.get_center()[0])
             panel.check = check
             panel.add(check)

@@ -458,6 +458,8 @@ class WindowSinks(Chapter):
         else:
             return
         with stage.narrating(said_text):
-            if again is not None:
-                stage.play(FadeIn(again), run_time=0.6)
+            # the reach note spoke of this window ("here it does not arrive"): it goes as a wider one is read
+            gone = [FadeOut(note)] if note is not None else []
+            if again is not None or gone:
+                stage.play(*([FadeIn(again)] if again is not None else []), *gone, run_time=0.6)
             stage.wait(0.8)

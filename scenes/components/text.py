@@ -230,6 +230,30 @@ def face_spans(text: str, font: str) -> dict[str, str]:
     return spans
 
 
+MARKERS = ("#FE0101", "#FE0202", "#FE0303")  # colours no label is drawn in: they tag borrowed runs
+
+
+@lru_cache(maxsize=256)
+def baseline_gap(font: str, face: str, font_size: float, weight: str, slant: str) -> float:
+    """How far above the line's baseline manim draws a run set in `face` inside a line in `font`: Pango
+    lays out each run on its own, under its face's own ascent, so a run from a face with a smaller
+    ascent sits high ("each word ≥ 0.98" with the ≥ raised like an exponent, "−∞" read as "_∞").
+    Measured on an H of each face (it sits on the baseline)."""
+    probe = Text("HH", font=font, font_size=font_size, weight=weight, slant=slant, t2f={"[1:2]": face})
+    return float(probe.submobjects[1].get_bottom()[1] - probe.submobjects[0].get_bottom()[1])
+
+
+def seat_borrowed(mob, font: str, faces: list[str], font_size: float, weight: str, slant: str) -> None:
+    """Move the glyphs of borrowed runs (drawn in MARKERS) down onto the line's baseline."""
+    from manim.utils.color import ManimColor
+
+    tags = {ManimColor(m).to_hex().lower(): f for m, f in zip(MARKERS, faces)}
+    for glyph in mob.submobjects:
+        face = tags.get(ManimColor(glyph.get_fill_color()).to_hex().lower())
+        if face is not None:
+            glyph.shift([0, -baseline_gap(font, face, font_size, weight, slant), 0])
+
+
 @lru_cache(maxsize=4096)
 def _prototype(text: str, font_size: float, color: str, font: str, weight: str, slant: str) -> Text:
     saved = config.pixel_width, config.pixel_height, config.frame_width, config.frame_height
@@ -237,8 +261,14 @@ def _prototype(text: str, font_size: float, color: str, font: str, weight: str, 
         config.pixel_width, config.pixel_height = TEXT_CANVAS
         text_class = GlyphCachedText if fast_enabled() else Text
         spans = face_spans(text, font)
-        extra = {"t2f": spans} if spans else {}
+        extra = {}
+        if spans:  # each borrowed run drawn in a marker colour, to find its glyphs after (ligatures and all)
+            faces = sorted(set(spans.values()))
+            extra = {"t2f": spans, "t2c": {k: MARKERS[faces.index(f)] for k, f in spans.items()}}
         mob = text_class(text, font_size=font_size, color=color, font=font, weight=weight, slant=slant, **extra)
+        if spans:
+            seat_borrowed(mob, font, faces, font_size, weight, slant)
+            mob.set_color(color)
     finally:
         config.pixel_width, config.pixel_height = saved[0], saved[1]
         config.frame_width, config.frame_height = saved[2], saved[3]
