@@ -33,6 +33,9 @@ class Chapter:
 
     key: ClassVar[str] = ""  # the chapter's name and its catalog table (e.g. "softmax")
     continues: ClassVar[tuple[str, ...]] = ()  # hand-ons it goes on with when they are on stage
+    # it draws the key to a real model's ␣ itself, beside its own tokens (else the stage keeps one in the
+    # frame's corner while the lesson's tokens show ␣: Stage.space_key_for)
+    own_space_key: ClassVar[bool] = False
 
     def plan(self, setting: Setting) -> Any:
         raise NotImplementedError
@@ -135,6 +138,7 @@ class LessonSceneBase:
             if self.lesson.cards and id(chapter) in main:
                 number += 1
                 self.chapter_card(chapter, number)
+            self.stage.space_key_for(chapter, getattr(self.setting, "trace", None))
             chapter.play(self.stage, plan)
             self.chapters_played.append(chapter.key)
             if watch is not None:

@@ -110,6 +110,7 @@ class Stage:
         self.blocks: list[dict] = []  # every caption block: id, start, end, text, seconds of speech
         self.chapter_number, self.chapter_key, self.block_number = 0, "", 0
         self._in_block = False
+        self.space_key = None  # the corner key to ␣ (space_key_for)
 
     # --- layout ---------------------------------------------------------------------------
     def region(self, name: str) -> Region:
@@ -155,13 +156,47 @@ class Stage:
     def mobjects(self) -> list:
         """What is drawn, without the camera's frame: manim adds the frame to the scene once it is
         animated, and a chapter fading out "everything" would fade the frame too (manim's skipped play
-        then puts it back home, and the close-up is lost)."""
+        then puts it back home, and the close-up is lost). Nor the corner key to ␣ (`space_key_for`):
+        it stays while the chapters come and go."""
         frame = getattr(self.scene.camera, "frame", None)
-        return [m for m in self.scene.mobjects if m is not frame]
+        return [m for m in self.scene.mobjects if m is not frame and m is not self.space_key]
 
     @property
     def time(self) -> float:
         return float(self.scene.renderer.time)
+
+    def space_key_for(self, chapter, trace) -> None:
+        """"␣ = a space before the word" in the frame's lower right corner, for a chapter that shows a real
+        model's tokens (their leading space drawn as ␣) and has no key of its own (review 34: the flagship
+        on SmolLM2 drew "␣fluffy" in every frame and never said what the mark is). It stays through
+        `clear`; a chapter with its own key (`own_space_key`) takes it away."""
+        from .components.word_boxes import space_key
+
+        if self.space_key is not None and self.space_key in self.scene.mobjects and chapter.own_space_key:
+            self.scene.remove(self.space_key)
+        if chapter.own_space_key or trace is None:
+            return
+        if self.space_key is None:
+            key = space_key(getattr(trace, "tokens", ()) or (), self.say, self.theme, font_size=20, mark_size=24)
+            if key is None:
+                return
+            full = self.region("full")
+            key.move_to([full.right - key.width / 2, full.bottom + key.height / 2, 0])
+            frame = getattr(self.scene.camera, "frame", None)
+            if frame is not None:  # where the camera zooms, the key keeps its corner of the frame, and its size
+                width0, offset = frame.width, key.get_center() - frame.get_center()
+                size0 = key.width
+
+                def follow(m):
+                    k = frame.width / width0
+                    m.scale(size0 * k / m.width)
+                    m.move_to(frame.get_center() + offset * k)
+                    # a close-up fills the frame with its detail: the key waits until the camera is back
+                    m.set_opacity(1.0 if k > 0.98 else 0.0)
+                key.add_updater(follow)
+            self.space_key = key
+        if self.space_key not in self.scene.mobjects:
+            self.scene.add(self.space_key)
 
     def start_chapter(self, number: int, key: str) -> None:
         """Caption blocks are numbered per chapter: their ids are `NN_<chapter>_KK`."""
@@ -218,7 +253,7 @@ class Stage:
 
     def clear(self, run_time: float = 0.5, keep: tuple = ()) -> None:
         """Fade out everything except `keep` (hand-on names or mobjects); forget what went."""
-        keep_mobs = [getattr(self, k) if isinstance(k, str) else k for k in keep]
+        keep_mobs = [getattr(self, k) if isinstance(k, str) else k for k in keep] + [self.space_key]
         keep_mobs = [m for m in keep_mobs if m is not None]
         going = [m for m in self.scene.mobjects if m not in keep_mobs]
         if going:

@@ -376,6 +376,19 @@ def test_mole_drawing(rendered, tracer):
     # left of everything the space draws, its axis names included (in Korean it ran into "화학")
     space = drawn["context_space"]["space"]
     assert box.get_right()[0] < VGroup(space.axis_lines, space.axis_labels).get_left()[0] - 0.1
+    # the closing turn shows each refined "mole" its own way (review 34: at a fixed 35° E′ (shrew) shrank to
+    # a stub beside E′ (biopsy), under "each has moved toward its own direction")
+    refined = [a for _, kind, a in drawn["context_space"]["arrows"] if kind == "E2"]
+    o, M = space._frame()
+    axis = M[:, 2] / np.linalg.norm(M[:, 2])
+    full = [a.end_point() - a.start_point() for a in refined]
+    space.rotate(-drawn["context_space"]["turn"], axis=axis, about_point=o)
+    flat = [(a.end_point() - a.start_point())[:2] for a in refined]
+    space.rotate(drawn["context_space"]["turn"], axis=axis, about_point=o)
+    assert min(np.linalg.norm(f) / np.linalg.norm(v) for f, v in zip(flat, full)) > 0.4
+    angles = [np.degrees(np.arccos(np.dot(u, v) / np.linalg.norm(u) / np.linalg.norm(v)))
+              for i, u in enumerate(flat) for v in flat[i + 1:]]
+    assert min(angles) > 20, angles
     captions = " ".join(c for c, _ in scene.caption_log)
     shrew = tracer(MOLE[0]).head(0, h).pattern[2, 1]
     one = tracer(MOLE[1]).head(0, h).pattern[1, 0]

@@ -192,6 +192,16 @@ def test_head_split_renders_on_the_toy(make_inputs, render_scene):
     n = len(plan.tokens)
     assert all(len(g.shown_labels["cols"]) == n for g in drawn["grids"])
     assert len(drawn["grids"][0].shown_labels["rows"]) == n
+    # the first grid names its axes: queries in the corner left of its column labels, keys left of its
+    # row labels (review 34: unnamed, the grids read as self_attention_steps' matrices transposed)
+    from attention_manim.scenes.i18n import Say
+    top, side = drawn["grid_axes"]
+    first = drawn["grids"][0]
+    assert top.original_text == Say("ko")("grid.axes.queries")
+    assert side.original_text == Say("ko")("grid.axes.keys")
+    assert top.get_right()[0] < first.lines.get_left()[0] and top.get_bottom()[1] > first.lines.get_top()[1]
+    assert side.get_right()[0] < first.row_labels.get_left()[0]
+    assert min(top.get_left()[0], side.get_left()[0]) >= scene.stage.region("full").left - 1e-6
     # the merged output's entries are signed, as every vector's (output_matrix: "+0.852144")
     figures = [m.original_text for m in drawn["equality"].get_family()
                if hasattr(m, "original_text") and m.original_text[:1] in "+−" and m.original_text[1:2].isdigit()]

@@ -22,7 +22,8 @@ from ..plans.honesty import note_text
 from ..stage import Region, Stage
 from .honest import wrapped
 from .embedding_parts import (
-    arc_angle, attention_caption, axis_lines_turned, causal_lines, delta_caption, direction_name, fit_into, framed,
+    arc_angle, attention_caption, axis_lines_turned, causal_lines, clearest_turn, delta_caption, direction_name, fit_into,
+    framed,
     label_boxes_turned,
     mixed_label,
     placed_space, room_left_of, self_weight, tag_text, weight_labels,
@@ -41,7 +42,8 @@ def uncover(box, table) -> list:
     return [FadeIn(table)] if getattr(box, "covers_table", False) else []
 # a small picture beside a lesson's phrases: the chapter that shows it, and the drawing
 PICTURES = {"mole": ("same_lookup", mole_animal), "tower": ("context_space", tower)}
-TURN = 35 * DEGREES  # the closing turn of the space: there and back
+# the closing turn of the space, there and back: of these, the one where the refined E′s stand furthest apart (`clearest_turn`)
+TURNS = tuple(s * a * DEGREES for a in (20, 35, 50) for s in (-1, 1))
 
 
 def place_picture(stage: Stage, key: str, focus: str, height: float, anchor: VGroup | None = None):
@@ -296,10 +298,12 @@ class ContextSpace(Chapter):
                          if len(against) else []),
                        *(a.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2"),
                        *(space.fade_out_label(a) for a in prev if a.kind == "dE" and a.label is not None), run_time=0.5)
-            stage.play(space.rotation(-TURN, run_time=2.5))
+            turn = clearest_turn(space, [a for _, kind, a in drawn["arrows"] if kind == "E2"], TURNS)
+            drawn["turn"] = turn
+            stage.play(space.rotation(turn, run_time=2.5))
             stage.wait(0.5)
         # and back after the caption: its last frame shows the space turned, as it says
-        stage.play(space.rotation(TURN, run_time=2.0))
+        stage.play(space.rotation(-turn, run_time=2.0))
 
     # --- pieces ---------------------------------------------------------------------------------
     @staticmethod
@@ -348,9 +352,26 @@ class ContextSpace(Chapter):
         # taken before rounding, it is written to two decimals: "+7.64" beside tables whose rounded E′s
         # differ by 7.7 reads as what it is, not as a slip
         kind = "vec" if exact else "signed2"
-        nums = baseline_row([baseline_row([label(n, font_size=22, color=th.dim),
-                                           number(c, kind, font_size=24, color=th.updated)], buff=0.12)
-                             for n, c in zip(names, s.compare.change)], buff=0.4)
+        # the room under the table, above the notes: the figures with their E′s where it holds them
+        marked = stage.drawn[ContextSpace.key]
+        floor = max((marked[k].get_top()[1] for k in ("head_note", "axes_note", "input_note") if marked.get(k) is not None),
+                    default=stage.region("full").bottom) + 0.12
+        if not exact and table.get_bottom()[1] - 0.45 - floor < 2.0:
+            exact_layout = True
+        else:
+            exact_layout = exact
+        if exact_layout:
+            nums = baseline_row([baseline_row([label(n, font_size=22, color=th.dim),
+                                               number(c, kind, font_size=24, color=th.updated)], buff=0.12)
+                                 for n, c in zip(names, s.compare.change)], buff=0.4)
+        else:  # each change with the two E′s it comes from, to two decimals: a student can subtract them
+            # (review 34: "+4.80" beside tables whose one-decimal E′s differ by 4.9 looked like a slip)
+            nums = VGroup(*(baseline_row([label(n, font_size=22, color=th.dim),
+                                          number(c, kind, font_size=24, color=th.updated),
+                                          label(f"({say.number(a, '.2f')} → {say.number(b, '.2f')})".replace("-", "−"),
+                                                font_size=22, color=th.dim)], buff=0.12)
+                            for n, c, a, b in zip(names, s.compare.change, previous.coords[2], s.coords[2])))
+            nums.arrange(DOWN, aligned_edge=LEFT, buff=0.08)
         most = None
         if input_part is not None:  # the layer's inputs differ: say how much of the change is the head's
             heads = s.coords[1] - input_part.coords[1]
@@ -366,14 +387,15 @@ class ContextSpace(Chapter):
         # clear of the space and its axis names (they swing round when the space turns)
         space = stage.drawn[ContextSpace.key]["space"]
         room = room_left_of(space) - table.get_left()[0]
-        fit_into(cmp, min(5.6, room), 1.0 + (0.35 if share else 0.0)).next_to(table, DOWN, buff=0.45).align_to(table, LEFT)
+        tall = 1.0 + (0.35 if share else 0.0) + (0.0 if exact_layout else 0.6)
+        fit_into(cmp, min(5.6, room), tall).next_to(table, DOWN, buff=0.45).align_to(table, LEFT)
         # an axis name that swings over it when the space turns at the end: go below that name
         x0, x1 = cmp.get_left()[0] - 0.1, cmp.get_right()[0] + 0.1
-        for bx0, by0, bx1, by1 in label_boxes_turned(space, (-TURN,)):
+        for bx0, by0, bx1, by1 in label_boxes_turned(space, TURNS):
             if bx0 < x1 and bx1 > x0 and by0 < cmp.get_top()[1] + 0.1 and by1 > cmp.get_bottom()[1] - 0.1:
                 cmp.shift(DOWN * (cmp.get_top()[1] - by0 + 0.15))
         # an axis line that swings across it: go down until clear of its drawn edge
-        lines = axis_lines_turned(space, (-TURN,))
+        lines = axis_lines_turned(space, TURNS)
         for _ in range(12):
             if clearance(box_of(cmp), lines) >= 0.1:
                 break
@@ -443,4 +465,4 @@ def against_text(stage: Stage, plan: ContextPlan, names: list[str], word: str) -
         kind = ("toward" if move > 0 else "away") if any(s.compare for s in plan.phrases[1:2]) else \
             ("more" if move > 0 else "less")
         items.append(say(f"{T}.against_{kind}", phrase=k + 1, word=word, axis=say.quote(names[axis])))
-    return say(f"{T}.against", items="; ".join(items))
+    return say(f"{T}.against", items="; ".join(items), word=word)

@@ -289,3 +289,24 @@ def causal_lines(say: Say, phrase) -> list[str]:
     else:
         text = say(f"{CONTEXT}.causal_many", word=word, count=len(c.before), after=after)
     return text.split("\n")
+
+
+def clearest_turn(space: EmbeddingSpace, arrows, turns: Sequence[float]) -> float:
+    """Of `turns` (angles as given to `space.rotation`), the one where `arrows` (the refined E′s) stand
+    furthest apart on screen: the smallest angle between two of them, and the most foreshortened
+    one's share of its length (review 34: mole's turn pointed "animal" into the screen, and E′ (shrew)
+    shrank to a stub beside E′ (biopsy), while the caption said each had moved its own way)."""
+    def spread(angle: float) -> float:
+        o, M = space._frame()
+        axis = M[:, 2] / np.linalg.norm(M[:, 2])
+        before = [a.end_point() - a.start_point() for a in arrows]
+        space.rotate(-angle, axis=axis, about_point=o)  # as `space.rotation(angle)` turns it
+        after = [a.end_point() - a.start_point() for a in arrows]
+        space.rotate(angle, axis=axis, about_point=o)
+        flat = [v[:2] for v in after]
+        share = min(np.linalg.norm(f) / max(np.linalg.norm(b), 1e-9) for f, b in zip(flat, before))
+        apart = min((np.arccos(np.clip(np.dot(u, v) / max(np.linalg.norm(u) * np.linalg.norm(v), 1e-9), -1, 1))
+                     for i, u in enumerate(flat) for v in flat[i + 1:]), default=np.pi)
+        return min(share, apart / (np.pi / 4))  # 45° apart counts as fully apart
+
+    return max(turns, key=spread)

@@ -39,6 +39,7 @@ def punctuation(token: str) -> bool:
 
 class GoingDeeper(Chapter):
     key = "going_deeper"
+    own_space_key = True
 
     def plan(self, setting) -> GoingDeeperPlan:
         return plan_going_deeper(setting)

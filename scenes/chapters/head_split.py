@@ -20,7 +20,7 @@ from ..stage import Region, Stage
 from ..style import fmt_fixed
 from .beyond_parts import diff_line, sci
 from .embedding_parts import fit_into
-from .grid_parts import corner_legend
+from .grid_parts import axis_titles, corner_legend
 
 T = "blocks.head_split"
 BAR_W = 12.0  # the long query vector's width on screen
@@ -175,8 +175,17 @@ class HeadSplit(Chapter):
         grow = min(full.width / grids.width, room_h / grids.height)
         if grow > 1:  # the room the narrower grids leave: the whole row grows into it (labels too)
             grids.scale(grow)
-        fit_into(grids, full.width, room_h)
-        grids.move_to([0, bar_top - bar_h - 0.6 - grids.height / 2, 0])
+        # the first grid names its axes (review 34: the row of grids read as the transpose of
+        # self_attention_steps' matrices): the keys beside its row labels, room kept for them at the left
+        side = 0.45
+        fit_into(grids, full.width - side, room_h)
+        grids.move_to([side / 2, bar_top - bar_h - 0.6 - grids.height / 2, 0])
+        axes = axis_titles(grids[0], stage)
+        # the queries' name in the corner over the row labels, left of the column labels it names
+        first = grids[0]
+        corner_right = first.lines.get_left()[0] - 0.12
+        fit_into(axes[0], max(corner_right - full.left, 0.5), 0.35)
+        axes[0].move_to([corner_right - axes[0].width / 2, first.col_labels.get_center()[1], 0])
         names = VGroup(*(label(str(hd), 24, th.dim).next_to(g, UP, buff=0.12) for hd, g in zip(shown, grids)))
         # each piece of q becomes the outline of its head's grid (rectangle to rectangle: no smear)
         frames = VGroup(*(Rectangle(width=g.width + 0.1, height=g.height + 0.1, stroke_color=th.query, stroke_width=2.5)
@@ -188,7 +197,7 @@ class HeadSplit(Chapter):
         lifted = qbar.boxes.copy().stretch_to_fit_height(bar_h)
         lifted.shift(UP * (bar_top - lifted.get_top()[1]))
         # what a dot's size means (the grids share one size), in a corner the grids leave free
-        crowd = [grids, names, frames, extra, lifted, qname, title, words]
+        crowd = [grids, axes, names, frames, extra, lifted, qname, title, words]
         legend = corner_legend(stage, grids[0], crowd)
         if legend is None:  # the grids take the frame's width: the band between the words and the bar
             band = Region("legend", full.left, full.right, lifted.get_top()[1] + 0.15, words.get_bottom()[1] - 0.15)
@@ -199,11 +208,12 @@ class HeadSplit(Chapter):
             stage.play(Transform(qbar.boxes, lifted), qname.animate.set_y(lifted.get_y()), run_time=0.5)
             stage.play(*(ReplacementTransform(qbar.boxes[hd].copy(), f) for hd, f in zip(shown, frames)),
                        FadeIn(names), FadeIn(extra), run_time=1.0)
-            stage.play(FadeIn(grids), *(FadeIn(m) for m in shown_legend), run_time=0.8)
+            stage.play(FadeIn(grids), FadeIn(axes), *(FadeIn(m) for m in shown_legend), run_time=0.8)
             stage.play(*(g.highlight_column(plan.focus, color=th.query) for g in grids), run_time=0.8)
             stage.wait(0.5)
         drawn["grids"] = grids
         drawn["legend"] = legend
+        drawn["grid_axes"] = axes
 
         # how different the patterns really are: the closest and the farthest pair, measured
         measure = self.compare(stage, plan, grids, frames, extra, shown_legend) if H > 1 else VGroup()

@@ -42,6 +42,7 @@ class KvCacheLesson(Lesson):
 
 class KvCache(Chapter):
     key = "kv_cache"
+    own_space_key = True
 
     def plan(self, setting) -> KvCachePlan:
         return plan_kv_cache(setting)

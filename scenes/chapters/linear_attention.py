@@ -62,6 +62,7 @@ def title_of(stage: Stage, words: str):
 
 class LinearKernel(Chapter):
     key = "linear_kernel"
+    own_space_key = True
 
     def plan(self, setting) -> KernelPlan:
         return plan_linear_kernel(setting)
@@ -288,6 +289,7 @@ class LinearKernel(Chapter):
 
 class LinearPattern(Chapter):
     key = "linear_pattern"
+    own_space_key = True
 
     def plan(self, setting) -> PatternPlan:
         return plan_linear_pattern(setting)

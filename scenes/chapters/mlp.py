@@ -115,6 +115,7 @@ def per_token(stage: Stage, words: WordBoxes, focus: int, top: float, bottom: fl
 
 class Mlp(Chapter):
     key = "mlp"
+    own_space_key = True
 
     def plan(self, setting) -> MlpPlan:
         return plan_mlp(setting)

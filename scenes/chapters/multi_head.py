@@ -240,16 +240,20 @@ class MultiHead(Chapter):
             second = head_name(say, plan, h, tokens) if h.role else habit_line(say, h)
             if idle is not None:
                 second = say(f"{T}.idle_here_real", role=second, weight=at_least(h.idle))
+            elif h.role:  # the role was measured on other phrases: here, its habit on this sentence, with its
+                # weight, as every other head's (review 34: "sense from context" alone, over a first-token pattern)
+                second = say(f"{T}.head_role", role=second, habit=say(f"{T}.habit_{h.habit}", weight=h.habit_weight))
         else:
             first, second = head_name(say, plan, h, tokens), (idle or ident)
         top = label(first, 22, th.text)
         if top.width > width / TOP_SHRINK:  # a narrow column: the role on two lines, not run into its neighbour
             top = wrapped(first, width, 22, th.text, 2)
         below = label(second, 20, th.dim)
+        lines = 3 if plan.real and h.role and idle is None else 2  # a role and its habit here: room for both
         if below.width > width:  # a narrow column (many heads): the line wrapped, not shrunk
-            below = wrapped(second, width, 20, th.dim, 2)
+            below = wrapped(second, width, 20, th.dim, lines)
         fit_into(top, width, 0.75)
-        fit_into(below, width, 0.7)
+        fit_into(below, width, 0.35 * lines)
         return VGroup(top, below).arrange(DOWN, buff=0.06)
 
     # --- the sum ------------------------------------------------------------------------------

@@ -58,6 +58,7 @@ class NextTokenLesson(Lesson):
 
 class NextToken(Chapter):
     key = "next_token"
+    own_space_key = True
 
     def plan(self, setting) -> NextTokenPlan:
         return plan_next_token(setting)

@@ -127,6 +127,7 @@ def ring_arrow(a: np.ndarray, b: np.ndarray, w: float, h: float, color: str, off
 
 class Ring(Chapter):
     key = "ring"
+    own_space_key = True
 
     def plan(self, setting) -> RingPlan:
         return plan_ring(setting)

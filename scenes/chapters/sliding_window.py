@@ -73,6 +73,7 @@ def kl_text(x: float, say=None) -> str:
 
 class WindowMask(Chapter):
     key = "window_mask"
+    own_space_key = True
 
     def plan(self, setting) -> WindowMaskPlan:
         return plan_window_mask(setting)
@@ -263,6 +264,7 @@ class WindowReach(Chapter):
 
 class WindowSinks(Chapter):
     key = "window_sinks"
+    own_space_key = True
 
     def plan(self, setting) -> SinksPlan:
         return plan_window_sinks(setting)
@@ -458,8 +460,9 @@ class WindowSinks(Chapter):
         else:
             return
         with stage.narrating(said_text):
-            # the reach note spoke of this window ("here it does not arrive"): it goes as a wider one is read
-            gone = [FadeOut(note)] if note is not None else []
+            # the reach note spoke of the first window ("here it does not arrive"): it steps back, dimmed, as
+            # a wider one is read (review 34: at full strength beside the row where the token comes back)
+            gone = [note.animate.set_opacity(0.35)] if note is not None else []
             if again is not None or gone:
                 stage.play(*([FadeIn(again)] if again is not None else []), *gone, run_time=0.6)
             stage.wait(0.8)

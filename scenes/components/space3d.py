@@ -209,9 +209,14 @@ class EmbeddingSpace(VGroup):
             if away_from is not None:
                 refs.append(away_from)
             others = self._shown_arrows(own)
+            # the labels placed after this one, of arrows shown now: kept clear too (review 34: an earlier
+            # label re-placed as a later arrow grew, onto that arrow's label: "E⃗" over "E′ (One mole)")
+            later = [a.label for a in others
+                     if a.label is not None and a.label is not m and not any(a.label is o for o in earlier)]
             key = np.concatenate([centre_of(r) for r in refs]
                                  + ([across.start_point(), across.end_point()] if across is not None else [])
-                                 + [p for a in others for p in (a.start_point(), a.end_point())])
+                                 + [p for a in others for p in (a.start_point(), a.end_point())]
+                                 + [lab.get_center() for lab in later])
             pts = m.get_all_points()
             box = np.concatenate([pts.min(axis=0), pts.max(axis=0)]) if len(pts) else np.zeros(6)
             if memo and np.array_equal(key, memo["key"]) and np.allclose(box, memo["box"], atol=1e-9):
@@ -236,7 +241,8 @@ class EmbeddingSpace(VGroup):
 
             # measured once: each try below reads them all (the labels placed before, and what the
             # caller asked the labels to keep off: notes beside the space)
-            boxes = [_box(o) for o in earlier] + [_box(o) for o in self.avoid if o.has_points() or o.submobjects]
+            boxes = ([_box(o) for o in earlier] + [_box(o) for o in later]
+                     + [_box(o) for o in self.avoid if o.has_points() or o.submobjects])
             # the axis lines, and the other arrows, each as one segment as wide as its shaft, or its tip
             # where wider: measured once for every try below
             field = StrokeField().add_strokes(list(self.axis_lines))
