@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
-from manim import FadeOut, config
+from manim import DL, UR, FadeOut, config
 
 from .i18n import Say, plain_text
 from .style import Theme
@@ -191,12 +191,32 @@ class Stage:
                     k = frame.width / width0
                     m.scale(size0 * k / m.width)
                     m.move_to(frame.get_center() + offset * k)
-                    # a close-up fills the frame with its detail: the key waits until the camera is back
-                    m.set_opacity(1.0 if k > 0.98 else 0.0)
+                    # a close-up fills the frame with its detail, and a note may take the corner: the key
+                    # waits, unseen, until the camera is back and the corner is free
+                    m.set_opacity(1.0 if k > 0.98 and not self._corner_taken(m, frame) else 0.0)
                 key.add_updater(follow)
             self.space_key = key
         if self.space_key not in self.scene.mobjects:
             self.scene.add(self.space_key)
+
+    def _corner_taken(self, key, frame) -> bool:
+        """Whether anything drawn (visible) comes within a small gap of the corner key's box."""
+        gap = 0.08
+        x0, y0 = key.get_corner(DL)[:2] - gap
+        x1, y1 = key.get_corner(UR)[:2] + gap
+
+        def meets(m) -> bool:
+            lo, hi = m.get_corner(DL), m.get_corner(UR)
+            return lo[0] < x1 and hi[0] > x0 and lo[1] < y1 and hi[1] > y0
+
+        for top in self.scene.mobjects:
+            if top is key or top is frame or not top.family_members_with_points() or not meets(top):
+                continue
+            for part in top.family_members_with_points():
+                if meets(part) and (part.get_fill_opacity() > 0.05 or part.get_stroke_opacity() > 0.05
+                                    and part.get_stroke_width() > 0):
+                    return True
+        return False
 
     def start_chapter(self, number: int, key: str) -> None:
         """Caption blocks are numbered per chapter: their ids are `NN_<chapter>_KK`."""

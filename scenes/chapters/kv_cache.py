@@ -167,8 +167,9 @@ class KvCache(Chapter):
         drawn["panel"] = panel
         drawn["total"] = total
         # the last step's box goes with its query and panel: left alone it read as a leftover highlight
-        stage.play(FadeOut(VGroup(query, qname, panel, macs, header, total, *([new_mark] if new_mark else []))),
-                   run_time=0.4)
+        # and the last step's weights with their row's name (review 34: step 8's weights stayed under the summary)
+        stage.play(FadeOut(VGroup(query, qname, panel, macs, header, total, weights, wname,
+                                  *([new_mark] if new_mark else []))), run_time=0.4)
         self.check(stage, plan, drawn)
 
     @staticmethod

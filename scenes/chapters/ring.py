@@ -265,8 +265,9 @@ class Ring(Chapter):
             fit_into(diff, full.right - title.get_right()[0] - 0.6, 0.5)
             diff.move_to([full.right - diff.width / 2, title.get_center()[1], 0])
         with stage.narrating(say(f"{T}.steps.caption_done", count=N)):
+            # the results divide O by l: the key's m (the largest score so far) has nothing left to name
             stage.play(*(FadeOut(m) for m in tables + status + ([note] if note else [])), *(FadeOut(c) for c in chips),
-                       *(b.animate.set_stroke(width=3, opacity=1.0) for b in boxes), run_time=0.5)
+                       FadeOut(key[0]), *(b.animate.set_stroke(width=3, opacity=1.0) for b in boxes), run_time=0.5)
             stage.play(*(FadeIn(m) for m in results), run_time=1.0)
             stage.wait(0.4)
         with stage.narrating(say(f"{T}.steps.caption_equal", decimals=plan.decimals, n=plan.n,

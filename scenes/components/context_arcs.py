@@ -60,7 +60,11 @@ class ContextArcs(VGroup):
             raise ValueError(f"{len(self.weights)} weights for {len(self.sources)} sources")
         if np.any(self.weights < 0):
             raise ValueError("attention weights cannot be negative")
-        ref = self.weights.max() if relative and self.weights.max() > 0 else 1.0
+        # relative: against the strongest arc drawn (a word's weight on itself has no arc: scaled against
+        # its 0.99, last_token's 0.01 arcs stayed hair-thin under "arc widths: against the strongest, 0.01")
+        drawable = np.array([np.hypot(*(self.target - p)[:2]) >= 1e-6 for p in self.sources])
+        strongest = float(self.weights[drawable].max()) if drawable.any() else 0.0
+        ref = strongest if relative and strongest > 0 else 1.0
         w = np.clip(self.weights / ref, 0.0, 1.0)
         self.stroke_widths = max_stroke * w
         self.opacities = min_opacity + (max_opacity - min_opacity) * np.sqrt(w)
