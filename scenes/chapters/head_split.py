@@ -193,7 +193,7 @@ class HeadSplit(Chapter):
         extra = VGroup()
         if elided:
             extra = label(say(f"{T}.grids_shown", shown=len(shown), count=H), 24, th.dim)
-            fit_into(extra, full.width, 0.4).next_to(grids, DOWN, buff=0.2)
+            fit_into(extra, full.width, 0.4).next_to(grids, DOWN, buff=0.2).set_x(0)
         lifted = qbar.boxes.copy().stretch_to_fit_height(bar_h)
         lifted.shift(UP * (bar_top - lifted.get_top()[1]))
         # what a dot's size means (the grids share one size), in a corner the grids leave free
@@ -244,6 +244,7 @@ class HeadSplit(Chapter):
             stage.play(*(ReplacementTransform(f, zbar.boxes[hd]) for hd, f in zip(shown, frames)),
                        *(FadeIn(zbar.boxes[hd]) for hd in range(H) if hd not in shown), FadeIn(zbar.names),
                        FadeIn(zname), FadeIn(zvals), FadeOut(measure), FadeOut(extra), FadeOut(grids), FadeOut(names),
+                       FadeOut(axes),
                        *(FadeOut(m) for m in shown_legend if H == 1), run_time=1.2)
             stage.play(FadeIn(pieces, shift=UP * 0.15, lag_ratio=0.1), run_time=0.8)
             stage.wait(0.4)
@@ -282,7 +283,8 @@ class HeadSplit(Chapter):
         measure = VGroup(pair, label(say(f"{T}.tv_scale", count=plan.averaged), 22, th.dim)).arrange(DOWN, buff=0.12)
         below = extra if len(extra) else grids
         fit_into(measure, full.width, max(0.6, below.get_bottom()[1] - full.bottom - 0.15))
-        measure.next_to(below, DOWN, buff=0.12 if len(extra) else 0.2)
+        measure.next_to(below, DOWN, buff=0.12 if len(extra) else 0.2).set_x(0)  # the frame's middle: the grids
+        # sit right of it by the room their axis name takes
         with stage.narrating(say(f"{T}.caption_{'alike' if plan.alike else 'apart'}", **nums)):
             # the closest pair's outlines in the measurement's colour, the others dimmed
             # the dot legend has been read by now, and the measurement takes the foot of the frame
