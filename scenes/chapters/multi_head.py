@@ -240,20 +240,26 @@ class MultiHead(Chapter):
             second = head_name(say, plan, h, tokens) if h.role else habit_line(say, h)
             if idle is not None:
                 second = say(f"{T}.idle_here_real", role=second, weight=at_least(h.idle))
-            elif h.role:  # the role was measured on other phrases: here, its habit on this sentence, with its
-                # weight, as every other head's (review 34: "sense from context" alone, over a first-token pattern)
-                second = say(f"{T}.head_role", role=second, habit=say(f"{T}.habit_{h.habit}", weight=h.habit_weight))
+            elif h.role:  # the role was measured on other phrases: under it, its habit on this sentence, with
+                # its weight, as every other head's (review 34: "sense from context" alone, over a first-token
+                # pattern); each on lines of its own, at the others' size
+                habit = say(f"{T}.habit_{h.habit}", weight=h.habit_weight)
+                below = VGroup(wrapped(second, width, 20, th.dim, 2), wrapped(habit, width, 20, th.dim, 2))
+                below.arrange(DOWN, buff=0.04)
+                top = label(first, 22, th.text)
+                fit_into(top, width, 0.75)
+                fit_into(below, width, 1.4)
+                return VGroup(top, below).arrange(DOWN, buff=0.06)
         else:
             first, second = head_name(say, plan, h, tokens), (idle or ident)
         top = label(first, 22, th.text)
         if top.width > width / TOP_SHRINK:  # a narrow column: the role on two lines, not run into its neighbour
             top = wrapped(first, width, 22, th.text, 2)
         below = label(second, 20, th.dim)
-        lines = 3 if plan.real and h.role and idle is None else 2  # a role and its habit here: room for both
         if below.width > width:  # a narrow column (many heads): the line wrapped, not shrunk
-            below = wrapped(second, width, 20, th.dim, lines)
+            below = wrapped(second, width, 20, th.dim, 2)
         fit_into(top, width, 0.75)
-        fit_into(below, width, 0.35 * lines)
+        fit_into(below, width, 0.7)
         return VGroup(top, below).arrange(DOWN, buff=0.06)
 
     # --- the sum ------------------------------------------------------------------------------
