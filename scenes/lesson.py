@@ -164,6 +164,10 @@ class LessonSceneBase:
     def play(self, *args, **kwargs):
         if self.observer is None or not self.observer.skip(self, args, kwargs):
             super().play(*args, **kwargs)
+        key = getattr(getattr(self, "stage", None), "space_key", None)
+        if key is not None and hasattr(key, "look"):  # the corner key looks at its corner as the animation ends
+            key.look()
+            key.update()
         if self.observer is not None:
             self.observer.played(self, self.animations)
 

@@ -90,6 +90,9 @@ def standard_regions(width: float | None = None, height: float | None = None) ->
     }
 
 
+CORNER_EVERY = 6  # frames between two looks at the corner key's corner
+
+
 class Stage:
     """Owns the regions and the hand-on pictures of one lesson being played on one scene."""
 
@@ -187,13 +190,21 @@ class Stage:
                 width0, offset = frame.width, key.get_center() - frame.get_center()
                 size0 = key.width
 
+                seen = {"frames": 0, "taken": False}
+
                 def follow(m):
                     k = frame.width / width0
                     m.scale(size0 * k / m.width)
                     m.move_to(frame.get_center() + offset * k)
                     # a close-up fills the frame with its detail, and a note may take the corner: the key
-                    # waits, unseen, until the camera is back and the corner is free
-                    m.set_opacity(1.0 if k > 0.98 and not self._corner_taken(m, frame) else 0.0)
+                    # waits, unseen, until the camera is back and the corner is free. The corner is looked
+                    # at every few frames (walking a big grid's cells on every frame cost a render a third
+                    # of its time), and always at the end of an animation (LessonScene.play)
+                    if seen["frames"] % CORNER_EVERY == 0:
+                        seen["taken"] = self._corner_taken(m, frame)
+                    seen["frames"] += 1
+                    m.set_opacity(1.0 if k > 0.98 and not seen["taken"] else 0.0)
+                key.look = lambda: seen.update(frames=0)  # the next update looks again
                 key.add_updater(follow)
             self.space_key = key
         if self.space_key not in self.scene.mobjects:

@@ -53,12 +53,15 @@ def test_the_key_waits_while_a_note_takes_its_corner(smollm2_model, session, ren
                             SceneInputs(tracer=session, model=smollm2_model.info), png=False)
     key = scene.stage.space_key
     scene.remove(*[m for m in scene.mobjects if m is not key])  # an empty frame: the corner is free
+    key.look()
     key.update()
     assert key.get_fill_opacity() == pytest.approx(1.0)
     note = Square(0.4).set_fill("#FFFFFF", 1.0).move_to(key)
     scene.add(note)
+    key.look()
     key.update()
     assert key.get_fill_opacity() == pytest.approx(0.0)
     scene.remove(note)
+    key.look()
     key.update()
     assert key.get_fill_opacity() == pytest.approx(1.0)
