@@ -538,6 +538,14 @@ def _flat_mobjects(scene) -> list:
     return [m for m in scene.mobjects if id(m) in fixed_ids]
 
 
+def picture_leaves(scene, mobs) -> list:
+    """`visible_leaves`, without the corner key to ␣ (Stage.space_key_for): no part of the picture, a
+    chapter that ends on it alone ends on nothing."""
+    corner = getattr(getattr(scene, "stage", None), "space_key", None)
+    aside = set(map(id, corner.get_family())) if corner is not None else set()
+    return [(m, ex) for m, ex in visible_leaves(scene, mobs) if id(m) not in aside]
+
+
 class Linter(Observer):
     """Checks the rules after every animation; collects `Violation`s (each one once per chapter)."""
 
@@ -794,11 +802,7 @@ class Linter(Observer):
             return
         mobs = _flat_mobjects(scene)
         self.check_frame(scene, mobs, _camera_state(scene))  # however it got there, the last frame counts
-        # the corner key to ␣ (Stage.space_key_for) is no part of the picture: a chapter that ends on it alone
-        # ends on nothing
-        corner = getattr(getattr(scene, "stage", None), "space_key", None)
-        aside = set(map(id, corner.get_family())) if corner is not None else set()
-        boxes = [(_box(m), ex) for m, ex in visible_leaves(scene, mobs) if id(m) not in aside]
+        boxes = [(_box(m), ex) for m, ex in picture_leaves(scene, mobs)]
         if not boxes:
             return
         if any("frame_used" in ex for _, ex in boxes):
