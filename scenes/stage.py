@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
-from manim import DL, UR, FadeOut, config
+from manim import FadeOut, config
 
 from .i18n import Say, plain_text
 from .style import Theme
@@ -88,9 +88,6 @@ def standard_regions(width: float | None = None, height: float | None = None) ->
         "panel": Region("panel", panel_left, w - 0.26, -h + 0.3, h - 0.55),
         "caption": Region("caption", -w + m, w - m, -h + 0.1, -h + 0.85),
     }
-
-
-CORNER_EVERY = 6  # frames between two looks at the corner key's corner
 
 
 class Stage:
@@ -173,6 +170,7 @@ class Stage:
         model's tokens (their leading space drawn as ␣) and has no key of its own (review 34: the flagship
         on SmolLM2 drew "␣fluffy" in every frame and never said what the mark is). It stays through
         `clear`; a chapter with its own key (`own_space_key`) takes it away."""
+        from .components.corner_key import keep_in_corner
         from .components.word_boxes import space_key
 
         if self.space_key is not None and self.space_key in self.scene.mobjects and chapter.own_space_key:
@@ -185,49 +183,10 @@ class Stage:
                 return
             full = self.region("full")
             key.move_to([full.right - key.width / 2, full.bottom + key.height / 2, 0])
-            frame = getattr(self.scene.camera, "frame", None)
-            if frame is not None:  # where the camera zooms, the key keeps its corner of the frame, and its size
-                width0, offset = frame.width, key.get_center() - frame.get_center()
-                size0 = key.width
-
-                seen = {"frames": 0, "taken": False}
-
-                def follow(m):
-                    k = frame.width / width0
-                    m.scale(size0 * k / m.width)
-                    m.move_to(frame.get_center() + offset * k)
-                    # a close-up fills the frame with its detail, and a note may take the corner: the key
-                    # waits, unseen, until the camera is back and the corner is free. The corner is looked
-                    # at every few frames (walking a big grid's cells on every frame cost a render a third
-                    # of its time), and always at the end of an animation (LessonScene.play)
-                    if seen["frames"] % CORNER_EVERY == 0:
-                        seen["taken"] = self._corner_taken(m, frame)
-                    seen["frames"] += 1
-                    m.set_opacity(1.0 if k > 0.98 and not seen["taken"] else 0.0)
-                key.look = lambda: seen.update(frames=0)  # the next update looks again
-                key.add_updater(follow)
+            keep_in_corner(key, self.scene)  # it follows the camera, and waits while its corner is taken
             self.space_key = key
         if self.space_key not in self.scene.mobjects:
             self.scene.add(self.space_key)
-
-    def _corner_taken(self, key, frame) -> bool:
-        """Whether anything drawn (visible) comes within a small gap of the corner key's box."""
-        gap = 0.08
-        x0, y0 = key.get_corner(DL)[:2] - gap
-        x1, y1 = key.get_corner(UR)[:2] + gap
-
-        def meets(m) -> bool:
-            lo, hi = m.get_corner(DL), m.get_corner(UR)
-            return lo[0] < x1 and hi[0] > x0 and lo[1] < y1 and hi[1] > y0
-
-        for top in self.scene.mobjects:
-            if top is key or top is frame or not top.family_members_with_points() or not meets(top):
-                continue
-            for part in top.family_members_with_points():
-                if meets(part) and (part.get_fill_opacity() > 0.05 or part.get_stroke_opacity() > 0.05
-                                    and part.get_stroke_width() > 0):
-                    return True
-        return False
 
     def start_chapter(self, number: int, key: str) -> None:
         """Caption blocks are numbered per chapter: their ids are `NN_<chapter>_KK`."""

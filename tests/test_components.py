@@ -459,27 +459,6 @@ def test_space_arrows_sit_at_real_projections(trace, render_scene, turn):
     assert drawn_fraction(frame) > 0.005
 
 
-def test_space_ambient_rotation_keeps_coordinates(trace, render_scene):
-    E = trace.embeddings[3]
-
-    def build(scene):
-        space = EmbeddingSpace(trace, fit_to=[E])
-        space.arrow(E, name="E")
-        space.add_to(scene)
-        before = space.arrows["E"].end_point().copy()
-        space.start_ambient_rotation(scene, rate=0.5)
-        scene.wait(0.6)
-        space.stop_ambient_rotation(scene)
-        scene.moved = np.linalg.norm(space.arrows["E"].end_point() - before)
-        return []
-
-    scene, _ = render_scene(scene_of(build), None, png=False)
-    space = next(m for m in scene.mobjects if isinstance(m, EmbeddingSpace))
-    assert scene.moved > 0.01  # it turned
-    np.testing.assert_allclose(space.to_coords(space.arrows["E"].end_point()), space.coords(E), rtol=1e-5, atol=1e-5)
-    assert not space.updaters
-
-
 def test_space_in_a_three_d_scene_uses_the_camera(trace, render_scene):
     i = 3
     E, E2 = trace.embeddings[i], trace.updated(0, 0)[i]

@@ -356,11 +356,8 @@ class ContextSpace(Chapter):
         marked = stage.drawn[ContextSpace.key]
         floor = max((marked[k].get_top()[1] for k in ("head_note", "axes_note", "input_note") if marked.get(k) is not None),
                     default=stage.region("full").bottom) + 0.12
-        if not exact and table.get_bottom()[1] - 0.45 - floor < 2.0:
-            exact_layout = True
-        else:
-            exact_layout = exact
-        if exact_layout:
+        one_line = exact or table.get_bottom()[1] - 0.45 - floor < 2.0  # no room for a line per figure
+        if one_line:
             nums = baseline_row([baseline_row([label(n, font_size=22, color=th.dim),
                                                number(c, kind, font_size=24, color=th.updated)], buff=0.12)
                                  for n, c in zip(names, s.compare.change)], buff=0.4)
@@ -387,7 +384,7 @@ class ContextSpace(Chapter):
         # clear of the space and its axis names (they swing round when the space turns)
         space = stage.drawn[ContextSpace.key]["space"]
         room = room_left_of(space) - table.get_left()[0]
-        tall = 1.0 + (0.35 if share else 0.0) + (0.0 if exact_layout else 0.6)
+        tall = 1.0 + (0.35 if share else 0.0) + (0.0 if one_line else 0.6)
         fit_into(cmp, min(5.6, room), tall).next_to(table, DOWN, buff=0.45).align_to(table, LEFT)
         # an axis name that swings over it when the space turns at the end: go below that name
         x0, x1 = cmp.get_left()[0] - 0.1, cmp.get_right()[0] + 0.1

@@ -212,8 +212,8 @@ class CrossAttention(Chapter):
                 marks = grid.rounding_marks(say("common.rounding.mark"))
                 why = label(say("common.rounding.cells"), font_size=20, color=th.dim)
                 fit_into(why, grid.lines.width, 0.4)
-                below = marks if plan.layout == "video" else grid
-                why.next_to(below, DOWN, buff=0.6 if plan.layout == "video" else 0.12).align_to(grid.lines, LEFT)  # room for a Σ
+                below = marks if video else grid
+                why.next_to(below, DOWN, buff=0.6 if video else 0.12).align_to(grid.lines, LEFT)  # room for a Σ
                 stage.drawn[self.key]["rounding"] = VGroup(marks, why)
                 stage.play(FadeIn(marks), FadeIn(why), run_time=0.5)
         # in the paper layout a row's "≈" and its drawn Σ come after the row: the note keeps clear of them

@@ -216,10 +216,14 @@ class EmbeddingSpace(VGroup):
             key = np.concatenate([centre_of(r) for r in refs]
                                  + ([across.start_point(), across.end_point()] if across is not None else [])
                                  + [p for a in others for p in (a.start_point(), a.end_point())]
-                                 + [lab.get_center() for lab in later])
+                                 # where each was last placed (read from its box, it cost renders a third of their time)
+                                 + [getattr(lab, "_placed_at", np.zeros(3)) for lab in later])
             pts = m.get_all_points()
             box = np.concatenate([pts.min(axis=0), pts.max(axis=0)]) if len(pts) else np.zeros(6)
-            if memo and np.array_equal(key, memo["key"]) and np.allclose(box, memo["box"], atol=1e-9):
+            # (to a millionth: re-placing a label in the same spot drifts it in the last bits, and an exact
+            # test then re-placed every label on every frame of a still picture)
+            if (memo and key.shape == memo["key"].shape and np.allclose(key, memo["key"], rtol=0, atol=1e-6)
+                    and np.allclose(box, memo["box"], atol=1e-9)):
                 return
             p = centre_of(anchor)
             if across is not None:
@@ -294,7 +298,14 @@ class EmbeddingSpace(VGroup):
             best, best_room = None, -1.0
             r = room(centre)
             crowded = False
-            if r is None or r < AXIS_ROOM:
+            # the spot it found last time, while still clear: it stays there (no search, and no jump)
+            kept = p + memo["offset"] if memo.get("offset") is not None and (r is None or r < AXIS_ROOM) else None
+            if kept is not None and (room(kept) or 0.0) < AXIS_ROOM:  # None: out of bounds or on a label
+                kept = None
+            memo["offset"] = None if kept is None else kept - p
+            if kept is not None:
+                centre = kept
+            elif r is None or r < AXIS_ROOM:
                 found = None
                 for extra in (0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.3, 1.6):
                     strict[0] = extra <= OWN_RINGS
@@ -314,6 +325,7 @@ class EmbeddingSpace(VGroup):
                 crowded = found is None and best is not None
                 if found is not None:
                     centre = found
+                    memo["offset"] = found - p
                 elif best is not None:  # nowhere clear of the axes: the place nearest to clear
                     centre = best
                 else:
@@ -327,6 +339,7 @@ class EmbeddingSpace(VGroup):
                 centre[1] = min(max(centre[1], y0 + half[1]), max(y1 - half[1], y0 + half[1]))
             m.move_to(centre)
             m.set_z(p[2])
+            m._placed_at = np.array(m.get_center())
             # measured as the lint measures it (glyph outlines against drawn strokes): where even the
             # best place found leaves less than the lint's gap, the label says so while it lasts
             # (listed by the lint as a declared exception, not hidden). Only the lint reads it, and
@@ -468,25 +481,6 @@ class EmbeddingSpace(VGroup):
         axis = M[:, 2] / np.linalg.norm(M[:, 2])
         # turning the camera by +angle looks like the space turning by -angle
         return Rotate(self, angle=-angle, axis=axis, about_point=o, **kwargs)
-
-    def start_ambient_rotation(self, scene, rate: float = 0.06):
-        """Keep orbiting at `rate` radians per second until `stop_ambient_rotation`."""
-        if isinstance(scene, ThreeDScene):
-            scene.begin_ambient_camera_rotation(rate=rate)
-            return
-
-        def spin(m, dt):
-            o, M = m._frame()
-            m.rotate(-rate * dt, axis=M[:, 2] / np.linalg.norm(M[:, 2]), about_point=o)
-        self.add_updater(spin)
-        self._spin = spin
-
-    def stop_ambient_rotation(self, scene):
-        if isinstance(scene, ThreeDScene):
-            scene.stop_ambient_camera_rotation()
-        elif getattr(self, "_spin", None) is not None:
-            self.remove_updater(self._spin)
-            self._spin = None
 
 
 __all__ = ["EmbeddingSpace", "SpaceArrow", "choose_axes", "pick_axes", "view_matrix", "cone_tip"]
