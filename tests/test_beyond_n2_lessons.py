@@ -523,6 +523,20 @@ def test_the_crossover_is_marked_where_the_curves_meet(smollm2_model, make_input
     assert len(toy["crossover"]) == 1  # the note alone
 
 
+def test_every_length_tick_of_the_cost_chart_is_named(make_inputs):
+    """Review 34: a bare tick stood between "16,384" and "1,048,576" (its label was left out, as it would
+    touch the next one). Each tick on the length axis has its number under it, or is not drawn."""
+    from manim import Line, Text
+
+    ticks = _chapter_drawn("linear_attention", make_inputs(), "linear_cost")["ticks"]
+    marks = [m for m in ticks if isinstance(m, Line) and m.width < 1e-6]  # the length axis's ticks stand upright
+    names = [m for m in ticks if isinstance(m, Text)]
+    assert len(marks) >= 3
+    for mark in marks:
+        under = [n for n in names if abs(n.get_x() - mark.get_x()) < 0.05 and n.get_top()[1] < mark.get_bottom()[1]]
+        assert len(under) == 1, f"a tick at x={mark.get_x():.2f} has {len(under)} numbers under it"
+
+
 def test_real_tokens_come_with_the_space_key(smollm2_model, make_inputs):
     """SmolLM2's tokens show their leading space as ␣: the ring's steps and the window's grid and table
     say what it means; the toy's words have none, and no key is drawn."""

@@ -111,3 +111,13 @@ def test_a_minus_in_korean_text_sits_at_its_digits_middle():
         return (minus.get_y() - one.get_center()[1]) / one.height
 
     assert middle(label("값 −1", 48)) == pytest.approx(middle(Text("−1", font=FONT, font_size=48)), abs=0.08)
+
+
+def test_an_apostrophe_inside_a_word_is_the_typographers():
+    """Review 34: "one head's query matrix" showed a straight typewriter tick in the serif line. Inside a
+    word the catalogs' straight apostrophe is set as ’; quotes around a word and a token's own "'s" stay."""
+    from attention_manim.scenes.components.text import label
+
+    assert label("one head's query matrix", 24).original_text == "one head\u2019s query matrix"
+    assert label("'s", 24).original_text == "'s"
+    assert label("'a'", 24).original_text == "'a'"

@@ -43,6 +43,7 @@ def uncover(box, table) -> list:
 # a small picture beside a lesson's phrases: the chapter that shows it, and the drawing
 PICTURES = {"mole": ("same_lookup", mole_animal), "tower": ("context_space", tower)}
 # the closing turn of the space, there and back: of these, the one where the refined E′s stand furthest apart (`clearest_turn`)
+GHOST_LABEL = 0.55  # an earlier phrase's E′ label, while a later phrase is read
 TURNS = tuple(s * a * DEGREES for a in (20, 35, 50) for s in (-1, 1))
 
 
@@ -214,6 +215,10 @@ class ContextSpace(Chapter):
             if prev:
                 intro += [a.animate.set_opacity(0.35) for a in prev]
                 intro += [space.fade_out_label(a) for a in prev if getattr(a, "label", None) is not None and a.kind == "dE"]
+                # the earlier phrase's E′ stays named, dimmed with its arrow (review 34: at full brightness
+                # its name outshone the phrase now read)
+                intro += [a.label.animate.set_opacity(GHOST_LABEL) for a in prev
+                          if a.kind == "E2" and getattr(a, "label", None) is not None]
             with stage.narrating(say(f"{T}.caption_phrase", number=k + 1, phrase=" ".join(s.tokens))):
                 stage.play(*intro, run_time=0.9)
                 if own_E is not None:
@@ -297,6 +302,7 @@ class ContextSpace(Chapter):
             stage.play(*([FadeIn(against), FadeOut(table)] + [FadeOut(b) for b in drawn["causal"] if b in stage.mobjects]
                          if len(against) else []),
                        *(a.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2"),
+                       *(a.label.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2" and a.label is not None),
                        *(space.fade_out_label(a) for a in prev if a.kind == "dE" and a.label is not None), run_time=0.5)
             turn = clearest_turn(space, [a for _, kind, a in drawn["arrows"] if kind == "E2"], TURNS)
             drawn["turn"] = turn

@@ -466,13 +466,14 @@ class LinearCost(Chapter):
         axes = VGroup(Line([ox, oy, 0], [ox + W + 0.2, oy, 0], stroke_color=th.dim, stroke_width=2),
                       Line([ox, oy, 0], [ox, oy + H + 0.2, 0], stroke_color=th.dim, stroke_width=2))
         ticks = VGroup()
-        named_right = None  # the right edge of the last tick label: one that would touch it is left out
+        # the left edge of the last tick label: a tick whose label would touch it is left out, label and
+        # tick (review 34: a bare tick between "16,384" and "1,048,576" named nothing)
+        named_right = None
         for n in sorted(set(plan.lengths[::2] + (plan.lengths[-1],)), reverse=True):
             x = X(n)
-            ticks.add(Line([x, oy - 0.08, 0], [x, oy + 0.08, 0], stroke_color=th.dim, stroke_width=2))
             name = label(count(n, say), FIG, th.text).next_to([x, oy, 0], DOWN, buff=0.15)
             if named_right is None or name.get_right()[0] < named_right - 0.3:
-                ticks.add(name)
+                ticks.add(Line([x, oy - 0.08, 0], [x, oy + 0.08, 0], stroke_color=th.dim, stroke_width=2), name)
                 named_right = name.get_left()[0]
         for e in range(y_lo + (y_lo % 2), y_hi + 1, 2):
             y = Y(10 ** e)

@@ -277,12 +277,17 @@ def _prototype(text: str, font_size: float, color: str, font: str, weight: str, 
     return mob
 
 
+APOSTROPHE = re.compile(r"(?<=[^\W\d_])'(?=[^\W\d_])")  # between two letters
+
+
 def label(text: str, font_size: float = 36, color: str = "#FFFFFF", font: str = FONT,
           weight: str = "NORMAL", slant: str = "NORMAL") -> Text:
     """A fresh copy of a cached Text, in `color` (one prototype serves every colour). Text with
     Hangul is set in the Korean serif (Latin letters and digits in it come from that face too).
     A character no installed font has is drawn as a placeholder square (`coverage.drawable`)."""
-    text = drawable(text)
+    # an apostrophe inside a word is set as the typographer's ’ ("the model’s"): the straight one is a
+    # typewriter's tick in a serif line (review 34), and the catalogs type the straight one
+    text = APOSTROPHE.sub("\u2019", drawable(text))
     if font == FONT and has_hangul(text):
         font = KOREAN_FONT
     return _prototype(text, float(font_size), "#FFFFFF", font, weight, slant).copy().set_color(color)
