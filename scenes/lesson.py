@@ -36,6 +36,8 @@ class Chapter:
     # it draws the key to a real model's ␣ itself, beside its own tokens (else the stage keeps one in the
     # frame's corner while the lesson's tokens show ␣: Stage.space_key_for)
     own_space_key: ClassVar[bool] = False
+    # it draws tokens at all (a chart of costs does not: no key to ␣ in its corner, review 35)
+    shows_tokens: ClassVar[bool] = True
 
     def plan(self, setting: Setting) -> Any:
         raise NotImplementedError

@@ -173,9 +173,10 @@ class Stage:
         from .components.corner_key import keep_in_corner
         from .components.word_boxes import space_key
 
-        if self.space_key is not None and self.space_key in self.scene.mobjects and chapter.own_space_key:
+        away = chapter.own_space_key or not chapter.shows_tokens
+        if self.space_key is not None and self.space_key in self.scene.mobjects and away:
             self.scene.remove(self.space_key)
-        if chapter.own_space_key or trace is None:
+        if away or trace is None:
             return
         if self.space_key is None:
             key = space_key(getattr(trace, "tokens", ()) or (), self.say, self.theme, font_size=20, mark_size=24)

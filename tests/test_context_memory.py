@@ -14,7 +14,6 @@ from manim import MovingCameraScene, tempconfig
 
 from attention_manim.scenes.i18n import Say
 from attention_manim.scenes.plans.context_size import plan_context_memory
-from attention_manim.scenes.plans.flash import BLOCK_K, BLOCK_Q
 from attention_manim.scenes.plans.ring import DEVICES, MEMORY_LENGTHS
 from attention_manim.scenes.plans.sliding_window import DEFAULT_WINDOW
 from attention_manim.scenes.registry import load_all
@@ -30,7 +29,7 @@ def shapes(way: str, n: int, heads: int, d: int) -> list[tuple[int, ...]]:
     b = math.ceil(n / DEVICES)  # ring: one device's block of queries, and the key block beside it
     return {
         "full": [(heads, n, n)],  # every score
-        "flash": [(heads, BLOCK_Q, BLOCK_K), (heads, BLOCK_Q), (heads, BLOCK_Q)],  # a tile, running max m, sum l
+        "flash": [(heads, 128, 128), (heads, 128), (heads, 128)],  # a kernel's tile of 128 × 128, running max m, sum l
         "ring": [(heads, b, b), (heads, b), (heads, b)],  # a block against a block, its rows' m and l
         "linear": [(heads, d, d), (heads, d)],  # φ(K)ᵀV and Σφ(k)
         "window": [(heads, n, DEFAULT_WINDOW)],  # a band of w scores per query
@@ -73,7 +72,7 @@ def test_every_cell_is_the_bytes_of_the_arrays_held(model, toy_setting):
     plan = plan_context_memory(setting)
     assert plan.lengths == MEMORY_LENGTHS == (1_000, 32_000, 1_000_000)
     assert (plan.n_heads, plan.d_head, plan.n_ctx) == (m.n_heads, m.d_head, m.n_ctx)
-    assert (plan.devices, plan.window, plan.block_q, plan.block_k) == (DEVICES, DEFAULT_WINDOW, BLOCK_Q, BLOCK_K)
+    assert (plan.devices, plan.window, plan.block_q, plan.block_k) == (DEVICES, DEFAULT_WINDOW, 128, 128)
     assert plan.bytes_per_number == FLOAT32 and plan.beyond_context  # both models read far less than 1M tokens
     assert sorted(r.way for r in plan.rows) == sorted(["full", "flash", "ring", "linear", "window"])
     for r in plan.rows:
@@ -105,13 +104,14 @@ def test_full_is_largest_and_only_n_squared_ways_grow_a_thousandfold(model, toy_
 
 
 def test_smollm2_at_a_million_tokens():
-    """SmolLM2: 9 heads of 64, float32, 4 devices, a window of 8, flash tiles of 2 × 3."""
+    """SmolLM2: 9 heads of 64, float32, 4 devices, a window of 8, flash tiles of 128 × 128 (a real kernel's:
+    9 × (128 × 128 + 2 × 128) × 4 bytes = 599,040)."""
     plan = plan_context_memory(setting_of(SMOLLM2))
     en, pt = Say("en"), Say("pt")
     got = {r.way: byte_text(en, r.bytes[-1]) for r in plan.rows}
-    assert got == {"full": "36.0 TB", "ring": "2.25 TB", "window": "288 MB", "linear": "150 kB", "flash": "360 B"}
+    assert got == {"full": "36.0 TB", "ring": "2.25 TB", "window": "288 MB", "linear": "150 kB", "flash": "599 kB"}
     assert {r.way: byte_text(pt, r.bytes[-1]) for r in plan.rows}["full"] == "36,0 TB"
-    assert [r.way for r in plan.rows] == ["full", "ring", "window", "linear", "flash"]
+    assert [r.way for r in plan.rows] == ["full", "ring", "window", "flash", "linear"]
 
 
 def scene_of(lang: str, tmp_path, inputs):

@@ -184,3 +184,32 @@ def test_a_sign_and_its_number_are_not_left_alone_on_the_last_line():
         width = label(first, 20).width * 1.02  # the greedy break leaves "≥ 0.97" alone
         lines = [line.original_text for line in wrapped(text, width, 20, "#FFFFFF", 2)]
         assert len(lines) == 2 and lines[-1].startswith("≥") is False, lines
+
+
+@pytest.mark.parametrize("layout", ["video", "paper"])
+def test_the_masked_triangle_is_tinted_cell_for_cell(layout):
+    """Review 35: left blank, the masked half looked like the allowed cells whose weight is ~0. The note
+    brings a tint over exactly the masked cells: every masked cell's centre inside it, no other's."""
+    from attention_manim.scenes.components.dot_legend import masked_shade
+
+    def inside(poly, x, y) -> bool:  # ray casting
+        hit = False
+        for (x1, y1), (x2, y2) in zip(poly, np.roll(poly, -1, axis=0)):
+            if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
+                hit = not hit
+        return hit
+
+    n = 6
+    grid = AttentionGrid(causal_pattern(n), [f"w{i}" for i in range(n)], layout=layout, theme=DARK,
+                         max_width=6, max_height=5)
+    shade = masked_shade(grid, DARK)
+    assert shade.get_fill_opacity() > 0.1 and shade.get_stroke_width() == 0
+    outline = np.asarray(shade.get_start_anchors())[:, :2]
+    ul, cw, ch = grid._geom()
+    for r in range(n):
+        for c in range(n):
+            q, k = (c, r) if layout == "video" else (r, c)
+            centre = (ul[0] + (c + 0.5) * cw, ul[1] - (r + 0.5) * ch)
+            assert inside(outline, *centre) == bool(np.asarray(grid.mask)[q, k]), (q, k)
+    note = mask_note(grid, "masked: no word looks ahead", DARK)
+    assert note is None or any(m.points.shape == shade.points.shape and np.allclose(m.points, shade.points) for m in note)

@@ -243,6 +243,13 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
         for k, (tick, num) in enumerate(scale.marks, start=1):
             assert float(num.original_text.replace(",", ".")) == pytest.approx(k * scale.step)
             assert tick.get_y() == pytest.approx(BASE_Y + BAR_H * k * scale.step / top)
+        # the axis's top says the tallest bar's length, unless a round tick stands close under it
+        last = BASE_Y + BAR_H * len(scale.marks) * scale.step / top
+        assert len(scale.top_mark) == (2 if BASE_Y + BAR_H - last > 0.3 else 0)
+        if len(scale.top_mark):
+            tick, num = scale.top_mark
+            assert tick.get_y() == pytest.approx(BASE_Y + BAR_H)
+            assert float(num.original_text.replace(",", ".")) == pytest.approx(top, abs=scale.step / 10)
         col = drawn["columns"][0]
         assert col.attn.height == pytest.approx(max(BAR_H * plan.attn_norms[0] / top, 0.01))
         # no MLP: the attention bar stands alone on its layer's tick, and no caption speaks of an MLP adding

@@ -267,7 +267,7 @@ class ContextSpace(Chapter):
                 a.label.add_background_rectangle(color=th.background, opacity=0.7, buff=0.05)
             dE.kind, E2.kind = "dE", "E2"
             drawn["arrows"] += [(k, "dE", dE), (k, "E2", E2)]
-            with stage.narrating(delta_caption(say, f"{T}.caption_delta", s.delta, s.coords[1], plan.axes)):
+            with stage.narrating(delta_caption(say, f"{T}.caption_delta", s.delta, s.coords[1], names)):
                 stage.play(space.grow_arrow(dE), table.cells[1].animate.set_opacity(1), run_time=1.0)
             # the toy's heads are built to give the phrase's sense; a real head is one of many
             refined = "caption_refined_one_head" if plan.trace.model.real else "caption_refined"
@@ -275,7 +275,7 @@ class ContextSpace(Chapter):
                 stage.play(space.grow_arrow(E2), table.cells[2].animate.set_opacity(1), run_time=0.9)
                 stage.wait(0.9)
             if s.compare is not None:
-                self.comparison(stage, s, k, table, names, plan.axes,
+                self.comparison(stage, s, k, table, names,
                                 input_part=plan.phrases[k - 1] if plan.inputs_differ else None,
                                 previous=plan.phrases[k - 1])
             stage.play(FadeOut(arcs), FadeOut(wl), FadeOut(own), run_time=0.4)
@@ -342,7 +342,7 @@ class ContextSpace(Chapter):
         stage.play(FadeOut(box), row.animate.recolor(later, th.dim), *uncover(box, table), run_time=0.5)
 
     @staticmethod
-    def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str], axes: tuple[str, ...],
+    def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str],
                    input_part: Phrase | None = None, previous: Phrase | None = None):
         """Under the table: this phrase's E′ (phrase k + 1) minus the previous phrase's, on each axis.
         The phrases are named by number (the captions' "Phrase 2"): written out, a real model's
@@ -412,7 +412,7 @@ class ContextSpace(Chapter):
             cmp.shift(UP * (floor - cmp.get_bottom()[1]))
         table.add(cmp)
         stage.drawn[ContextSpace.key].setdefault("comparisons", []).append(cmp)
-        text = delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, axes,
+        text = delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, names,
                              spec="+.1f" if exact else "+.2f", before=before)
         if most is not None:
             text += " " + say(f"{T}.compare_input", most=most)

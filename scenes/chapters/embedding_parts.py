@@ -265,11 +265,13 @@ def attention_caption(say: Say, phrase) -> str:
     return say(f"{CONTEXT}.attention_{len(a.keys)}", word=word, **params)
 
 
-def delta_caption(say: Say, key: str, terms, coords, axes, spec: str = "+.1f", **params) -> str:
-    """`key`_<number of terms>: a change named by its largest components ("+8.0 along animal"), each
-    written to `spec` (as the screen writes it) the language's way."""
+def delta_caption(say: Say, key: str, terms, coords, names, spec: str = "+.1f", **params) -> str:
+    """`key`_<number of terms>: a change named by its largest components ("+8.0 along “animal”"), each
+    written to `spec` (as the screen writes it) the language's way. `names` are the axes' names as the
+    screen writes them, quoted (review 35: "no eixo pequeno" read as "on the short axis", beside an axis
+    the screen names "small")."""
     for n, k in enumerate(terms):
-        params[f"a{n}"], params[f"v{n}"] = direction_name(say, axes[k]), say.number(float(coords[k]), spec)
+        params[f"a{n}"], params[f"v{n}"] = say.quote(names[k]), say.number(float(coords[k]), spec)
     return say(f"{key}_{len(terms)}", **params)
 
 

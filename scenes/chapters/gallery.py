@@ -27,6 +27,7 @@ from ..stage import Stage
 from .embedding_parts import direction_name, fit_into
 from .grid_parts import axis_titles, dot_legend, masked_note, query_sums
 from .honest import wrapped
+from .lookup import shown_digits
 
 
 class Beat(Chapter):
@@ -96,7 +97,7 @@ class Product(Beat):
         # drawn as the video does: a d_head × d_model matrix (W_Q.T) times a column vector
         W = WeightMatrix.from_trace(plan.head_trace.W_Q, name="W_Q", name_color=th.query, theme=th, font_size=20)
         vec = VectorColumn(plan.head_input, head=W.col_head, tail=W.col_tail, theme=th, font_size=22,
-                           symbol=symbol_source("E", plan.position, normed=plan.trace.model.norm != "none"), show_symbol=True)
+                           kind=shown_digits(plan.head_input, W.col_head, W.col_tail), symbol=symbol_source("E", plan.position, normed=plan.trace.model.norm != "none"), show_symbol=True)
         if plan.trace.model.norm != "none":  # the head reads E after its layer's norm, not the E drawn before
             vec.add(label(stage.say("qkv.units.normalized"), 16, th.dim).next_to(vec.brackets, DOWN, buff=0.1))
         prod = MatVecProduct(W, vec, result_symbol=symbol_source("Q", plan.position), result_color=th.query)

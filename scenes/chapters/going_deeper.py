@@ -113,8 +113,17 @@ class GoingDeeper(Chapter):
             num.next_to(tick, LEFT, buff=0.06)
             marks.add(VGroup(tick, num))
             k += 1
-        out = VGroup(axis, marks)
-        out.step, out.marks = step, marks
+        # the axis's top, where the tallest bar ends, says its length too (review 34: the tallest bar ran
+        # past the last round tick with no number), unless that tick is close under it
+        y_top, y_last = base_y + bar_h, base_y + bar_h * (k - 1) * step / top
+        top_mark = VGroup()
+        if y_top - y_last > 0.3:
+            tick = Line([x - 0.08, y_top, 0], [x, y_top, 0], stroke_color=th.dim, stroke_width=2)
+            num = label(localize_number(f"{top:.{max(0, -math.floor(math.log10(step)))}f}", number_language()), 20,
+                        th.dim).next_to(tick, LEFT, buff=0.06)
+            top_mark.add(tick, num)
+        out = VGroup(axis, marks, top_mark)
+        out.step, out.marks, out.top_mark = step, marks, top_mark
         return out
 
     def tall_chart(self, stage: Stage, plan: GoingDeeperPlan, x_title, top: float) -> VGroup:

@@ -90,7 +90,9 @@ class LastToken(Chapter):
             strongest = float(max(h.weights[:last], default=0.0))
             # below what two decimals show ("against the strongest, 0.00") there is no arc worth scaling up:
             # the head keeps its weight at home, and its self weight says so
-            relative = 0.005 <= strongest < RELATIVE_BELOW
+            # and a head that keeps its weight on the word itself draws its arcs to scale, thin as they are:
+            # scaled up, its 0.01 arcs stood as thick as another head's 1.00 (review 35)
+            relative = 0.005 <= strongest < RELATIVE_BELOW and h.weights[last] < RELATIVE_BELOW
             arcs = ContextArcs(srcs, target, h.weights, theme=th, angle=ang, max_stroke=12, relative=relative)
             arcs.set_z_index(-1)  # behind the opaque word boxes
             arcs.relative = relative

@@ -445,6 +445,7 @@ class LinearPattern(Chapter):
 
 class LinearCost(Chapter):
     key = "linear_cost"
+    shows_tokens = False
 
     def plan(self, setting) -> CostPlan:
         return plan_linear_cost(setting)

@@ -30,6 +30,13 @@ def digits(values) -> str:
     return "vec" if float(np.abs(np.asarray(values, float)).max(initial=0.0)) >= 1 else "signed2"
 
 
+def shown_digits(values, head: int, tail: int) -> str:
+    """`digits` of the entries a column shows (its first `head` and last `tail`): a normed vector with one
+    large entry among those left out read as "0.0, −0.1, 0.0" (review 35, beside the big query it makes)."""
+    v = np.asarray(values, float).ravel()
+    return digits(np.concatenate([v[:head], v[len(v) - tail:] if tail else v[:0]]) if len(v) > head + tail else v)
+
+
 def hvec(values, th, color, fs=20, head=SHOWN[0], tail=SHOWN[1], kind: str | None = None) -> VectorColumn:
     return VectorColumn(values, head=head, tail=tail, font_size=fs, theme=th, horizontal=True, bracket_color=color,
                         kind=kind or digits(values))

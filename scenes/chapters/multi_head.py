@@ -245,7 +245,7 @@ class MultiHead(Chapter):
                 # pattern); each on lines of its own, at the others' size
                 habit = say(f"{T}.habit_{h.habit}", weight=h.habit_weight)
                 below = VGroup(wrapped(second, width, 20, th.dim, 2), wrapped(habit, width, 20, th.dim, 2))
-                below.arrange(DOWN, buff=0.04)
+                below.arrange(DOWN, buff=0.12)  # the two as far apart as the lines within each (review 35: "context" on "first token")
                 top = label(first, 22, th.text)
                 fit_into(top, width, 0.75)
                 fit_into(below, width, 1.4)

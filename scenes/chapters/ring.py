@@ -155,8 +155,12 @@ class Ring(Chapter):
         passage = VGroup(lines, legend).arrange(DOWN, buff=0.7)
         fit_into(passage, full.width, top - full.bottom - 0.2)
         passage.move_to([0, (top + full.bottom) / 2, 0])
+        # the passage's own key to ␣, in the corner under it, until the passage goes (review 35: the first
+        # frames showed 46 tokens with ␣ and no key; the steps' key comes later, on the tables' line)
+        intro_key = space_key(plan.tokens, say, th, font_size=22, mark_size=24) or VGroup()
+        intro_key.move_to([full.right - intro_key.width / 2, full.bottom + intro_key.height / 2, 0])
         with stage.narrating(say(f"{T}.steps.caption_passage", count=plan.n, model=model_name(say, plan.model))):
-            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(words, lag_ratio=0.02), run_time=1.2)
+            stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(words, lag_ratio=0.02), FadeIn(intro_key), run_time=1.2)
         recolor = []
         for i, toks in enumerate(res.tokens):
             for t in toks:
@@ -210,7 +214,7 @@ class Ring(Chapter):
             chip.move_to(chip_spot(slots[i], chip))
         drawn.update(boxes=boxes, arrows=arrows, chips=chips, key=key)
         with stage.narrating(say(f"{T}.steps.caption_ring", count=N)):
-            stage.play(FadeOut(words), FadeOut(legend), run_time=0.5)
+            stage.play(FadeOut(words), FadeOut(legend), FadeOut(intro_key), run_time=0.5)
             stage.play(FadeIn(boxes), FadeIn(VGroup(*heads)), FadeIn(VGroup(*chips)), run_time=1.0)
             stage.play(FadeIn(arrows, lag_ratio=0.2), run_time=0.8)
 
@@ -565,6 +569,7 @@ def caption_for_step(stage: Stage, plan: RingPlan, t: int) -> str:
 
 class RingCausal(Chapter):
     key = "ring_causal"
+    shows_tokens = False
 
     def plan(self, setting) -> RingCausalPlan:
         return plan_ring_causal(setting)
@@ -770,6 +775,7 @@ class RingCausal(Chapter):
 
 class RingMemory(Chapter):
     key = "ring_memory"
+    shows_tokens = False
 
     def plan(self, setting) -> RingMemoryPlan:
         return plan_ring_memory(setting)

@@ -25,7 +25,7 @@ from ..review import declare_sum
 from ..plans.windows import token_window
 from ..stage import Stage
 from .embedding_parts import fit_into
-from .lookup import SHOWN, digits, hvec, weight_opacity
+from .lookup import SHOWN, digits, hvec, shown_digits, weight_opacity
 from .beyond_parts import sci_math, with_math
 from .grid_parts import side_title
 from .multi_head import table
@@ -119,7 +119,7 @@ class OneToken(Chapter):
 
         # 1. query, key and value of the focus
         fs = 20
-        x = VectorColumn(plan.x, head=COLUMN[0], tail=COLUMN[1], font_size=fs, theme=th, kind=digits(plan.x), symbol=symbol_source("x", i + 1),
+        x = VectorColumn(plan.x, head=COLUMN[0], tail=COLUMN[1], font_size=fs, theme=th, kind=shown_digits(plan.x, *COLUMN), symbol=symbol_source("x", i + 1),
                          symbol_color=th.embedding, show_symbol=True, brace=True,
                          brace_text=say(f"{T}.numbers", count=plan.d_model))
         made = []

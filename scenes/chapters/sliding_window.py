@@ -169,6 +169,7 @@ class WindowMask(Chapter):
 
 class WindowReach(Chapter):
     key = "window_reach"
+    shows_tokens = False
 
     def plan(self, setting) -> ReachPlan:
         return plan_window_reach(setting)

@@ -85,6 +85,24 @@ def masked_cells_box(grid) -> tuple[np.ndarray, np.ndarray, str] | None:
     return lines.get_corner(UP + RIGHT), np.array([-1.0, -1.0, 0.0]), "up_right"
 
 
+MASK_TINT = 0.25  # the masked triangle's tint: it reads as one region, not as cells whose weights are ~0
+
+
+def masked_shade(grid, theme: Theme = DARK) -> VMobject:
+    """The grid's masked (causal) triangle as one tinted staircase over its cells (review 35: left
+    blank, the masked half looked like the allowed cells that are blank because their weight is ~0)."""
+    n, cw, ch = grid.n, grid.cell_width, grid.cell_height
+    (x0, y0, _), (x1, y1, _) = grid.lines.get_corner(DOWN + LEFT), grid.lines.get_corner(UP + RIGHT)
+    # queries across the top (video): key r below query c is masked where r > c, the lower left staircase
+    pts = [(x0, y0), (x0, y1 - ch)]
+    for c in range(n - 1):
+        pts += [(x0 + (c + 1) * cw, y1 - (c + 1) * ch), (x0 + (c + 1) * cw, y1 - (c + 2) * ch)]
+    if grid.layout != "video":  # queries down the side: the same staircase turned half round (upper right)
+        pts = [(x0 + x1 - x, y0 + y1 - y) for x, y in pts]
+    shade = VMobject(stroke_width=0).set_points_as_corners([[x, y, 0.0] for x, y in pts + pts[:1]])
+    return shade.set_fill(theme.dim, opacity=MASK_TINT)
+
+
 def mask_note(grid, text: str, theme: Theme = DARK, font_size: float = 20,
               min_font: float = MIN_NOTE_FS, avoid: int | None = None):
     """The words `text` in the grid's empty (masked) triangle, tucked into the corner where only
@@ -155,7 +173,7 @@ def _mask_note(grid, candidates, theme, font_size, min_font, corner, inward, fit
                 if not clear((x0, y0, x1, y1)):
                     continue
                 mob.move_to(plate)
-                note = VGroup(plate, border, mob)
+                note = VGroup(plate, border, masked_shade(grid, theme), mob)
                 note.set_z_index(1)  # over the grid's lines and boxes, whatever is added to the scene later
                 note.text, note.font_size = mob, fs
                 return note

@@ -285,12 +285,16 @@ def label(text: str, font_size: float = 36, color: str = "#FFFFFF", font: str = 
     """A fresh copy of a cached Text, in `color` (one prototype serves every colour). Text with
     Hangul is set in the Korean serif (Latin letters and digits in it come from that face too).
     A character no installed font has is drawn as a placeholder square (`coverage.drawable`)."""
-    # an apostrophe inside a word is set as the typographer's ’ ("the model’s"): the straight one is a
-    # typewriter's tick in a serif line (review 34), and the catalogs type the straight one
-    text = APOSTROPHE.sub("\u2019", drawable(text))
+    text = drawable(text)
     if font == FONT and has_hangul(text):
         font = KOREAN_FONT
-    return _prototype(text, float(font_size), "#FFFFFF", font, weight, slant).copy().set_color(color)
+    # an apostrophe inside a word is drawn as the typographer's ’ ("the model’s"): the straight one is a
+    # typewriter's tick in a serif line (review 34). The text it says stays the catalog's (`original_text`)
+    typeset = APOSTROPHE.sub("\u2019", text)
+    mob = _prototype(typeset, float(font_size), "#FFFFFF", font, weight, slant).copy().set_color(color)
+    if typeset != text:
+        mob.original_text = text
+    return mob
 
 
 def number(value: float, kind: str = "vec", font_size: float = 28, color: str = "#FFFFFF") -> Text:

@@ -20,7 +20,7 @@ from attention_manim.model.errors import UserError
 from attention_manim.model.trace import HeadTrace, Trace
 
 from ..setting import HeadRef, Setting, focus_tops
-from .flash import BLOCK_K, BLOCK_Q, BYTES_PER_NUMBER
+from .flash import BYTES_PER_NUMBER
 from .ring import DEVICES, MEMORY_LENGTHS
 from .sliding_window import DEFAULT_WINDOW
 
@@ -182,7 +182,7 @@ def plan_context_size(setting: Setting) -> ContextSizePlan:
 # One layer, all of the model's (query) heads, BYTES_PER_NUMBER (flash's: float32) a number, at the
 # lengths of ring's memory table. Per head, at n tokens:
 #   full    the whole n × n grid of scores
-#   flash   one tile of BLOCK_Q × BLOCK_K scores and each of its BLOCK_Q rows' running max m and sum l
+#   flash   one tile of KERNEL_BLOCK_Q × KERNEL_BLOCK_K scores and its KERNEL_BLOCK_Q rows' running max m and sum l
 #   ring    on one of DEVICES devices: its block of n/N queries against one block of n/N keys, and those
 #           rows' m and l (blocks of ceil(n/N) tokens, as model/ring.py cuts them)
 #   linear  the d × d state φ(K)ᵀV and the normalizer Σφ(k) of d numbers; no n at all
@@ -190,10 +190,14 @@ def plan_context_size(setting: Setting) -> ContextSizePlan:
 # The output (n × d) is left out of every row: every way writes it.
 
 MEMORY_WAYS = ("full", "flash", "ring", "linear", "window")
+# flash's tile in this table: a real kernel's (FlashAttention-2 runs a head of 64 in tiles of 128 queries
+# × 128 keys), not the 2 × 3 tile the flash lesson draws to be read (review 35: that tile, in a table of
+# SmolLM2's real sizes, made flash look 400 times lighter than linear attention)
+KERNEL_BLOCK_Q, KERNEL_BLOCK_K = 128, 128
 
 
 def pattern_numbers(way: str, n: int, d: int, devices: int = DEVICES, window: int = DEFAULT_WINDOW,
-                    block_q: int = BLOCK_Q, block_k: int = BLOCK_K) -> int:
+                    block_q: int = KERNEL_BLOCK_Q, block_k: int = KERNEL_BLOCK_K) -> int:
     """Numbers one head holds for its pattern at n tokens, the way `way` attends (see above)."""
     if way == "full":
         return n * n
@@ -275,5 +279,5 @@ def plan_context_memory(setting: Setting) -> ContextMemoryPlan:
         rows.append(MemoryRow(way=way, numbers=numbers, bytes=b, ratio=ratio, ratio_shown=rounded_ratio(ratio)))
     rows.sort(key=lambda r: (-r.bytes[-1], MEMORY_WAYS.index(r.way)))
     return ContextMemoryPlan(model=m.name, n_ctx=m.n_ctx, n_heads=heads, d_head=d, bytes_per_number=BYTES_PER_NUMBER,
-                             devices=DEVICES, window=DEFAULT_WINDOW, block_q=BLOCK_Q, block_k=BLOCK_K,
+                             devices=DEVICES, window=DEFAULT_WINDOW, block_q=KERNEL_BLOCK_Q, block_k=KERNEL_BLOCK_K,
                              lengths=tuple(MEMORY_LENGTHS), rows=tuple(rows))
