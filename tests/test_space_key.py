@@ -65,3 +65,19 @@ def test_the_key_waits_while_a_note_takes_its_corner(smollm2_model, session, ren
     key.look()
     key.update()
     assert key.get_fill_opacity() == pytest.approx(1.0)
+
+
+def test_a_chapter_without_tokens_has_no_key(smollm2_model, session, render_scene):
+    """Review 35: the key stood on charts with no token at all (the cost chart, ring's memory table); a
+    chapter that shows no tokens (`shows_tokens = False`) takes it away, the next one with tokens brings
+    it back."""
+    from attention_manim.scenes.chapters.linear_attention import LinearCost, LinearPattern
+
+    scene, _ = render_scene(load_all()["masked_self_attention"],
+                            SceneInputs(tracer=session, model=smollm2_model.info), png=False)
+    stage, key = scene.stage, scene.stage.space_key
+    assert key in scene.mobjects and not LinearCost.shows_tokens and LinearPattern.shows_tokens
+    stage.space_key_for(LinearCost(), session)
+    assert key not in scene.mobjects
+    stage.space_key_for(type("Tokens", (LinearPattern,), {"own_space_key": False})(), session)
+    assert key in scene.mobjects
