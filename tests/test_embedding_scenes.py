@@ -395,6 +395,34 @@ def test_mole_drawing(rendered, tracer):
     assert f"{shrew:.2f} on “shrew”" in captions and f"{one:.2f} on “one”" in captions
 
 
+def test_eiffel_turns_until_no_axis_name_stands_by_a_refined_arrow(rendered):
+    """Review 35: at the old turns (±50° at most) the end of the "Paris" axis, where its name stands, lay
+    on E′ (alone), whose Paris is 0.0. The closing turn now keeps every axis's end 0.5 units or more from
+    every refined E′ (a wider turn, the comparison under the table making room), and the E′s apart."""
+    scene = rendered("eiffel_tower")
+    drawn = scene.stage.drawn["context_space"]
+    space = drawn["space"]
+    refined = [a for _, kind, a in drawn["arrows"] if kind == "E2"]
+    o, M = space._frame()
+    axis = M[:, 2] / np.linalg.norm(M[:, 2])
+    space.rotate(-drawn["turn"], axis=axis, about_point=o)
+    ends = [e.get_center()[:2] for e in space._axis_ends]
+    segs = [(a.start_point()[:2], a.end_point()[:2]) for a in refined]
+    flat = [b - a for a, b in segs]
+    space.rotate(drawn["turn"], axis=axis, about_point=o)
+
+    def to_segment(q, a, b):
+        t = np.clip(np.dot(q - a, b - a) / np.dot(b - a, b - a), 0, 1)
+        return float(np.linalg.norm(q - (a + t * (b - a))))
+
+    assert min(to_segment(q, a, b) for q in ends for a, b in segs) >= 0.5
+    angles = [np.degrees(np.arccos(np.dot(u, v) / np.linalg.norm(u) / np.linalg.norm(v)))
+              for i, u in enumerate(flat) for v in flat[i + 1:]]
+    assert min(angles) > 20, angles
+    for c in drawn.get("comparisons", []):  # the wide turn's room: no comparison left under the table
+        assert c not in scene.mobjects or abs(np.degrees(drawn["turn"])) <= 50
+
+
 def test_mole_with_another_head_names_it(rendered, tracer):
     scene = rendered("mole", head=2)
     check_arrows(scene, tracer, MOLE, "mole", MOLE_AXES, 2)

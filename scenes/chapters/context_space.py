@@ -22,7 +22,8 @@ from ..plans.honesty import note_text
 from ..stage import Region, Stage
 from .honest import wrapped
 from .embedding_parts import (
-    arc_angle, attention_caption, axis_lines_turned, causal_lines, clearest_turn, delta_caption, direction_name, fit_into,
+    arc_angle, attention_caption, axis_lines_turned, causal_lines, clear_at, clearest_turn, delta_caption, direction_name,
+    fit_into,
     framed,
     label_boxes_turned,
     mixed_label,
@@ -45,6 +46,9 @@ PICTURES = {"mole": ("same_lookup", mole_animal), "tower": ("context_space", tow
 # the closing turn of the space, there and back: of these, the one where the refined E′s stand furthest apart (`clearest_turn`)
 GHOST_LABEL = 0.55  # an earlier phrase's E′ label, while a later phrase is read
 TURNS = tuple(s * a * DEGREES for a in (20, 35, 50) for s in (-1, 1))
+# and wider ones, taken only where they keep clear of what stands beside the space (review 35: at ±50° at
+# most, "Paris" stood by E′ (alone) on every turn; at 80° it stands apart)
+WIDE_TURNS = tuple(s * a * DEGREES for a in (65, 80) for s in (-1, 1))
 
 
 def place_picture(stage: Stage, key: str, focus: str, height: float, anchor: VGroup | None = None):
@@ -304,7 +308,14 @@ class ContextSpace(Chapter):
                        *(a.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2"),
                        *(a.label.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2" and a.label is not None),
                        *(space.fade_out_label(a) for a in prev if a.kind == "dE" and a.label is not None), run_time=0.5)
-            turn = clearest_turn(space, [a for _, kind, a in drawn["arrows"] if kind == "E2"], TURNS)
+            # wider turns too, where they keep clear of the table's rows (or the note) and the notes beside the
+            # space; the comparison under the table, said before, then makes room
+            cmps = [m for m in drawn.get("comparisons", []) if not len(against)]
+            rows = VGroup(*(m for m in table if not any(m is c for c in cmps)))
+            wide = tuple(t for t in WIDE_TURNS if clear_at(space, t, [against if len(against) else rows, *notes]))
+            turn = clearest_turn(space, [a for _, kind, a in drawn["arrows"] if kind == "E2"], TURNS + wide)
+            if turn in wide and cmps:
+                stage.play(*(FadeOut(c) for c in cmps), run_time=0.4)
             drawn["turn"] = turn
             stage.play(space.rotation(turn, run_time=2.5))
             stage.wait(0.5)

@@ -249,6 +249,22 @@ def axis_lines_turned(space: EmbeddingSpace, turns: Sequence[float]) -> list:
     return out
 
 
+def clear_at(space: EmbeddingSpace, angle: float, beside: Sequence) -> bool:
+    """Whether the space turned by `angle` keeps its axis lines (0.1 off) and its labels clear of the
+    mobjects `beside` it (a table, notes)."""
+    from ..components.clearance import box_of, clearance
+
+    lines = axis_lines_turned(space, (angle,))
+    labels = label_boxes_turned(space, (angle,))
+    for m in beside:
+        x0, y0, x1, y1 = box_of(m)
+        if clearance(np.array([[x0, y0, x1, y1]]), lines) < 0.1:
+            return False
+        if any(a < x1 and c > x0 and b < y1 and d > y0 for a, b, c, d in labels):
+            return False
+    return True
+
+
 # --- the words of the context chapters: catalog sentences chosen by the plan's data ----------------
 
 CONTEXT = "embeddings.context"
@@ -293,6 +309,14 @@ def causal_lines(say: Say, phrase) -> list[str]:
     return text.split("\n")
 
 
+AXIS_NAME_CLEAR = 0.8  # an axis's end this far from every refined E′ counts as clear of them (`clearest_turn`)
+
+
+def _to_segment(q: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    t = np.clip(np.dot(q - a, b - a) / max(np.dot(b - a, b - a), 1e-12), 0.0, 1.0)
+    return float(np.linalg.norm(q - (a + t * (b - a))))
+
+
 def clearest_turn(space: EmbeddingSpace, arrows, turns: Sequence[float]) -> float:
     """Of `turns` (angles as given to `space.rotation`), the one where `arrows` (the refined E′s) stand
     furthest apart on screen: the smallest angle between two of them, and the most foreshortened
@@ -304,11 +328,15 @@ def clearest_turn(space: EmbeddingSpace, arrows, turns: Sequence[float]) -> floa
         before = [a.end_point() - a.start_point() for a in arrows]
         space.rotate(-angle, axis=axis, about_point=o)  # as `space.rotation(angle)` turns it
         after = [a.end_point() - a.start_point() for a in arrows]
+        # an axis's end (its name stands there) away from every arrow: beside one, the axis's name reads as
+        # the arrow's (review 35: "Paris" by E′ (alone), whose Paris is 0.0)
+        near = min((_to_segment(e.get_center()[:2], a.start_point()[:2], a.end_point()[:2])
+                    for e in space._axis_ends for a in arrows), default=AXIS_NAME_CLEAR)
         space.rotate(angle, axis=axis, about_point=o)
         flat = [v[:2] for v in after]
         share = min(np.linalg.norm(f) / max(np.linalg.norm(b), 1e-9) for f, b in zip(flat, before))
         apart = min((np.arccos(np.clip(np.dot(u, v) / max(np.linalg.norm(u) * np.linalg.norm(v), 1e-9), -1, 1))
                      for i, u in enumerate(flat) for v in flat[i + 1:]), default=np.pi)
-        return min(share, apart / (np.pi / 4))  # 45° apart counts as fully apart
+        return min(share, apart / (np.pi / 4), near / AXIS_NAME_CLEAR)  # 45° apart counts as fully apart
 
     return max(turns, key=spread)
