@@ -421,6 +421,12 @@ def test_eiffel_turns_until_no_axis_name_stands_by_a_refined_arrow(rendered):
     assert min(angles) > 20, angles
     for c in drawn.get("comparisons", []):  # the wide turn's room: no comparison left under the table
         assert c not in scene.mobjects or abs(np.degrees(drawn["turn"])) <= 50
+    # the captions name the axes as the screen does, quoted (review 35: "no eixo pequeno" beside "small")
+    import re
+
+    names = {lab.original_text.replace(" ", "") for lab in space.axis_labels}
+    said = [m for c, _ in scene.caption_log for m in re.findall(r"along “([^”]+)”", c)]
+    assert said and all(m.replace(" ", "") in names for m in said), (said, names)
 
 
 def test_mole_with_another_head_names_it(rendered, tracer):
