@@ -298,8 +298,15 @@ class EmbeddingSpace(VGroup):
             best, best_room = None, -1.0
             r = room(centre)
             crowded = False
-            # the spot it found last time, while still clear: it stays there (no search, and no jump)
+            # the spot it found last time, while still clear: it stays there (no search, and no jump). Clear of
+            # its own arrow too, which the search keeps off by going round the tip (review 35: a spot kept as
+            # the arrow turned put "E⃗₄" on its own shaft)
             kept = p + memo["offset"] if memo.get("offset") is not None and (r is None or r < AXIS_ROOM) else None
+            if kept is not None and own is not None:
+                shaft = StrokeField().add_segments(np.array([[own.start_point()[:2], own.end_point()[:2]]]),
+                                                   0.5 * STROKE_UNIT * float(own.shaft.get_stroke_width()))
+                if shaft.room(np.array([*(kept[:2] - half[:2]), *(kept[:2] + half[:2])])) < buff:
+                    kept = None
             if kept is not None and (room(kept) or 0.0) < AXIS_ROOM:  # None: out of bounds or on a label
                 kept = None
             memo["offset"] = None if kept is None else kept - p
@@ -347,7 +354,8 @@ class EmbeddingSpace(VGroup):
             if review.watching():
                 glyphs = [g.points[:, :2] for g in m.family_members_with_points()]
                 boxes = np.array([[*q.min(axis=0), *q.max(axis=0)] for q in glyphs]) if glyphs else None
-                strokes = [sm for sm in strokes_of([*self.axis_lines, *others]) if sm not in m.get_family()]
+                shaft = [own.shaft] if own is not None and own in self._shown_arrows() else []
+                strokes = [sm for sm in strokes_of([*self.axis_lines, *others, *shaft]) if sm not in m.get_family()]
                 crowded = crowded or (boxes is not None and clearance(boxes, strokes) < LABEL_GAP)
                 rules = dict(getattr(m, "lint_exempt", None) or {})
                 if crowded:
@@ -360,7 +368,9 @@ class EmbeddingSpace(VGroup):
             memo["box"] = np.concatenate([pts.min(axis=0), pts.max(axis=0)]) if len(pts) else np.zeros(6)
         lab._space_anchor = anchor
         # the lint checks it (scenes/review.py, label_clear): the axes and every other arrow drawn
-        clear_of(lab, lambda: [*self.axis_lines, *self._shown_arrows(own)])
+        # and its own arrow's shaft (review 35: "E⃗₄" kept a spot on it as the arrow turned)
+        clear_of(lab, lambda: [*self.axis_lines, *self._shown_arrows(own),
+                               *([own.shaft] if own is not None and own in self._shown_arrows() else [])])
         lab.add_updater(place)
         place(lab)
         self.labels.add(lab)
