@@ -57,6 +57,8 @@ RULES = {
                    "at least 0.04 units (3.6 px at 720p) from their drawn outline",
     "label_near": "a label that names a point (an arrow's tip) sits within 0.6 units of it and no nearer another "
                   "label's point than its own, or a visible line ties it there",
+    "label_apart": "two labels naming different points never stand on one line less than 0.35 units apart "
+                   "(they read as one label: \"small E′ (miniature+eiffel)\")",
     "spoken": "a caption's spoken form holds only words, numbers and punctuation (a voice never spells a symbol)",
     "legend_dot": "a dot legend's smallest dot is at least 6 px across at 720p (a speck is no key)",
     "axis_end_on": "a 3-D space drawn flat shows each of its axes at least 35% as long as its longest and every two "
@@ -124,10 +126,16 @@ def clear_of(mob, strokes):
 RIVAL_MARGIN = 0.05  # a label this much nearer another label's point than its own reads as naming that one
 
 
-def names_point(mob, point, leader=None):
+LABEL_APART = 0.35  # two labels of different points on one line, nearer than this, read as one label
+
+
+def names_point(mob, point, leader=None, reach: bool = True):
     """Say that the label `mob` names `point` (a mobject: an arrow's tip, a bar's end): the lint checks
-    it sits within LABEL_REACH of it, or that `leader` (a line to it) is drawn while it is not."""
+    it sits within LABEL_REACH of it, or that `leader` (a line to it) is drawn while it is not.
+    `reach=False`: a name its line leads to (an axis's, at the axis's end) may stand further out; it
+    still must not stand nearer another label's point than its own."""
     mob.lint_names_point = (point, leader)
+    mob.lint_reach = reach
     return mob
 
 
@@ -595,9 +603,8 @@ class Linter(Observer):
         self.check_underscores(scene, texts)
         self.check_sums(scene, mobs, texts)
         self.check_label_clear(scene, texts)
-        for m, text, far, box in labels_far_from_their_points(mobs):  # label_near: near its point, or tied
-            self.add(scene, "label_near", f"{_short(text)}: {far:.2f} units from its point, or nearer another's, no line",
-                     _where(box), (getattr(m, "lint_exempt", None) or {}).get("label_near"), key=(id(m),))
+        for rule, what, box, why, key in label_findings(mobs):  # label_near, label_apart
+            self.add(scene, rule, what, _where(box), why, key=key)
         for rule, what, box, key in shape_findings(mobs, scale):  # legend dots, 3-D axes (review_shapes.py)
             self.add(scene, rule, what, _where(box), key=key)
         if settled or not hasattr(scene.camera, "frame"):
@@ -886,22 +893,69 @@ def small_subscripts(mobs, scale: float) -> list:
 def labels_far_from_their_points(mobs) -> list:
     """(label, its text, distance, box) for each visible label declared to name a point (`names_point`)
     that sits further than LABEL_REACH from it, or nearer to another label's point than to its own
-    (it reads as naming that one), with no visible line tying it there."""
+    (it reads as naming that one), or, an axis's name, nearer to a label's point than that point's own
+    label is (review 36: "Paris" beside the tip of E′ (eiffel), nearer it than "E′ (eiffel)", read as its
+    name), with no visible line tying it there."""
     shown = {id(m) for top in mobs for m in top.get_family()}
     named = [(m, *m.lint_names_point) for top in mobs for m in top.get_family()
              if getattr(m, "lint_names_point", None) is not None and _seen(m)]
-    out = []
-    for m, point, leader in named:
-        x0, y0, x1, y1 = _box(VGroupOf(m.family_members_with_points(), ""))
+    boxes = {id(m): _box(VGroupOf(m.family_members_with_points(), "")) for m, _, _ in named}
+    tied = {id(m) for m, _, leader in named if leader is not None and id(leader) in shown and _seen(leader)}
 
-        far = box_distance((x0, y0), (x1, y1), point.get_center())
-        rival = min((box_distance((x0, y0), (x1, y1), o.get_center()) for o_m, o, _ in named
-                     if o_m is not m and o is not point), default=np.inf)
-        tied = leader is not None and id(leader) in shown and _seen(leader)
-        if (far > LABEL_REACH or rival < far - RIVAL_MARGIN) and not tied:
-            text = getattr(m, "original_text", None) or getattr(m, "text", None) or type(m).__name__
-            out.append((m, text, far, (x0, y0, x1, y1)))
+    def to(m, point) -> float:
+        x0, y0, x1, y1 = boxes[id(m)]
+        return box_distance((x0, y0), (x1, y1), point.get_center())
+
+    out, found = [], set()
+    for m, point, _ in named:
+        far = to(m, point)
+        # (an axis's end, named with reach=False, is no point a label is read against: only its line ends there)
+        rival = min((to(m, o) for o_m, o, _ in named if o_m is not m and o is not point
+                     and getattr(o_m, "lint_reach", True)), default=np.inf)
+        # the axes' names standing nearer this point than its own label does (unless a line ties its own).
+        # Among arrows' labels, crowded about nearby tips, the rival test above and the lines suffice
+        usurpers = [] if id(m) in tied or not getattr(m, "lint_reach", True) else [
+            (o_m, d) for o_m, o, _ in named if o_m is not m and o is not point and not getattr(o_m, "lint_reach", True)
+            and (d := to(o_m, point)) < far - RIVAL_MARGIN]
+        if ((far > LABEL_REACH and getattr(m, "lint_reach", True)) or rival < far - RIVAL_MARGIN) and id(m) not in tied:
+            usurpers.append((m, far))
+        for o_m, d in usurpers:
+            if id(o_m) not in found:
+                found.add(id(o_m))
+                text = getattr(o_m, "original_text", None) or getattr(o_m, "text", None) or type(o_m).__name__
+                out.append((o_m, text, d, boxes[id(o_m)]))
     return out
+
+
+def labels_run_together(mobs) -> list:
+    """(label, its text, gap, box) for each pair of visible labels naming different points that stand
+    on one line less than LABEL_APART apart: they read as one label (review 36: "small" beside
+    "E′ (miniature+eiffel)" read as "small E′ (miniature+eiffel)")."""
+    named = [(m, m.lint_names_point[0], _box(VGroupOf(m.family_members_with_points(), "")))
+             for top in mobs for m in top.get_family()
+             if getattr(m, "lint_names_point", None) is not None and _seen(m)]
+    out = []
+    for i, (a, pa, (ax0, ay0, ax1, ay1)) in enumerate(named):
+        for b, pb, (bx0, by0, bx1, by1) in named[i + 1:]:
+            if pa is pb:
+                continue
+            shared = min(ay1, by1) - max(ay0, by0)  # how much of their height they share
+            gap = max(bx0 - ax1, ax0 - bx1)
+            if shared > 0.5 * min(ay1 - ay0, by1 - by0) and gap < LABEL_APART:
+                text = " | ".join(str(getattr(m, "original_text", None) or getattr(m, "text", "")) for m in (a, b))
+                out.append((a, text, gap, (min(ax0, bx0), min(ay0, by0), max(ax1, bx1), max(ay1, by1))))
+    return out
+
+
+def label_findings(mobs) -> list:
+    """(rule, what, box, declared exception, key) for the labels of points: label_near (near its point,
+    or tied by a line) and label_apart (two names never read as one)."""
+    out = [("label_near", f"{_short(text)}: {far:.2f} units from its point, or nearer another's, no line", box,
+            (getattr(m, "lint_exempt", None) or {}).get("label_near"), (id(m),))
+           for m, text, far, box in labels_far_from_their_points(mobs)]
+    return out + [("label_apart", f"{_short(text, 60)}: {gap:.2f} units apart on one line", box,
+                   (getattr(m, "lint_exempt", None) or {}).get("label_apart"), ("apart", id(m)))
+                  for m, text, gap, box in labels_run_together(mobs)]
 
 
 def _seen(m) -> bool:
@@ -1281,6 +1335,8 @@ def script_scene(scene_cls, inputs, *, name: str) -> dict:
         ch = chapters.setdefault(block["id"].rsplit("_", 1)[0], {
             "number": int(number), "key": key, "title": chapter_title(say, key), "blocks": []})
         ch["blocks"].append({**{k: block[k] for k in ("id", "start", "end", "text")},
-                             "spoken": block.get("spoken") or say.spoken(block["text"])})
+                             "label_apart": "two labels naming different points never stand on one line less than 0.35 units apart "
+                   "(they read as one label: \"small E′ (miniature+eiffel)\")",
+    "spoken": block.get("spoken") or say.spoken(block["text"])})
     return {"scene": name, "lang": inputs.lang, "duration": round(float(scene.renderer.time), 3),
             "chapters": list(chapters.values())}

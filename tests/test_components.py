@@ -603,3 +603,24 @@ def test_embedding_space_measures_the_angle_it_draws(trace):
             assert space.drawn_angle(a, b) == pytest.approx(90.0, abs=1e-6)
         else:
             assert abs(space.drawn_angle(a, b) - 90.0) > 1.0
+
+
+def test_an_axis_name_keeps_off_the_tip_of_an_arrow_beside_its_end(trace):
+    """eiffel_tower (review 36): an arrow reaching just past an axis's end put the axis's name beside
+    its tip, where it read as the arrow's name. The name stays by its axis's end, nearer its axis than
+    the arrow, and off the tip; the lint finds no label nearer another's point."""
+    from attention_manim.scenes import review
+    from attention_manim.scenes.components import space3d
+
+    inv = np.linalg.pinv(EmbeddingSpace(trace).basis)  # rows: vectors whose coordinates are (1,0,0), ...
+    v = 1.05 * inv[0] + 0.25 * inv[2]  # along axis 0 to about its end, a little towards axis 2
+    space = EmbeddingSpace(trace, fit_to=[inv[0]])  # axis 0's end at 1.12 units of it: v's tip beyond
+    a = space.arrow(v, "#FFFFFF", "E")
+    space._place_labels()
+    name, end = space.axis_labels[0], space._axis_ends[0]
+    box = np.array([*name.get_corner([-1, -1, 0])[:2], *name.get_corner([1, 1, 0])[:2]])
+    tip = a.end_point()[:2]
+    # (where no spot by the end clears it fully, the least amiss: nearly POINT_ROOM; it sat at 0.1 before)
+    assert review.box_distance(box[:2], box[2:], tip) >= 0.8 * space3d.POINT_ROOM
+    assert review.box_distance(box[:2], box[2:], end.get_center()) < 0.8  # still by its end (not thrown afar)
+    assert not review.labels_far_from_their_points([space, *space.labels])

@@ -742,3 +742,72 @@ def test_a_korean_side_axis_name_stands_upright_one_syllable_under_another():
     assert len(ko) == 2 and ko.height > 1.5 * ko.width and ko[0].get_y() > ko[1].get_y()
     en = side_title("queries", 24, "#FFFFFF")
     assert en.height > 2 * en.width  # turned
+
+
+def test_a_label_nearer_another_labels_point_than_that_points_own_label_is_found():
+    """eiffel_tower's turned view (review 36): "Paris" stood nearer its axis's end than anything else,
+    yet nearer the tip of E′ (eiffel) than that arrow's own label did, and read as its name. Seen from
+    the tip, the nearest label must be its own (unless a line ties it)."""
+    from manim import Dot
+
+    tip, end = Dot([0.0, 0.0, 0.0]), Dot([-0.6, -0.5, 0.0])
+    own = label("E′ (eiffel)", 24).move_to([-0.8, 0.7, 0.0])  # about 0.55 from its tip
+    paris = label("Paris", 24)
+    paris.move_to([-0.45 - paris.width / 2, -0.15, 0.0])  # 0.2 from its end, 0.45 from the tip
+    review.names_point(own, tip)
+    review.names_point(paris, end, reach=False)
+    d_own = review.box_distance(own.get_corner([-1, -1, 0]), own.get_corner([1, 1, 0]), tip.get_center())
+    d_paris = review.box_distance(paris.get_corner([-1, -1, 0]), paris.get_corner([1, 1, 0]), tip.get_center())
+    assert d_paris < d_own - review.RIVAL_MARGIN  # the case: Paris nearer the tip than E′'s label
+    found = review.labels_far_from_their_points([VGroup(tip, end, own, paris)])
+    assert [t for _, t, _, _ in found] == ["Paris"]
+    # further off the tip than E′'s own label: fine
+    paris.move_to([-0.6 - paris.width / 2, -0.75, 0.0])
+    assert not review.labels_far_from_their_points([VGroup(tip, end, own, paris)])
+    # an axis's name may stand further out than an arrow's label (reach=False), an arrow's may not
+    paris.move_to([-0.6 - 0.8 - paris.width / 2, -0.75, 0.0])
+    assert not review.labels_far_from_their_points([VGroup(tip, end, own, paris)])
+    own.move_to([-0.9, 1.4, 0.0])
+    assert [t for _, t, _, _ in review.labels_far_from_their_points([VGroup(tip, end, own, paris)])] == ["E′ (eiffel)"]
+
+
+def test_two_names_side_by_side_on_one_line_are_found():
+    """eiffel_tower (review 36): "small" a word's gap before "E′ (miniature+eiffel)" read as one label."""
+    from manim import Dot
+
+    a, b = Dot([0.0, 0.0, 0.0]), Dot([2.0, 0.0, 0.0])
+    small, tag = label("small", 24), label("E′ (miniature+eiffel)", 24)
+    review.names_point(small, a, reach=False)
+    review.names_point(tag, b)
+    small.move_to([0.0, -0.4, 0.0])
+    tag.next_to(small, RIGHT, buff=0.2)
+    found = review.labels_run_together([VGroup(a, b, small, tag)])
+    assert len(found) == 1 and "small | E′ (miniature+eiffel)" in found[0][1]
+    assert found[0][2] == pytest.approx(0.2, abs=0.02)
+    tag.next_to(small, RIGHT, buff=review.LABEL_APART + 0.05)  # a clear gap
+    assert not review.labels_run_together([VGroup(a, b, small, tag)])
+    tag.next_to(small, UP, buff=0.1)  # one above the other: two lines, not one
+    assert not review.labels_run_together([VGroup(a, b, small, tag)])
+    assert "label_apart" in review.RULES
+
+
+def test_a_leader_never_meets_its_label_at_the_words_height():
+    """A line into the side of a label at mid-height read as a minus sign ("−E⃗", review 36): from the
+    side it meets the label's lower corner."""
+    from manim import Dot
+
+    from attention_manim.scenes.components.leader import LEADER_FROM, leader_line
+
+    tip = Dot([0.0, 0.0, 0.0])
+    lab = label("E", 24)
+    lab.move_to([LEADER_FROM + 0.4 + lab.width / 2, 0.0, 0.0])  # beside the tip, same height, far: tied
+    line = leader_line(lab, tip, "#FFFFFF")
+    line.update()
+    assert line.get_stroke_opacity() > 0.3
+    ends = [line.get_start(), line.get_end()]
+    near = min(ends, key=lambda q: abs(q[0] - lab.get_left()[0]))
+    assert near[1] < lab.get_bottom()[1] + 0.05  # at the lower edge, not the middle
+    # above the label, a line meets its bottom edge as before
+    lab.move_to([0.0, -(LEADER_FROM + 0.4 + lab.height / 2), 0.0])
+    line.update()
+    assert max(line.get_start()[1], line.get_end()[1]) <= 0.0

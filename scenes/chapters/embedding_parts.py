@@ -9,6 +9,7 @@ import numpy as np
 from manim import DOWN, LEFT, PI, RIGHT, UP, SurroundingRectangle, VGroup, config
 
 from ..components.context_arcs import ContextArcs
+from ..components.clearance import StrokeField
 from ..components.space3d import EmbeddingSpace
 from ..components.text import baseline_row, label, number
 from ..i18n import Say
@@ -312,11 +313,6 @@ def causal_lines(say: Say, phrase) -> list[str]:
 AXIS_NAME_CLEAR = 0.8  # an axis's end this far from every refined E′ counts as clear of them (`clearest_turn`)
 
 
-def _to_segment(q: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    t = np.clip(np.dot(q - a, b - a) / max(np.dot(b - a, b - a), 1e-12), 0.0, 1.0)
-    return float(np.linalg.norm(q - (a + t * (b - a))))
-
-
 def clearest_turn(space: EmbeddingSpace, arrows, turns: Sequence[float]) -> float:
     """Of `turns` (angles as given to `space.rotation`), the one where `arrows` (the refined E′s) stand
     furthest apart on screen: the smallest angle between two of them, and the most foreshortened
@@ -330,8 +326,9 @@ def clearest_turn(space: EmbeddingSpace, arrows, turns: Sequence[float]) -> floa
         after = [a.end_point() - a.start_point() for a in arrows]
         # an axis's end (its name stands there) away from every arrow: beside one, the axis's name reads as
         # the arrow's (review 35: "Paris" by E′ (alone), whose Paris is 0.0)
-        near = min((_to_segment(e.get_center()[:2], a.start_point()[:2], a.end_point()[:2])
-                    for e in space._axis_ends for a in arrows), default=AXIS_NAME_CLEAR)
+        shafts = StrokeField().add_segments(np.array([[a.start_point()[:2], a.end_point()[:2]] for a in arrows]), 0.0)
+        near = min((shafts.room([*e.get_center()[:2], *e.get_center()[:2]]) if arrows else AXIS_NAME_CLEAR
+                    for e in space._axis_ends), default=AXIS_NAME_CLEAR)
         space.rotate(angle, axis=axis, about_point=o)
         flat = [v[:2] for v in after]
         share = min(np.linalg.norm(f) / max(np.linalg.norm(b), 1e-9) for f, b in zip(flat, before))

@@ -184,6 +184,7 @@ class Formula(Beat):
         stage.clear()
 
 
+SPACE_ROOM = (9.0, 5.6)  # the widest and tallest the space's axes are drawn (units), their names around them
 TINY_ARROW = 0.15  # a ΔE drawn shorter than this (scene units, about 13 px at 720p) reads as a speck
 
 
@@ -195,9 +196,13 @@ class Space(Beat):
         E, E2, pos = plan.embedding, plan.updated, plan.position
         # principal directions (a model without named ones) are recomputed from the trace, as the plan did
         space = EmbeddingSpace(plan.trace, list(plan.axes) if all(plan.named) else None, fit_to=[E, E2], theme=th,
-                               extent=2.4,
+                               extent=3.2, negative="auto",
                                axis_text=[direction_name(say, n) for n in plan.axes])
-        space.shift(DOWN * 0.3)
+        # the vectors fill the frame (review 35: with whole negative halves they sat in a corner of it), and
+        # no more of it than there is under the title (a vector along an axis's negative half reaches far down)
+        space.scale(min(1.0, SPACE_ROOM[0] / space.axis_lines.width, SPACE_ROOM[1] / space.axis_lines.height),
+                    about_point=space.axis_lines.get_center())
+        space.shift(DOWN * 0.3 - space.axis_lines.get_center() * [1, 1, 0])
         e = space.arrow(E, th.embedding, symbol_source("E", pos), name="E", attach=False)
         e2 = space.arrow(E2, th.updated, symbol_source("E", pos, prime=True), name="E'", attach=False)
         d = space.difference_arrow(E, E2, th.delta, symbol_source("E", pos, delta=True), name="dE", attach=False)

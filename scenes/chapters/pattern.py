@@ -57,7 +57,8 @@ class Pattern(Chapter):
         masked = masked_note(stage, grid, plan.focus)
         extra = [FadeIn(masked)] if masked is not None else []
         stage.drawn["pattern"].update(legend=legend, masked=masked)
-        with stage.narrating(say("grid.pattern.dots")):
+        # (the note shades the masked half; where it found no room, the half is left empty and the caption says so)
+        with stage.narrating(say("grid.pattern.dots" if masked is not None else "grid.pattern.dots_empty")):
             stage.play(grid.show_dots(run_time=2.5, lag=0.6), FadeIn(legend), *extra)
             stage.wait(0.5)
         i, tops = plan.focus, list(plan.tops)

@@ -28,7 +28,9 @@ def leader_line(lab: VMobject, anchor: VMobject, color: str, rivals=None) -> Lin
         if (gap < LEADER_FROM and rival >= gap - RIVAL_MARGIN) or seen < 0.05:
             m.set_stroke(opacity=0.0)
             return
-        u = (p - q) / gap
+        if lo[1] < q[1] < hi[1]:  # from the side, at the words' height, a line reads as a minus sign ("−E⃗"):
+            q[1] = lo[1]           # it meets the label's lower corner instead
+        u = (p - q) / np.linalg.norm((p - q)[:2])
         m.put_start_and_end_on(q + u * 0.06, p - u * 0.12)  # stops short of the tip and of the words
         m.set_stroke(opacity=0.6 * seen)
 

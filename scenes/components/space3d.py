@@ -34,53 +34,31 @@ from manim import (
 
 from ..plans.space import choose_axes, pick_axes, view_matrix  # the geometry, without manim
 from .. import review
-from ..review import LABEL_GAP, clear_of, names_point
+from ..review import LABEL_APART, LABEL_GAP, clear_of, names_point
 
 # why a label may sit nearer than the lint's gap to a stroke: every place within reach of its arrow
 # (1.6 units around it, ring after ring) touches an axis or another arrow; it takes the nearest to clear
 CROWDED = ("crowded: no place within 1.6 units of its arrow clears every axis and arrow by the lint's gap; "
            "it takes the nearest to clear")
 from ..style import DARK, Theme
-from .clearance import STROKE_UNIT, StrokeField, clearance, strokes_of
+from .clearance import STROKE_UNIT, StrokeField, box_distances, clearance, strokes_of
 from .leader import LEADER_FROM, leader_line
 from .cone_tip import cone_tip
+from .space_arrow import SpaceArrow
 from .screen_boxes import _box, _overlap, _segment_hits, centre_of
 from .text import label
 from .vectors import math
 
 AXIS_ROOM = 0.07  # the least room between a label and an axis line's edge (the lint asks for 0.04)
 OWN_MARGIN = 0.08  # an arrow's label may sit nearer another arrow's shaft than its own by this much, no more
+AXIS_MARGIN = 0.5  # an axis's name sits nearer its axis than any arrow by this much at least
+POINT_ROOM = 0.5  # and this far from every point an arrow's label names (review 36: "Paris" by E′'s tip)
 OWN_RINGS = 0.45  # how far out (beyond the first place) that rule holds
+APART = np.array([LABEL_APART + 0.02, 0.04])  # the least room beside and above another label
 TIP_ROOM = 0.1  # and more from another arrow's tip ("파리" by the tip of E′ read as that arrow's name)
 TURNS = (0, *(s * a for a in range(15, 181, 15) for s in (1, -1) if s * a != -180))  # nearest sides first
 DEFAULT_PHI = 70 * DEGREES
 DEFAULT_THETA = -55 * DEGREES
-
-
-class SpaceArrow(VGroup):
-    """A straight arrow with a cone tip. `.vector` is the real d_model vector it stands for (or
-    the difference), `.coords` its projection; `start_point()`/`end_point()` follow the drawing."""
-
-    def __init__(self, start: np.ndarray, end: np.ndarray, color: str, *, stroke_width: float = 5,
-                 tip_length: float = 0.22, tip_radius: float = 0.08):
-        super().__init__()
-        start, end = np.asarray(start, float), np.asarray(end, float)
-        d = end - start
-        length = float(np.linalg.norm(d))
-        u = d / length if length > 1e-9 else OUT
-        tl = min(tip_length, 0.45 * length) if length > 1e-9 else 0.0
-        self.shaft = Line(start, end - u * tl, stroke_color=color, stroke_width=stroke_width)
-        self.tip = cone_tip(end, u, max(tl, 1e-3), tip_radius * (tl / tip_length if tip_length else 1), color)
-        self._start = VectorizedPoint(start)
-        self._end = VectorizedPoint(end)
-        self.add(self.shaft, self.tip, self._start, self._end)
-        self.color_hex = color
-
-    def start_point(self) -> np.ndarray:
-        return centre_of(self._start)
-
-    def end_point(self) -> np.ndarray:
-        return centre_of(self._end)
 
 
 class EmbeddingSpace(VGroup):
@@ -135,7 +113,8 @@ class EmbeddingSpace(VGroup):
         shown = list(axis_text) if axis_text is not None else self.names
         for name, end, is_named in zip(shown, self._axis_ends, self.named):
             lab = label(name, font_size=font_size, color=theme.text if is_named else theme.dim)
-            self._attach(lab, end, away_from=self._origin)
+            self._attach(lab, end, away_from=self._origin, own_axis=True)
+            names_point(lab, end, reach=False)  # the lint checks it stands nearer its axis's end than any arrow's tip
             self.axis_labels.add(lab)
         self.arrows: dict[str, SpaceArrow] = {}
         self.projected = projected
@@ -181,7 +160,7 @@ class EmbeddingSpace(VGroup):
                 and a.shaft.get_stroke_opacity() >= 0.08]
 
     def _attach(self, lab: VMobject, anchor: VMobject, away_from: VMobject | None = None, buff: float = 0.22,
-                across: SpaceArrow | None = None, own: SpaceArrow | None = None):
+                across: SpaceArrow | None = None, own: SpaceArrow | None = None, own_axis: bool = False):
         """Keep `lab` upright next to `anchor`, pushed away from `away_from` on screen (or, for an
         arrow given as `across`, sideways off the arrow on the side away from `away_from`). If it
         would overlap a label placed before it or come within AXIS_ROOM of an axis line, the other
@@ -259,11 +238,15 @@ class EmbeddingSpace(VGroup):
 
             bounds = self.label_bounds
             # an arrow's label must read as its own arrow's: nearer its shaft than any other arrow's
+            # (an axis name likewise: nearer its axis than any arrow; review 36: "Paris" by E′'s tip read as its name)
             mine = theirs = None
-            if own is not None and others:
-                mine = StrokeField().add_segments(np.array([[own.start_point()[:2], own.end_point()[:2]]]), 0.0)
+            if (own is not None or own_axis) and others:
+                ends = (own.start_point(), own.end_point()) if own is not None else (centre_of(away_from), p)
+                mine = StrokeField().add_segments(np.array([[ends[0][:2], ends[1][:2]]]), 0.0)
                 theirs = StrokeField().add_segments(
                     np.array([[a.start_point()[:2], a.end_point()[:2]] for a in others]), 0.0)
+                # the points the arrows' labels name (a tip, a difference's middle): an axis's name keeps off them
+                points = np.array([centre_of(a._mid if getattr(a, "_mid", None) is not None else a._end)[:2] for a in others])
 
             strict = [True]  # the first rings only: further out, the old rule (a leader line ties it)
 
@@ -274,16 +257,20 @@ class EmbeddingSpace(VGroup):
                 if bounds is not None and (box[0] < bounds[0] or box[1] < bounds[1] or box[2] > bounds[2]
                                            or box[3] > bounds[3]):
                     return None
-                if any(_overlap(c, half, b) for b in boxes):
+                # (side by side, a word's gap apart, two labels read as one: "small E′ (miniature+eiffel)")
+                if any(np.all(np.abs(c[:2] - b[0][:2]) < half[:2] + b[1][:2] + APART) for b in boxes):
                     return None
                 # far enough out to be tied by a leader line: a line across a label placed before reads as
                 # tying the wrong label, so such a spot is taken only when every other touches an axis
                 q = np.array([min(max(p[0], box[0]), box[2]), min(max(p[1], box[1]), box[3])])
                 if np.linalg.norm(p[:2] - q) >= LEADER_FROM and any(_segment_hits(q, p[:2], b) for b in boxes):
                     return min(field.room(box), 0.5 * AXIS_ROOM)
-                if (strict[0] and mine is not None
-                        and theirs.room(box) < mine.room(box) - OWN_MARGIN):  # reads as another's name
-                    return min(field.room(box), 0.5 * AXIS_ROOM)
+                if strict[0] and mine is not None:  # reads as another's name: the least amiss, if any, is taken
+                    amiss = mine.room(box) + (AXIS_MARGIN if own_axis else -OWN_MARGIN) - theirs.room(box)
+                    if own_axis:
+                        amiss = max(amiss, POINT_ROOM - float(box_distances(box[None], points).min()))
+                    if amiss > 0:
+                        return min(field.room(box), 0.5 * AXIS_ROOM) - 0.01 * min(amiss, 1.0)
                 return field.room(box)
 
             def turned(turn):
@@ -315,7 +302,9 @@ class EmbeddingSpace(VGroup):
             elif r is None or r < AXIS_ROOM:
                 found = None
                 for extra in (0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.3, 1.6):
-                    strict[0] = extra <= OWN_RINGS
+                    if own_axis and extra > OWN_RINGS:  # an axis's name stays by its axis's end: the least amiss there
+                        break
+                    strict[0] = own_axis or extra <= OWN_RINGS
                     for turn in TURNS:
                         u = turned(turn)
                         c = beside(u) + u * extra
