@@ -1335,8 +1335,6 @@ def script_scene(scene_cls, inputs, *, name: str) -> dict:
         ch = chapters.setdefault(block["id"].rsplit("_", 1)[0], {
             "number": int(number), "key": key, "title": chapter_title(say, key), "blocks": []})
         ch["blocks"].append({**{k: block[k] for k in ("id", "start", "end", "text")},
-                             "label_apart": "two labels naming different points never stand on one line less than 0.35 units apart "
-                   "(they read as one label: \"small E′ (miniature+eiffel)\")",
-    "spoken": block.get("spoken") or say.spoken(block["text"])})
+                             "spoken": block.get("spoken") or say.spoken(block["text"])})
     return {"scene": name, "lang": inputs.lang, "duration": round(float(scene.renderer.time), 3),
             "chapters": list(chapters.values())}

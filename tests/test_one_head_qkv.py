@@ -566,6 +566,15 @@ def test_key_goes_on_with_the_query_picture(rendered, tracer):
     assert id(gone[0]) not in on_screen(scene)
     assert stage.has("queries") and stage.has("keys")
     inside_frame(scene)
+    # going on from the queries, it counts W_K as the second matrix; opening a lesson, it first says what
+    # the top row is (review 35: "key" opened with "A second matrix", mid-story)
+    from attention_manim.scenes.i18n import plain_text
+    from attention_manim.scenes.lessons import KEY
+
+    say = Say("en")
+    assert plain_text(say("qkv.key.keys")) in [c for c, _ in scene.caption_log]
+    alone = [c for c, _ in rendered(KEY).caption_log]
+    assert alone[0] == plain_text(say("qkv.key.keys_first")) and plain_text(say("qkv.key.keys")) not in alone
 
 
 @pytest.mark.render
@@ -578,6 +587,15 @@ def test_values_goes_on_with_the_grid_on_stage(rendered):
     assert stage.drawn["values"]["grid"] is stage.drawn["pattern"]["grid"] is stage.grid
     assert stage.has("grid") and camera_home(scene)
     inside_frame(scene)
+    from attention_manim.scenes.i18n import plain_text
+    from attention_manim.scenes.lessons import VALUES
+
+    say, d = Say("en"), scene.plans[1].d_head
+    said = [c for c, _ in scene.caption_log]
+    assert plain_text(say("qkv.values.values", d_head=d)) in said
+    alone = [c for c, _ in rendered(VALUES).caption_log]
+    assert plain_text(say("qkv.values.values_first", d_head=d)) in alone
+    assert plain_text(say("qkv.values.values", d_head=d)) not in alone
 
 
 # --- every language ------------------------------------------------------------------------------------

@@ -75,6 +75,7 @@ def test_script_writes_plain_text_and_says_the_catalog(make_inputs):
     assert [b["text"] for b in blocks] == [plain_text(Say("en")(k, **PARAMS.get(k, {}))) for k in KEYS]
     assert not any(RAW.search(b["text"]) for b in blocks)
     assert "W Q" in blocks[0]["spoken"] and "_" not in blocks[0]["spoken"]  # said from the catalog: "W Q"
+    assert all(set(b) == {"id", "start", "end", "text", "spoken"} for b in blocks)  # the script's fields, no more
 
 
 def test_the_space_mark_has_one_glyph_in_every_language():

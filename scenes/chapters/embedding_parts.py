@@ -81,7 +81,7 @@ def _beside(mob, p: np.ndarray, n: np.ndarray, room: float) -> np.ndarray:
     return p + n * (room + abs(n[0]) * mob.width / 2 + abs(n[1]) * mob.height / 2)
 
 
-def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size: float = 18,
+def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size: float = 22,
                   keep_off=()) -> VGroup:
     """The real weight of every arc at or above `min_weight`, just outside its arc's bend (over the
     apex first; where a longer arc passes too close above, at the arc's foot over its source word;
@@ -137,7 +137,7 @@ def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size:
     return out
 
 
-def self_weight(say: Say, theme, weight: float, target, font_size: float = 18, arcs: ContextArcs | None = None,
+def self_weight(say: Say, theme, weight: float, target, font_size: float = 22, arcs: ContextArcs | None = None,
                 beside: bool = False) -> VGroup:
     """The weight a word keeps on itself (it has no arc), above the word: "0.12 self"; clear of the
     ends of `arcs` coming into the word (beside them when they take the space above it). `beside`:

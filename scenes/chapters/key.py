@@ -44,7 +44,8 @@ class Key(Chapter):
         word = say.quote(tokens[i])
         drawn = stage.drawn.setdefault("key", {})
         rows, keys = self.key_rows(stage, plan)
-        with stage.narrating(say("qkv.key.keys")):
+        # a lesson that opens here has not met the queries: its first caption says what the top row is
+        with stage.narrating(say("qkv.key.keys" if self.goes_on_from(stage) else "qkv.key.keys_first")):
             words, queries = self.strip(stage, plan)
             stage.play(LaggedStart(*(FadeIn(VGroup(r, keys.by_token[r.token]) if r.token is not None else r,
                                             shift=RIGHT * 0.2) for r in rows), lag_ratio=0.12), run_time=2.2)

@@ -50,12 +50,14 @@ class Values(Chapter):
         th, say = stage.theme, stage.say
         ht, i, tokens = plan.head_trace, plan.focus, plan.tokens
         word = say.quote(tokens[i])
+        # a lesson that opens here has not met W_Q and W_K: its first caption does not count them
+        first = "values" if self.goes_on_from(stage) else "values_first"
         grid, _ = ensure_grid(stage, ht, tokens, plan.layout, "dots")
         fit_grid(stage, grid)
         chips = value_chips(stage, plan, grid)
         drawn = stage.drawn.setdefault("values", {})
         drawn.update(grid=grid, chips=chips.by_token)
-        with stage.narrating(say("qkv.values.values", d_head=plan.d_head)):
+        with stage.narrating(say(f"qkv.values.{first}", d_head=plan.d_head)):
             stage.play(grid.highlight_column(i, color=th.query, dim_others=True), run_time=0.8)
             picture, aside = self.make_value(stage, plan)
         picture, aside = self.value_bias(stage, plan, picture, aside)
