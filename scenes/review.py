@@ -1082,8 +1082,9 @@ class Storyboard(Observer):
     def capture(self, scene, caption: str) -> None:
         from PIL import Image
 
-        if not visible_leaves(scene):
-            return  # a blank moment between chapters (a card faded out) is not a key frame
+        key = getattr(getattr(scene, "stage", None), "space_key", None)  # the corner key alone is no picture
+        if not visible_leaves(scene, [m for m in scene.mobjects if m is not key]):
+            return  # a blank moment between chapters (a card faded out, the stage cleared) is not a key frame
 
         self._plays_since = 0
         renderer = scene.renderer

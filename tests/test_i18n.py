@@ -111,6 +111,20 @@ def test_no_korean_particle_follows_a_parameter():
     assert not found, "a particle follows a parameter (rephrase: put it after a noun):\n" + "\n".join(found)
 
 
+# "E′" is read "E 프라임", which ends in a consonant: 이, 은, 을, 과 follow it, never 가, 는, 를, 와 (review 36)
+VOWEL_PARTICLE_AFTER_PRIME = re.compile(r"[A-Za-zΔ]′(?:가|는|를|와)(?![\uac00-\ud7a3])")
+
+
+def test_a_korean_particle_after_a_prime_follows_the_word_prime():
+    assert VOWEL_PARTICLE_AFTER_PRIME.search("새 임베딩 E′가 됩니다") and VOWEL_PARTICLE_AFTER_PRIME.search("E′는 이제")
+    assert not VOWEL_PARTICLE_AFTER_PRIME.search("새 임베딩 E′이 됩니다") and not VOWEL_PARTICLE_AFTER_PRIME.search("E′의")
+    ko = load_catalog("ko")
+    found = [f"{key}: {t}" for key, template in ko.items()
+             for t in (template.values() if isinstance(template, dict) else [template])
+             if VOWEL_PARTICLE_AFTER_PRIME.search(t)]
+    assert not found, "\n".join(found)
+
+
 def test_numbers_in_prose_follow_the_language():
     assert Say("pt").number(0.48) == "0,48"
     assert Say("en").number(0.48) == "0.48"

@@ -317,3 +317,17 @@ def test_a_caption_number_gone_before_the_caption_ends_is_found(make_inputs):
     review.play_watched(lesson_scene(Lesson("gone_lesson", (Gone(),))), make_inputs(), linter)
     found = sorted((v.rule, v.what.split()[3].rstrip(",")) for v in linter.violations if v.rule.startswith("caption"))
     assert found == [("caption_end", "6.25"), ("caption_number", "8.125")], [v.line() for v in linter.violations]
+
+
+def test_storyboard_skips_a_cleared_stage_showing_only_the_corner_key(tmp_path):
+    """SmolLM2's gallery saved an all-black frame at a chapter's end (review 36): the stage was cleared
+    and only the corner key to ␣ was left. That is no key frame."""
+    from types import SimpleNamespace
+
+
+    key = label("␣ = a space before the word", 20)
+    scene = SimpleNamespace(mobjects=[key], stage=SimpleNamespace(space_key=key))
+    assert review.visible_leaves(scene)  # something is drawn: the key
+    board = review.Storyboard(tmp_path)
+    board.capture(scene, "")  # returns before rendering anything
+    assert board.frames == [] and not list(tmp_path.iterdir())

@@ -23,6 +23,7 @@ from ..stage import Region, Stage
 from .honest import wrapped
 from .embedding_parts import (
     arc_angle, attention_caption, axis_lines_turned, causal_lines, clear_at, clearest_turn, delta_caption, direction_name,
+    speck_free,
     fit_into,
     framed,
     label_boxes_turned,
@@ -263,12 +264,13 @@ class ContextSpace(Chapter):
             if s.causal is not None:
                 self.causal_note(stage, s, row, word, table, notes)
 
-            dE = space.difference_arrow(s.E, s.E2, th.delta, symbol_source("E", delta=True), name=f"dE{k}",
-                                        attach=False)
+            dE = space.difference_arrow(s.E, s.E2, th.delta, speck_free(space, s.E, s.E2, symbol_source("E", delta=True)),
+                                        name=f"dE{k}", attach=False)
             E2 = space.arrow(s.E2, th.updated, mixed_label(tag_text(say, s.tag), 24, th.updated), name=f"E2_{k}",
                              attach=False)
             for a in (dE, E2):  # labels stay readable where they cross an arrow or an axis
-                a.label.add_background_rectangle(color=th.background, opacity=0.7, buff=0.05)
+                if a.label is not None:
+                    a.label.add_background_rectangle(color=th.background, opacity=0.7, buff=0.05)
             dE.kind, E2.kind = "dE", "E2"
             drawn["arrows"] += [(k, "dE", dE), (k, "E2", E2)]
             with stage.narrating(delta_caption(say, f"{T}.caption_delta", s.delta, s.coords[1], names)):

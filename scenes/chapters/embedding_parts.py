@@ -82,7 +82,14 @@ def _beside(mob, p: np.ndarray, n: np.ndarray, room: float) -> np.ndarray:
 
 
 def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size: float = 22,
-                  keep_off=()) -> VGroup:
+                  keep_off=(), smaller: float = 18) -> VGroup:
+    """See `_weight_labels`; at `font_size` where every label keeps LABEL_ROOM from the arcs and the words,
+    else at `smaller` (review 36: a real model's crowded arcs put 22-pt weights on the words' boxes)."""
+    out = _weight_labels(arcs, theme, min_weight, font_size, keep_off)
+    return out if out.roomy or smaller >= font_size else _weight_labels(arcs, theme, min_weight, smaller, keep_off)
+
+
+def _weight_labels(arcs: ContextArcs, theme, min_weight: float, font_size: float, keep_off=()) -> VGroup:
     """The real weight of every arc at or above `min_weight`, just outside its arc's bend (over the
     apex first; where a longer arc passes too close above, at the arc's foot over its source word;
     then further along the arc, then inside the bend), at the first place that keeps LABEL_ROOM from
@@ -96,6 +103,7 @@ def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size:
     below = bool(getattr(arcs, "below", False))
     words = [box_of(m) for m in keep_off]
     out, placed = VGroup(), []
+    out.roomy = True  # every label placed with LABEL_ROOM to spare (the first try below)
     for arc, w in arcs.drawn():
         if w < min_weight:
             continue
@@ -119,6 +127,7 @@ def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size:
 
         spot = first_clear(n, spots, strokes, LABEL_ROOM, avoid=placed + words)
         if not clear(spot, LABEL_ROOM, placed + words):
+            out.roomy = False
             spot = first_clear(n, spots, strokes, 0.05, avoid=placed + words)
         if not clear(spot, 0.05, placed + words):
             # crowded near the words: further out over the bend, still off the word boxes (a label on a
@@ -308,6 +317,16 @@ def causal_lines(say: Say, phrase) -> list[str]:
     else:
         text = say(f"{CONTEXT}.causal_many", word=word, count=len(c.before), after=after)
     return text.split("\n")
+
+
+SPECK = 0.3  # a ΔE arrow drawn shorter than this (units) is left unnamed: its name would point at nothing
+
+
+def speck_free(space: EmbeddingSpace, E, E2, text):
+    """`text`, the ΔE arrow's name, unless the arrow from E to E2 is drawn shorter than SPECK: then
+    None (review 36: "ΔE⃗" over a 5-px speck on SmolLM2; the table and the caption give its values)."""
+    drawn = space.point(space.coords(E2)) - space.point(space.coords(E))
+    return text if float(np.linalg.norm(drawn[:2])) >= SPECK else None
 
 
 AXIS_NAME_CLEAR = 0.8  # an axis's end this far from every refined E′ counts as clear of them (`clearest_turn`)

@@ -184,7 +184,7 @@ class Formula(Beat):
         stage.clear()
 
 
-SPACE_ROOM = (9.0, 5.6)  # the widest and tallest the space's axes are drawn (units), their names around them
+SPACE_ROOM = (9.0, 5.0)  # the widest and tallest the space's axes are drawn (units), their names around them
 TINY_ARROW = 0.15  # a ΔE drawn shorter than this (scene units, about 13 px at 720p) reads as a speck
 
 

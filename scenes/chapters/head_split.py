@@ -186,7 +186,9 @@ class HeadSplit(Chapter):
         corner_right = first.lines.get_left()[0] - 0.12
         fit_into(axes[0], max(corner_right - full.left, 0.5), 0.35)
         axes[0].move_to([corner_right - axes[0].width / 2, first.col_labels.get_center()[1], 0])
-        names = VGroup(*(label(str(hd), 24, th.dim).next_to(g, UP, buff=0.12) for hd, g in zip(shown, grids)))
+        # "head 3", not a bare "3" over a grid (the bar's pieces above are numbered the same way)
+        names = VGroup(*(label(say("common.head.head_only", head=hd), 24, th.dim).next_to(g, UP, buff=0.12)
+                         for hd, g in zip(shown, grids)))
         # each piece of q becomes the outline of its head's grid (rectangle to rectangle: no smear)
         frames = VGroup(*(Rectangle(width=g.width + 0.1, height=g.height + 0.1, stroke_color=th.query, stroke_width=2.5)
                           .set_fill(th.query, opacity=0).move_to(g) for g in grids))

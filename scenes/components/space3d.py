@@ -54,7 +54,7 @@ OWN_MARGIN = 0.08  # an arrow's label may sit nearer another arrow's shaft than 
 AXIS_MARGIN = 0.5  # an axis's name sits nearer its axis than any arrow by this much at least
 POINT_ROOM = 0.5  # and this far from every point an arrow's label names (review 36: "Paris" by E′'s tip)
 OWN_RINGS = 0.45  # how far out (beyond the first place) that rule holds
-APART = np.array([LABEL_APART + 0.02, 0.04])  # the least room beside and above another label
+APART = np.array([LABEL_APART + 0.25, 0.2])  # the least room beside and above another label (closer, two read as one)
 TIP_ROOM = 0.1  # and more from another arrow's tip ("파리" by the tip of E′ read as that arrow's name)
 TURNS = (0, *(s * a for a in range(15, 181, 15) for s in (1, -1) if s * a != -180))  # nearest sides first
 DEFAULT_PHI = 70 * DEGREES
