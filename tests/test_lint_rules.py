@@ -261,7 +261,8 @@ def test_a_3d_arrow_label_reads_as_its_own_arrows(make_inputs):
             return super().played(scene, animations)
 
     review.play_watched(EIFFEL_TOWER_LESSON, make_inputs(), Watch("eiffel_tower", "en", "toy"))
-    assert len(seen) >= 5 and not bad, (len(seen), bad[:3])
+    # (at least a few label-frames checked: with labels kept apart (review 36), more are tied by their line)
+    assert len(seen) >= 3 and not bad, (len(seen), bad[:3])
 
 
 # --- sizes and typesetting ---------------------------------------------------------------------------
