@@ -474,7 +474,8 @@ def test_values_shows_w_v_making_a_value_while_the_caption_says_so(tmp_path, toy
     j = int(np.argmax(head.pattern[i]))  # the focus's strongest key
     from attention_manim.scenes.i18n import plain_text
 
-    caption = plain_text(Say("en")("qkv.values.values", d_head=head.v.shape[1]))  # as written: "WV"
+    # as written ("WV"); the lesson opens here, so its first caption (review 35: not "A third matrix")
+    caption = plain_text(Say("en")("qkv.values.values_first", d_head=head.v.shape[1]))
     assert seen[caption], "W_V is not on screen when its caption ends"
     drawn = scene.stage.drawn["values"]
     W, prod = drawn["W_V"], drawn["value_product"]
