@@ -58,7 +58,10 @@ RULES = {
     "label_near": "a label that names a point (an arrow's tip) sits within 0.6 units of it and no nearer another "
                   "label's point than its own, or a visible line ties it there",
     "label_apart": "two labels naming different points never stand on one line less than 0.35 units apart "
-                   "(they read as one label: \"small E′ (miniature+eiffel)\")",
+                   "(they read as one label: \"small E′ (miniature+eiffel)\"), nor one above the other, sharing "
+                   "their width, less than 0.3 units apart (a label of two lines: \"ΔE⃗₄\" over \"blue\")",
+    "leader_clear": "a line tying a label to its point never runs through another label (review 36: a leader "
+                    "splitting \"E′ (Eiffel)\" into \"E′ | (Eiffel)\")",
     "spoken": "a caption's spoken form holds only words, numbers and punctuation (a voice never spells a symbol)",
     "legend_dot": "a dot legend's smallest dot is at least 6 px across at 720p (a speck is no key)",
     "axis_end_on": "a 3-D space drawn flat shows each of its axes at least 35% as long as its longest and every two "
@@ -127,16 +130,33 @@ RIVAL_MARGIN = 0.05  # a label this much nearer another label's point than its o
 
 
 LABEL_APART = 0.35  # two labels of different points on one line, nearer than this, read as one label
+LABEL_STACKED = 0.3  # one above the other, sharing their width, nearer than this: a label of two lines
 
 
-def names_point(mob, point, leader=None, reach: bool = True):
+def names_point(mob, point, leader=None, reach: bool = True, line=None):
     """Say that the label `mob` names `point` (a mobject: an arrow's tip, a bar's end): the lint checks
     it sits within LABEL_REACH of it, or that `leader` (a line to it) is drawn while it is not.
     `reach=False`: a name its line leads to (an axis's, at the axis's end) may stand further out; it
-    still must not stand nearer another label's point than its own."""
+    still must not stand nearer another label's point than its own. `line`: the axis it names, which
+    it stands nearer than any other named axis."""
     mob.lint_names_point = (point, leader)
     mob.lint_reach = reach
+    mob.lint_axis_line = line
     return mob
+
+
+AXIS_NAME_MARGIN = 0.1  # an axis's name this much nearer another named axis than its own reads as that one's
+
+
+def segment_box_distance(a, b, box) -> float:
+    """How far the segment from a to b lies from the box (x0, y0, x1, y1) on screen (0 where it crosses it)."""
+    a, b = np.asarray(a, float)[:2], np.asarray(b, float)[:2]
+    x0, y0, x1, y1 = box
+    ts = np.linspace(0.0, 1.0, 65)  # a segment is short on screen: 65 points find it to a 64th of its length
+    pts = a + ts[:, None] * (b - a)
+    dx = np.maximum(np.maximum(x0 - pts[:, 0], 0.0), pts[:, 0] - x1)
+    dy = np.maximum(np.maximum(y0 - pts[:, 1], 0.0), pts[:, 1] - y1)
+    return float(np.hypot(dx, dy).min())
 
 
 def _opacity(m) -> float:
@@ -603,7 +623,7 @@ class Linter(Observer):
         self.check_underscores(scene, texts)
         self.check_sums(scene, mobs, texts)
         self.check_label_clear(scene, texts)
-        for rule, what, box, why, key in label_findings(mobs):  # label_near, label_apart
+        for rule, what, box, why, key in label_findings(mobs):  # label_near, leader_clear, label_apart
             self.add(scene, rule, what, _where(box), why, key=key)
         for rule, what, box, key in shape_findings(mobs, scale):  # legend dots, 3-D axes (review_shapes.py)
             self.add(scene, rule, what, _where(box), key=key)
@@ -919,6 +939,15 @@ def labels_far_from_their_points(mobs) -> list:
             and (d := to(o_m, point)) < far - RIVAL_MARGIN]
         if ((far > LABEL_REACH and getattr(m, "lint_reach", True)) or rival < far - RIVAL_MARGIN) and id(m) not in tied:
             usurpers.append((m, far))
+        own_line = getattr(m, "lint_axis_line", None)
+        if own_line is not None:  # an axis's name beside another axis reads as its (review 37: "chemistry" by skin's)
+            mine = segment_box_distance(own_line.get_start(), own_line.get_end(), boxes[id(m)])
+            for o_m, _, _ in named:
+                line = getattr(o_m, "lint_axis_line", None)
+                if o_m is not m and line is not None and line is not own_line and _seen(line):
+                    if segment_box_distance(line.get_start(), line.get_end(), boxes[id(m)]) < mine - AXIS_NAME_MARGIN:
+                        usurpers.append((m, mine))
+                        break
         for o_m, d in usurpers:
             if id(o_m) not in found:
                 found.add(id(o_m))
@@ -929,8 +958,9 @@ def labels_far_from_their_points(mobs) -> list:
 
 def labels_run_together(mobs) -> list:
     """(label, its text, gap, box) for each pair of visible labels naming different points that stand
-    on one line less than LABEL_APART apart: they read as one label (review 36: "small" beside
-    "E′ (miniature+eiffel)" read as "small E′ (miniature+eiffel)")."""
+    on one line less than LABEL_APART apart, or one above the other less than LABEL_STACKED apart: they
+    read as one label (review 36: "small" beside "E′ (miniature+eiffel)" read as "small E′
+    (miniature+eiffel)"; review 37: "ΔE⃗₄" over "blue" as a label of two lines)."""
     named = [(m, m.lint_names_point[0], _box(VGroupOf(m.family_members_with_points(), "")))
              for top in mobs for m in top.get_family()
              if getattr(m, "lint_names_point", None) is not None and _seen(m)]
@@ -941,9 +971,39 @@ def labels_run_together(mobs) -> list:
                 continue
             shared = min(ay1, by1) - max(ay0, by0)  # how much of their height they share
             gap = max(bx0 - ax1, ax0 - bx1)
-            if shared > 0.5 * min(ay1 - ay0, by1 - by0) and gap < LABEL_APART:
-                text = " | ".join(str(getattr(m, "original_text", None) or getattr(m, "text", "")) for m in (a, b))
-                out.append((a, text, gap, (min(ax0, bx0), min(ay0, by0), max(ax1, bx1), max(ay1, by1))))
+            if not (shared > 0.5 * min(ay1 - ay0, by1 - by0) and gap < LABEL_APART):
+                # or stacked: sharing half the narrower's width, a line's gap apart (review 37: "ΔE⃗₄" over "blue")
+                shared = min(ax1, bx1) - max(ax0, bx0)
+                gap = max(by0 - ay1, ay0 - by1)
+                if not (shared > 0.5 * min(ax1 - ax0, bx1 - bx0) and gap < LABEL_STACKED):
+                    continue
+            text = " | ".join(str(getattr(m, "original_text", None) or getattr(m, "text", "")) for m in (a, b))
+            out.append((a, text, gap, (min(ax0, bx0), min(ay0, by0), max(ax1, bx1), max(ay1, by1))))
+    return out
+
+
+def _label_text(m) -> str:
+    """A label's words as the lint names it (typeset math by its source: "arrow(E)'")."""
+    return str(getattr(m, "original_text", None) or getattr(m, "text", None) or getattr(m, "typst_code", None)
+               or type(m).__name__)
+
+
+def leaders_through_labels(mobs) -> list:
+    """(leader's label, text, the label crossed, its box) for each visible leader line that runs through
+    another visible label's box (shrunk by LABEL_GAP: touching a corner is no crossing)."""
+    named = [m for top in mobs for m in top.get_family() if getattr(m, "lint_names_point", None) is not None and _seen(m)]
+    shown = {id(m) for top in mobs for m in top.get_family()}
+    boxes = {id(m): _box(VGroupOf(m.family_members_with_points(), "")) for m in named}
+    out = []
+    for m in named:
+        leader = m.lint_names_point[1]
+        if leader is None or id(leader) not in shown or not _seen(leader) or leader.get_stroke_opacity() < 0.05:
+            continue
+        for o in named:
+            x0, y0, x1, y1 = boxes[id(o)]
+            inner = (x0 + LABEL_GAP, y0 + LABEL_GAP, x1 - LABEL_GAP, y1 - LABEL_GAP)
+            if o is not m and segment_box_distance(leader.get_start(), leader.get_end(), inner) == 0.0:
+                out.append((m, _label_text(m), _label_text(o), boxes[id(o)]))
     return out
 
 
@@ -953,7 +1013,10 @@ def label_findings(mobs) -> list:
     out = [("label_near", f"{_short(text)}: {far:.2f} units from its point, or nearer another's, no line", box,
             (getattr(m, "lint_exempt", None) or {}).get("label_near"), (id(m),))
            for m, text, far, box in labels_far_from_their_points(mobs)]
-    return out + [("label_apart", f"{_short(text, 60)}: {gap:.2f} units apart on one line", box,
+    out += [("leader_clear", f"{_short(text)}: its line runs through {_short(crossed)}", box,
+             (getattr(m, "lint_exempt", None) or {}).get("leader_clear"), ("leader", id(m)))
+            for m, text, crossed, box in leaders_through_labels(mobs)]
+    return out + [("label_apart", f"{_short(text, 60)}: {gap:.2f} units apart, read as one label", box,
                    (getattr(m, "lint_exempt", None) or {}).get("label_apart"), ("apart", id(m)))
                   for m, text, gap, box in labels_run_together(mobs)]
 

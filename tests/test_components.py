@@ -493,6 +493,24 @@ def test_space_with_three_named_directions_projects_exactly(trace):
     np.testing.assert_allclose(space.to_coords(a.end_point()), trace.project(E, names), rtol=1e-5, atol=1e-5)
 
 
+def test_a_faded_out_label_leaves_its_place_to_the_others(trace):
+    """A label faded out (FadeOut leaves it whole, only off the scene) held its place in the space for
+    good, and so did the label of an arrow not grown yet: the labels placed after it kept out of an empty
+    spot and crowded (review 37: mole's closing turn, "E′ (shrew)" a long line away from its tip)."""
+    E = trace.embeddings[2]
+    space = EmbeddingSpace(trace, fit_to=[E])
+    first = space.arrow(E, DARK.embedding, "A", typst=False, name="first", attach=False)  # not grown yet
+    spot = first.label.get_center()  # the best place beside the tip
+    second = space.arrow(E, DARK.updated, "B", typst=False, name="second")
+    second.label.update()
+    np.testing.assert_allclose(second.label.get_center(), spot, atol=0.03)  # the best place, free (B is a little wider)
+    space.grow_arrow(first)
+    second.label.update()
+    assert np.linalg.norm(second.label.get_center() - spot) > 0.2  # shown, it holds its place
+    space.fade_out_label(first)  # faded out, it holds no place again (the same test as before it grew)
+    assert first.label.gone and not second.label.gone
+
+
 # --- the gallery --------------------------------------------------------------------------------
 
 
@@ -554,6 +572,11 @@ def test_gallery_is_registered_and_runs_with_captions(make_inputs, tracer, rende
     from attention_manim.scenes.plans.qkv import line_keys
 
     assert drawn["gallery_words"]["bubble"].message == Say("en")(line_keys(plan.head_trace.role)[0])
+    # the toy's arrows lie well off the axis the view turns about: the turn shows all three coordinates, and it
+    # starts from the view that keeps them furthest apart (review 37: ΔE⃗₄ all but along E⃗′₄)
+    assert Say("en")("gallery.space.caption_turn") in [c for c, _ in scene.caption_log]
+    g = drawn["gallery_space"]
+    assert min(space.drawn_angle(g[a], g[b]) for a, b in (("E", "dE"), ("E", "E2"), ("dE", "E2"))) > 30
     tr = tracer(toy_model.info.examples["fluffy_blue_creature"])
     p = softmax(tr.logits[plan.focus])
     assert [n.value for n in drawn["gallery_bars"]["bars"].values] == pytest.approx(list(np.sort(p)[::-1][:6]))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from manim import PI, RIGHT, UP, ArcBetweenPoints, FadeIn, VGroup
+from manim import DOWN, LEFT, PI, RIGHT, UP, ArcBetweenPoints, FadeIn, VGroup
 
 from attention_manim.scenes import review
 from attention_manim.scenes.components.clearance import box_of, clearance, room_at, strokes_of
@@ -241,12 +241,14 @@ def test_a_3d_arrow_label_reads_as_its_own_arrows(make_inputs):
 
     class Watch(review.Linter):
         def played(self, scene, animations):
+            on_screen = {id(m) for top in scene.mobjects for m in top.get_family()}
             for top in scene.mobjects:
                 for space in [m for m in top.get_family() if isinstance(m, space3d.EmbeddingSpace)]:
                     arrows = space._shown_arrows()
                     for a in arrows:
                         lab = a.label
-                        if lab is None or not review._seen(lab) or len(arrows) < 2:
+                        # (a label faded out is whole again, only off the scene: its name is not on screen)
+                        if lab is None or id(lab) not in on_screen or not review._seen(lab) or len(arrows) < 2:
                             continue
                         leader = getattr(lab, "lint_names_point", (None, None))[1]
                         if leader is not None and review._seen(leader) and leader.get_stroke_opacity() > 0.1:
@@ -787,9 +789,28 @@ def test_two_names_side_by_side_on_one_line_are_found():
     assert found[0][2] == pytest.approx(0.2, abs=0.02)
     tag.next_to(small, RIGHT, buff=review.LABEL_APART + 0.05)  # a clear gap
     assert not review.labels_run_together([VGroup(a, b, small, tag)])
-    tag.next_to(small, UP, buff=0.1)  # one above the other: two lines, not one
+    tag.next_to(small, UP, buff=review.LABEL_STACKED + 0.05)  # one above the other, a clear gap between
     assert not review.labels_run_together([VGroup(a, b, small, tag)])
     assert "label_apart" in review.RULES
+
+
+def test_two_names_stacked_a_line_apart_are_found():
+    """components gallery (review 37): "ΔE⃗₄" about 20 px above "blue", sharing its left edge, read as
+    one label of two lines."""
+    from manim import Dot
+
+    a, b = Dot([0.0, 0.0, 0.0]), Dot([2.0, 0.0, 0.0])
+    delta, blue = label("ΔE4", 24), label("blue", 24)
+    review.names_point(delta, a)
+    review.names_point(blue, b, reach=False)
+    delta.move_to([1.0, 0.5, 0.0])
+    blue.next_to(delta, DOWN, buff=0.2, aligned_edge=LEFT)
+    found = review.labels_run_together([VGroup(a, b, delta, blue)])
+    assert len(found) == 1 and found[0][2] == pytest.approx(0.2, abs=0.02)
+    blue.shift(RIGHT * (delta.width + 0.4))  # the same height apart, side by side: not stacked
+    assert not review.labels_run_together([VGroup(a, b, delta, blue)])
+    blue.next_to(delta, DOWN, buff=review.LABEL_STACKED + 0.05, aligned_edge=LEFT)
+    assert not review.labels_run_together([VGroup(a, b, delta, blue)])
 
 
 def test_a_leader_never_meets_its_label_at_the_words_height():
@@ -808,7 +829,52 @@ def test_a_leader_never_meets_its_label_at_the_words_height():
     ends = [line.get_start(), line.get_end()]
     near = min(ends, key=lambda q: abs(q[0] - lab.get_left()[0]))
     assert near[1] < lab.get_bottom()[1] + 0.05  # at the lower edge, not the middle
+    far = max(ends, key=lambda q: abs(q[0] - lab.get_left()[0]))
+    assert np.linalg.norm(far[:2]) < 0.05  # and it reaches the tip (review 37: one stopping short read as a dash)
     # above the label, a line meets its bottom edge as before
     lab.move_to([0.0, -(LEADER_FROM + 0.4 + lab.height / 2), 0.0])
     line.update()
     assert max(line.get_start()[1], line.get_end()[1]) <= 0.0
+
+
+def test_an_axis_name_beside_another_axis_is_found():
+    """SmolLM2 mole (review 37): "chemistry" stood 8 px from the vertical skin axis, 0.6 units from its own
+    axis's end: it read as a second name of the skin axis."""
+    from manim import Line, VectorizedPoint
+
+    skin, chem = Line([0.0, 0.0, 0.0], [0.0, 3.0, 0.0]), Line([0.0, 0.0, 0.0], [0.5, 1.0, 0.0])
+    skin_end, chem_end = VectorizedPoint(skin.get_end()), VectorizedPoint(chem.get_end())
+    chem_name, skin_name = label("chemistry", 24), label("skin", 24)
+    review.names_point(chem_name, chem_end, reach=False, line=chem)
+    review.names_point(skin_name, skin_end, reach=False, line=skin)
+    skin_name.next_to(skin.get_end(), UP, buff=0.15)
+    chem_name.move_to([0.09 + chem_name.width / 2, 1.7, 0.0])  # hugging the skin axis, above its own end
+    scene = [VGroup(skin, chem, skin_end, chem_end, chem_name, skin_name)]
+    assert [t for _, t, _, _ in review.labels_far_from_their_points(scene)] == ["chemistry"]
+    chem_name.next_to(chem.get_end(), RIGHT, buff=0.15)  # by its own axis's end
+    assert not review.labels_far_from_their_points(scene)
+    assert review.segment_box_distance([0, 0], [0, 3], (0.5, 1.0, 1.0, 2.0)) == pytest.approx(0.5)
+    assert review.segment_box_distance([0, 0], [2, 2], (0.5, 0.0, 1.0, 2.0)) == 0.0
+
+
+def test_a_leader_through_another_label_is_found():
+    """SmolLM2 eiffel_tower (review 36): the line tying "E′ (miniature)" to its tip ran down through
+    "E′ (Eiffel)", splitting it into "E′ | (Eiffel)"."""
+    from manim import Dot, Line
+
+    tip_a, tip_b = Dot([0.0, -2.0, 0.0]), Dot([3.0, 0.0, 0.0])
+    mini, eiffel = label("E′ (miniature)", 24), label("E′ (Eiffel)", 24)
+    mini.move_to([0.0, 1.0, 0.0])
+    eiffel.move_to([0.3, -0.8, 0.0])
+    line = Line(mini.get_bottom(), tip_a.get_center(), stroke_width=1.5)
+    review.names_point(mini, tip_a, line)
+    review.names_point(eiffel, tip_b)
+    scene = [VGroup(tip_a, tip_b, mini, eiffel, line)]
+    found = review.leaders_through_labels(scene)
+    assert [(t, c) for _, t, c, _ in found] == [("E′ (miniature)", "E′ (Eiffel)")]
+    eiffel.move_to([2.0, -0.8, 0.0])  # beside the line: clear
+    assert not review.leaders_through_labels(scene)
+    eiffel.move_to([0.3, -0.8, 0.0])
+    line.set_stroke(opacity=0.0)  # a hidden line crosses nothing
+    assert not review.leaders_through_labels(scene)
+    assert "leader_clear" in review.RULES

@@ -630,6 +630,12 @@ def test_components_says_how_short_a_speck_of_a_delta_is(smol, render_scene):
     expected = Say("pt")("gallery.space.tiny_delta", share=share).replace(f"{share:.1f}", f"{share:.1f}".replace(".", ","))
     assert text.replace(" ", "") == expected.replace(" ", "") and f"{share:.1f}".replace(".", ",") in text
     assert drawn["dE"] not in scene.mobjects
+    # its E lies along the third axis, which the view turns about: the caption says the turn barely moves it
+    # (review 36: "Turning the view shows all three coordinates" over an arrow along −PC3)
+    c = drawn["E"].coords
+    assert abs(c[2]) / np.linalg.norm(c) > 0.9
+    turn = [text for text, _ in scene.caption_log if "PC3" in text]
+    assert turn == [Say("pt")("gallery.space.caption_turn_along", axis="PC3")]
 
 
 @pytest.mark.render

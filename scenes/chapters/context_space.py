@@ -304,12 +304,16 @@ class ContextSpace(Chapter):
             fit_into(against, table.width + 0.3, max(0.5, top_y - floor - 0.3))
             against.move_to([table.get_left()[0] + against.width / 2, top_y - against.height / 2, 0])
             drawn["against"] = against
+            space.avoid.append(against)  # and the turning space's names keep off it (review 37: "small" over it, pt)
         with stage.narrating(closing_text):
             stage.play(*([FadeIn(against), FadeOut(table)] + [FadeOut(b) for b in drawn["causal"] if b in stage.mobjects]
                          if len(against) else []),
                        *(a.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2"),
                        *(a.label.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2" and a.label is not None),
-                       *(space.fade_out_label(a) for a in prev if a.kind == "dE" and a.label is not None), run_time=0.5)
+                       *(space.fade_out_label(a) for a in prev if a.kind == "dE" and a.label is not None),
+                       # the turn is about the refined E′s: E's name leaves their labels room (review 37)
+                       *(space.fade_out_label(a) for _, kind, a in drawn["arrows"]
+                         if kind == "E" and a.label is not None and not getattr(a.label, "gone", False)), run_time=0.5)
             # wider turns too, where they keep clear of the table's rows (or the note) and the notes beside the
             # space; the comparison under the table, said before, then makes room
             cmps = [m for m in drawn.get("comparisons", []) if not len(against)]

@@ -221,8 +221,9 @@ def placed_space(trace, say: Say, theme, axes: Sequence[str], fit: np.ndarray, v
     space.shift(box.center - (lo + hi) / 2 * np.array([1.0, 1.0, 0.0]))
     fw, fh = config.frame_width / 2 - 0.15, config.frame_height / 2 - 0.15
     # a label moved out of another's way (or off an axis) stays in the frame, and on the space's side
-    # of it: not over the notes and the table beside the space
-    space.label_bounds = (max(box.left - 0.3, -fw), -fh, fw, fh)
+    # of it: not over the notes and the table beside the space, nor up among the sentence's words above it
+    # (review 37: "E′ (eiffel)" slid onto the word "eiffel")
+    space.label_bounds = (max(box.left - 0.3, -fw), -fh, fw, min(box.top + 0.3, fh))
     space._place_labels()
     return space
 

@@ -24,7 +24,7 @@ from ..lesson import Chapter
 from ..plans.gallery import GalleryPlan, plan_gallery
 from ..plans.qkv import line_keys
 from ..stage import Stage
-from .embedding_parts import direction_name, fit_into
+from .embedding_parts import clearest_turn, direction_name, fit_into
 from .grid_parts import axis_titles, dot_legend, masked_note, query_sums
 from .honest import wrapped
 from .lookup import shown_digits
@@ -185,6 +185,9 @@ class Formula(Beat):
 
 
 SPACE_ROOM = (9.0, 5.0)  # the widest and tallest the space's axes are drawn (units), their names around them
+START_TURNS = tuple(a * DEGREES for a in range(-60, 61, 15))  # the first views tried (as turns from the default)
+SHOW_TURN = 30 * DEGREES  # the turn the caption shows, one way or the other
+ALONG_TURN_AXIS = 0.9  # arrows this nearly along the axis the view turns about (cosine) barely move as it turns
 TINY_ARROW = 0.15  # a ΔE drawn shorter than this (scene units, about 13 px at 720p) reads as a speck
 
 
@@ -198,15 +201,24 @@ class Space(Beat):
         space = EmbeddingSpace(plan.trace, list(plan.axes) if all(plan.named) else None, fit_to=[E, E2], theme=th,
                                extent=3.2, negative="auto",
                                axis_text=[direction_name(say, n) for n in plan.axes])
+        e = space.arrow(E, th.embedding, symbol_source("E", pos), name="E", attach=False)
+        e2 = space.arrow(E2, th.updated, symbol_source("E", pos, prime=True), name="E'", attach=False)
+        d = space.difference_arrow(E, E2, th.delta, symbol_source("E", pos, delta=True), name="dE", attach=False)
+        # the view that keeps the arrows furthest apart, first (review 37: ΔE⃗₄ all but along E⃗′₄, its name
+        # pushed onto E⃗′₄'s shaft), and the turn that keeps them so; the arrows turn with the space meanwhile
+        space.add(e, e2, d)
+        apart = [e, e2, *([d] if max(d.width, d.height) >= TINY_ARROW else [])]
+        start = clearest_turn(space, apart, START_TURNS)
+        o, M = space._frame()
+        space.rotate(-start, axis=M[:, 2] / np.linalg.norm(M[:, 2]), about_point=o)  # as space.rotation(start)
+        turn = clearest_turn(space, apart, (-SHOW_TURN, SHOW_TURN))
         # the vectors fill the frame (review 35: with whole negative halves they sat in a corner of it), and
         # no more of it than there is under the title (a vector along an axis's negative half reaches far down)
         space.scale(min(1.0, SPACE_ROOM[0] / space.axis_lines.width, SPACE_ROOM[1] / space.axis_lines.height),
                     about_point=space.axis_lines.get_center())
         space.shift(DOWN * 0.3 - space.axis_lines.get_center() * [1, 1, 0])
-        e = space.arrow(E, th.embedding, symbol_source("E", pos), name="E", attach=False)
-        e2 = space.arrow(E2, th.updated, symbol_source("E", pos, prime=True), name="E'", attach=False)
-        d = space.difference_arrow(E, E2, th.delta, symbol_source("E", pos, delta=True), name="dE", attach=False)
-        stage.drawn[self.key] = {"space": space, "E": e, "E2": e2, "dE": d}
+        space.remove(e, e2, d)
+        stage.drawn[self.key] = {"space": space, "E": e, "E2": e2, "dE": d, "turns": (start, turn)}
         # a real head's ΔE can be a speck beside E at the scale that shows E: then the frame says how
         # short it is (lengths over all the model's dimensions), instead of leaving a dot to puzzle over
         tiny = None
@@ -227,8 +239,13 @@ class Space(Beat):
             # a speck of a ΔE is not drawn (its label would sit on E's): the note says how short it is
             stage.play(space.grow_arrow(e2), *([FadeIn(tiny)] if tiny is not None else []), run_time=0.7)
             stage.wait(0.4)
-        with stage.narrating(self.say(stage, "caption_turn")):
-            stage.play(space.rotation(30 * DEGREES, run_time=2.5))  # a turn that keeps all three axes apart
+        # a turn about the third axis shows nothing new of arrows lying along it (review 36, SmolLM2: along −PC3,
+        # under "Turning the view shows all three coordinates"): the caption says so instead
+        along = min(abs(c[2]) / max(float(np.linalg.norm(c)), 1e-12) for c in (e.coords, e2.coords))
+        turn_caption = (self.say(stage, "caption_turn_along", axis=direction_name(say, plan.axes[2]))
+                        if along > ALONG_TURN_AXIS else self.say(stage, "caption_turn"))
+        with stage.narrating(turn_caption):
+            stage.play(space.rotation(turn, run_time=2.5))
         stage.clear()
 
 

@@ -7,6 +7,7 @@ from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Line, VMobject
 
 from ..review import LABEL_REACH, RIVAL_MARGIN, box_distance
 
+TIP_GAP = 0.03  # how far short of the point it names a leader ends (it touches the arrow's tip)
 LEADER_FROM = 0.75 * LABEL_REACH  # a label further than this from its arrow's tip (or middle) gets a thin line to it
 
 
@@ -31,7 +32,9 @@ def leader_line(lab: VMobject, anchor: VMobject, color: str, rivals=None) -> Lin
         if lo[1] < q[1] < hi[1]:  # from the side, at the words' height, a line reads as a minus sign ("−E⃗"):
             q[1] = lo[1]           # it meets the label's lower corner instead
         u = (p - q) / np.linalg.norm((p - q)[:2])
-        m.put_start_and_end_on(q + u * 0.06, p - u * 0.12)  # stops short of the tip and of the words
+        # it reaches the tip (review 37: a line stopping short of it read as a dash after the words) and
+        # stops short of the words
+        m.put_start_and_end_on(q + u * 0.06, p - u * TIP_GAP)
         m.set_stroke(opacity=0.6 * seen)
 
     line.add_updater(follow)

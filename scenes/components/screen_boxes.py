@@ -1,11 +1,13 @@
 """Boxes on the screen, measured fast for labels placed on every frame of a turning space
-(`space3d`): a mobject's box as (centre, half size), whether two overlap, whether a leader line
+(`space3d`): a mobject's box as (centre, half size), whether two labels stand too near to read apart, whether a leader line
 crosses one, and the centre of an anchor point."""
 
 from __future__ import annotations
 
 import numpy as np
 from manim import VectorizedPoint, VMobject
+
+from ..review import LABEL_APART, LABEL_STACKED
 
 
 def _box(other: VMobject) -> tuple[np.ndarray, np.ndarray]:
@@ -30,10 +32,18 @@ def centre_of(m) -> np.ndarray:
     return m.get_center()
 
 
-def _overlap(centre: np.ndarray, half: np.ndarray, box: tuple[np.ndarray, np.ndarray],
-             margin: float = 0.04) -> bool:
-    oc, oh = box
-    return bool(np.all(np.abs(centre[:2] - oc) < half[:2] + oh + margin))
+APART = np.array([LABEL_APART + 0.25, 0.2])  # the least room beside and above another label (closer, two read as one)
+STACKED = LABEL_STACKED + 0.05  # and above one it shares half its width with (closer, a label of two lines: "ΔE⃗₄"
+# over "blue"); the lint's measure, a little wider
+
+
+def reads_as_one(centre: np.ndarray, half: np.ndarray, box: tuple[np.ndarray, np.ndarray]) -> bool:
+    """Whether a label of half size `half` centred at `centre` stands on or too near the label `box`
+    (centre, half size): side by side a word's gap apart, or one above the other sharing its width,
+    two labels read as one."""
+    off, reach = np.abs(centre[:2] - box[0][:2]), half[:2] + box[1][:2]
+    shared = reach[0] - off[0]  # how much of their width they share
+    return bool(np.all(off < reach + APART) or (shared > min(half[0], box[1][0]) and off[1] < reach[1] + STACKED))
 
 
 def _segment_hits(a: np.ndarray, b: np.ndarray, box: tuple[np.ndarray, np.ndarray], margin: float = 0.02) -> bool:

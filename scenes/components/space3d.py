@@ -34,27 +34,25 @@ from manim import (
 
 from ..plans.space import choose_axes, pick_axes, view_matrix  # the geometry, without manim
 from .. import review
-from ..review import LABEL_APART, LABEL_GAP, clear_of, names_point
+from ..review import LABEL_GAP, clear_of, names_point
 
-# why a label may sit nearer than the lint's gap to a stroke: every place within reach of its arrow
-# (1.6 units around it, ring after ring) touches an axis or another arrow; it takes the nearest to clear
-CROWDED = ("crowded: no place within 1.6 units of its arrow clears every axis and arrow by the lint's gap; "
-           "it takes the nearest to clear")
 from ..style import DARK, Theme
 from .clearance import STROKE_UNIT, StrokeField, box_distances, clearance, strokes_of
 from .leader import LEADER_FROM, leader_line
 from .cone_tip import cone_tip
 from .space_arrow import SpaceArrow
-from .screen_boxes import _box, _overlap, _segment_hits, centre_of
+from .screen_boxes import _box, _segment_hits, centre_of, reads_as_one
 from .text import label
 from .vectors import math
 
+# why a label may sit nearer than the lint's gap to a stroke: every place within reach of its arrow
+# (1.6 units around it, ring after ring) touches an axis or another arrow; it takes the nearest to clear
+CROWDED = "crowded: no place within 1.6 units of its arrow clears every axis and arrow by the lint's gap; it takes the nearest to clear"
 AXIS_ROOM = 0.07  # the least room between a label and an axis line's edge (the lint asks for 0.04)
 OWN_MARGIN = 0.08  # an arrow's label may sit nearer another arrow's shaft than its own by this much, no more
 AXIS_MARGIN = 0.5  # an axis's name sits nearer its axis than any arrow by this much at least
 POINT_ROOM = 0.5  # and this far from every point an arrow's label names (review 36: "Paris" by E′'s tip)
 OWN_RINGS = 0.45  # how far out (beyond the first place) that rule holds
-APART = np.array([LABEL_APART + 0.25, 0.2])  # the least room beside and above another label (closer, two read as one)
 TIP_ROOM = 0.1  # and more from another arrow's tip ("파리" by the tip of E′ read as that arrow's name)
 TURNS = (0, *(s * a for a in range(15, 181, 15) for s in (1, -1) if s * a != -180))  # nearest sides first
 DEFAULT_PHI = 70 * DEGREES
@@ -111,10 +109,11 @@ class EmbeddingSpace(VGroup):
         self.label_bounds: tuple[float, float, float, float] | None = None  # (x0, y0, x1, y1) labels stay in
         self.avoid: list = []  # mobjects beside the space (notes) that labels placed from now on keep off
         shown = list(axis_text) if axis_text is not None else self.names
-        for name, end, is_named in zip(shown, self._axis_ends, self.named):
+        for name, end, line, is_named in zip(shown, self._axis_ends, self.axis_lines, self.named):
             lab = label(name, font_size=font_size, color=theme.text if is_named else theme.dim)
             self._attach(lab, end, away_from=self._origin, own_axis=True)
-            names_point(lab, end, reach=False)  # the lint checks it stands nearer its axis's end than any arrow's tip
+            # the lint checks it stands nearer its axis's end than any arrow's tip, and nearer its axis than another
+            names_point(lab, end, reach=False, line=line)
             self.axis_labels.add(lab)
         self.arrows: dict[str, SpaceArrow] = {}
         self.projected = projected
@@ -184,14 +183,16 @@ class EmbeddingSpace(VGroup):
                         o.update()
                 finally:
                     self._placing = False
-            refs = [anchor, *(getattr(o, "_space_anchor", o) for o in earlier)]
+            shown = [o for o in earlier if not getattr(o, "gone", False)]  # a faded-out label holds no place (review 37)
+            refs = [anchor, *(getattr(o, "_space_anchor", o) for o in shown)]
             if away_from is not None:
                 refs.append(away_from)
             others = self._shown_arrows(own)
             # the labels placed after this one, of arrows shown now: kept clear too (review 34: an earlier
             # label re-placed as a later arrow grew, onto that arrow's label: "E⃗" over "E′ (One mole)")
-            later = [a.label for a in others
-                     if a.label is not None and a.label is not m and not any(a.label is o for o in earlier)]
+            # (an axis's name keeps its place by its axis's end: the arrows' labels make way, with a line if need be)
+            later = [] if own_axis else [a.label for a in others if a.label is not None and a.label is not m
+                                         and not getattr(a.label, "gone", False) and not any(a.label is o for o in earlier)]
             key = np.concatenate([centre_of(r) for r in refs]
                                  + ([across.start_point(), across.end_point()] if across is not None else [])
                                  + [p for a in others for p in (a.start_point(), a.end_point())]
@@ -224,7 +225,7 @@ class EmbeddingSpace(VGroup):
 
             # measured once: each try below reads them all (the labels placed before, and what the
             # caller asked the labels to keep off: notes beside the space)
-            boxes = ([_box(o) for o in earlier] + [_box(o) for o in later]
+            boxes = ([_box(o) for o in shown] + [_box(o) for o in later]
                      + [_box(o) for o in self.avoid if o.has_points() or o.submobjects])
             # the axis lines, and the other arrows, each as one segment as wide as its shaft, or its tip
             # where wider: measured once for every try below
@@ -240,13 +241,19 @@ class EmbeddingSpace(VGroup):
             # an arrow's label must read as its own arrow's: nearer its shaft than any other arrow's
             # (an axis name likewise: nearer its axis than any arrow; review 36: "Paris" by E′'s tip read as its name)
             mine = theirs = None
-            if (own is not None or own_axis) and others:
+            rivals = [[a.start_point()[:2], a.end_point()[:2]] for a in others]
+            if own_axis:  # and an axis's name, nearer its axis than any other (review 37: "chemistry" against skin's)
+                rivals += [[line.get_start()[:2], line.get_end()[:2]] for line, end in zip(self.axis_lines, self._axis_ends)
+                           if end is not anchor]
+            if (own is not None and others) or (own_axis and rivals):
                 ends = (own.start_point(), own.end_point()) if own is not None else (centre_of(away_from), p)
                 mine = StrokeField().add_segments(np.array([[ends[0][:2], ends[1][:2]]]), 0.0)
-                theirs = StrokeField().add_segments(
-                    np.array([[a.start_point()[:2], a.end_point()[:2]] for a in others]), 0.0)
+                theirs = StrokeField().add_segments(np.array(rivals), 0.0)
                 # the points the arrows' labels name (a tip, a difference's middle): an axis's name keeps off them
                 points = np.array([centre_of(a._mid if getattr(a, "_mid", None) is not None else a._end)[:2] for a in others])
+
+            def too_near(c):  # on or beside a label placed before
+                return any(reads_as_one(c, half, b) for b in boxes)
 
             strict = [True]  # the first rings only: further out, the old rule (a leader line ties it)
 
@@ -258,16 +265,18 @@ class EmbeddingSpace(VGroup):
                                            or box[3] > bounds[3]):
                     return None
                 # (side by side, a word's gap apart, two labels read as one: "small E′ (miniature+eiffel)")
-                if any(np.all(np.abs(c[:2] - b[0][:2]) < half[:2] + b[1][:2] + APART) for b in boxes):
+                if too_near(c):
                     return None
-                # far enough out to be tied by a leader line: a line across a label placed before reads as
-                # tying the wrong label, so such a spot is taken only when every other touches an axis
+                # far enough out to be tied by a leader line (as leader_line starts it): a line across a label placed
+                # before splits it (review 36: "E′ | (Eiffel)"), so such a spot is taken only when every other is too
                 q = np.array([min(max(p[0], box[0]), box[2]), min(max(p[1], box[1]), box[3])])
-                if np.linalg.norm(p[:2] - q) >= LEADER_FROM and any(_segment_hits(q, p[:2], b) for b in boxes):
-                    return min(field.room(box), 0.5 * AXIS_ROOM)
+                far = np.linalg.norm(p[:2] - q) >= LEADER_FROM
+                q[1] = box[1] if box[1] < q[1] < box[3] else q[1]
+                if far and any(_segment_hits(q, p[:2], b) for b in boxes):
+                    return min(field.room(box), 0.5 * AXIS_ROOM) - 1.0
                 if strict[0] and mine is not None:  # reads as another's name: the least amiss, if any, is taken
                     amiss = mine.room(box) + (AXIS_MARGIN if own_axis else -OWN_MARGIN) - theirs.room(box)
-                    if own_axis:
+                    if own_axis and len(points):
                         amiss = max(amiss, POINT_ROOM - float(box_distances(box[None], points).min()))
                     if amiss > 0:
                         return min(field.room(box), 0.5 * AXIS_ROOM) - 0.01 * min(amiss, 1.0)
@@ -296,6 +305,8 @@ class EmbeddingSpace(VGroup):
                     kept = None
             if kept is not None and (room(kept) or 0.0) < AXIS_ROOM:  # None: out of bounds or on a label
                 kept = None
+            if kept is not None and np.linalg.norm(np.maximum(np.abs(kept - p)[:2] - half[:2], 0)) >= LEADER_FROM:
+                kept = None  # a spot far enough to need a line is kept only while no nearer one clears (review 37)
             memo["offset"] = None if kept is None else kept - p
             if kept is not None:
                 centre = kept
@@ -326,7 +337,7 @@ class EmbeddingSpace(VGroup):
                     centre = best
                 else:
                     for _ in range(40):  # slide out of earlier labels
-                        if not any(_overlap(centre, half, b) for b in boxes):
+                        if not too_near(centre):
                             break
                         centre = centre + d * 0.12
             if self.label_bounds is not None:  # never past the frame's edge, even when slid out
@@ -417,6 +428,7 @@ class EmbeddingSpace(VGroup):
         lab = self._make_label(text, color, typst)
         a.label = lab
         if lab is not None:
+            lab.gone = not attach  # shown when the arrow grows (grow_arrow)
             self._attach(lab, anchor or a._end, away_from=away_from, buff=0.15,
                          across=a if anchor is not None else None, own=a)
             # not part of the arrow: a dimmed or turning arrow would dim or turn it with the arrow
@@ -426,18 +438,20 @@ class EmbeddingSpace(VGroup):
                 for b in self.arrows.values() if b is not a and b.label is not None and b in self.submobjects])
             names_point(lab, anchor or a._end, a.leader)  # the lint checks it is near, or tied by the line
 
-
     def grow_arrow(self, a: SpaceArrow, **kwargs) -> AnimationGroup:
         """The arrow grows from its start (its label fades in) and joins the space."""
         if a not in self.submobjects:
             self.add(a)
         anims = [GrowFromPoint(a, a.start_point())]
         if a.label is not None:
+            a.label.gone = False
             anims += [FadeIn(a.label), FadeIn(a.leader)]
         return AnimationGroup(*anims, **kwargs)
 
     def fade_out_label(self, a: SpaceArrow) -> AnimationGroup:
-        """The arrow's label leaves the frame, and the line tying it to the arrow with it."""
+        """The arrow's label leaves the frame, and the line tying it to the arrow with it; the other labels
+        may take its place from now on (a label faded out is whole again, only off the scene)."""
+        a.label.gone = True
         return AnimationGroup(FadeOut(a.label), FadeOut(a.leader))
 
     # --- scene helpers ------------------------------------------------------------------------
