@@ -647,3 +647,16 @@ def test_an_axis_name_keeps_off_the_tip_of_an_arrow_beside_its_end(trace):
     assert review.box_distance(box[:2], box[2:], tip) >= 0.8 * space3d.POINT_ROOM
     assert review.box_distance(box[:2], box[2:], end.get_center()) < 0.8  # still by its end (not thrown afar)
     assert not review.labels_far_from_their_points([space, *space.labels])
+
+
+def test_segment_crosses_finds_a_leader_across_another_arrow():
+    """A label's line across another arrow's shaft named that arrow (review 37: ΔE⃗'s line across E′'s):
+    placement tests each line against the other arrows' shafts."""
+    from attention_manim.scenes.components.screen_boxes import segment_crosses
+
+    shafts = np.array([[[0.0, 0.0], [2.0, 2.0]], [[3.0, 0.0], [3.0, 1.0]]])
+    assert segment_crosses([0.0, 2.0], [2.0, 0.0], shafts)  # an X with the first
+    assert not segment_crosses([0.0, 2.0], [0.8, 1.5], shafts)  # stops before it
+    assert not segment_crosses([1.0, 0.0], [2.0, 1.0], shafts)  # parallel beside it
+    assert segment_crosses([2.5, 0.5], [3.5, 0.5], shafts)  # across the second
+    assert not segment_crosses([0.0, 2.0], [2.0, 0.0], np.zeros((0, 2, 2)))

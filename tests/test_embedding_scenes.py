@@ -455,6 +455,10 @@ def test_eiffel_tower_drawing(rendered, tracer):
     check_arrows(scene, tracer, TOWER, "tower", TOWER_AXES, sense_head(tracer(TOWER[0])))
     cmp = scene.stage.drawn["context_space"]["comparisons"]
     assert len(cmp) == 2
+    # a line's gap above the notes under it (review 37: 10 px apart, they read as one paragraph)
+    drawn = scene.stage.drawn["context_space"]
+    notes = [drawn[k] for k in ("head_note", "axes_note", "input_note") if drawn.get(k) is not None]
+    assert all(c.get_bottom()[1] >= max(n.get_top()[1] for n in notes) + 0.25 for c in cmp)
     h = sense_head(tracer(TOWER[0]))
     E2 = [tracer(s).project(tracer(s).updated(0, h)[tracer(s).index_of("tower")], TOWER_AXES) for s in TOWER]
     assert [n.value for n in numbers_in(cmp[-1])] == pytest.approx(list(E2[2] - E2[1]), abs=1e-5)

@@ -119,6 +119,10 @@ def test_flash_renders(lang, make_inputs, render_scene):
     video = scene.setting.layout == "video" if hasattr(scene.setting, "layout") else True
     assert say("grid.axes.queries" if video else "grid.axes.keys").replace(" ", "") in top.original_text.replace(" ", "")
     assert side.get_right()[0] < top.get_right()[0] + 1e-6 and top.get_bottom()[1] > side.get_top()[1]
+    # the memory chart's last line stands above the grid's line under it (review 37: on one baseline they
+    # read as one sentence)
+    assert drawn["ghost"].original_text.startswith(f"{n} × {n}")
+    assert drawn["memory"].get_bottom()[1] > drawn["ghost"].get_top()[1] + 0.1
 
 
 def test_rescale_note_names_its_row():

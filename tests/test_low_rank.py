@@ -86,6 +86,16 @@ def test_output_matrix_plan_toy(make_inputs):
     assert tr.tokens[plan.focus] == "creature" and plan.n_heads == 4
     s = setting_of(make_inputs(focus="car", sentences=["they crashed the car"]), "output_matrix")
     check_output_matrix(plan_output_matrix(s), s.trace, 0, s.trace.index_of("car"))
+    # head_split_merge writes the same sum (W_O times the heads' outputs side by side) for the same word: the
+    # two lessons never differ in a digit they both show (review 37: +0.469496 against +0.469497 at 6 decimals)
+    from attention_manim.scenes.plans.head_split import plan_head_split
+
+    split = plan_head_split(setting_of(make_inputs(), "head_split_merge"))
+    assert split.focus == plan.focus
+    for i in set(plan.shown) & set(split.shown) - {None}:
+        d = min(plan.decimals, split.decimals)
+        assert f"{plan.product[plan.focus][i]:.{d}f}" == f"{split.merged[i]:.{d}f}" == f"{split.trace_out[i]:.{d}f}"
+    assert max(plan.decimals, split.decimals) <= 5
 
 
 @pytest.fixture(scope="module")

@@ -630,6 +630,10 @@ def test_components_says_how_short_a_speck_of_a_delta_is(smol, render_scene):
     expected = Say("pt")("gallery.space.tiny_delta", share=share).replace(f"{share:.1f}", f"{share:.1f}".replace(".", ","))
     assert text.replace(" ", "") == expected.replace(" ", "") and f"{share:.1f}".replace(".", ",") in text
     assert drawn["dE"] not in scene.mobjects
+    # and the caption does not describe the arrow it leaves out (review 37: "ΔE runs from the tip of E…")
+    captions = [c for c, _ in scene.caption_log]
+    assert Say("pt")("gallery.space.caption_delta_tiny") in captions
+    assert Say("pt")("gallery.space.caption_delta") not in captions
     # its E lies along the third axis, which the view turns about: the caption says the turn barely moves it
     # (review 36: "Turning the view shows all three coordinates" over an arrow along −PC3)
     c = drawn["E"].coords
@@ -657,8 +661,9 @@ def test_eiffel_says_the_heads_share_as_its_tables_draw_it(smol, render_scene):
         assert any(abs(most - d) < 1e-9 for d in drawn), (caption, rows)
     # each phrase's own E takes the name E⃗ (the table's E⃗ row is its); the earlier Es drop theirs
     es = [a for _, kind, a in scene.stage.drawn["context_space"]["arrows"] if kind == "E"]
-    assert len(es) == 3 and es[-1].label is not None and es[-1].label in scene.mobjects
-    assert all(a.label not in scene.mobjects for a in es[:-1])
+    assert len(es) == 3 and all(a.label is not None for a in es)
+    # (the closing turn is about the refined E′s: the last E's name leaves then too, review 37)
+    assert all(a.label not in scene.mobjects and a.label.gone for a in es)
 
 
 @pytest.mark.render

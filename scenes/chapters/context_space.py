@@ -132,6 +132,15 @@ class SameLookup(Chapter):
         # the next chapter's stage.clear() fades all this out: the chapter ends on its full frame
 
 
+def head_note_text(say, plan: ContextPlan) -> str:
+    """The note naming the head whose ΔE the space draws: its layer, number and role (a head without a
+    role is named once)."""
+    role = say.role(plan.role, plan.head.layer, plan.head.head)
+    if role == say.head_name(plan.head.layer, plan.head.head):
+        return say(f"{T}.head_note_plain", layer=plan.head.layer, head=plan.head.head)
+    return say(f"{T}.head_note", layer=plan.head.layer, head=plan.head.head, role=role)
+
+
 class ContextSpace(Chapter):
     key = "context_space"
 
@@ -150,12 +159,7 @@ class ContextSpace(Chapter):
         names = list(plan.unembedding) or [direction_name(say, n) for n in plan.axes]
         box = Region("space", -0.9, full.right - 0.86, full.bottom + 0.6, 2.2)
         space = placed_space(plan.trace, say, th, plan.axes, plan.fit, plan.view, box, axis_text=names)
-        role = say.role(plan.role, plan.head.layer, plan.head.head)
-        if role == say.head_name(plan.head.layer, plan.head.head):  # no role: the head is named once
-            head_text = say(f"{T}.head_note_plain", layer=plan.head.layer, head=plan.head.head)
-        else:
-            head_text = say(f"{T}.head_note", layer=plan.head.layer, head=plan.head.head, role=role)
-        head_note = mixed_label(head_text, font_size=20, color=th.delta)
+        head_note = mixed_label(head_note_text(say, plan), font_size=20, color=th.delta)
         fit_into(head_note, full.width / 2 - 0.6, 0.5).to_corner(DOWN + LEFT, buff=0.3)
         notes = [head_note]
         if plan.unembedding:  # say on screen what the axes are
@@ -173,10 +177,10 @@ class ContextSpace(Chapter):
             input_note = mixed_label(say(f"{T}.input_note", layer=plan.head.layer), font_size=20, color=th.dim)
             fit_into(input_note, full.width / 2 - 0.6, 0.5).next_to(notes[-1], UP, buff=0.15, aligned_edge=LEFT)
             notes.append(input_note)
-        space.avoid = list(notes)  # the arrows' labels keep off the notes under the space's left end
+        # the arrows' labels keep off the notes under the space's left end, and off the corner key (review 37)
+        space.avoid = list(notes) + ([stage.space_key] if stage.space_key is not None else [])
         drawn = {"space": space, "arrows": [], "arcs": [], "tables": [], "causal": [], "head_note": head_note,
-                 "axes_note": notes[1] if len(notes) > 1 else None}
-        drawn["input_note"] = notes[-1] if plan.inputs_differ else None
+                 "axes_note": notes[1] if len(notes) > 1 else None, "input_note": notes[-1] if plan.inputs_differ else None}
         stage.drawn[self.key] = drawn
         pic = place_picture(stage, self.key, self.variant.focus, 1.0)
         notes += [pic] if pic is not None else []
@@ -304,16 +308,15 @@ class ContextSpace(Chapter):
             fit_into(against, table.width + 0.3, max(0.5, top_y - floor - 0.3))
             against.move_to([table.get_left()[0] + against.width / 2, top_y - against.height / 2, 0])
             drawn["against"] = against
-            space.avoid.append(against)  # and the turning space's names keep off it (review 37: "small" over it, pt)
+            space.avoid.append(against)  # the turning space's names keep off it (review 37: "small" on it, pt)
         with stage.narrating(closing_text):
             stage.play(*([FadeIn(against), FadeOut(table)] + [FadeOut(b) for b in drawn["causal"] if b in stage.mobjects]
                          if len(against) else []),
                        *(a.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2"),
                        *(a.label.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2" and a.label is not None),
-                       *(space.fade_out_label(a) for a in prev if a.kind == "dE" and a.label is not None),
-                       # the turn is about the refined E′s: E's name leaves their labels room (review 37)
-                       *(space.fade_out_label(a) for _, kind, a in drawn["arrows"]
-                         if kind == "E" and a.label is not None and not getattr(a.label, "gone", False)), run_time=0.5)
+                       # the names of ΔE and E leave: the turn is about the refined E′s, their labels take the room (review 37)
+                       *(space.fade_out_label(a) for _, kind, a in drawn["arrows"] if kind in ("dE", "E")
+                         and a.label is not None and not a.label.gone), run_time=0.5)
             # wider turns too, where they keep clear of the table's rows (or the note) and the notes beside the
             # space; the comparison under the table, said before, then makes room
             cmps = [m for m in drawn.get("comparisons", []) if not len(against)]
@@ -378,7 +381,7 @@ class ContextSpace(Chapter):
         # the room under the table, above the notes: the figures with their E′s where it holds them
         marked = stage.drawn[ContextSpace.key]
         floor = max((marked[k].get_top()[1] for k in ("head_note", "axes_note", "input_note") if marked.get(k) is not None),
-                    default=stage.region("full").bottom) + 0.12
+                    default=stage.region("full").bottom) + 0.3  # (0.12 apart, it read as one paragraph with them: review 37)
         one_line = exact or table.get_bottom()[1] - 0.45 - floor < 2.0  # no room for a line per figure
         if one_line:
             nums = baseline_row([baseline_row([label(n, font_size=22, color=th.dim),

@@ -351,7 +351,9 @@ class Flash(Chapter):
         top = title.get_bottom()[1] - 0.2
         left = grid.get_right()[0] + 0.25  # the chart takes all the room right of the grid: its ticks read at 14 px
         memory = memory_chart(stage, plan, full.right - 0.15 - left)
-        fit_into(memory, full.right - 0.15 - left, top - full.bottom - 0.05)
+        # its last line above the grid's line under it (review 37: on one baseline the two read as one sentence)
+        floor = max(full.bottom + 0.05, grid[3].get_top()[1] + 0.15)
+        fit_into(memory, full.right - 0.15 - left, top - floor)
         memory.move_to([left + memory.width / 2, top - memory.height / 2, 0])
         key = f"{T}.caption_memory" if plan.result.peak_tiled < plan.result.peak_ordinary else f"{T}.caption_memory_short"
         with stage.narrating(say(key, ordinary=plan.result.peak_ordinary,
@@ -359,7 +361,7 @@ class Flash(Chapter):
             stage.play(FadeOut(rows), FadeOut(diff), run_time=0.4)
             stage.play(FadeIn(memory, shift=UP * 0.1), run_time=0.8)
             stage.wait(1.5)
-        drawn.update(result=rows, memory=memory)
+        drawn.update(result=rows, memory=memory, ghost=grid[3])
 
 
 def memory_chart(stage: Stage, plan: FlashPlan, width: float) -> VGroup:

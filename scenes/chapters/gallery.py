@@ -233,7 +233,7 @@ class Space(Beat):
             stage.play(FadeIn(self.title(stage)), FadeIn(space), FadeIn(space.axis_labels), run_time=0.8)
             stage.play(space.grow_arrow(e), run_time=0.7)
             stage.wait(0.5)
-        with stage.narrating(self.say(stage, "caption_delta")):
+        with stage.narrating(self.say(stage, "caption_delta" if tiny is None else "caption_delta_tiny")):
             if tiny is None:
                 stage.play(space.grow_arrow(d), run_time=0.7)
             # a speck of a ΔE is not drawn (its label would sit on E's): the note says how short it is

@@ -7,8 +7,24 @@ from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Line, VMobject
 
 from ..review import LABEL_REACH, RIVAL_MARGIN, box_distance
 
+# why a label in the space may sit nearer than the lint's gap to a stroke, or its line cross another label
+# (said where it does, listed by the lint as declared exceptions)
+CROWDED = ("crowded: no place within 1.6 units of its arrow clears every axis and arrow by the lint's gap; "
+           "it takes the nearest to clear")
+CROWDED_LINE = "crowded: every place near enough to clear the strokes ties it by a line across another label"
 TIP_GAP = 0.03  # how far short of the point it names a leader ends (it touches the arrow's tip)
 LEADER_FROM = 0.75 * LABEL_REACH  # a label further than this from its arrow's tip (or middle) gets a thin line to it
+
+
+def leader_path(lo, hi, p: np.ndarray):
+    """Where a leader from a label (its box's corners lo, hi) to the point p runs (its two ends, 2-D), or
+    None where the label sits within LEADER_FROM of p (no line): as `leader_line` draws it, for placing
+    labels off it."""
+    q = np.array([min(max(p[0], lo[0]), hi[0]), min(max(p[1], lo[1]), hi[1])])
+    if np.linalg.norm(p[:2] - q) < LEADER_FROM:
+        return None
+    q[1] = lo[1] if lo[1] < q[1] < hi[1] else q[1]
+    return q, np.asarray(p, float)[:2]
 
 
 def leader_line(lab: VMobject, anchor: VMobject, color: str, rivals=None) -> Line:

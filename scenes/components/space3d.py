@@ -17,9 +17,8 @@ Two ways to view it:
 - in a ThreeDScene, `add_to(scene)` undoes that pre-rotation, sets the camera to (phi, theta) and
   keeps labels facing the camera; `rotation()` then animates the camera's theta.
 
-Axis names: the trace's named directions. A model with fewer than three named directions gets
-its remaining axes from the principal directions of the sentence's embeddings (orthogonal to the
-named ones), labelled "PC1", "PC2" — still real projections, never invented coordinates.
+Axis names: the trace's named directions, else principal directions of the sentence's embeddings
+("PC1", "PC2"; still real projections). Labels are placed on every frame: see `_attach`.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from typing import Sequence
 
 import numpy as np
 from manim import (
-    DEGREES, ORIGIN, OUT, UP, Animation, AnimationGroup, FadeIn, FadeOut, GrowFromPoint, Line, Rotate, ThreeDScene, VectorizedPoint,
+    DEGREES, DL, ORIGIN, OUT, UP, UR, Animation, AnimationGroup, FadeIn, FadeOut, GrowFromPoint, Line, Rotate, ThreeDScene, VectorizedPoint,
     VGroup, VMobject,
 )
 
@@ -38,16 +37,13 @@ from ..review import LABEL_GAP, clear_of, names_point
 
 from ..style import DARK, Theme
 from .clearance import STROKE_UNIT, StrokeField, box_distances, clearance, strokes_of
-from .leader import LEADER_FROM, leader_line
+from .leader import CROWDED, CROWDED_LINE, LEADER_FROM, leader_line, leader_path
 from .cone_tip import cone_tip
 from .space_arrow import SpaceArrow
-from .screen_boxes import _box, _segment_hits, centre_of, reads_as_one
+from .screen_boxes import _box, _segment_hits, centre_of, reads_as_one, segment_crosses
 from .text import label
 from .vectors import math
 
-# why a label may sit nearer than the lint's gap to a stroke: every place within reach of its arrow
-# (1.6 units around it, ring after ring) touches an axis or another arrow; it takes the nearest to clear
-CROWDED = "crowded: no place within 1.6 units of its arrow clears every axis and arrow by the lint's gap; it takes the nearest to clear"
 AXIS_ROOM = 0.07  # the least room between a label and an axis line's edge (the lint asks for 0.04)
 OWN_MARGIN = 0.08  # an arrow's label may sit nearer another arrow's shaft than its own by this much, no more
 AXIS_MARGIN = 0.5  # an axis's name sits nearer its axis than any arrow by this much at least
@@ -252,8 +248,13 @@ class EmbeddingSpace(VGroup):
                 # the points the arrows' labels name (a tip, a difference's middle): an axis's name keeps off them
                 points = np.array([centre_of(a._mid if getattr(a, "_mid", None) is not None else a._end)[:2] for a in others])
 
-            def too_near(c):  # on or beside a label placed before
-                return any(reads_as_one(c, half, b) for b in boxes)
+            shafts = np.array([[a.start_point()[:2], a.end_point()[:2]] for a in others]).reshape(-1, 2, 2)
+
+            lines = [t for a in others if a.label is not None and a.label is not m and not a.label.gone
+                     and (t := leader_path(a.label.get_corner(DL), a.label.get_corner(UR), centre_of(a.label._space_anchor)))]
+
+            def too_near(c):  # on or beside a label placed before, or across another's line (review 37)
+                return any(reads_as_one(c, half, b) for b in boxes) or any(_segment_hits(*t, (c, half)) for t in lines)
 
             strict = [True]  # the first rings only: further out, the old rule (a leader line ties it)
 
@@ -267,13 +268,13 @@ class EmbeddingSpace(VGroup):
                 # (side by side, a word's gap apart, two labels read as one: "small E′ (miniature+eiffel)")
                 if too_near(c):
                     return None
-                # far enough out to be tied by a leader line (as leader_line starts it): a line across a label placed
-                # before splits it (review 36: "E′ | (Eiffel)"), so such a spot is taken only when every other is too
-                q = np.array([min(max(p[0], box[0]), box[2]), min(max(p[1], box[1]), box[3])])
-                far = np.linalg.norm(p[:2] - q) >= LEADER_FROM
-                q[1] = box[1] if box[1] < q[1] < box[3] else q[1]
-                if far and any(_segment_hits(q, p[:2], b) for b in boxes):
-                    return min(field.room(box), 0.5 * AXIS_ROOM) - 1.0
+                # far enough out to be tied by a leader line (as leader_line starts it): a line across a label splits it
+                # (review 36: "E′ | (Eiffel)"), one across another arrow names that one (37): taken when all others are
+                tie = leader_path(box[:2], box[2:], p)
+                end = None if tie is None else p[:2] - 0.08 * (p[:2] - tie[0]) / max(float(np.linalg.norm(p[:2] - tie[0])), 1e-9)
+                if tie is not None and (any(_segment_hits(*tie, b) for b in boxes) or segment_crosses(tie[0], end, shafts)):
+                    clear = field.room(box)  # (still better than words struck through by a line)
+                    return LABEL_GAP - 0.001 if clear >= LABEL_GAP else clear - 1.0
                 if strict[0] and mine is not None:  # reads as another's name: the least amiss, if any, is taken
                     amiss = mine.room(box) + (AXIS_MARGIN if own_axis else -OWN_MARGIN) - theirs.room(box)
                     if own_axis and len(points):
@@ -303,10 +304,9 @@ class EmbeddingSpace(VGroup):
                                                    0.5 * STROKE_UNIT * float(own.shaft.get_stroke_width()))
                 if shaft.room(np.array([*(kept[:2] - half[:2]), *(kept[:2] + half[:2])])) < buff:
                     kept = None
-            if kept is not None and (room(kept) or 0.0) < AXIS_ROOM:  # None: out of bounds or on a label
-                kept = None
-            if kept is not None and np.linalg.norm(np.maximum(np.abs(kept - p)[:2] - half[:2], 0)) >= LEADER_FROM:
-                kept = None  # a spot far enough to need a line is kept only while no nearer one clears (review 37)
+            # (room None: out of bounds or on a label); a spot far enough to need a line: kept only while no nearer one clears
+            far = kept is not None and np.linalg.norm(np.maximum(np.abs(kept - p)[:2] - half[:2], 0)) >= LEADER_FROM
+            kept = None if kept is None or far or (room(kept) or 0.0) < AXIS_ROOM else kept
             memo["offset"] = None if kept is None else kept - p
             if kept is not None:
                 centre = kept
@@ -352,16 +352,19 @@ class EmbeddingSpace(VGroup):
             # (listed by the lint as a declared exception, not hidden). Only the lint reads it, and
             # measuring every glyph on every frame of a turn was a tenth of a render: so only then
             if review.watching():
+                tie = leader_path(m.get_corner(DL), m.get_corner(UR), p)  # its line, across a label: the last resort taken
+                lined = tie is not None and any(_segment_hits(*tie, b) for b in boxes)
                 glyphs = [g.points[:, :2] for g in m.family_members_with_points()]
                 boxes = np.array([[*q.min(axis=0), *q.max(axis=0)] for q in glyphs]) if glyphs else None
                 shaft = [own.shaft] if own is not None and own in self._shown_arrows() else []
                 strokes = [sm for sm in strokes_of([*self.axis_lines, *others, *shaft]) if sm not in m.get_family()]
                 crowded = crowded or (boxes is not None and clearance(boxes, strokes) < LABEL_GAP)
                 rules = dict(getattr(m, "lint_exempt", None) or {})
-                if crowded:
-                    rules["label_clear"] = CROWDED
-                elif rules.get("label_clear") == CROWDED:
-                    del rules["label_clear"]
+                for rule, why, now in (("label_clear", CROWDED, crowded), ("leader_clear", CROWDED_LINE, lined)):
+                    if now:
+                        rules[rule] = why
+                    elif rules.get(rule) == why:
+                        del rules[rule]
                 m.lint_exempt = rules
             pts = m.get_all_points()
             memo["key"] = key
@@ -381,10 +384,8 @@ class EmbeddingSpace(VGroup):
             lab.update()
 
     def _make_label(self, text: str | VMobject | None, color: str, typst: bool) -> VMobject | None:
-        if text is None or isinstance(text, str) and not text:
-            return None
-        if not isinstance(text, str):  # a label built by the caller (e.g. words in two fonts)
-            return text
+        if not isinstance(text, str) or not text:  # none, or a label built by the caller (words in two fonts)
+            return None if text is None or isinstance(text, str) else text
         if typst:
             return math(text, font_size=self.font_size * 1.3, color=color)
         return label(text, font_size=self.font_size, color=color)
@@ -414,9 +415,8 @@ class EmbeddingSpace(VGroup):
                        tip_radius=0.065)
         a.vector = np.asarray(to_vector, float) - np.asarray(from_vector, float)
         a.coords = c1 - c0
-        mid = VectorizedPoint((a.start_point() + a.end_point()) / 2)
+        a._mid = mid = VectorizedPoint((a.start_point() + a.end_point()) / 2)
         a.add(mid)
-        a._mid = mid
         self._register(a, name or text or f"arrow{len(self.arrows)}", text, color, typst, attach, anchor=mid,
                        away_from=self._origin)
         return a

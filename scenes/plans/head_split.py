@@ -17,6 +17,7 @@ import numpy as np
 from attention_manim.model.params import GPT2
 
 from ..setting import Setting
+from .low_rank import MAX_DECIMALS
 from .windows import window_indices
 
 SHOWN_HEAD, SHOWN_TAIL = 3, 1  # entries shown of a long vector: the first three and the last
@@ -117,7 +118,7 @@ def plan_head_split(setting: Setting) -> HeadSplitPlan:
     shown = tuple(window_indices(m.d_model, SHOWN_HEAD, SHOWN_TAIL))
     diff = float(np.abs(merged - trace_out).max())
     decimals = 1
-    for dec in range(6, 0, -1):
+    for dec in range(MAX_DECIMALS, 0, -1):  # as output_matrix writes the same sum
         if all(f"{merged[i]:.{dec}f}" == f"{trace_out[i]:.{dec}f}" for i in shown if i is not None):
             decimals = dec
             break

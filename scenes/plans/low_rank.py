@@ -24,7 +24,7 @@ from ..setting import Setting
 
 MAX_CELLS = 32  # a compressed heat map shows at most this many rows and columns (evenly spread)
 SHOWN_ENTRIES = 3  # the first entries of the focus's ΔE shown on each side (then ⋮ and the last one)
-MAX_DECIMALS = 6
+MAX_DECIMALS = 5  # (review 37: at 6, output_matrix and head_split wrote one sum 0.469496 and 0.469497, float32 apart)
 
 
 def spread(n: int, most: int = MAX_CELLS) -> tuple[int, ...]:
