@@ -31,8 +31,8 @@ FIRST_NOTE = 0.5  # the focus's mean weight on the first token, over the heads, 
 LABEL_FILL = 0.85
 COMPARE_MAX_SCALE = 1.6  # the closing table grows at most this much to fill the frame
 TOP_SHRINK = 0.85  # a head's title shrinks at most this much to stay on one line, else it wraps
-CELL_GAP = 0.45  # between two heads' columns: their titles never read as one (review 37: 0.25 apart they did, pt)
-NARROW_GAP = 0.25  # between many (a real model's 9): their titles wrap to their own column, and the grids keep their size
+CELL_GAP = 0.25  # between two heads' columns
+TITLE_GAP = 0.45  # and between their titles, where wider than their grids (review 37, pt: 0.25 apart they read as one)
 
 
 def compare_caption(plan: MultiHeadPlan, same: bool) -> str:
@@ -95,12 +95,16 @@ def head_delta_symbol(position: int, head: int) -> str:
     return f"{symbol_source('E', position, delta=True)}^(({head}))"
 
 
-def level_second_lines(head_labels) -> None:
-    """The heads' second lines on one line, whatever letters their first lines have (review 37: "head 2" sat
-    5 px above "head 3", under a title with no descender)."""
-    low = min(h[1].get_top()[1] for h in head_labels)
-    for h in head_labels:
-        h[1].shift(UP * (low - h[1].get_top()[1]))
+def settle_head_labels(cells) -> None:
+    """Each cell is (head label, grid, ΔE column), side by side. The heads' second lines on one line, whatever
+    letters their first lines have (review 37: "head 2" sat 5 px above "head 3", under a title with no
+    descender); titles wider than their grids pushed apart, only where they would run together."""
+    low = min(c[0][1].get_top()[1] for c in cells)
+    for c in cells:
+        c[0][1].shift(UP * (low - c[0][1].get_top()[1]))
+    for k in range(1, len(cells)):
+        short = TITLE_GAP - (cells[k][0].get_left()[0] - cells[k - 1][0].get_right()[0])
+        VGroup(*cells[k:]).shift(RIGHT * max(0.0, short))
 
 
 class MultiHead(Chapter):
@@ -132,8 +136,7 @@ class MultiHead(Chapter):
         cell_w = full.width / n
         show_labels = len(s.tokens) <= 8 and n <= 4
         cells, grids, columns = [], [], []
-        gap = CELL_GAP if n <= 4 else NARROW_GAP
-        head_labels = [self.head_label(stage, plan, h, cell_w - gap, s.tokens) for h in s.heads]
+        head_labels = [self.head_label(stage, plan, h, cell_w - CELL_GAP, s.tokens) for h in s.heads]
         cols = [VectorColumn(h.delta, head=HEAD_ENTRIES, tail=TAIL_ENTRIES, font_size=18, theme=th,
                              # ΔE⃗₄⁽⁰⁾: the word's position below (as E⃗₄ beside it), the head above, in
                              # brackets (ΔE⃗₃ for head 3 beside E⃗₃ for word 3 read as word 3's change)
@@ -143,7 +146,7 @@ class MultiHead(Chapter):
         room_h = (top - full.bottom - 0.1 - max(m.height for m in head_labels) - max(c.height for c in cols)
                   - 2 * 0.18)
         # the grids share their rows' labels: the first grid carries them, the others only their columns'
-        cell_size = self.tall_cells(s, th, full.width - gap * (n - 1), room_h, n) if show_labels else None
+        cell_size = self.tall_cells(s, th, full.width - CELL_GAP * (n - 1), room_h, n) if show_labels else None
         for k, (h, head_label, col) in enumerate(zip(s.heads, head_labels, cols)):
             grid = AttentionGrid((None, h.pattern, h.mask), s.tokens if show_labels else None, theme=th,
                                  max_width=cell_w - 0.25, max_height=2.2, show_labels=show_labels, max_label_font=22,
@@ -154,8 +157,8 @@ class MultiHead(Chapter):
             cells.append(cell)
             grids.append(grid)
             columns.append(col)
-        row = VGroup(*cells).arrange(RIGHT, buff=gap, aligned_edge=UP)
-        level_second_lines([c[0] for c in cells])
+        row = VGroup(*cells).arrange(RIGHT, buff=CELL_GAP, aligned_edge=UP)
+        settle_head_labels(cells)
         grid_top = min(g.get_top()[1] for g in grids)  # every grid (and its ΔE) on one line
         for cell, g in zip(cells, grids):
             VGroup(cell[1], cell[2]).shift(UP * (grid_top - g.get_top()[1]))
