@@ -31,8 +31,7 @@ FIRST_NOTE = 0.5  # the focus's mean weight on the first token, over the heads, 
 LABEL_FILL = 0.85
 COMPARE_MAX_SCALE = 1.6  # the closing table grows at most this much to fill the frame
 TOP_SHRINK = 0.85  # a head's title shrinks at most this much to stay on one line, else it wraps
-CELL_GAP = 0.25  # between two heads' columns
-TITLE_GAP = 0.45  # and between their titles, where wider than their grids (review 37, pt: 0.25 apart they read as one)
+CELL_GAP = 0.25  # between two heads' columns: their titles never touch
 
 
 def compare_caption(plan: MultiHeadPlan, same: bool) -> str:
@@ -96,15 +95,12 @@ def head_delta_symbol(position: int, head: int) -> str:
 
 
 def settle_head_labels(cells) -> None:
-    """Each cell is (head label, grid, ΔE column), side by side. The heads' second lines on one line, whatever
+    """Each cell is (head label, grid, ΔE column), side by side: the heads' second lines on one line, whatever
     letters their first lines have (review 37: "head 2" sat 5 px above "head 3", under a title with no
-    descender); titles wider than their grids pushed apart, only where they would run together."""
+    descender)."""
     low = min(c[0][1].get_top()[1] for c in cells)
     for c in cells:
         c[0][1].shift(UP * (low - c[0][1].get_top()[1]))
-    for k in range(1, len(cells)):
-        short = TITLE_GAP - (cells[k][0].get_left()[0] - cells[k - 1][0].get_right()[0])
-        VGroup(*cells[k:]).shift(RIGHT * max(0.0, short))
 
 
 class MultiHead(Chapter):
