@@ -16,15 +16,22 @@ TIP_GAP = 0.03  # how far short of the point it names a leader ends (it touches 
 LEADER_FROM = 0.75 * LABEL_REACH  # a label further than this from its arrow's tip (or middle) gets a thin line to it
 
 
+def leader_start(lo, hi, p: np.ndarray) -> tuple[np.ndarray, float]:
+    """Where a leader from a label (its box's corners lo, hi) to the point p leaves the label (2-D), and
+    how far the label's box is from p. From the side, at the words' height, a line reads as a minus sign
+    ("−E⃗"): it leaves from the label's lower corner instead."""
+    q = np.array([min(max(p[0], lo[0]), hi[0]), min(max(p[1], lo[1]), hi[1])])
+    gap = float(np.linalg.norm(np.asarray(p, float)[:2] - q))
+    q[1] = lo[1] if lo[1] < q[1] < hi[1] else q[1]
+    return q, gap
+
+
 def leader_path(lo, hi, p: np.ndarray):
     """Where a leader from a label (its box's corners lo, hi) to the point p runs (its two ends, 2-D), or
     None where the label sits within LEADER_FROM of p (no line): as `leader_line` draws it, for placing
     labels off it."""
-    q = np.array([min(max(p[0], lo[0]), hi[0]), min(max(p[1], lo[1]), hi[1])])
-    if np.linalg.norm(p[:2] - q) < LEADER_FROM:
-        return None
-    q[1] = lo[1] if lo[1] < q[1] < hi[1] else q[1]
-    return q, np.asarray(p, float)[:2]
+    q, gap = leader_start(lo, hi, p)
+    return None if gap < LEADER_FROM else (q, np.asarray(p, float)[:2])
 
 
 def leader_line(lab: VMobject, anchor: VMobject, color: str, rivals=None) -> Line:
@@ -37,16 +44,14 @@ def leader_line(lab: VMobject, anchor: VMobject, color: str, rivals=None) -> Lin
     def follow(m):
         p = anchor.get_center()
         lo, hi = lab.get_corner(DOWN + LEFT), lab.get_corner(UP + RIGHT)
-        q = np.array([min(max(p[0], lo[0]), hi[0]), min(max(p[1], lo[1]), hi[1]), p[2]])
-        gap = float(np.linalg.norm((p - q)[:2]))
+        start, gap = leader_start(lo, hi, p)
+        q = np.array([*start, p[2]])
         glyphs = lab.family_members_with_points()
         seen = max((g.get_fill_opacity() for g in glyphs), default=0.0)
         rival = min((box_distance(lo, hi, r) for r in (rivals() if rivals else ())), default=np.inf)
         if (gap < LEADER_FROM and rival >= gap - RIVAL_MARGIN) or seen < 0.05:
             m.set_stroke(opacity=0.0)
             return
-        if lo[1] < q[1] < hi[1]:  # from the side, at the words' height, a line reads as a minus sign ("−E⃗"):
-            q[1] = lo[1]           # it meets the label's lower corner instead
         u = (p - q) / np.linalg.norm((p - q)[:2])
         # it reaches the tip (review 37: a line stopping short of it read as a dash after the words) and
         # stops short of the words
