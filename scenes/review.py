@@ -61,7 +61,8 @@ RULES = {
                    "(they read as one label: \"small E′ (miniature+eiffel)\"), nor one above the other, sharing "
                    "their width, less than 0.3 units apart (a label of two lines: \"ΔE⃗₄\" over \"blue\")",
     "leader_clear": "a line tying a label to its point never runs through another label (review 36: a leader "
-                    "splitting \"E′ (Eiffel)\" into \"E′ | (Eiffel)\")",
+                    "splitting \"E′ (Eiffel)\" into \"E′ | (Eiffel)\"), nor across an axis or another arrow the label "
+                    "keeps clear of (review 37: ΔE⃗'s line across E′'s arrow read as naming it)",
     "spoken": "a caption's spoken form holds only words, numbers and punctuation (a voice never spells a symbol)",
     "legend_dot": "a dot legend's smallest dot is at least 6 px across at 720p (a speck is no key)",
     "axis_end_on": "a 3-D space drawn flat shows each of its axes at least 35% as long as its longest and every two "
@@ -157,6 +158,48 @@ def segment_box_distance(a, b, box) -> float:
     dx = np.maximum(np.maximum(x0 - pts[:, 0], 0.0), pts[:, 0] - x1)
     dy = np.maximum(np.maximum(y0 - pts[:, 1], 0.0), pts[:, 1] - y1)
     return float(np.hypot(dx, dy).min())
+
+
+def segment_crosses(a, b, segments: np.ndarray) -> bool:
+    """Whether the segment a → b (2-D) crosses any of `segments` ([n, 2, 2]: start and end points)."""
+    segments = np.asarray(segments, float).reshape(-1, 2, 2)
+    if not len(segments):
+        return False
+    a, b = np.asarray(a, float)[:2], np.asarray(b, float)[:2]
+    c, d = segments[:, 0], segments[:, 1]
+    r, s = b - a, d - c
+    denom = r[0] * s[:, 1] - r[1] * s[:, 0]
+    ok = np.abs(denom) > 1e-12
+    denom = np.where(ok, denom, 1.0)
+    ca = c - a
+    t = (ca[:, 0] * s[:, 1] - ca[:, 1] * s[:, 0]) / denom  # along a → b
+    u = (ca[:, 0] * r[1] - ca[:, 1] * r[0]) / denom  # along each segment
+    return bool(np.any(ok & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1)))
+
+
+LEADER_END_ROOM = 0.1  # a stroke passing this near the point a leader names is the named arrow's (or shares its point)
+
+
+def strokes_crossed(start, end, strokes) -> list:
+    """The visible strokes (mobjects: axis lines, arrows) that a leader line from `start` to `end` crosses
+    on screen, but any passing within LEADER_END_ROOM of `end`: the arrow it names, or one sharing that point
+    (review 37: ΔE⃗'s line across E′'s arrow and the Paris axis read as naming them)."""
+    b = np.asarray(end, float)[:2]
+    out = []
+    for stroke in strokes:
+        parts = [m.points[:, :2] for m in stroke.family_members_with_points() if _opacity(m) >= VISIBLE]
+        if not parts:
+            continue
+        segs = np.concatenate([np.stack([q[:-1], q[1:]], axis=1) for q in parts if len(q) > 1] or [np.zeros((0, 2, 2))])
+        if not len(segs):
+            continue
+        c, v = segs[:, 0], segs[:, 1] - segs[:, 0]
+        t = np.clip(np.einsum("ij,ij->i", b - c, v) / np.maximum(np.einsum("ij,ij->i", v, v), 1e-12), 0.0, 1.0)
+        if np.hypot(*(c + t[:, None] * v - b).T).min() < LEADER_END_ROOM:
+            continue
+        if segment_crosses(start, end, segs):
+            out.append(stroke)
+    return out
 
 
 def _opacity(m) -> float:
@@ -989,8 +1032,9 @@ def _label_text(m) -> str:
 
 
 def leaders_through_labels(mobs) -> list:
-    """(leader's label, text, the label crossed, its box) for each visible leader line that runs through
-    another visible label's box (shrunk by LABEL_GAP: touching a corner is no crossing)."""
+    """(leader's label, text, what it crosses, its box) for each visible leader line that runs through
+    another visible label's box (shrunk by LABEL_GAP: touching a corner is no crossing), or across an axis
+    or another arrow the label keeps clear of."""
     named = [m for top in mobs for m in top.get_family() if getattr(m, "lint_names_point", None) is not None and _seen(m)]
     shown = {id(m) for top in mobs for m in top.get_family()}
     boxes = {id(m): _box(VGroupOf(m.family_members_with_points(), "")) for m in named}
@@ -1004,6 +1048,11 @@ def leaders_through_labels(mobs) -> list:
             inner = (x0 + LABEL_GAP, y0 + LABEL_GAP, x1 - LABEL_GAP, y1 - LABEL_GAP)
             if o is not m and segment_box_distance(leader.get_start(), leader.get_end(), inner) == 0.0:
                 out.append((m, _label_text(m), _label_text(o), boxes[id(o)]))
+        # and across the strokes it keeps clear of (the axes, the other arrows): it reads as naming those
+        strokes = getattr(m, "lint_clear_of", None)
+        strokes = [s for s in ((strokes() if callable(strokes) else strokes) or ()) if id(s) in shown]
+        for s in strokes_crossed(leader.get_start(), leader.get_end(), strokes):
+            out.append((m, _label_text(m), f"a line ({type(s).__name__})", boxes[id(m)]))
     return out
 
 

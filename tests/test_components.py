@@ -652,7 +652,7 @@ def test_an_axis_name_keeps_off_the_tip_of_an_arrow_beside_its_end(trace):
 def test_segment_crosses_finds_a_leader_across_another_arrow():
     """A label's line across another arrow's shaft named that arrow (review 37: ΔE⃗'s line across E′'s):
     placement tests each line against the other arrows' shafts."""
-    from attention_manim.scenes.components.screen_boxes import segment_crosses
+    from attention_manim.scenes.review import segment_crosses
 
     shafts = np.array([[[0.0, 0.0], [2.0, 2.0]], [[3.0, 0.0], [3.0, 1.0]]])
     assert segment_crosses([0.0, 2.0], [2.0, 0.0], shafts)  # an X with the first

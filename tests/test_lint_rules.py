@@ -878,3 +878,30 @@ def test_a_leader_through_another_label_is_found():
     line.set_stroke(opacity=0.0)  # a hidden line crosses nothing
     assert not review.leaders_through_labels(scene)
     assert "leader_clear" in review.RULES
+
+
+def test_a_leader_across_an_axis_or_another_arrow_is_found():
+    """mole and eiffel_tower (review 37): ΔE⃗'s line crossed the medicine axis and E′'s arrow on its way to
+    the middle of its own arrow, and read as naming them. Its own arrow, ending where the line ends, is no
+    crossing; a stroke the label need not keep clear of is not measured."""
+    from manim import Dot, Line
+
+    own = Line([0.0, -2.0, 0.0], [2.0, -2.0, 0.0])  # the arrow named, at its middle
+    middle = Dot([1.0, -2.0, 0.0])
+    axis = Line([-1.0, -0.5, 0.0], [3.0, -0.5, 0.0])
+    delta = label("ΔE", 24).move_to([1.0, 0.5, 0.0])
+    line = Line(delta.get_bottom(), middle.get_center(), stroke_width=1.5)
+    review.names_point(delta, middle, line)
+    review.clear_of(delta, lambda: [own, axis])
+    scene = [VGroup(own, middle, axis, delta, line)]
+    found = review.leaders_through_labels(scene)
+    assert [(t, c) for _, t, c, _ in found] == [("ΔE", "a line (Line)")]
+    axis.shift(UP * 1.5)  # above the label: the line crosses nothing
+    assert not review.leaders_through_labels(scene)
+    axis.shift(DOWN * 1.5)
+    review.clear_of(delta, lambda: [own])  # not one it keeps clear of
+    assert not review.leaders_through_labels(scene)
+    # the shared test of the placement and the lint: crossing, touching the end, apart
+    assert review.segment_crosses([0, 0], [2, 2], np.array([[[0, 2], [2, 0]]]))
+    assert not review.segment_crosses([0, 0], [1, 1], np.array([[[0, 3], [3, 3]]]))
+    assert review.strokes_crossed([0, 1], [0, -0.05], [Line([-1, 0, 0], [1, 0, 0])]) == []

@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import numbers_in
 
+from attention_manim.scenes.chapters.multi_head import TITLE_GAP
 from attention_manim.scenes.lessons import MULTI_HEAD
 from attention_manim.scenes.plans.multi_head import plan_multi_head
 
@@ -114,6 +115,15 @@ def test_renders_with_the_trace_numbers(render_scene, make_inputs, lang):
         # the heads' second lines stand on one line (review 37: "head 2" 5 px above "head 3")
         heads = [c[0] for c in d["cells"]]
         assert np.ptp([h[1].get_top()[1] for h in heads]) < 1e-6
+        # each head's title stands over its own grid's cells, nearer their centre than any other grid's, and
+        # TITLE_GAP from the next (review 37: pt "adjetivos → substantivos" centred over the row labels, 22 px
+        # from "sentido pelo contexto"); the grids at one pitch
+        centres = [g.lines.get_x() for g in d["grids"]]
+        for k, h in enumerate(heads):
+            assert int(np.argmin([abs(h.get_x() - c) for c in centres])) == k
+        for a, b in zip(heads, heads[1:]):
+            assert b.get_left()[0] - a.get_right()[0] >= TITLE_GAP - 1e-6
+        assert np.ptp(np.diff(centres)) < 1e-6
     shown = sorted(round(m.value, 4) for m in numbers_in(drawn["compare"]))
     expected = sorted(round(v, 4) for s in plan.sentences for pair in s.projections for v in pair)
     assert shown == expected

@@ -32,6 +32,7 @@ LABEL_FILL = 0.85
 COMPARE_MAX_SCALE = 1.6  # the closing table grows at most this much to fill the frame
 TOP_SHRINK = 0.85  # a head's title shrinks at most this much to stay on one line, else it wraps
 CELL_GAP = 0.25  # between two heads' columns: their titles never touch
+TITLE_GAP = 0.45  # the least room between two heads' titles (closer, two read as one)
 
 
 def compare_caption(plan: MultiHeadPlan, same: bool) -> str:
@@ -103,6 +104,58 @@ def settle_head_labels(cells) -> None:
         c[0][1].shift(UP * (low - c[0][1].get_top()[1]))
 
 
+def space_heads(cells, grids) -> VGroup:
+    """The heads' cells (title, grid, ΔE) side by side at one pitch, each ΔE centred under its grid's cells and
+    each title over them (not over the row labels beside the first grid), moved sideways only as far as
+    it takes to keep TITLE_GAP from its neighbours (review 37: "adjetivos → substantivos" centred over the row
+    labels, 22 px from the next head's title). The pitch grows only where the titles need it."""
+    titles, n = [c[0] for c in cells], len(cells)
+    for (title, _, delta), g in zip(cells, grids):
+        title.set_x(g.lines.get_x())
+        delta.set_x(g.lines.get_x())
+    body = max(g.lines.width for g in grids)
+    rows = grids[0].lines.get_left()[0] - grids[0].get_left()[0]  # the row labels, left of the first grid
+    pitch = max(body + CELL_GAP, max(c[2].width for c in cells) + CELL_GAP,
+                (sum(t.width for t in titles) + (n - 1) * TITLE_GAP - rows - body) / max(n - 1, 1))
+    top = max(c.get_top()[1] for c in cells)
+    for k, (cell, g) in enumerate(zip(cells, grids)):
+        cell.shift(RIGHT * (k * pitch - g.lines.get_x()) + UP * (top - cell.get_top()[1]))
+    w, xs = [t.width for t in titles], [g.lines.get_x() for g in grids]
+    left, right = grids[0].get_left()[0], grids[-1].get_right()[0]
+    for _ in range(3):  # pushed right, then back left inside the grids' span, until both hold
+        for i in range(1, n):
+            xs[i] = max(xs[i], xs[i - 1] + (w[i - 1] + w[i]) / 2 + TITLE_GAP)
+        xs[-1] = min(xs[-1], right - w[-1] / 2)
+        for i in range(n - 2, -1, -1):
+            xs[i] = min(xs[i], xs[i + 1] - (w[i] + w[i + 1]) / 2 - TITLE_GAP)
+        xs[0] = max(xs[0], left + w[0] / 2)
+    for t, x in zip(titles, xs):
+        t.set_x(x)
+    return VGroup(*cells)
+
+
+def tall_cells(s: SentenceSum, th, width: float, height: float, count: int = 1) -> tuple[float, float] | None:
+    """A cell size for `count` narrow grids side by side in `width` (the first with the row labels,
+    which the others share), each at most `height` tall: rows as tall as the height allows (so
+    the labels are as large as the rows), columns as wide as the width allows; None when no size
+    fits."""
+    n = len(s.tokens)
+    probe = (None, s.heads[0].pattern, s.heads[0].mask)
+    gaps = 0.35 * (count - 1)
+    ch = min(0.62, height / (n + 1.5))
+    while ch > 0.2:
+        g = AttentionGrid(probe, s.tokens, theme=th, cell_size=(ch, ch), max_label_font=22, label_fill=LABEL_FILL)
+        left = g.lines.get_left()[0] - g.get_left()[0]
+        cw = min(ch, (width - gaps - left - 0.05) / (n * count))
+        if cw > 0:
+            g = AttentionGrid(probe, s.tokens, theme=th, cell_size=(cw, ch), max_label_font=22,
+                              label_fill=LABEL_FILL)
+            if g.width + (count - 1) * n * cw + gaps <= width and g.height <= height:
+                return cw, ch
+        ch -= 0.01
+    return None
+
+
 class MultiHead(Chapter):
     key = "multi_head"
 
@@ -142,7 +195,7 @@ class MultiHead(Chapter):
         room_h = (top - full.bottom - 0.1 - max(m.height for m in head_labels) - max(c.height for c in cols)
                   - 2 * 0.18)
         # the grids share their rows' labels: the first grid carries them, the others only their columns'
-        cell_size = self.tall_cells(s, th, full.width - CELL_GAP * (n - 1), room_h, n) if show_labels else None
+        cell_size = tall_cells(s, th, full.width - CELL_GAP * (n - 1), room_h, n) if show_labels else None
         for k, (h, head_label, col) in enumerate(zip(s.heads, head_labels, cols)):
             grid = AttentionGrid((None, h.pattern, h.mask), s.tokens if show_labels else None, theme=th,
                                  max_width=cell_w - 0.25, max_height=2.2, show_labels=show_labels, max_label_font=22,
@@ -153,7 +206,7 @@ class MultiHead(Chapter):
             cells.append(cell)
             grids.append(grid)
             columns.append(col)
-        row = VGroup(*cells).arrange(RIGHT, buff=CELL_GAP, aligned_edge=UP)
+        row = space_heads(cells, grids)
         settle_head_labels(cells)
         grid_top = min(g.get_top()[1] for g in grids)  # every grid (and its ΔE) on one line
         for cell, g in zip(cells, grids):
@@ -213,28 +266,6 @@ class MultiHead(Chapter):
         if plan.directions:
             out["moved"] = self.moved(stage, plan, s, out["sum"])
         return out
-
-    @staticmethod
-    def tall_cells(s: SentenceSum, th, width: float, height: float, count: int = 1) -> tuple[float, float] | None:
-        """A cell size for `count` narrow grids side by side in `width` (the first with the row labels,
-        which the others share), each at most `height` tall: rows as tall as the height allows (so
-        the labels are as large as the rows), columns as wide as the width allows; None when no size
-        fits."""
-        n = len(s.tokens)
-        probe = (None, s.heads[0].pattern, s.heads[0].mask)
-        gaps = 0.35 * (count - 1)
-        ch = min(0.62, height / (n + 1.5))
-        while ch > 0.2:
-            g = AttentionGrid(probe, s.tokens, theme=th, cell_size=(ch, ch), max_label_font=22, label_fill=LABEL_FILL)
-            left = g.lines.get_left()[0] - g.get_left()[0]
-            cw = min(ch, (width - gaps - left - 0.05) / (n * count))
-            if cw > 0:
-                g = AttentionGrid(probe, s.tokens, theme=th, cell_size=(cw, ch), max_label_font=22,
-                                  label_fill=LABEL_FILL)
-                if g.width + (count - 1) * n * cw + gaps <= width and g.height <= height:
-                    return cw, ch
-            ch -= 0.01
-        return None
 
     @staticmethod
     def head_label(stage: Stage, plan: MultiHeadPlan, h: HeadProposal, width: float, tokens=None) -> VGroup:

@@ -5,13 +5,16 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Line, VMobject
 
-from ..review import LABEL_REACH, RIVAL_MARGIN, box_distance
+from ..review import LABEL_GAP, LABEL_REACH, RIVAL_MARGIN, box_distance, strokes_crossed
+from .clearance import clearance, strokes_of
+from .screen_boxes import _segment_hits
 
 # why a label in the space may sit nearer than the lint's gap to a stroke, or its line cross another label
 # (said where it does, listed by the lint as declared exceptions)
 CROWDED = ("crowded: no place within 1.6 units of its arrow clears every axis and arrow by the lint's gap; "
            "it takes the nearest to clear")
-CROWDED_LINE = "crowded: every place near enough to clear the strokes ties it by a line across another label"
+CROWDED_LINE = ("crowded: every place near enough to clear the strokes ties it by a line across another label, "
+                "an axis or another arrow")
 TIP_GAP = 0.03  # how far short of the point it names a leader ends (it touches the arrow's tip)
 LEADER_FROM = 0.75 * LABEL_REACH  # a label further than this from its arrow's tip (or middle) gets a thin line to it
 
@@ -61,3 +64,35 @@ def leader_line(lab: VMobject, anchor: VMobject, color: str, rivals=None) -> Lin
     line.add_updater(follow)
     return line
 
+
+
+def leader_ends(lo, hi, p: np.ndarray):
+    """The two ends of the leader `leader_line` draws from a label (its box's corners lo, hi) to the point
+    p (2-D), or None where none is drawn (the label within LEADER_FROM of p)."""
+    tie = leader_path(lo, hi, p)
+    if tie is None:
+        return None
+    q, p = tie
+    u = (p - q) / max(float(np.linalg.norm(p - q)), 1e-9)
+    return q + u * 0.06, p - u * TIP_GAP
+
+
+def declare_crowding(lab: VMobject, p: np.ndarray, boxes, strokes, crowded: bool) -> None:
+    """For the lint only: where even the best place found leaves `lab` nearer than the lint's gap to one of
+    `strokes` (measured as the lint does: glyph outlines against drawn strokes), or ties it by a line
+    across another label (`boxes`: (centre, half size)) or a stroke, it says so while it lasts: a declared
+    exception the lint lists, not hides."""
+    ends = leader_ends(lab.get_corner(DOWN + LEFT), lab.get_corner(UP + RIGHT), p)
+    lined = ends is not None and (any(_segment_hits(*ends, b) for b in boxes)
+                                  or bool(strokes_crossed(*ends, [s for s in strokes if s not in lab.get_family()])))
+    glyphs = [g.points[:, :2] for g in lab.family_members_with_points()]
+    glyph_boxes = np.array([[*q.min(axis=0), *q.max(axis=0)] for q in glyphs]) if glyphs else None
+    drawn = [sm for sm in strokes_of(strokes) if sm not in lab.get_family()]
+    crowded = crowded or (glyph_boxes is not None and clearance(glyph_boxes, drawn) < LABEL_GAP)
+    rules = dict(getattr(lab, "lint_exempt", None) or {})
+    for rule, why, now in (("label_clear", CROWDED, crowded), ("leader_clear", CROWDED_LINE, lined)):
+        if now:
+            rules[rule] = why
+        elif rules.get(rule) == why:
+            del rules[rule]
+    lab.lint_exempt = rules

@@ -62,19 +62,3 @@ def _segment_hits(a: np.ndarray, b: np.ndarray, box: tuple[np.ndarray, np.ndarra
         if t0 > t1:
             return False
     return True
-
-
-def segment_crosses(a: np.ndarray, b: np.ndarray, segments: np.ndarray) -> bool:
-    """Whether the segment a → b (2-D) crosses any of `segments` ([n, 2, 2]: start and end points)."""
-    if not len(segments):
-        return False
-    a, b = np.asarray(a, float)[:2], np.asarray(b, float)[:2]
-    c, d = segments[:, 0], segments[:, 1]
-    r, s = b - a, d - c
-    denom = r[0] * s[:, 1] - r[1] * s[:, 0]
-    ok = np.abs(denom) > 1e-12
-    denom = np.where(ok, denom, 1.0)
-    ca = c - a
-    t = (ca[:, 0] * s[:, 1] - ca[:, 1] * s[:, 0]) / denom  # along a → b
-    u = (ca[:, 0] * r[1] - ca[:, 1] * r[0]) / denom  # along each segment
-    return bool(np.any(ok & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1)))

@@ -33,14 +33,14 @@ from manim import (
 
 from ..plans.space import choose_axes, pick_axes, view_matrix  # the geometry, without manim
 from .. import review
-from ..review import LABEL_GAP, clear_of, names_point
+from ..review import LABEL_GAP, clear_of, names_point, segment_crosses
 
 from ..style import DARK, Theme
-from .clearance import STROKE_UNIT, StrokeField, box_distances, clearance, strokes_of
-from .leader import CROWDED, CROWDED_LINE, LEADER_FROM, leader_line, leader_path
+from .clearance import STROKE_UNIT, StrokeField, box_distances
+from .leader import LEADER_FROM, declare_crowding, leader_line, leader_path
 from .cone_tip import cone_tip
 from .space_arrow import SpaceArrow
-from .screen_boxes import _box, _segment_hits, centre_of, reads_as_one, segment_crosses
+from .screen_boxes import _box, _segment_hits, centre_of, reads_as_one
 from .text import label
 from .vectors import math
 
@@ -248,7 +248,10 @@ class EmbeddingSpace(VGroup):
                 # the points the arrows' labels name (a tip, a difference's middle): an axis's name keeps off them
                 points = np.array([centre_of(a._mid if getattr(a, "_mid", None) is not None else a._end)[:2] for a in others])
 
-            shafts = np.array([[a.start_point()[:2], a.end_point()[:2]] for a in others]).reshape(-1, 2, 2)
+            # (and the axes: review 37, ΔE⃗'s line across the medicine axis read as a move along it)
+            shafts = np.array([[a.start_point()[:2], a.end_point()[:2]] for a in others]
+                              + ([] if own_axis else [[ln.get_start()[:2], ln.get_end()[:2]] for ln in self.axis_lines])
+                              ).reshape(-1, 2, 2)
 
             lines = [t for a in others if a.label is not None and a.label is not m and not a.label.gone
                      and (t := leader_path(a.label.get_corner(DL), a.label.get_corner(UR), centre_of(a.label._space_anchor)))]
@@ -352,20 +355,8 @@ class EmbeddingSpace(VGroup):
             # (listed by the lint as a declared exception, not hidden). Only the lint reads it, and
             # measuring every glyph on every frame of a turn was a tenth of a render: so only then
             if review.watching():
-                tie = leader_path(m.get_corner(DL), m.get_corner(UR), p)  # its line, across a label: the last resort taken
-                lined = tie is not None and any(_segment_hits(*tie, b) for b in boxes)
-                glyphs = [g.points[:, :2] for g in m.family_members_with_points()]
-                boxes = np.array([[*q.min(axis=0), *q.max(axis=0)] for q in glyphs]) if glyphs else None
                 shaft = [own.shaft] if own is not None and own in self._shown_arrows() else []
-                strokes = [sm for sm in strokes_of([*self.axis_lines, *others, *shaft]) if sm not in m.get_family()]
-                crowded = crowded or (boxes is not None and clearance(boxes, strokes) < LABEL_GAP)
-                rules = dict(getattr(m, "lint_exempt", None) or {})
-                for rule, why, now in (("label_clear", CROWDED, crowded), ("leader_clear", CROWDED_LINE, lined)):
-                    if now:
-                        rules[rule] = why
-                    elif rules.get(rule) == why:
-                        del rules[rule]
-                m.lint_exempt = rules
+                declare_crowding(m, p, boxes, [*self.axis_lines, *others, *shaft], crowded)
             pts = m.get_all_points()
             memo["key"] = key
             memo["box"] = np.concatenate([pts.min(axis=0), pts.max(axis=0)]) if len(pts) else np.zeros(6)
