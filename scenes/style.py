@@ -37,6 +37,9 @@ class Theme:
     mask: str  # blocked cells
     highlight: str
     box_fill: str  # word-box fill (drawn translucent)
+    # a token the model wrote (next_token, kv_cache): never the value's red, which there means the V cache
+    # (review 37: "red = values" or "red = recomputed")
+    generated: str = "#FF862F"
 
     @property
     def is_dark(self) -> bool:
@@ -56,6 +59,7 @@ LIGHT = replace(
     query="#B8A000", key="#1E9C7C", value="#D03A2E", embedding="#333333", updated="#1E9C7C",
     delta="#B8A000", delta_multi="#1F7FA8", output="#A0288F",
     positive="#1F7FA8", negative="#D03A2E", mask="#D03A2E", highlight="#E0A000", box_fill="#DDDDDD",
+    generated="#C85A00",
 )
 
 THEMES = {"dark": DARK, "light": LIGHT}

@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.conftest import numbers_in
+
 from attention_manim.scenes.plans.next_token import NEXT_TRACES, plan_going_deeper, plan_next_token
 from attention_manim.scenes.registry import load_all
 from attention_manim.scenes.setting import SceneInputs
@@ -200,6 +202,14 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
         # each bar's length is its probability, to one scale (a track of length 1 behind it)
         for r, p in zip(drawn["charts"][0].rows, plan.steps[0].top_probs):
             assert r.bar.width == pytest.approx(max(r.track.width * p, 0.02))
+        # the first frame shows what the guess is made from: the last token's final vector, its numbers the
+        # trace's (review 37: the caption spoke of it over an empty frame), braced with its real length
+        col = drawn["last_vector"].column
+        final = scene.setting.options[NEXT_TRACES][0][0].final[-1]  # the first pass's trace, as the model wrote it
+        assert len(col.values) == plan.steps[0].last_vector.shape[0] and str(len(col.values)) in col.brace_label.original_text
+        for m in numbers_in(col):
+            assert m.value == pytest.approx(float(plan.steps[0].last_vector[m.index]), abs=1e-6)
+            assert m.value == pytest.approx(float(final[m.index]), abs=1e-6)
         # one card per pass: the picked token and its real probability
         assert [c.p.value for c in drawn["cards"]] == [st.picked_prob for st in plan.steps]
         # the closing row of cards: one height, one line for their numbers

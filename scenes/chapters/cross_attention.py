@@ -22,6 +22,7 @@ from ..review import declare_sum
 from ..style import fmt_weight
 from ..stage import Stage
 from .embedding_parts import fit_into
+from .grid_parts import side_title
 from .head_split import model_name
 from .honest import wrapped
 
@@ -192,11 +193,13 @@ class CrossAttention(Chapter):
         if grid.get_left()[0] < full.left:
             grid.shift([full.left - grid.get_left()[0], 0, 0])
         stage.drawn[self.key]["grid"] = grid
-        q_titles = label(say(f"{T}.grid_queries"), font_size=22, color=th.query)
-        k_titles = label(say(f"{T}.grid_keys"), font_size=22, color=th.key)
-        cols, rows = (q_titles, k_titles) if plan.layout == "video" else (k_titles, q_titles)
+        (top_key, top_color), (side_key, side_color) = ((("grid_queries", th.query), ("grid_keys", th.key)) if video
+                                                        else (("grid_keys", th.key), ("grid_queries", th.query)))
+        cols = label(say(f"{T}.{top_key}"), font_size=22, color=top_color)
+        # the side's name as every grid's (Latin turned a quarter, Hangul upright: review 37, "키 (프랑스어)" turned)
+        rows = side_title(say(f"{T}.{side_key}"), 22, side_color)
         fit_into(cols, grid.width, 0.4).next_to(grid, UP, buff=0.12)
-        fit_into(rows, 3.0, 0.4).rotate(np.pi / 2).next_to(grid, np.array([-1.0, 0, 0]), buff=0.12)
+        fit_into(rows, 0.4, 3.0).next_to(grid, LEFT, buff=0.12)
         moves = [ReplacementTransform(en.word(i), grid.query_label(i)) for i in range(len(plan.english))]
         moves += [ReplacementTransform(fr.word(k), grid.key_label(k)) for k in range(len(plan.french))]
         boxes = [wb.box for wb in en] + [wb.box for wb in fr]

@@ -54,7 +54,7 @@ class KvCache(Chapter):
         words = WordBoxes([s.token for s in plan.steps], theme=th, font_size=WORD_FS, pad_x=0.06)
         for i, s in enumerate(plan.steps):
             if s.generated:
-                words.recolor(i, th.value, word=True)
+                words.recolor(i, th.generated, word=True)
         widest = max(w.width for w in words)
         if widest > col_w - 0.06:
             words.scale((col_w - 0.06) / widest)

@@ -79,7 +79,7 @@ class Lookup(Chapter):
 
         fs = 20
         heads = [label(say(f"{T}.col_word"), 18, th.dim), label(say(f"{T}.col_key"), 18, th.key),
-                 math("q dot k \\/ sqrt(d)", 24, th.dim), label(say(f"{T}.col_hard"), 18, th.dim),
+                 math("q dot k \\/ sqrt(d_k)", 24, th.dim), label(say(f"{T}.col_hard"), 18, th.dim),
                  label(say(f"{T}.col_soft"), 18, th.dim), label(say(f"{T}.col_value"), 18, th.value)]
         rows, by_token = [heads], {}
         for j in plan.slots:

@@ -8,11 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from manim import (
-    DOWN, LEFT, RIGHT, DashedVMobject, FadeIn, FadeOut, GrowFromEdge, Rectangle, RoundedRectangle, SurroundingRectangle,
+    DOWN, LEFT, RIGHT, Arrow, DashedVMobject, FadeIn, FadeOut, GrowFromEdge, Rectangle, RoundedRectangle, SurroundingRectangle,
     VGroup,
 )
 
 from ..components.text import label, mark_glyph, number, text_baseline
+from ..components.vectors import VectorColumn
 from ..components.softmax_column import finer_kind
 from ..plans.rounding import drawn_misses
 from ..review import declare_sum
@@ -71,7 +72,7 @@ class NextToken(Chapter):
         tokens = plan.final_tokens
         boxes = WordBoxes(tokens, theme=th, font_size=WORD_FS)
         for i in range(len(plan.steps[0].tokens), len(tokens)):
-            boxes.recolor(i, th.value, word=True)
+            boxes.recolor(i, th.generated, word=True)
         fit_into(boxes, full.width - 0.2, 0.7)
         boxes.move_to([0, top - boxes.height / 2, 0])
         return boxes
@@ -157,10 +158,10 @@ class NextToken(Chapter):
 
     @staticmethod
     def unmark(words: WordBoxes, i: int, n0: int) -> None:
-        """Box i back to its plain look (a token the model added keeps the value colour)."""
+        """Box i back to its plain look (a token the model added keeps the colour of what it wrote)."""
         words.reset(i)
         if i >= n0:
-            words.recolor(i, words.theme.value, word=True)
+            words.recolor(i, words.theme.generated, word=True)
 
     @staticmethod
     def card(stage: Stage, step: NextStep) -> VGroup:
@@ -168,12 +169,12 @@ class NextToken(Chapter):
         th, tok = stage.theme, step.picked_token
         mark = None if any(c.isalnum() for c in tok) else stage.say.mark_name(tok)
         if mark is not None:  # a mark drawn large and named (", a comma"): a quoted comma reads as commas
-            glyph, name = mark_glyph(tok.strip() or tok, 40, th.value), label(mark, font_size=24, color=th.dim)
+            glyph, name = mark_glyph(tok.strip() or tok, 40, th.generated), label(mark, font_size=24, color=th.dim)
             word = VGroup(glyph, name).arrange(RIGHT, buff=0.15)
             glyph.set_baseline(text_baseline(name))
         else:
             word = label(tok if any(c.isalnum() for c in tok) else stage.say.quote(tok.strip() or tok),
-                         font_size=30, color=th.value)
+                         font_size=30, color=th.generated)
         word.mark = mark
         fit_into(word, 2.4, 0.5)
         p = number(step.picked_prob, prob_kind(step), font_size=24, color=th.text)
@@ -183,10 +184,28 @@ class NextToken(Chapter):
         word.move_to(slot)
         p.next_to(slot, DOWN, buff=0.1)
         body = VGroup(word, p)
-        frame = SurroundingRectangle(VGroup(slot, p), buff=0.12, corner_radius=0.08, stroke_width=1.5, color=th.value)
+        frame = SurroundingRectangle(VGroup(slot, p), buff=0.12, corner_radius=0.08, stroke_width=1.5, color=th.generated)
         card = VGroup(frame, body)
         card.word, card.p = word, p
         return card
+
+    @staticmethod
+    def last_vector(stage: Stage, step: NextStep, word, top: float) -> VGroup:
+        """What the guess is made from, under the last token: its final vector (a few of its numbers, braced
+        with how many it has), an arrow down to it and its name beside it (review 37: the caption spoke of
+        the last vector over an empty frame)."""
+        th, say = stage.theme, stage.say
+        col = VectorColumn(step.last_vector, head=4, tail=1, font_size=32, theme=th, brace=True,
+                           brace_text=say(f"{T}.vector_count", count=len(step.last_vector)), bracket_color=th.query)
+        col.next_to([word.get_x(), top - 0.7, 0], DOWN, buff=0)
+        col.shift(RIGHT * (word.get_x() - col.brackets.get_x()))  # the numbers under the word, the brace beside them
+        arrow = Arrow([word.get_x(), word.get_bottom()[1] - 0.08, 0], [word.get_x(), col.get_top()[1] + 0.08, 0], buff=0,
+                      stroke_width=3, color=th.query, max_tip_length_to_length_ratio=0.3)
+        name = label(say(f"{T}.last_vector", word=say.quote(step.tokens[-1])), 28, th.query)
+        name.next_to(col.brackets, LEFT, buff=0.4)
+        out = VGroup(arrow, col, name)
+        out.column, out.name = col, name
+        return out
 
     def play(self, stage: Stage, plan: NextTokenPlan) -> None:
         th, say = stage.theme, stage.say
@@ -214,10 +233,14 @@ class NextToken(Chapter):
         # where the next token will go: a dashed box with a question mark, until the first pick fills it
         ask = self.next_slot(stage, words, n0)
         drawn["ask"] = ask
+        vector = None
+        if plan.steps[0].last_vector is not None:
+            vector = self.last_vector(stage, plan.steps[0], words[n0 - 1], (key if key is not None else words).get_bottom()[1])
+            drawn["last_vector"] = vector
         with stage.narrating(say(f"{T}.caption_intro", word=say.quote(plan.steps[0].tokens[-1]))):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(shown, lag_ratio=0.05),
                        *([FadeIn(key)] if key is not None else []), run_time=1.2)
-            stage.play(FadeIn(ask, scale=0.8), run_time=0.5)
+            stage.play(FadeIn(ask, scale=0.8), *([FadeIn(vector)] if vector is not None else []), run_time=0.5)
             stage.wait(0.4)
         old = None  # the last pass's chart: it stays (dimmed) until the next one replaces it
         for s, step in enumerate(plan.steps):
@@ -225,7 +248,7 @@ class NextToken(Chapter):
             drawn["charts"].append(chart)
             with stage.narrating(say(f"{T}.caption_probs", count=plan.vocab_size, top=len(step.top_tokens),
                                      rest=say.number(step.rest, prob_spec(step)))):
-                gone = [FadeOut(old)] if old is not None else []
+                gone = [FadeOut(old)] if old is not None else ([FadeOut(vector)] if vector is not None else [])
                 stage.play(*gone, *(FadeIn(VGroup(r.name, r.track)) for r in chart.rows),
                            *(GrowFromEdge(r.bar, LEFT) for r in chart.rows), run_time=1.0)
                 stage.play(*(FadeIn(r.val) for r in chart.rows), FadeIn(VGroup(chart.rest.name, chart.rest.track)),
@@ -240,7 +263,7 @@ class NextToken(Chapter):
                 moving = words[i].copy()
                 if step.picked_rank >= 0:
                     r = chart.rows[step.picked_rank]
-                    ring = SurroundingRectangle(r, color=th.value, buff=0.08)
+                    ring = SurroundingRectangle(r, color=th.generated, buff=0.08)
                     stage.play(FadeIn(ring), run_time=0.5)
                     moving.move_to(r.name, aligned_edge=RIGHT)
                 else:

@@ -4,7 +4,7 @@ every token at once as matrices.
 `OneToken`: (1) its query, key and value from its vector and the real W_Q, W_K, W_V; (2) its query
 against every key, q·k/√d_head, and the softmax; (3) every value times its weight (faint where the
 weight is small), summed into the head's output z. `AllTokens`: Q = X·W_Qᵀ, K = X·W_Kᵀ, V = X·W_Vᵀ,
-S = Q·Kᵀ/√d, the mask, the softmax by rows, Z = P·V, each with its shape, in the paper's
+S = Q·Kᵀ/√d_k, the mask, the softmax by rows, Z = P·V, each with its shape, in the paper's
 orientation (a row per token); the focus's row of Z is the z of the three steps."""
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ class OneToken(Chapter):
         # 2. the query against every key, and the softmax
         rows = [[label(say(f"{T}.col_word"), 18, th.dim),
                  label(say(f"{T}.col_key_rotary" if plan.rotary else f"{T}.col_key"), 18, th.key),
-                 math("q dot k \\/ sqrt(d)", 24, th.dim), label(say(f"{T}.col_weight"), 18, th.dim),
+                 math("q dot k \\/ sqrt(d_k)", 24, th.dim), label(say(f"{T}.col_weight"), 18, th.dim),
                  label(say(f"{T}.col_value"), 18, th.value), VGroup(), label(say(f"{T}.col_weighted"), 18, th.value)]]
         # one decimal, or two where one would show two drawn keys the same score though their
         # weights differ as drawn (+5.3 and +5.3 weighted 0.48 and 0.50): the softmax column's rule
@@ -272,7 +272,7 @@ class AllTokens(Chapter):
             (qk_formula("K", plan.rotary), say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.K,
              "vec", "caption_K_rotary" if plan.rotary else "caption_K"),
             ("V = X W_V^T", say(f"{T}.product", a=shape(n, dm), b=shape(dm, dh), c=shape(n, dh)), plan.V, "vec", "caption_V"),
-            ("S = Q K^T \\/ sqrt(d)", say(f"{T}.product", a=shape(n, dh), b=shape(dh, n), c=shape(n, n)), plan.S, score_kind,
+            ("S = Q K^T \\/ sqrt(d_k)", say(f"{T}.product", a=shape(n, dh), b=shape(dh, n), c=shape(n, n)), plan.S, score_kind,
              "caption_S"),
             ("S' = S + M", shape(n, n), plan.S_masked, score_kind, "caption_M"),
             ("P = \"softmax\"(S')", shape(n, n), plan.P, "weight", "caption_P"),

@@ -15,7 +15,7 @@ measured here, never chosen.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -82,6 +82,8 @@ class NextStep:
     picked_prob: float
     picked_rank: int  # 0: the most likely (greedy); the bar it is, or -1 when a sample fell outside the bars
     retokenized: bool  # the longer text reads back as these token ids plus the picked one (True at the last step)
+    # the last position's final vector (the last residual, after the final norm): what the guess is made from
+    last_vector: np.ndarray | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,8 @@ def plan_next_token(setting: Setting, top: int = TOP) -> NextTokenPlan:
         steps.append(NextStep(tokens=tr.tokens, top_ids=ids, top_tokens=tuple(tr.vocab[k] for k in ids),
                               top_probs=tuple(float(p[k]) for k in ids), rest=float(1.0 - p[list(ids)].sum()),
                               picked_id=tid, picked_token=tr.vocab[tid], picked_prob=float(p[tid]),
-                              picked_rank=ids.index(tid) if tid in ids else -1, retokenized=same))
+                              picked_rank=ids.index(tid) if tid in ids else -1, retokenized=same,
+                              last_vector=np.asarray(tr.final[-1], dtype=float)))
     return NextTokenPlan(steps=tuple(steps), vocab_size=len(traces[0].vocab) or traces[0].model.vocab_size,
                          temperature=temperature,
                          seed=int(setting.options.get("seed", 0)) if temperature else None,
