@@ -268,6 +268,16 @@ def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
 
     assert qk_formula("Q", False) == "Q = X W_Q^T" and qk_formula("K", True) == "K = R(X W_K^T)"
     assert any("X·WVᵀ" in c for c, _ in scene.caption_log)  # (captions write W_V as WV)
+    # each chapter opens on the steps ahead, large, over what would be an empty frame (review 37): the
+    # three steps' headings, then every formula of the list; both gone once the first step is drawn
+    from attention_manim.scenes.i18n import Say
+
+    say = Say("pt")
+    road_one, road_all = one["road"], scene.stage.drawn["steps_all"]["road"]
+    assert [m.original_text for m in road_one] == [say(f"walkthrough.steps.step{k}") for k in (1, 2, 3)]
+    assert len(road_all) == len(scene.stage.drawn["steps_all"]["lines"]) == 8
+    assert road_one.height > 2.0 and road_all.height > 4.0
+    assert all(m not in scene.mobjects for m in (road_one, road_all))
 
 
 @pytest.mark.render

@@ -222,8 +222,9 @@ class KvCache(Chapter):
         # the count as a product a student can check: SmolLM2 shares 3 key/value heads among its 9 heads
         tokens = plan.steps[-1].position + 1
         kv = plan.cache_floats // (2 * plan.n_layers * plan.d_head * tokens)
-        memory = label(say(f"{T}.memory", floats=grouped(plan.cache_floats, say), count=plan.n_layers, kv=kv,
-                           tokens=tokens, d_head=plan.d_head), 24, th.dim)
+        # two lines, not one from edge to edge (review 37)
+        memory = wrapped(say(f"{T}.memory", floats=grouped(plan.cache_floats, say), count=plan.n_layers, kv=kv,
+                             tokens=tokens, d_head=plan.d_head), full.width * 0.78, 24, th.dim, 2)
         memory.product = (2, plan.n_layers, kv, tokens, plan.d_head)
         box = VGroup(line, saving, memory).arrange(DOWN, buff=0.16)
         fit_into(box, full.width - 0.2, Y_MACS + 0.2 - full.bottom)

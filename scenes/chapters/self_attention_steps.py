@@ -113,9 +113,16 @@ class OneToken(Chapter):
         title = head_title(stage, plan, f"{T}.title")
         words = words_row(stage, plan, title)
         top = words.get_bottom()[1] - 0.3
+        # the three steps ahead, large, while the caption announces them (review 37: a title and a row of
+        # words over an empty frame)
+        road = VGroup(*(label(say(f"{T}.step{k}"), 36, th.highlight) for k in (1, 2, 3)))
+        road.arrange(DOWN, aligned_edge=LEFT, buff=0.5)
+        fit_into(road, full.width - 1.0, top - full.bottom - 0.8)
+        road.move_to([0, (top + full.bottom) / 2, 0])
+        drawn["road"] = road
         with stage.narrating(say(f"{T}.caption_intro", word=word)):
             stage.play(FadeIn(title), FadeIn(words, lag_ratio=0.08), run_time=1.0)
-            stage.play(words.animate.highlight(i, th.query), run_time=0.6)
+            stage.play(words.animate.highlight(i, th.query), FadeIn(road, lag_ratio=0.4), run_time=1.0)
 
         # 1. query, key and value of the focus
         fs = 20
@@ -147,7 +154,7 @@ class OneToken(Chapter):
         drawn["sizes"] = size
         key1 = f"{T}.caption_step1_rotary" if plan.rotary else f"{T}.caption_step1"
         with stage.narrating(say(key1, word=word, d_model=plan.d_model, d_head=plan.d_head)):
-            stage.play(FadeIn(block[0]), FadeIn(x), run_time=0.8)
+            stage.play(FadeOut(road), FadeIn(block[0]), FadeIn(x), run_time=0.8)
             stage.play(FadeIn(arrow), *(FadeIn(m, shift=RIGHT * 0.2) for m in made), run_time=1.4)
             stage.play(FadeIn(size), run_time=0.5)
             stage.wait(0.6)
@@ -294,8 +301,14 @@ class AllTokens(Chapter):
         shown = shown_head = None
         listed = True  # whether the list of formulas is on screen (it steps aside for n × n tables)
         tables = []
+        # the steps ahead, every formula large in the middle while the caption announces them (review 37: the
+        # title over an empty frame); each then comes back in the list, one at a time
+        road = lines.copy()
+        road.scale(min((full.width - 1.0) / road.width, (top - full.bottom - 0.4) / road.height, 1.0 / k_fit))
+        road.move_to([0, (top + full.bottom) / 2, 0])
+        drawn["road"] = road
         with stage.narrating(say(f"{T}.caption_matrix_intro", count=n, d_model=plan.d_model, d_head=plan.d_head)):
-            stage.play(FadeIn(title), run_time=0.6)
+            stage.play(FadeIn(title), FadeIn(road, lag_ratio=0.15), run_time=1.0)
         for k, (line, (_, _, M, kind, cap)) in enumerate(zip(lines, steps)):
             square = M.shape[1] == n
             cols = square_columns(plan) if square else (
@@ -312,7 +325,7 @@ class AllTokens(Chapter):
             # as large as the room beside the formulas allows (room kept under it for the check); an
             # n × n table needs the whole width: the list of formulas steps aside for it, and only
             # this step's formula stands over the table
-            anims = []
+            anims = [FadeOut(road)] if k == 0 else []
             if square:
                 head = line.copy().set_color(th.text)
                 head.scale(min(1.0 / k_fit, full.width / head.width)).move_to([full.left + head.width / 2,
