@@ -189,6 +189,16 @@ class Stage:
         if self.space_key not in self.scene.mobjects:
             self.scene.add(self.space_key)
 
+    def floor(self) -> float:
+        """The bottom of the frame's full region, or the top of the corner key to ␣ where it is shown: text
+        laid out down to here leaves the key its corner (review 37: a column of notes in the lower right
+        hid the key while ␣-tokens were on screen)."""
+        bottom = self.region("full").bottom
+        key = self.space_key
+        if key is not None and key in self.scene.mobjects:
+            bottom = max(bottom, key.get_top()[1] + 0.15)
+        return bottom
+
     def start_chapter(self, number: int, key: str) -> None:
         """Caption blocks are numbered per chapter: their ids are `NN_<chapter>_KK`."""
         self.chapter_number, self.chapter_key, self.block_number = number, key, 0

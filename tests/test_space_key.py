@@ -32,6 +32,11 @@ def test_a_real_models_tokens_come_with_the_key(lang, smollm2_model, session, re
     # in the lower right corner, inside the frame
     assert key.get_right()[0] <= full.right + 1e-6 and key.get_bottom()[1] >= full.bottom - 1e-6
     assert key.get_x() > 0 and key.get_y() < -2.5
+    # the notes and the readings beside the grid stop above it: its corner stays free while ␣-tokens are on
+    # screen (review 37: ko frame 03's notes ran down into the corner and the key waited, hidden)
+    drawn = scene.stage.drawn["masked_rows"]
+    for notes in (drawn["why"], *drawn["readings"]):
+        assert notes.get_bottom()[1] >= key.get_top()[1] + 0.1
 
 
 def test_the_toys_words_have_no_key(make_inputs, render_scene):

@@ -133,7 +133,7 @@ class MaskedRows(Chapter):
             why[3].add(sci_math(diff, say, 30, th.highlight).next_to(why[3], DOWN, buff=0.12).align_to(why[3], LEFT))
         why.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         x_why = full.right - wide
-        fit_into(why, wide, values.get_bottom()[1] - full.bottom - 0.4)
+        fit_into(why, wide, values.get_bottom()[1] - stage.floor() - 0.4)
         why.next_to(values, DOWN, buff=0.4)
         why.shift(RIGHT * (x_why - why.get_left()[0]))
         values_home = values.get_center()
@@ -175,7 +175,7 @@ class MaskedRows(Chapter):
             frame.move_to([(ll[0] + sums.numbers[i].get_right()[0] + 0.1) / 2, (ll[1] + ur[1]) / 2, 0])
             text = reading_text(say, plan, reading)
             line = wrapped(text, pw, 26, th.text, 5)
-            fit_into(line, pw, room_top - full.bottom - 0.2)
+            fit_into(line, pw, room_top - stage.floor() - 0.2)
             line.move_to([panel.left + line.width / 2, room_top - line.height / 2, 0])
             readings.add(line)
             # the percents add up to 100% as drawn, or the sentence says ≈ (the lint checks it)
