@@ -745,6 +745,10 @@ def test_a_korean_side_axis_name_stands_upright_one_syllable_under_another():
     assert len(ko) == 2 and ko.height > 1.5 * ko.width and ko[0].get_y() > ko[1].get_y()
     en = side_title("queries", 24, "#FFFFFF")
     assert en.height > 2 * en.width  # turned
+    # two words stay two: the gap between them is wider than between syllables (review 38: "프랑스어키")
+    two = side_title("프랑스어 키", 24, "#FFFFFF")
+    gaps = [a.get_bottom()[1] - b.get_top()[1] for a, b in zip(two, two[1:])]
+    assert len(two) == 5 and gaps[3] > max(gaps[:3]) + 0.15
 
 
 def test_a_label_nearer_another_labels_point_than_that_points_own_label_is_found():

@@ -198,7 +198,7 @@ class CrossAttention(Chapter):
         cols = label(say(f"{T}.{top_key}"), font_size=22, color=top_color)
         # the side's name as every grid's (Latin turned a quarter, Hangul upright: review 37, "키 (프랑스어)" turned)
         rows = side_title(say(f"{T}.{side_key}"), 22, side_color)
-        fit_into(cols, grid.width, 0.4).next_to(grid, UP, buff=0.12)
+        fit_into(cols, grid.width, 0.4).next_to(grid, UP, buff=0.12).set_x(grid.lines.get_x())  # over the cells
         fit_into(rows, 0.4, 3.0).next_to(grid, LEFT, buff=0.12)
         moves = [ReplacementTransform(en.word(i), grid.query_label(i)) for i in range(len(plan.english))]
         moves += [ReplacementTransform(fr.word(k), grid.key_label(k)) for k in range(len(plan.french))]

@@ -29,6 +29,12 @@ def side_title(name: str, font_size: float, color: str) -> VGroup:
     if not has_hangul(name):
         return label(name, font_size, color).rotate(PI / 2)
     side = VGroup(*(label(ch, font_size, color) for ch in name if ch.strip())).arrange(DOWN, buff=0.05 * font_size / 24)
+    # a space between words stays a gap (review 38: "프랑스어 키" stacked with none read as one word)
+    below = 0
+    for word in name.split()[:-1]:
+        below += len(word)
+        for syllable in side[below:]:
+            syllable.shift(DOWN * 0.25 * font_size / 24)
     side.original_text = name
     return side
 

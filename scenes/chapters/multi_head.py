@@ -297,8 +297,10 @@ class MultiHead(Chapter):
         if top.width > width / TOP_SHRINK:  # a narrow column: the role on two lines, not run into its neighbour
             top = wrapped(first, width, 22, th.text, 2)
         below = label(second, 20, th.dim)
-        if below.width > width:  # a narrow column (many heads): the line wrapped, not shrunk
+        if below.width > width:  # a narrow column (many heads): the line wrapped, not shrunk, each line centred
             below = wrapped(second, width, 20, th.dim, 2)
+            for line in below:
+                line.set_x(below.get_x())
         fit_into(top, width, 0.75)
         fit_into(below, width, 0.7)
         return VGroup(top, below).arrange(DOWN, buff=0.06)

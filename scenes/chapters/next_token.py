@@ -195,7 +195,7 @@ class NextToken(Chapter):
         with how many it has), an arrow down to it and its name beside it (review 37: the caption spoke of
         the last vector over an empty frame)."""
         th, say = stage.theme, stage.say
-        col = VectorColumn(step.last_vector, head=4, tail=1, font_size=32, theme=th, brace=True,
+        col = VectorColumn(step.last_vector, head=4, tail=1, font_size=32, theme=th, brace=True, shade=False,
                            brace_text=say(f"{T}.vector_count", count=len(step.last_vector)), bracket_color=th.query)
         col.next_to([word.get_x(), top - 0.7, 0], DOWN, buff=0)
         col.shift(RIGHT * (word.get_x() - col.brackets.get_x()))  # the numbers under the word, the brace beside them
