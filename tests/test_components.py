@@ -660,3 +660,30 @@ def test_segment_crosses_finds_a_leader_across_another_arrow():
     assert not segment_crosses([1.0, 0.0], [2.0, 1.0], shafts)  # parallel beside it
     assert segment_crosses([2.5, 0.5], [3.5, 0.5], shafts)  # across the second
     assert not segment_crosses([0.0, 2.0], [2.0, 0.0], np.zeros((0, 2, 2)))
+
+
+def test_a_difference_is_named_beside_its_shaft_where_its_middle_is_taken(trace):
+    """mole and eiffel_tower (reviews 37, 38): with the spots by ΔE⃗'s middle taken, its name went out on a
+    line to the middle, across the other arrows and the axes, or sat on its own tip. It now stands beside
+    its own shaft further along it, its anchor moved there, with no line."""
+    from manim import DL, UR, Dot
+
+    from attention_manim.scenes.components.leader import LEADER_FROM
+    from attention_manim.scenes.components.screen_boxes import _box, reads_as_one
+
+    E, E2 = trace.embeddings[3], trace.embeddings[0]  # two vectors far apart on screen (the geometry is the test)
+    space = EmbeddingSpace(trace, fit_to=[E, E2])
+    space.arrow(E, DARK.embedding, symbol_source("E", 4), name="E")
+    space.arrow(E2, DARK.updated, symbol_source("E", 4, prime=True), name="E2")
+    s0, s1 = space.point(space.coords(E)), space.point(space.coords(E2))
+    blocker = Dot((s0 + s1) / 2, radius=0.05)  # something beside the space, on the middle
+    space.avoid.append(blocker)
+    d = space.difference_arrow(E, E2, DARK.delta, symbol_source("E", 4, delta=True), name="dE")
+    d.label.update()
+    p = d._mid.get_center()
+    t = float(np.dot(p - s0, s1 - s0) / np.dot(s1 - s0, s1 - s0))
+    assert np.linalg.norm(s0 + t * (s1 - s0) - p) < 1e-6 and 0.25 <= t <= 0.75 and abs(t - 0.5) > 0.05
+    lo, hi = d.label.get_corner(DL), d.label.get_corner(UR)
+    assert np.linalg.norm(np.maximum(np.maximum(lo - p, p - hi), 0)[:2]) < LEADER_FROM  # near: no line
+    centre, half = _box(d.label)
+    assert not reads_as_one(centre, half, _box(blocker), loose=True)

@@ -37,13 +37,18 @@ STACKED = LABEL_STACKED + 0.05  # and above one it shares half its width with (c
 # over "blue"); the lint's measure, a little wider
 
 
-def reads_as_one(centre: np.ndarray, half: np.ndarray, box: tuple[np.ndarray, np.ndarray]) -> bool:
+LOOSE = np.array([LABEL_APART + 0.05, 0.0])  # the lint's measure, a little wider: beside on one line only
+
+
+def reads_as_one(centre: np.ndarray, half: np.ndarray, box: tuple[np.ndarray, np.ndarray], loose: bool = False) -> bool:
     """Whether a label of half size `half` centred at `centre` stands on or too near the label `box`
     (centre, half size): side by side a word's gap apart, or one above the other sharing its width,
-    two labels read as one."""
+    two labels read as one. `loose`: side by side only where they share a line (a label beside its own
+    shaft may stand diagonally off another)."""
     off, reach = np.abs(centre[:2] - box[0][:2]), half[:2] + box[1][:2]
     shared = reach[0] - off[0]  # how much of their width they share
-    return bool(np.all(off < reach + APART) or (shared > min(half[0], box[1][0]) and off[1] < reach[1] + STACKED))
+    return bool(np.all(off < reach + (LOOSE if loose else APART))
+                or (shared > min(half[0], box[1][0]) and off[1] < reach[1] + STACKED))
 
 
 def _segment_hits(a: np.ndarray, b: np.ndarray, box: tuple[np.ndarray, np.ndarray], margin: float = 0.02) -> bool:

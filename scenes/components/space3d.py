@@ -50,6 +50,7 @@ AXIS_MARGIN = 0.5  # an axis's name sits nearer its axis than any arrow by this 
 POINT_ROOM = 0.5  # and this far from every point an arrow's label names (review 36: "Paris" by E′'s tip)
 OWN_RINGS = 0.45  # how far out (beyond the first place) that rule holds
 TIP_ROOM = 0.1  # and more from another arrow's tip ("파리" by the tip of E′ read as that arrow's name)
+ALONG = (0.5, 0.4, 0.6, 0.3, 0.7)  # where along a difference's shaft its name is tried, beside it (fractions)
 TURNS = (0, *(s * a for a in range(15, 181, 15) for s in (1, -1) if s * a != -180))  # nearest sides first
 DEFAULT_PHI = 70 * DEGREES
 DEFAULT_THETA = -55 * DEGREES
@@ -223,8 +224,7 @@ class EmbeddingSpace(VGroup):
             # caller asked the labels to keep off: notes beside the space)
             boxes = ([_box(o) for o in shown] + [_box(o) for o in later]
                      + [_box(o) for o in self.avoid if o.has_points() or o.submobjects])
-            # the axis lines, and the other arrows, each as one segment as wide as its shaft, or its tip
-            # where wider: measured once for every try below
+            # the axis lines, and the other arrows, each a segment as wide as its shaft, or its tip where wider
             field = StrokeField().add_strokes(list(self.axis_lines))
             for a in others:
                 field.add_segments(np.array([[a.start_point()[:2], a.end_point()[:2]]]),
@@ -256,20 +256,20 @@ class EmbeddingSpace(VGroup):
             lines = [t for a in others if a.label is not None and a.label is not m and not a.label.gone
                      and (t := leader_path(a.label.get_corner(DL), a.label.get_corner(UR), centre_of(a.label._space_anchor)))]
 
-            def too_near(c):  # on or beside a label placed before, or across another's line (review 37)
-                return any(reads_as_one(c, half, b) for b in boxes) or any(_segment_hits(*t, (c, half)) for t in lines)
+            def too_near(c, loose=False):  # on or beside a label placed before, or across another's line (review 37)
+                return any(reads_as_one(c, half, b, loose) for b in boxes) or any(_segment_hits(*t, (c, half)) for t in lines)
 
             strict = [True]  # the first rings only: further out, the old rule (a leader line ties it)
 
-            def room(c):
+            def room(c, loose=False):
                 """How far a label centred at c is from the nearest axis line's edge, or None where it
-                is out of bounds (the space's part of the frame) or on a label placed before."""
+                is out of bounds (the space's part of the frame) or on a label placed before (`loose`: see reads_as_one)."""
                 box = np.array([c[0] - half[0], c[1] - half[1], c[0] + half[0], c[1] + half[1]])
                 if bounds is not None and (box[0] < bounds[0] or box[1] < bounds[1] or box[2] > bounds[2]
                                            or box[3] > bounds[3]):
                     return None
                 # (side by side, a word's gap apart, two labels read as one: "small E′ (miniature+eiffel)")
-                if too_near(c):
+                if too_near(c, loose):
                     return None
                 # far enough out to be tied by a leader line (as leader_line starts it): a line across a label splits it
                 # (review 36: "E′ | (Eiffel)"), one across another arrow names that one (37): taken when all others are
@@ -315,7 +315,16 @@ class EmbeddingSpace(VGroup):
                 centre = kept
             elif r is None or r < AXIS_ROOM:
                 found = None
-                for extra in (0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.3, 1.6):
+                # a difference's name: first beside its shaft anywhere along it, no line needed (its anchor moves there;
+                # review 37: ΔE⃗ tied to its middle by a line across the other arrows, or on its own tip)
+                for t, side in ((t, side) for t in ALONG for side in (1, -1)) if across is not None else ():
+                    p = across.start_point() + t * (across.end_point() - across.start_point())
+                    if (room(c := beside(side * d), True) or -1.0) >= LABEL_GAP:  # clear by the lint's gap
+                        found = c
+                        anchor.move_to(p)
+                        break
+                p = centre_of(anchor)
+                for extra in (0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.3, 1.6) if found is None else ():
                     if own_axis and extra > OWN_RINGS:  # an axis's name stays by its axis's end: the least amiss there
                         break
                     strict[0] = own_axis or extra <= OWN_RINGS
