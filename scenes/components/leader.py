@@ -55,26 +55,26 @@ def leader_line(lab: VMobject, anchor: VMobject, color: str, rivals=None) -> Lin
         if (gap < LEADER_FROM and rival >= gap - RIVAL_MARGIN) or seen < 0.05:
             m.set_stroke(opacity=0.0)
             return
-        u = (p - q) / np.linalg.norm((p - q)[:2])
-        # it reaches the tip (review 37: a line stopping short of it read as a dash after the words) and
-        # stops short of the words
-        m.put_start_and_end_on(q + u * 0.06, p - u * TIP_GAP)
+        m.put_start_and_end_on(*trimmed(q, p))
         m.set_stroke(opacity=0.6 * seen)
 
     line.add_updater(follow)
     return line
 
 
+def trimmed(q: np.ndarray, p: np.ndarray):
+    """A leader's drawn ends between where it leaves its label (q) and the point it names (p): it reaches
+    the tip (review 37: a line stopping short of it read as a dash after the words) and stops short of the
+    words. 2-D or 3-D points (measured on screen)."""
+    u = (p - q) / max(float(np.linalg.norm((p - q)[:2])), 1e-9)
+    return q + u * 0.06, p - u * TIP_GAP
+
 
 def leader_ends(lo, hi, p: np.ndarray):
     """The two ends of the leader `leader_line` draws from a label (its box's corners lo, hi) to the point
     p (2-D), or None where none is drawn (the label within LEADER_FROM of p)."""
     tie = leader_path(lo, hi, p)
-    if tie is None:
-        return None
-    q, p = tie
-    u = (p - q) / max(float(np.linalg.norm(p - q)), 1e-9)
-    return q + u * 0.06, p - u * TIP_GAP
+    return None if tie is None else trimmed(*tie)
 
 
 def declare_crowding(lab: VMobject, p: np.ndarray, boxes, strokes, crowded: bool) -> None:
