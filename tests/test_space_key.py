@@ -35,7 +35,7 @@ def test_a_real_models_tokens_come_with_the_key(lang, smollm2_model, session, re
     # the notes and the readings beside the grid stop above it: its corner stays free while ␣-tokens are on
     # screen (review 37: ko frame 03's notes ran down into the corner and the key waited, hidden)
     drawn = scene.stage.drawn["masked_rows"]
-    for notes in (drawn["why"], *drawn["readings"]):
+    for notes in (drawn["why"], *drawn["readings"], drawn["legend"]):  # (review 39: the last frame's dot legend)
         assert notes.get_bottom()[1] >= key.get_top()[1] + 0.1
 
 

@@ -197,9 +197,9 @@ class MaskedRows(Chapter):
             grid.set_mask("outlined")
             # what a dot's size means, in the panel's lower corner, clear of what is on screen
             panel = stage.region("panel")
+            low = max(stage.floor(), full.bottom + 0.1)  # above the corner key to ␣ (review 39: it hid the key)
             legend = dot_legend(stage, grid, [m for m in stage.mobjects if m is not grid and m is not zeros],
-                                corners=[([panel.right, full.bottom + 0.1, 0], DOWN + RIGHT),
-                                         ([panel.left, full.bottom + 0.1, 0], DOWN + LEFT)])
+                                corners=[([panel.right, low, 0], DOWN + RIGHT), ([panel.left, low, 0], DOWN + LEFT)])
             drawn["legend"] = legend
             stage.play(grid.show_dots(run_time=1.4), FadeOut(zeros), FadeIn(legend), run_time=1.4)
             stage.play(Indicate(sums, color=th.highlight, scale_factor=1.1), run_time=0.8)
