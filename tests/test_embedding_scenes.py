@@ -266,6 +266,37 @@ def test_eiffel_tower_plan_tells_the_story(make_inputs, tracer):
     assert plan.against == ()
 
 
+def test_the_view_keeps_every_difference_long_and_every_tip_off_the_axes_ends(make_inputs):
+    """Review 38: under the old view phrase 3's ΔE kept 0.43 of its length on screen, a stub boxed in by
+    the earlier arrows (its name went out on a line across them), and phrase 2's E′ ended on the "small"
+    axis's end, where that axis's name stands. Every ΔE now keeps half its length; every tip stands 0.3 of
+    the longest arrow from every axis's end (where some view allows it, as the toy's phrases do)."""
+    from attention_manim.scenes.plans.space import view_matrix
+
+    for name in ("eiffel_tower", "mole"):
+        plan = plans(name, make_inputs)[-1]  # (the mole's lesson first shows its lookup)
+        M = view_matrix(*plan.view)[:2]
+        for s in plan.phrases:
+            dE = s.coords[1]
+            assert np.linalg.norm(M @ dE) >= 0.5 * np.linalg.norm(dE), (name, dE)
+        tips = plan.fit @ plan.basis
+        longest = np.linalg.norm(tips, axis=1).max()
+        if name == "eiffel_tower":  # (the mole's phrases leave no view with that room: it keeps its best)
+            ends = np.identity(3) * 1.12 * longest
+            assert min(np.linalg.norm(M @ t - M @ e) for t in tips for e in ends) >= 0.3 * longest
+
+
+def test_choose_view_takes_the_wished_views_only_where_some_exist():
+    from attention_manim.scenes.plans.space import choose_view, view_matrix
+
+    points = np.array([[0.0, 0.0, 3.2], [7.7, -0.1, 3.3], [4.2, 2.5, 0.7]])
+    short = np.array([[4.2, 2.5, -2.5]])
+    M = view_matrix(*choose_view(points, differences=short))[:2]
+    assert np.linalg.norm(M @ short[0]) >= 0.5 * np.linalg.norm(short[0])
+    # a difference no view shows at half its length (straight at every camera) is no reason to drop them all
+    assert choose_view(points, differences=np.array([[0.0, 0.0, 1e-3]])) == choose_view(points)
+
+
 def test_a_story_run_the_other_way_is_found_only_on_the_lessons_own_phrases():
     """SmolLM2 moved "tower" away from Paris with "Eiffel": the plan finds where the lesson's own phrases
     run against their story (then the lesson says so), and tells no story for a user's phrases."""
@@ -462,6 +493,10 @@ def test_eiffel_tower_drawing(rendered, tracer):
     h = sense_head(tracer(TOWER[0]))
     E2 = [tracer(s).project(tracer(s).updated(0, h)[tracer(s).index_of("tower")], TOWER_AXES) for s in TOWER]
     assert [n.value for n in numbers_in(cmp[-1])] == pytest.approx(list(E2[2] - E2[1]), abs=1e-5)
+    # every phrase's ΔE is back at the end, the earlier ones dimmed (while a later phrase was read they had
+    # left: review 38, they boxed in the new ΔE)
+    dEs = [a for k, kind, a in drawn["arrows"] if kind == "dE"]
+    assert [round(a.shaft.get_stroke_opacity(), 2) for a in dEs] == [0.35, 0.35, 1.0]
     # a change taken before rounding, whose figures the rounded tables would not give (7.7 − 0.0 drawn,
     # 7.64 measured), is written to two decimals, on screen and in the caption
     for c, (a, b) in zip(cmp, [(E2[0], E2[1]), (E2[1], E2[2])]):

@@ -97,6 +97,9 @@ def test_the_softmax_column_and_the_sums_say_approx_exactly_when_drawn_weights_m
     stage.theme, stage.say = DARK, Say("en")
     sums = query_sums(stage, g)
     assert sums.missed == [0] and [m.shown for m in sums.numbers] == ["1.00"] * 3
+    # "Σ ≈": the ≈ centred on the Σ, a space after it (review 39: on the Σ's baseline it sat low, a subscript)
+    sigma, mark = sums[0]
+    assert abs(mark.get_center()[1] - sigma.get_center()[1]) < 0.05 and mark.get_left()[0] - sigma.get_right()[0] > 0.1
     assert len(sums.lint_sums) == 3 and sums.lint_sums[0].marks and not sums.lint_sums[1].marks
     g.set_content("weights")
     assert sums.lint_sums[0].parts() == ["0.33", "0.33", "0.33"]

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from manim import config
 
 from tests.conftest import ROOT, numbers_in
 
+from attention_manim.scenes.components.text import text_baseline
 from attention_manim.scenes.i18n import Say
 from attention_manim.scenes.lessons import ATTENTION_AS_LOOKUP, MASKED_SELF_ATTENTION, SELF_ATTENTION_STEPS
 from attention_manim.scenes.plans.walkthrough import plan_lookup, plan_masked, plan_steps
@@ -282,24 +284,37 @@ def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
 
 @pytest.mark.render
 def test_lookup_render_draws_both_results(make_inputs, render_scene):
-    scene, frame = render_scene(ATTENTION_AS_LOOKUP, make_inputs())
+    scene, frame = render_scene(ATTENTION_AS_LOOKUP, make_inputs(lang="pt"))  # (pt: the longest legend)
     plan = scene.plans[0]
     drawn = scene.stage.drawn["lookup"]
     for m in numbers_in(drawn["hard"]):
         assert m.value == plan.values[plan.best][m.index]
     for m in numbers_in(drawn["soft"]):
         assert m.value == pytest.approx(float(plan.soft_result[m.index]))
-    assert drawn["distance"].shown == f"{plan.distance:.2f}"
+    assert drawn["distance"].shown == f"{plan.distance:.2f}".replace(".", ",")  # pt's decimal comma
     assert drawn["hard"].get_left()[0] == pytest.approx(drawn["soft"].get_left()[0], abs=1e-6)  # one left edge
     assert any("“blue”" in c or "“fluffy”" in c for c, _ in scene.caption_log)
     # every key is listed: the soft column's Σ is the real sum, with "≈" exactly when its drawn weights miss it
     from attention_manim.scenes.plans.rounding import drawn_sum
 
     cell = drawn["soft_sum"]
-    shown = [drawn["rows"][j][4].shown for j in drawn["rows"]]
+    shown = [drawn["rows"][j][4].shown.replace(",", ".") for j in drawn["rows"]]
     total = cell[-1]
-    assert total.value == pytest.approx(float(plan.soft[list(drawn["rows"])].sum())) and total.shown == "1.00"
+    assert total.value == pytest.approx(float(plan.soft[list(drawn["rows"])].sum())) and total.shown == "1,00"
     assert (len(cell) == 2) == (float(drawn_sum(shown)) != 1.0)
+    # the header's √d_k given its value once, on the query's line (review 39: no frame said what d_k was)
+    d_k = drawn["d_k"]
+    assert d_k.typst_code.replace(" ", "") == f"$d_k={plan.d_head}$" and plan.d_head == len(plan.query)
+    assert d_k.get_center()[1] == pytest.approx(drawn["query"].get_center()[1], abs=0.1)
+    # the legend: the three colours on one baseline, what the fading means on its own line under them, inside
+    # the frame with a margin (review 39: in pt the four ran from edge to edge)
+    legend = drawn["legend"]
+    assert len({round(text_baseline(m), 3) for m in legend[:3]}) == 1
+    assert legend[3].get_top()[1] < min(m.get_bottom()[1] for m in legend[:3])
+    assert legend.width < config.frame_width - 0.6
+    # the distance on its label's baseline (review 39: "3,59" stood higher than "distância entre os dois:")
+    line = drawn["distance_line"]
+    assert text_baseline(line[1]) == pytest.approx(text_baseline(line[0]), abs=1e-3)
 
 
 # --- SmolLM2 -----------------------------------------------------------------------------------

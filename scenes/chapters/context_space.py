@@ -222,7 +222,9 @@ class ContextSpace(Chapter):
                 intro += [space.fade_out_label(a) for a in earlier_E
                           if getattr(a, "label", None) is not None and a.label in stage.mobjects]
             if prev:
-                intro += [a.animate.set_opacity(0.35) for a in prev]
+                # the earlier phrase's E′ stays, dimmed, to compare with; its ΔE leaves until the closing turn
+                # (review 38: dimmed, the earlier ΔEs boxed in the new one and crossed its name's line)
+                intro += [a.animate.set_opacity(0.35 if a.kind == "E2" else 0) for a in prev]
                 intro += [space.fade_out_label(a) for a in prev if getattr(a, "label", None) is not None and a.kind == "dE"]
                 # the earlier phrase's E′ stays named, dimmed with its arrow (review 34: at full brightness
                 # its name outshone the phrase now read)
@@ -313,6 +315,9 @@ class ContextSpace(Chapter):
             stage.play(*([FadeIn(against), FadeOut(table)] + [FadeOut(b) for b in drawn["causal"] if b in stage.mobjects]
                          if len(against) else []),
                        *(a.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2"),
+                       # every phrase's ΔE is back, the earlier ones dimmed: each moved the word its own way
+                       *(a.animate.set_opacity(0.35) for k, kind, a in drawn["arrows"]
+                         if kind == "dE" and k < len(plan.phrases) - 1),
                        *(a.label.animate.set_opacity(1) for _, kind, a in drawn["arrows"] if kind == "E2" and a.label is not None),
                        # the names of ΔE and E leave: the turn is about the refined E′s, their labels take the room (review 37)
                        *(space.fade_out_label(a) for _, kind, a in drawn["arrows"] if kind in ("dE", "E")

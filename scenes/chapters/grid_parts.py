@@ -253,11 +253,12 @@ def query_sums(stage: Stage, grid: AttentionGrid) -> VGroup:
     mark = None
     if missed:
         mark = label(say("common.rounding.mark"), fs, th.dim)
-        sigma = baseline_row([sigma[0], mark], buff=0.08)
+        # centred on the Σ, a space apart: on its baseline the ≈ sat low, read as a subscript (review 39)
+        sigma = VGroup(sigma[0], mark.next_to(sigma[0], RIGHT, buff=0.14))
     if grid.layout == "video":
         sigma.next_to(sums[0], LEFT, buff=0.25)
     else:
-        sigma.next_to(sums[0], UP, buff=0.12)
+        sigma.next_to(sums[0], UP, buff=0.2)
     out.add(sigma, sums)
     for q in range(grid.n):
         keys = [k for k in range(grid.n) if not grid.mask[q, k]]

@@ -111,29 +111,34 @@ class Lookup(Chapter):
                         name="soft weights")
             declare_sum(sigma_block, [by_token[j][3] for j in seen], hard_sum, name="hard weights")
         qvec = hvec(plan.query, th, th.query, fs)
-        qline = VGroup(label(say(f"{T}.query", word=word), 22, th.query), qvec).arrange(RIGHT, buff=0.25)
+        # what the header's √d_k stands for, once, by the vector it is the length of (review 39)
+        qline = VGroup(label(say(f"{T}.query", word=word), 22, th.query), qvec,
+                       math(f"d_k = {plan.d_head}", 24, th.dim)).arrange(RIGHT, buff=0.25)
         # the dictionary as code writes it: {k₁: v₁, k₂: v₂, …}
         literal = math(r"\{ arrow(k)_1 : arrow(v)_1, space arrow(k)_2 : arrow(v)_2, space dots \}", 26, th.dim)
         body = VGroup(qline, grid).arrange(DOWN, buff=0.35, aligned_edge=LEFT)
         literal.next_to(grid, UP, buff=0.35).align_to(grid, RIGHT)
         body.add(literal)
         # what the colours and the fading mean, under the table
-        legend = VGroup(*(label(say(f"{T}.legend_{k}"), 20, c) for k, c in
-                          (("query", th.query), ("key", th.key), ("value", th.value))),
-                        label(say(f"{T}.legend_faint"), 20, th.dim)).arrange(RIGHT, buff=0.45)
+        # the colours on one line, on one baseline; what the fading means under them (review 39: in pt the
+        # four ran edge to edge)
+        legend = VGroup(*baseline_row([label(say(f"{T}.legend_{k}"), 20, c) for k, c in
+                                       (("query", th.query), ("key", th.key), ("value", th.value))], buff=0.45),
+                        label(say(f"{T}.legend_faint"), 20, th.dim))
+        legend[3].next_to(legend[:3], DOWN, buff=0.15)
         out, res, dist, hard, soft, names = self.results(stage, plan)
         top = title.get_bottom()[1] - 0.25
         room = top - full.bottom - 0.1
-        fit_into(legend, full.width, 0.5)  # its height as drawn counts in the room the table gets
+        fit_into(legend, full.width, 0.8)  # its height as drawn counts in the room the table gets
         s = min(full.width / body.width, (room - 0.3 - legend.height - 0.35 - out.height) / body.height, 1.9)
         body.scale(s)
         body.move_to([0, top - body.height / 2, 0])
-        fit_into(legend, full.width, 0.5)
+        fit_into(legend, full.width, 0.8)
         legend.next_to(body, DOWN, buff=0.3)
         fit_into(out, full.width, legend.get_bottom()[1] - full.bottom - 0.3)
         out.move_to([0, (legend.get_bottom()[1] + full.bottom) / 2, 0])
         drawn["legend"] = legend
-        drawn.update(title=title, rows=by_token, query=qvec)
+        drawn.update(title=title, rows=by_token, query=qvec, d_k=qline[2])
         def col(c):
             """Column c with its heading; the Σ row's cells come with the weight columns (Σ with the first)."""
             cells = [r[c] for r in rows[1:] if r is not sum_row] + [rows[0][c]]
@@ -146,7 +151,7 @@ class Lookup(Chapter):
             stage.play(FadeIn(literal), FadeIn(col(0)), FadeIn(col(1)), FadeIn(col(5)), FadeIn(legend[1:3]),
                        run_time=1.2)
             stage.wait(0.8)
-        with stage.narrating(say(f"{T}.caption_query", word=word)):
+        with stage.narrating(say(f"{T}.caption_query", word=word, dk=plan.d_head)):
             stage.play(FadeIn(qline, shift=DOWN * 0.1), FadeIn(legend[0]), run_time=0.8)
             stage.play(FadeIn(col(2)), run_time=0.8)
             stage.wait(0.5)
@@ -168,7 +173,7 @@ class Lookup(Chapter):
                                          for j, cells in by_token.items()), FadeIn(legend[3]), run_time=1.2)
             stage.wait(0.6)
 
-        drawn.update(hard=hard, soft=soft, distance=dist[1])
+        drawn.update(hard=hard, soft=soft, distance=dist[1], distance_line=dist)
         key = f"{T}.caption_results_close" if plan.best_weight >= 0.9 else f"{T}.caption_results"
         with stage.narrating(say(key, distance=say.number(plan.distance, ".2f"), weight=plan.best_weight,
                                  best=say.quote(toks[plan.best]))):
@@ -190,8 +195,7 @@ class Lookup(Chapter):
                  label(say(f"{T}.result_soft"), fr, th.text)]
         res = table([[names[0], hard], [names[1], soft]], gap=0.35, row_gap=0.18, first_left=True)
         soft.align_to(hard, LEFT)  # the two results start at one edge, to be compared entry by entry
-        dist = VGroup(label(say(f"{T}.distance"), fr, th.highlight), number(plan.distance, "weight", fr, th.highlight),
-                      label(say(f"{T}.norm", norm=say.number(plan.hard_norm, ".2f")), fr, th.dim)
-                      ).arrange(RIGHT, buff=0.2)
+        dist = baseline_row([label(say(f"{T}.distance"), fr, th.highlight), number(plan.distance, "weight", fr, th.highlight),
+                             label(say(f"{T}.norm", norm=say.number(plan.hard_norm, ".2f")), fr, th.dim)], buff=0.2)
         out = VGroup(res, dist).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         return out, res, dist, hard, soft, names

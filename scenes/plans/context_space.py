@@ -273,7 +273,10 @@ def plan_context(setting: Setting, variant: ContextVariant) -> ContextPlan:
             delta=delta_terms(coords[1]), tag=tags[k], causal=causal_note(tr.tokens, i),
             compare=compare, honesty=read_head(tr.head(setting.head.layer, setting.head.head), i)))
     against = against_story(setting, variant, [np.round(s.coords[2], 1) for s in phrases])
-    view = choose_view(fit @ basis, np.array([s.E2 for s in phrases]) @ basis)
+    # no arrow drawn foreshortened below half its length: the ΔEs too (review 38: phrase 3's ΔE, at 0.43 of its
+    # length, was a stub boxed in by the earlier arrows, its name on a line across them)
+    view = choose_view(fit @ basis, np.array([s.E2 for s in phrases]) @ basis,
+                       differences=np.array([s.coords[1] for s in phrases]))
     best = [int(np.argmax(np.abs(s.coords[1]))) for s in phrases]
     reach = max(float(np.abs(s.coords[0]).max()) for s in phrases)  # the largest |E| on the axes
     return ContextPlan(trace=setting.trace, head=setting.head, role=setting.head_trace().role, word=word, axes=tuple(names),

@@ -9,7 +9,6 @@ from typing import Sequence
 
 import numpy as np
 
-from attention_manim.model.errors import UserError
 
 DEG = np.pi / 180
 
@@ -65,7 +64,6 @@ def resolve_axes(trace, requested: Sequence[str] | None, defaults: Sequence[str]
     """The three axis names for a 3-D scene: the user's (checked), else the scene's defaults when
     the model knows them, else the named directions the vectors reach furthest along, else None
     (principal directions; see `choose_axes`). Unknown names are a UserError listing the known."""
-    known = list(trace.directions)
     if requested is not None:  # already checked by resolve(); checked again for direct callers
         from ..setting import check_directions
 
@@ -99,22 +97,38 @@ def _wrap(a: float) -> float:
     return abs((a + np.pi) % (2 * np.pi) - np.pi)
 
 
+def _shortened(vectors: np.ndarray, M: np.ndarray) -> float:
+    """The least fraction of its length any of `vectors` keeps on screen under the view `M` (2 × 3)."""
+    return float((np.linalg.norm(vectors @ M.T, axis=1) / np.linalg.norm(vectors, axis=1)).min())
+
+
+def _tip_on_axis_end(tips2d: np.ndarray, axes2d: np.ndarray, longest: float) -> bool:
+    """Whether an arrow's tip lands on screen within 0.3 of the longest arrow of an axis's end
+    (drawn at 1.12 × it, where the axis's name stands: review 38, "small" under ΔE's tip)."""
+    ends = axes2d * 1.12 * longest
+    return bool((np.linalg.norm(tips2d[:, None, :] - ends[None, :, :], axis=2) < 0.3 * longest).any())
+
+
 def choose_view(points: np.ndarray, spread: np.ndarray | None = None,
-                default: tuple[float, float] = (70, -55)) -> tuple[float, float]:
+                default: tuple[float, float] = (70, -55), differences: np.ndarray | None = None) -> tuple[float, float]:
     """Camera angles (phi, theta, radians) under which the arrows `spread` ([k, 3] axis
     coordinates; default `points`) point in clearly different directions on screen (the largest
-    smallest angle between any two), with none of `points` foreshortened below half its length,
-    no axis seen end-on and no two axes within 40° on screen; among views nearly as good as the
-    best (85 % of its separation), the one closest to the default (degrees)."""
+    smallest angle between any two), with none of `points` (arrows from the origin) foreshortened below
+    half its length, no axis seen end-on and no two axes within 40° on screen; among views nearly as good
+    as the best (85 % of its separation), the one closest to the default (degrees). Where some such view
+    also keeps every tip of `points` off the axes' ends and none of `differences` (arrows drawn from one
+    tip to another) below half its length, only those views are taken."""
     P = np.asarray(points, float)
     P = P[np.linalg.norm(P, axis=1) > 1e-9]
+    Q = np.zeros((0, 3)) if differences is None else np.asarray(differences, float).reshape(-1, 3)
+    Q = Q[np.linalg.norm(Q, axis=1) > 1e-9]
     D = np.asarray(points if spread is None else spread, float)
     D = D[np.linalg.norm(D, axis=1) > 1e-9]
     scored = []
     for phi in (60, 65, 70, 75, 80):
         for theta in range(-175, 0, 5):
             M = view_matrix(phi * DEG, theta * DEG)[:2]
-            if len(P) and (np.linalg.norm(P @ M.T, axis=1) / np.linalg.norm(P, axis=1)).min() < 0.5:
+            if len(P) and _shortened(P, M) < 0.5:
                 continue
             axes2d = M.T  # rows: the three unit axes on screen
             if np.linalg.norm(axes2d, axis=1).min() < 0.5:
@@ -122,14 +136,17 @@ def choose_view(points: np.ndarray, spread: np.ndarray | None = None,
             ax_ang = np.arctan2(axes2d[:, 1], axes2d[:, 0])
             if min(_wrap(x - y) for i, x in enumerate(ax_ang) for y in ax_ang[i + 1:]) < 40 * DEG:
                 continue
+            wished = not ((len(Q) and _shortened(Q, M) < 0.5)
+                          or (len(P) and _tip_on_axis_end(P @ M.T, axes2d, np.linalg.norm(P, axis=1).max())))
             QD = D @ M.T
             a = np.arctan2(QD[:, 1], QD[:, 0])
             sep = min((_wrap(x - y) for i, x in enumerate(a) for y in a[i + 1:]), default=np.pi)
-            scored.append((float(sep), phi, theta))
+            scored.append((wished, float(sep), phi, theta))
+    scored = [sc for sc in scored if sc[0]] or scored
     best = default
     if scored:
-        top = max(sc[0] for sc in scored)
-        near = [sc for sc in scored if sc[0] >= 0.85 * top]
-        _, phi, theta = min(near, key=lambda sc: (abs(sc[1] - default[0]) + abs(sc[2] - default[1]) / 3, sc[1], sc[2]))
+        top = max(sc[1] for sc in scored)
+        near = [sc for sc in scored if sc[1] >= 0.85 * top]
+        _, _, phi, theta = min(near, key=lambda sc: (abs(sc[2] - default[0]) + abs(sc[3] - default[1]) / 3, sc[2], sc[3]))
         best = (phi, theta)
     return best[0] * DEG, best[1] * DEG
