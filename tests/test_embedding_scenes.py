@@ -388,6 +388,12 @@ def test_mole_drawing(rendered, tracer):
     rows = [tr.embeddings[i], tr.head(0, h).delta_e[i], tr.updated(0, h)[i]]
     for row, cells in zip(rows, drawn["context_space"]["tables"][-1].cells):
         assert [n.value for n in numbers_in(cells)] == pytest.approx(list(tr.project(row, MOLE_AXES)), abs=1e-5)
+    # each ΔE drawn over its E′ (review 38: E′ (biopsy), grown over the ΔE along medicine, hid it)
+    space, arrows = drawn["context_space"]["space"], drawn["context_space"]["arrows"]
+    order = {id(m): k for k, m in enumerate(space.submobjects)}
+    for k in range(len(MOLE)):
+        dE, E2 = (next(a for j, kind, a in arrows if j == k and kind == want) for want in ("dE", "E2"))
+        assert order[id(dE)] > order[id(E2)]
     # arcs as wide as the real weights, only from words up to "mole" (the mask)
     for sentence, arcs in zip(MOLE, drawn["context_space"]["arcs"]):
         t = tracer(sentence)

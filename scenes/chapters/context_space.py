@@ -285,6 +285,10 @@ class ContextSpace(Chapter):
             refined = "caption_refined_one_head" if plan.trace.model.real else "caption_refined"
             with stage.narrating(say(f"{T}.{refined}", word=word)):
                 stage.play(space.grow_arrow(E2), table.cells[2].animate.set_opacity(1), run_time=0.9)
+                # ΔE stays drawn over E′: where ΔE runs along E′ (the mole's +7.9 along medicine, up to
+                # E′ (biopsy)) E′ grown over it hid it in the frame that says E′ = E + ΔE (review 38, MF10)
+                space.remove(dE)
+                space.add(dE)
                 stage.wait(0.9)
             if s.compare is not None:
                 self.comparison(stage, s, k, table, names,
