@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from manim import config
 
 from tests.conftest import numbers_in
 
 from attention_manim.scenes.chapters.multi_head import TITLE_GAP
+from attention_manim.scenes.i18n import Say
 from attention_manim.scenes.lessons import MULTI_HEAD
 from attention_manim.scenes.plans.multi_head import plan_multi_head
 
@@ -124,13 +126,17 @@ def test_renders_with_the_trace_numbers(render_scene, make_inputs, lang):
         for a, b in zip(heads, heads[1:]):
             assert b.get_left()[0] - a.get_right()[0] >= TITLE_GAP - 1e-6
         assert np.ptp(np.diff(centres)) < 1e-6
+        # the axes named once, by the first grid (review 38: only the colours said which words attend):
+        # "queries" level with its column labels, left of them; "keys" left of its row labels; both on screen
+        g, (top, side) = d["grids"][0], d["axis_names"]
+        assert top.get_right()[0] <= g.lines.get_left()[0] and abs(top.get_y() - g.col_labels.get_y()) < 1e-6
+        assert side.get_right()[0] <= g.row_labels.get_left()[0] and side.get_left()[0] > -config.frame_width / 2
+        assert top.original_text == Say(lang)("grid.axes.queries") and side.original_text == Say(lang)("grid.axes.keys")
     shown = sorted(round(m.value, 4) for m in numbers_in(drawn["compare"]))
     expected = sorted(round(v, 4) for s in plan.sentences for pair in s.projections for v in pair)
     assert shown == expected
     # the two "harry"s enter with different E (their positions differ): the caption never says "the same
     # lookup" without saying why the Es drawn differ
-    from attention_manim.scenes.i18n import Say
-
     harrys = [s for s in plan.sentences if s.tokens[s.focus] == "harry"]
     assert not np.allclose(harrys[0].E, harrys[1].E, atol=0.005)
     captions = [c for c, _ in scene.caption_log]

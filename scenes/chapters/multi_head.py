@@ -18,7 +18,7 @@ from ..plans.multi_head import (HEAD_ENTRIES, TAIL_ENTRIES, HeadProposal, MultiH
                                 plan_multi_head)
 from ..stage import Region, Stage
 from .embedding_parts import direction_name, fit_into, mixed_label
-from .grid_parts import corner_legend
+from .grid_parts import corner_legend, side_title
 from .honest import wrapped
 from .rounding_parts import declare_rows, rounding_marks, rounding_note
 
@@ -134,6 +134,19 @@ def space_heads(cells, grids) -> VGroup:
     return VGroup(*cells)
 
 
+def axis_names(stage: Stage, grid: AttentionGrid) -> VGroup:
+    """Which side is which, once for all the heads, by the first grid (it carries the row labels): "queries"
+    in the corner left of its column labels, "keys" beside its row labels (review 38: only the colours
+    said which words attend; the caption's "its column" rests on it)."""
+    th, say = stage.theme, stage.say
+    cols, rows = grid.col_labels, grid.row_labels
+    top = label(say("grid.axes.queries"), 20, th.query)
+    top.move_to([grid.lines.get_left()[0] - 0.15 - top.width / 2, cols.get_y(), 0])
+    side = side_title(say("grid.axes.keys"), 20, th.key)
+    side.move_to([rows.get_left()[0] - 0.15 - side.width / 2, grid.lines.get_y(), 0])
+    return VGroup(top, side)
+
+
 def tall_cells(s: SentenceSum, th, width: float, height: float, count: int = 1) -> tuple[float, float] | None:
     """A cell size for `count` narrow grids side by side in `width` (the first with the row labels,
     which the others share), each at most `height` tall: rows as tall as the height allows (so
@@ -213,12 +226,14 @@ class MultiHead(Chapter):
             VGroup(cell[1], cell[2]).shift(UP * (grid_top - g.get_top()[1]))
         fit_into(row, full.width, top - full.bottom - 0.1)
         row.move_to([0, top - row.height / 2, 0])
+        names = axis_names(stage, grids[0]) if show_labels else VGroup()
         # what a dot's size means (the grids' dots are all one size function), in a free corner
-        legend = corner_legend(stage, grids[0], [*(part for c in cells for part in c), title, words])
-        grids[0].legend = legend
+        legend = corner_legend(stage, grids[0], [*(part for c in cells for part in c), title, words, *names])
+        grids[0].legend, grids[0].axis_names = legend, names
         shown_legend = [FadeIn(legend)] if legend is not None else []
+        shown_legend += [FadeIn(names)] if len(names) else []
         out = {"title": title, "words": words, "grids": grids, "columns": columns, "cells": cells, "sum": None,
-               "moved": None, "note": None, "legend": legend}
+               "moved": None, "note": None, "legend": legend, "axis_names": names}
 
         intro = f"{T}.caption_intro_real" if plan.real else f"{T}.caption_intro"
         shared = 0 < plan.n_kv_heads < plan.n_heads  # grouped queries: W_K and W_V are not each head's own
@@ -346,9 +361,9 @@ class MultiHead(Chapter):
         eq.note = note
         key = f"{T}.caption_sum_bias" if s.has_bias else f"{T}.caption_sum"
         with stage.narrating(say(key, word=word)):
-            legend = getattr(grids[0], "legend", None)
+            legend, names = getattr(grids[0], "legend", None), getattr(grids[0], "axis_names", VGroup())
             stage.play(*(FadeOut(VGroup(c[0], c[1])) for c in cells), *([FadeOut(legend)] if legend else []),
-                       run_time=0.6)
+                       *([FadeOut(names)] if len(names) else []), run_time=0.6)
             stage.play(*(ReplacementTransform(c, t) for c, t in zip(columns, targets)),
                        FadeIn(E), *(FadeIn(p) for p in pieces if p not in targets and p is not E and p is not Ep),
                        run_time=1.4)
