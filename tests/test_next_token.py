@@ -226,6 +226,14 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
                 glyph, name = c.word  # the mark stands on its name's baseline (centred, "." read as "·")
                 assert glyph.get_bottom()[1] <= text_baseline(name) + 0.02
                 assert abs(glyph.baseline() - text_baseline(name)) < 0.02
+                assert glyph.height > 0.12  # the mark no speck (at 40 a comma was 8 px, a period 0.09 units: review 38)
+        # the cards' words on one baseline, and their numbers at one precision (review 38: "a comma" 10 px above
+        # the words beside it; 0.58 beside 0.364)
+        from attention_manim.scenes.components.text import text_baseline
+
+        lines = [text_baseline(c.word[1] if c.word.mark is not None else c.word) for c in cards]
+        assert max(lines) - min(lines) < 0.02
+        assert len({len(c.p.shown.split(".")[-1].split(",")[-1]) for c in cards}) == 1
         # the text grows in place: each longer text is the shorter one plus a box to its right
         for short, long in zip(drawn["sentences"], drawn["sentences"][1:]):
             assert len(long) == len(short) + 1 and long[-1].get_left()[0] > short[-1].get_right()[0]

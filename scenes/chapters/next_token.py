@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from manim import (
-    DOWN, LEFT, RIGHT, Arrow, DashedVMobject, FadeIn, FadeOut, GrowFromEdge, Rectangle, RoundedRectangle, SurroundingRectangle,
+    DOWN, LEFT, RIGHT, UP, Arrow, DashedVMobject, FadeIn, FadeOut, GrowFromEdge, Rectangle, RoundedRectangle, SurroundingRectangle,
     VGroup,
 )
 
@@ -164,27 +164,31 @@ class NextToken(Chapter):
             words.recolor(i, words.theme.generated, word=True)
 
     @staticmethod
-    def card(stage: Stage, step: NextStep) -> VGroup:
-        """The token one pass picked, over its probability."""
+    def card(stage: Stage, step: NextStep, kind: str) -> VGroup:
+        """The token one pass picked, over its probability (written `kind`, one precision for every card)."""
         th, tok = stage.theme, step.picked_token
         mark = None if any(c.isalnum() for c in tok) else stage.say.mark_name(tok)
         if mark is not None:  # a mark drawn large and named (", a comma"): a quoted comma reads as commas
-            glyph, name = mark_glyph(tok.strip() or tok, 40, th.generated), label(mark, font_size=24, color=th.dim)
+            # (at 40 the comma was 8 px: review 38)
+            glyph, name = mark_glyph(tok.strip() or tok, 60, th.generated), label(mark, font_size=24, color=th.dim)
             word = VGroup(glyph, name).arrange(RIGHT, buff=0.15)
             glyph.set_baseline(text_baseline(name))
         else:
             word = label(tok if any(c.isalnum() for c in tok) else stage.say.quote(tok.strip() or tok),
                          font_size=30, color=th.generated)
         word.mark = mark
-        fit_into(word, 2.4, 0.5)
-        p = number(step.picked_prob, prob_kind(step), font_size=24, color=th.text)
-        # every card as tall as the others, its word centred in a slot of one height and its number on
-        # one line: a comma's card is no shorter and no higher than a word's
-        slot = Rectangle(width=max(word.width, p.width), height=0.5, stroke_width=0).set_fill(opacity=0)
+        fit_into(word, 2.4, 0.6)
+        p = number(step.picked_prob, kind, font_size=24, color=th.text)
+        # every card as tall as the others, its word on one baseline with the other cards' words and its
+        # number on one line: a comma's card is no shorter and no higher than a word's (review 38: "a comma"
+        # stood 10 px above the words beside it)
+        slot = Rectangle(width=max(word.width, p.width), height=0.6, stroke_width=0).set_fill(opacity=0)
         word.move_to(slot)
+        line = label("x", font_size=30).move_to(slot)  # where a word's baseline falls in the slot
+        word.shift(UP * (text_baseline(line) - text_baseline(word[1] if mark is not None else word)))
         p.next_to(slot, DOWN, buff=0.1)
         body = VGroup(word, p)
-        frame = SurroundingRectangle(VGroup(slot, p), buff=0.12, corner_radius=0.08, stroke_width=1.5, color=th.generated)
+        frame = SurroundingRectangle(VGroup(slot, word, p), buff=0.12, corner_radius=0.08, stroke_width=1.5, color=th.generated)
         card = VGroup(frame, body)
         card.word, card.p = word, p
         return card
@@ -221,7 +225,9 @@ class NextToken(Chapter):
         words.highlight(n0 - 1, th.query)
         drawn["sentences"].append(shown)
         # the cards' places, decided once: one per pass, centred along the bottom
-        cards = [self.card(stage, step) for step in plan.steps]
+        # one precision for the row of cards: the finest any pass needs (review 38: 0.58 beside 0.364)
+        kind = max((prob_kind(step) for step in plan.steps), key=["weight", "weight3", "weight4"].index)
+        cards = [self.card(stage, step, kind) for step in plan.steps]
         row = VGroup(*(c.copy() for c in cards)).arrange(RIGHT, buff=0.5).move_to([0, CARD_Y, 0])
         for c, place in zip(cards, row):
             c.move_to(place)
