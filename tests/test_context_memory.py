@@ -1,4 +1,4 @@
-"""The memory table that ends `context_size`: every cell against the bytes of the arrays each way of
+"""The memory chart that ends `context_size`: every point against the bytes of the arrays each way of
 attending holds, written out here from the model's config (shapes and a float32's size, not the plan's
 formula); the rows' order; full ÷ each row at the longest length; the words drawn in English and
 Portuguese; and the chapter in the lesson, played without drawing."""
@@ -128,24 +128,33 @@ def scene_of(lang: str, tmp_path, inputs):
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
-def test_the_table_draws_the_numbers_the_languages_way(lang, make_inputs, tmp_path):
+def test_the_chart_draws_every_size_to_scale_and_the_numbers_the_languages_way(lang, make_inputs, tmp_path):
+    """A line per way of attending, its dots at the bytes held at each length on log scales both ways (review
+    37: the table of small figures read as a slide); beside each line's end its size at the longest length."""
     scene = scene_of(lang, tmp_path, make_inputs)
     m = scene.setting.model
     drawn = scene.stage.drawn["context_memory"]
-    rows = scene.plans[0].rows
+    rows, chart = scene.plans[0].rows, drawn["chart"]
     sep = (lambda s: s.replace(",", "\0").replace(".", ",").replace("\0", ".")) if lang == "pt" else (lambda s: s)
-    for r, cells in zip(rows, drawn["sizes"]):
-        texts = [c.text for c in cells]
-        want = []
-        for n in MEMORY_LENGTHS:  # bytes in decimal units, three significant digits, written out here
-            b = expected_bytes(r.way, n, m.n_heads, m.d_head)
-            for size, unit in ((10**12, "TB"), (10**9, "GB"), (10**6, "MB"), (10**3, "kB"), (1, "B")):
-                if float(f"{b / size:.2f}") >= 1 or size == 1:  # the largest unit it reads at least 1.00 in
-                    want.append(sep(str(b) if size == 1 else three_digits(b / size, group="")) + unit)
-                    break
-        assert texts == want, r.way  # Text drops the spaces
-    heads = [t.text for t in drawn["table"][0][1:1 + len(MEMORY_LENGTHS)]]
-    assert heads == [sep(f"{n:,}") for n in MEMORY_LENGTHS]
+    for r, dots, size in zip(rows, chart.dots, drawn["sizes"]):
+        for dot, n in zip(dots, MEMORY_LENGTHS):  # each dot where its length and its bytes are, read off the scales
+            length, b = chart.value_of(dot.get_center())
+            assert length == pytest.approx(n, rel=1e-6) and b == pytest.approx(expected_bytes(r.way, n, m.n_heads, m.d_head), rel=1e-6)
+        b = expected_bytes(r.way, MEMORY_LENGTHS[-1], m.n_heads, m.d_head)
+        for unit_size, unit in ((10**12, "TB"), (10**9, "GB"), (10**6, "MB"), (10**3, "kB"), (1, "B")):
+            if float(f"{b / unit_size:.2f}") >= 1 or unit_size == 1:  # bytes in decimal units, written out here
+                assert size.text == sep(str(b) if unit_size == 1 else three_digits(b / unit_size, group="")) + unit, r.way
+                break
+    # n² climbs twice as steeply as n; flash and linear lie flat
+    slope = {r.way: (chart.value_of(d[-1].get_center())[1] / chart.value_of(d[0].get_center())[1]) for r, d in zip(rows, chart.dots)}
+    assert slope["full"] == pytest.approx(1e6) and slope["window"] == pytest.approx(1e3) and slope["flash"] == pytest.approx(1)
+    # each name level with its line's end, or tied to it by a line where two ends are close; names never overlap
+    tags = drawn["tags"]
+    for t, tie, end in zip(tags, drawn["ties"], chart.ends):
+        assert np.linalg.norm(tie.get_start() - end.get_center()) < 1e-6 and tie.get_end()[0] < t.get_left()[0]
+    boxes = sorted((t.get_bottom()[1], t.get_top()[1]) for t in tags)
+    assert all(lo2 > hi1 for (_, hi1), (lo2, _) in zip(boxes, boxes[1:]))
+    assert all(t.get_right()[0] < r.get_left()[0] for t, r in zip(tags, drawn["ratios"]) if len(r))
     full = next(r for r in rows if r.way == "full")
     for r, mob in zip(rows, drawn["ratios"]):
         if r.way == "full":

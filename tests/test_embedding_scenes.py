@@ -297,6 +297,33 @@ def test_choose_view_takes_the_wished_views_only_where_some_exist():
     assert choose_view(points, differences=np.array([[0.0, 0.0, 1e-3]])) == choose_view(points)
 
 
+def test_each_difference_is_drawn_over_its_refined_arrow_after_every_animation(make_inputs):
+    """Review 38: E′ (biopsy), grown over the mole's ΔE along medicine, hid it in the frame that says
+    E′ = E + ΔE; review 40: every ΔE's head, on its E′'s, was drawn under it. Watched after every animation
+    (the scene draws in the order its mobjects were added, and a turn of the space adds it anew)."""
+    from attention_manim.scenes import review
+    from attention_manim.scenes.lessons import MOLE_LESSON
+
+    class Order(review.Observer):
+        checked = 0
+
+        def played(self, scene, animations):
+            from manim import Wait
+
+            drawn = getattr(scene, "stage", None) and scene.stage.drawn.get("context_space")
+            if not drawn or not all(isinstance(a, Wait) for a in animations):
+                return  # (the frames held: E′ grows over ΔE, then ΔE comes back on top before the wait)
+            order = {id(m): k for k, m in enumerate(scene.get_mobject_family_members())}
+            for k in {j for j, kind, _ in drawn["arrows"] if kind == "E2"}:
+                dE, E2 = (next(a for j, kind, a in drawn["arrows"] if j == k and kind == want) for want in ("dE", "E2"))
+                if id(E2) in order and E2.get_stroke_opacity() > 0:
+                    assert order[id(dE)] > order[id(E2)], (k, scene.renderer.time)
+                    Order.checked += 1
+
+    review.play_watched(MOLE_LESSON, make_inputs(), Order())
+    assert Order.checked > 10
+
+
 def test_a_story_run_the_other_way_is_found_only_on_the_lessons_own_phrases():
     """SmolLM2 moved "tower" away from Paris with "Eiffel": the plan finds where the lesson's own phrases
     run against their story (then the lesson says so), and tells no story for a user's phrases."""
@@ -388,12 +415,6 @@ def test_mole_drawing(rendered, tracer):
     rows = [tr.embeddings[i], tr.head(0, h).delta_e[i], tr.updated(0, h)[i]]
     for row, cells in zip(rows, drawn["context_space"]["tables"][-1].cells):
         assert [n.value for n in numbers_in(cells)] == pytest.approx(list(tr.project(row, MOLE_AXES)), abs=1e-5)
-    # each ΔE drawn over its E′ (review 38: E′ (biopsy), grown over the ΔE along medicine, hid it)
-    space, arrows = drawn["context_space"]["space"], drawn["context_space"]["arrows"]
-    order = {id(m): k for k, m in enumerate(space.submobjects)}
-    for k in range(len(MOLE)):
-        dE, E2 = (next(a for j, kind, a in arrows if j == k and kind == want) for want in ("dE", "E2"))
-        assert order[id(dE)] > order[id(E2)]
     # arcs as wide as the real weights, only from words up to "mole" (the mask)
     for sentence, arcs in zip(MOLE, drawn["context_space"]["arcs"]):
         t = tracer(sentence)

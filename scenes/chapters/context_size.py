@@ -3,10 +3,10 @@ back while the grid grows to a long passage (its first n × n block is the sente
 the mask makes the first words' pattern independent of what follows), a close look at a word of
 the new part, and a nod to the work on longer contexts. Real patterns throughout.
 
-`ContextMemory` ends the lesson: a table of the memory the pattern takes (or what stands in for it) at
-1,000, 32,000 and 1,000,000 tokens for full, flash, ring (per device), linear and sliding-window
-attention, one layer of the model's heads, built row by row, largest first; then how many times the
-full grid outweighs each of the others at the longest length (plans/context_size.py).
+`ContextMemory` ends the lesson: a chart, log scales both ways, of the memory the pattern takes (or what
+stands in for it) at 1,000, 32,000 and 1,000,000 tokens for full, flash, ring (per device), linear and
+sliding-window attention, one layer of the model's heads, a line each, largest first; then how many times
+the full grid outweighs each of the others at the longest length (plans/context_size.py).
 
 `ContextSizeLesson` traces the long passage when it makes the setting (see plans/context_size.py).
 """
@@ -15,16 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import SimpleNamespace
-from math import log10
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Line, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Line, Rectangle, VGroup
 
 from ..components.attention_grid import AttentionGrid
-from ..components.text import label, rich_line, text_baseline
+from ..components.loglog_chart import LogLogChart
+from ..components.text import baseline_row, label, rich_line, text_baseline
 from ..lesson import Chapter, Lesson
-from ..components.batched_shapes import lerp_color
-from ..components.number_table import aligned_rows
 from ..plans.context_size import (
     ContextMemoryPlan, ContextSizePlan, MemoryRow, plan_context_memory, plan_context_size, with_context_traces,
 )
@@ -34,7 +32,6 @@ from .embedding_parts import fit_into
 from .grid_parts import NOTE_FS, axis_titles, ensure_grid, grid_key, new_grid, titles_of
 from .head_split import model_name
 from .honest import wrapped
-from .ring import level
 
 
 @dataclass(frozen=True)
@@ -206,16 +203,11 @@ class ContextSize(Chapter):
         stage.play(FadeOut(VGroup(inset, titles, note, link, box)), FadeIn(count), run_time=0.8)
 
 
-# --- the memory table --------------------------------------------------------------------------------
+# --- the memory chart --------------------------------------------------------------------------------
 
 M = "grid.context_memory"  # its words: scenes/locales/<lang>/grid.toml
-SMALL, MIDDLE = "#83C167", "#F0AC5F"  # the smallest cells green, through orange, to the theme's red
-
-
-def size_color(b: int, low: int, high: int, theme) -> str:
-    """A cell's colour on a log scale of bytes: green for the table's smallest, red for its largest."""
-    t = (log10(b) - log10(low)) / max(log10(high) - log10(low), 1e-9)
-    return lerp_color(SMALL, MIDDLE, 2 * t) if t < 0.5 else lerp_color(MIDDLE, theme.value, 2 * t - 1)
+SMALL, MIDDLE = "#83C167", "#F0AC5F"  # linear's green and ring's orange (full is the theme's red)
+UNITS = {0: "B", 3: "kB", 6: "MB", 9: "GB", 12: "TB"}  # the count axis's labelled powers of ten
 
 
 def ratio_text(say, row: MemoryRow, mark: bool) -> str:
@@ -256,61 +248,79 @@ class ContextMemory(Chapter):
                              th.dim, 2)
             beyond.move_to([0, full.bottom + beyond.height / 2 + 0.05, 0])
 
-        # the table: a row per way of attending, a column per length, then full ÷ this row at the longest
-        low = min(min(r.bytes) for r in plan.rows)
-        high = max(max(r.bytes) for r in plan.rows)
-        head = [label(say(f"{M}.tokens"), 26, th.dim), *(label(say.number(k, ",d"), 30, th.dim) for k in plan.lengths),
-                label(say(f"{M}.ratio_head"), 26, th.highlight)]
+        # a line per way of attending, through its memory at each length, on log scales both ways: n² climbs
+        # twice as steeply as n, a fixed size lies flat (review 37: the table of small figures read as a slide)
         words = {"full": {}, "flash": {"bq": plan.block_q, "bk": plan.block_k}, "ring": {"count": N},
                  "linear": {"d": d}, "window": {"w": w}}
-        cells, whats, ratios = [], [], []
-        for r in plan.rows:
-            sizes = [label(byte_text(say, b), 34, size_color(b, low, high, th)) for b in r.bytes]
-            ratio = label(ratio_text(say, r, mark=True), 34, th.highlight) if r.way != "full" else VGroup()
-            cells.append([label(say(f"{M}.way_{r.way}", **words[r.way]), 30, th.text), *sizes, ratio])
-            whats.append(label(say(f"{M}.what_{r.way}", **words[r.way]), 24, th.dim))
-            ratios.append(ratio)
-        table = level(aligned_rows([head, *cells], col_gap=0.55, row_step=1.08,
-                                   align=["left"] + ["right"] * (len(plan.lengths) + 1)))
-        for row in table:  # a wider gap between the names and the numbers than between the numbers
-            for cell in row[1:]:
-                cell.shift(RIGHT * 0.35)
-        tokens = table[0][0]  # "tokens" at the name column's right, just before the lengths
-        tokens.shift(RIGHT * (max(row[0].get_right()[0] for row in table[1:]) - tokens.get_right()[0]))
-        for row, what in zip(table[1:], whats):
-            what.align_to(row[0], LEFT)  # its baseline a fixed step under the name's (a comma does not push it)
-            what.shift(UP * (text_baseline(row[0]) - 0.42 - text_baseline(what)))
-        at = label(say(f"{M}.ratio_at", n=longest), 22, th.dim)
-        at.next_to(table[0][-1], DOWN, buff=0.1).align_to(table[0][-1], RIGHT)
-        y = at.get_bottom()[1] - 0.12
-        rule = Line([table.get_left()[0], y, 0], [table.get_right()[0], y, 0], stroke_color=th.dim, stroke_width=1.5)
-        for row in table[1:]:  # the rows clear of the rule under the two-line header
-            row.shift(DOWN * 0.15)
-        for what in whats:
-            what.shift(DOWN * 0.15)
-        body = VGroup(table, VGroup(*whats), at, rule)
+        colors = {"full": th.value, "ring": MIDDLE, "window": th.key, "flash": th.highlight, "linear": SMALL}
+        tags, sizes, whats, ratios = [], [], [], []
+        for r in plan.rows:  # beside each line's end: its name and size at the longest length, what it holds
+            size = label(byte_text(say, r.bytes[-1]), 28, colors[r.way])
+            head = baseline_row([label(say(f"{M}.way_{r.way}", **words[r.way]), 26, th.text), size], buff=0.25)
+            what = label(say(f"{M}.what_{r.way}", **words[r.way]), 21, th.dim)
+            tags.append(VGroup(head, what).arrange(DOWN, aligned_edge=LEFT, buff=0.08))
+            sizes.append(size)
+            whats.append(what)
+            ratios.append(label(ratio_text(say, r, mark=True), 28, th.highlight) if r.way != "full" else VGroup())
+        ratio_head = VGroup(label(say(f"{M}.ratio_head"), 24, th.highlight), label(say(f"{M}.ratio_at", n=longest), 21, th.dim)
+                            ).arrange(DOWN, aligned_edge=RIGHT, buff=0.08)
+        tag_w = max(t.width for t in tags)
+        ratio_w = max([m.width for m in ratios] + [ratio_head.width])
         top = counted.get_bottom()[1] - 0.35
-        bottom = (beyond.get_top()[1] if plan.beyond_context else full.bottom) + 0.3
-        fit_into(body, full.width, top - bottom)
-        body.move_to([0, (top + bottom) / 2, 0])
-        drawn.update(table=table, sizes=[row[1:1 + len(plan.lengths)] for row in table[1:]], ratios=ratios,
-                     whats=whats, title=title, counted=counted, beyond=beyond)
+        bottom = (beyond.get_top()[1] if plan.beyond_context else full.bottom) + 0.25
+        # (the longest length's label, centred under the axis's end, keeps the names off its side of the chart)
+        reach = label(longest, 22, th.dim).width / 2 + 0.15
+        room = full.width - max(0.35, reach) - 0.45 - ratio_w
+        if room - tag_w < 4.5:  # the chart keeps 4.5 units at least: the names shrink first
+            for t in tags:
+                fit_into(t, room - 4.5, t.height)
+            tag_w = max(t.width for t in tags)
+        chart = LogLogChart(plan.lengths, [(r.bytes, colors[r.way]) for r in plan.rows],
+                            x_label=lambda v: say.number(round(v), ",d"),
+                            y_label=lambda k: say("common.bytes.size", value="1", unit=say(f"common.bytes.{UNITS[k]}"))
+                            if k in UNITS else None,
+                            width=room - tag_w, height=top - bottom - 0.45, theme=th, font_size=22, x_labelled=plan.lengths)
+        chart.shift(RIGHT * (full.left - chart.get_left()[0]) + UP * (bottom + 0.45 - chart.get_bottom()[1]))
+        tokens = label(say(f"{M}.tokens"), 22, th.dim)
+        tokens.next_to(chart.x_tick_labels, DOWN, buff=0.12).align_to(chart.axes[0], RIGHT)
+        # the names at their lines' ends, pushed apart where two ends are close (ring under full), tied by a line
+        x_tags = chart.axes[0].get_right()[0] + max(0.35, reach)
+        order = sorted(range(len(tags)), key=lambda k: -chart.ends[k].get_y())
+        y_prev = top + 10
+        for k in order:
+            y = min(chart.ends[k].get_y(), y_prev - 0.22 - tags[k].height / 2)
+            tags[k].move_to([x_tags + tags[k].width / 2, y, 0])
+            y_prev = y - tags[k].height / 2
+        low = min(t.get_bottom()[1] for t in tags)
+        if low < bottom:
+            for t in tags:
+                t.shift(UP * (bottom - low))
+        ties = VGroup(*(Line(e.get_center(), [x_tags - 0.08, t[0].get_y(), 0], stroke_color=th.dim, stroke_width=1.5)
+                        for e, t in zip(chart.ends, tags)))
+        x_ratio = x_tags + tag_w + 0.45 + ratio_w
+        for m, t in zip(ratios, tags):
+            if len(m):
+                m.move_to([x_ratio - m.width / 2, 0, 0]).shift(UP * (text_baseline(t[0]) - text_baseline(m)))
+        ratio_head.move_to([x_ratio - ratio_head.width / 2, top - ratio_head.height / 2, 0])
+        drawn.update(chart=chart, tags=tags, sizes=sizes, ratios=ratios, whats=whats, title=title, counted=counted,
+                     beyond=beyond, ratio_head=ratio_head, ties=ties)
 
-        headers = VGroup(*table[0][:-1], rule)
+        frame = VGroup(chart.axes, chart.grid_lines, chart.x_ticks, chart.x_tick_labels, chart.y_ticks,
+                       chart.y_tick_labels, tokens)
         with stage.narrating(say(f"{M}.caption_intro", count=plan.n_heads, model=name, bpn=plan.bytes_per_number)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(counted), run_time=0.8)
-            stage.play(FadeIn(headers, lag_ratio=0.1), run_time=0.8)
+            stage.play(FadeIn(frame), run_time=0.8)
         if plan.beyond_context:
             with stage.narrating(say(f"{M}.caption_beyond", model=name, n_ctx=say.number(plan.n_ctx, ",d"))):
                 stage.play(FadeIn(beyond, shift=UP * 0.1), run_time=0.8)
                 stage.wait(0.4)
-        for r, row, what in zip(plan.rows, table[1:], whats):
+        for k, r in enumerate(plan.rows):
             with stage.narrating(say(f"{M}.caption_{r.way}", n=longest, size=byte_text(say, r.bytes[-1]),
                                      **words[r.way])):
-                stage.play(FadeIn(VGroup(row[0], what), shift=RIGHT * 0.2), run_time=0.6)
-                stage.play(FadeIn(VGroup(*row[1:1 + len(plan.lengths)]), lag_ratio=0.3), run_time=1.0)
+                stage.play(Create(chart.lines[k]), FadeIn(chart.dots[k], lag_ratio=0.3), run_time=1.0)
+                stage.play(FadeIn(ties[k]), FadeIn(tags[k], shift=RIGHT * 0.2), run_time=0.6)
                 stage.wait(0.4)
         others = {r.way: ratio_text(say, r, mark=False) for r in plan.rows if r.way != "full"}
         with stage.narrating(say(f"{M}.caption_point", n=longest, **others)):
-            stage.play(FadeIn(VGroup(table[0][-1], at)), FadeIn(VGroup(*ratios), lag_ratio=0.2), run_time=1.2)
+            stage.play(FadeIn(ratio_head), FadeIn(VGroup(*ratios), lag_ratio=0.2), run_time=1.2)
             stage.wait(1.5)

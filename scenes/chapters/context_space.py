@@ -285,10 +285,13 @@ class ContextSpace(Chapter):
             refined = "caption_refined_one_head" if plan.trace.model.real else "caption_refined"
             with stage.narrating(say(f"{T}.{refined}", word=word)):
                 stage.play(space.grow_arrow(E2), table.cells[2].animate.set_opacity(1), run_time=0.9)
-                # ΔE stays drawn over E′: where ΔE runs along E′ (the mole's +7.9 along medicine, up to
-                # E′ (biopsy)) E′ grown over it hid it in the frame that says E′ = E + ΔE (review 38, MF10)
+                # ΔE stays drawn over E′ (the scene draws what was added last on top: E′ as it grew): where ΔE
+                # runs along E′ (the mole's +7.9 along medicine, up to E′ (biopsy)) E′ hid it in the frame that
+                # says E′ = E + ΔE (review 38, MF10), and its tip, on E′'s, had no head (review 40)
+                # (in the space's own order too: a later turn of the space draws it anew, in that order)
                 space.remove(dE)
                 space.add(dE)
+                stage.add(dE)
                 stage.wait(0.9)
             if s.compare is not None:
                 self.comparison(stage, s, k, table, names,
@@ -436,7 +439,8 @@ class ContextSpace(Chapter):
         # then shows its note in the table's place)
         drawn = stage.drawn[ContextSpace.key]
         notes = [drawn.get(k) for k in ("head_note", "axes_note", "input_note") if drawn.get(k) is not None]
-        floor = max((n.get_top()[1] for n in notes), default=-4.0) + 0.12
+        # (a line's gap over them: 10 px apart, the two read as one paragraph, review 37)
+        floor = max((n.get_top()[1] for n in notes), default=-4.0) + 0.3
         if cmp.get_bottom()[1] < floor:
             cmp.shift(UP * (floor - cmp.get_bottom()[1]))
         table.add(cmp)
