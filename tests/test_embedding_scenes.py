@@ -349,6 +349,24 @@ def test_a_story_run_the_other_way_is_found_only_on_the_lessons_own_phrases():
     assert [(k, a) for k, a, _ in against_story(senses, MOLE, same_way)] == [(0, 0), (2, 2)]
 
 
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_the_against_note_names_each_phrase_once(lang):
+    """Review 40: "with phrase 3, "tower" moves away from "small"; with phrase 3, "tower" moves toward
+    "large"" read as a copy slip: a phrase's second move joins its first."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.context_space import against_text
+    from attention_manim.scenes.i18n import Say
+
+    say = Say(lang)
+    plan = SimpleNamespace(against=((1, 0, -1.7), (2, 1, -0.4), (2, 2, 0.8)),
+                           phrases=(SimpleNamespace(compare=None), SimpleNamespace(compare=object()), SimpleNamespace(compare=object())))
+    text = against_text(SimpleNamespace(say=say), plan, ["Paris", "small", "large"], say.quote("tower"))
+    assert text.count(say.quote("tower")) == 3  # the story's sentence, phrase 2's move and phrase 3's two moves
+    assert all(text.count(say.quote(a)) == 1 for a in ("Paris", "small", "large"))
+    assert text.index(say.quote("small")) < text.index(say.quote("large"))
+
+
 def test_eiffel_custom_phrases(make_inputs, tracer):
     sentences = ["the little tower", "a giant steel tower", "a french tower"]
     (plan,) = plans("eiffel_tower", make_inputs, sentences=sentences, axes=["paris", "steel", "small"])

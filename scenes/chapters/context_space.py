@@ -385,8 +385,9 @@ class ContextSpace(Chapter):
         # tables' rounded E′s (7.7 − 0.0 shown, +7.6 measured), the label says it is taken before rounding
         exact = previous is None or not any(misses((a, -b), c)
                                             for c, a, b in zip(s.compare.change, s.coords[2], previous.coords[2]))
-        vs = label(say(f"{T}.compare_label" if exact else f"{T}.compare_label_unrounded", before=k, now=k + 1),
-                   font_size=22, color=th.dim)
+        # (mixed: "E′" in the serif beside Hangul; in the Korean face its prime stood apart, "E´ 변화": review 40)
+        vs = mixed_label(say(f"{T}.compare_label" if exact else f"{T}.compare_label_unrounded", before=k, now=k + 1),
+                         22, th.dim)
         # taken before rounding, it is written to two decimals: "+7.64" beside tables whose rounded E′s
         # differ by 7.7 reads as what it is, not as a slip
         kind = "vec" if exact else "signed2"
@@ -496,9 +497,13 @@ def axes_table(stage: Stage, phrase: Phrase, names: list[str]) -> VGroup:
 def against_text(stage: Stage, plan: ContextPlan, names: list[str], word: str) -> str:
     """One sentence: where, on this model, the phrases moved the word against their story."""
     say = stage.say
-    items = []
+    items, last = [], None
     for k, axis, move in plan.against:
-        kind = ("toward" if move > 0 else "away") if any(s.compare for s in plan.phrases[1:2]) else \
-            ("more" if move > 0 else "less")
-        items.append(say(f"{T}.against_{kind}", phrase=k + 1, word=word, axis=say.quote(names[axis])))
+        moved = any(s.compare for s in plan.phrases[1:2])
+        kind = ("toward" if move > 0 else "away") if moved else ("more" if move > 0 else "less")
+        if moved and k == last:  # a second move of one phrase joins its first (review 40: "with phrase 3" twice)
+            items[-1] += say(f"{T}.against_also_{kind}", axis=say.quote(names[axis]))
+        else:
+            items.append(say(f"{T}.against_{kind}", phrase=k + 1, word=word, axis=say.quote(names[axis])))
+        last = k
     return say(f"{T}.against", items="; ".join(items), word=word)
