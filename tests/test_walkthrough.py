@@ -317,6 +317,24 @@ def test_lookup_render_draws_both_results(make_inputs, render_scene):
     assert text_baseline(line[1]) == pytest.approx(text_baseline(line[0]), abs=1e-3)
 
 
+def test_the_lookup_table_stands_in_the_middle_until_the_results_come(make_inputs):
+    """Review 39: the first frames' lower half was empty (the table waited at the top for the results)."""
+    from attention_manim.scenes import review
+
+    class Watch(review.Observer):
+        gaps = []
+
+        def caption_done(self, scene, text, start, end):
+            d = scene.stage.drawn.get("lookup")
+            if d and "distance" not in d:  # before the results
+                above = d["title"].get_bottom()[1] - d["query"].get_top()[1]
+                below = d["legend"].get_bottom()[1] + config.frame_height / 2
+                Watch.gaps.append((above, below))
+
+    review.play_watched(ATTENTION_AS_LOOKUP, make_inputs(), Watch())
+    assert Watch.gaps and all(below > 1.0 and abs(below - above) < 1.0 for above, below in Watch.gaps), Watch.gaps
+
+
 # --- SmolLM2 -----------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

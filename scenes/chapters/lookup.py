@@ -7,7 +7,7 @@ they are."""
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, SurroundingRectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, SurroundingRectangle, UpdateFromAlphaFunc, VectorizedPoint, VGroup
 
 from ..components.text import baseline_row, label, number
 from ..components.vectors import VectorColumn, ellipsis_dots, math
@@ -139,6 +139,11 @@ class Lookup(Chapter):
         out.move_to([0, (legend.get_bottom()[1] + full.bottom) / 2, 0])
         drawn["legend"] = legend
         drawn.update(title=title, rows=by_token, query=qvec, d_k=qline[2])
+        # until the results come, the table stands in the middle of the room they will share (review 39: the
+        # lower half of the first frames was empty); it rises to its place as they come in
+        table_part = VGroup(body, legend)
+        lift = table_part.get_y() - (top + full.bottom) / 2
+        table_part.shift(DOWN * lift)
         def col(c):
             """Column c with its heading; the Σ row's cells come with the weight columns (Σ with the first)."""
             cells = [r[c] for r in rows[1:] if r is not sum_row] + [rows[0][c]]
@@ -177,6 +182,14 @@ class Lookup(Chapter):
         key = f"{T}.caption_results_close" if plan.best_weight >= 0.9 else f"{T}.caption_results"
         with stage.narrating(say(key, distance=say.number(plan.distance, ".2f"), weight=plan.best_weight,
                                  best=say.quote(toks[plan.best]))):
+            # shifted in place, driven by a point the scene holds instead (the table's parts are already on
+            # stage, in groups whose Σ declares its sum: a new group around them holds a Σ the lint cannot place)
+            risen = [0.0]
+
+            def rise(_, alpha):
+                table_part.shift(UP * (lift * alpha - risen[0]))
+                risen[0] = lift * alpha
+            stage.play(UpdateFromAlphaFunc(VectorizedPoint(), rise), run_time=0.8)
             stage.play(FadeIn(res, shift=UP * 0.1), run_time=1.0)
             stage.play(FadeIn(dist), run_time=0.6)
             stage.wait(1.2)
