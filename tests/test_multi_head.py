@@ -130,7 +130,10 @@ def test_renders_with_the_trace_numbers(render_scene, make_inputs, lang):
         # "queries" level with its column labels, left of them; "keys" left of its row labels; both on screen
         g, (top, side) = d["grids"][0], d["axis_names"]
         assert top.get_right()[0] <= g.lines.get_left()[0] and abs(top.get_y() - g.col_labels.get_y()) < 1e-6
-        assert side.get_right()[0] <= g.row_labels.get_left()[0] and side.get_left()[0] > -config.frame_width / 2
+        assert side.get_right()[0] <= g.row_labels.get_left()[0] - 0.25 and side.get_left()[0] > -config.frame_width / 2
+        # between two rows, never level with one row's label (review 41: "키" beside "cast" read as "키 cast")
+        rows_y = {round(float(y), 4) for y in g.cell_centers()[..., 1].ravel()}
+        assert min(abs(side.get_y() - y) for y in rows_y) >= 0.3 * g.cell_height
         assert top.original_text == Say(lang)("grid.axes.queries") and side.original_text == Say(lang)("grid.axes.keys")
     shown = sorted(round(m.value, 4) for m in numbers_in(drawn["compare"]))
     expected = sorted(round(v, 4) for s in plan.sentences for pair in s.projections for v in pair)

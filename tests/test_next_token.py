@@ -234,14 +234,18 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
         lines = [text_baseline(c.word[1] if c.word.mark is not None else c.word) for c in cards]
         assert max(lines) - min(lines) < 0.02
         assert len({len(c.p.shown.split(".")[-1].split(",")[-1]) for c in cards}) == 1
+        # and the charts at the cards' precision (review 41: a card's 0.577 beside its chart's 0.58)
+        places = {len(n.shown.replace(",", ".").split(".")[-1]) for chart in drawn["charts"] for n in [r.val for r in chart.rows]}
+        assert places == {len(cards[0].p.shown.replace(",", ".").split(".")[-1])}
         # the text grows in place: each longer text is the shorter one plus a box to its right
         for short, long in zip(drawn["sentences"], drawn["sentences"][1:]):
             assert len(long) == len(short) + 1 and long[-1].get_left()[0] > short[-1].get_right()[0]
             assert long[0].get_center()[0] == pytest.approx(short[0].get_center()[0])
         # every chart's figures add up to Σ 1.00 as drawn, or the Σ says ≈ (0.99, 1.01 drawn)
         for chart in drawn["charts"]:
-            figures = [round(float(r.val.value), 2) for r in chart.rows] + [round(float(chart.rest.val.value), 2)]
-            misses = round(sum(figures), 2) != 1.0
+            shown = [r.val.shown for r in chart.rows] + [chart.rest.val.shown]  # as drawn, at the lesson's precision
+            places = len(shown[0].replace(",", ".").split(".")[-1])
+            misses = round(sum(float(f.replace(",", ".").replace("−", "-")) for f in shown), places) != 1.0
             assert chart.approx == misses and ("≈" in chart.sum_row[0].original_text) == misses
         # a title that names the model (the toy here: in words, never its id)
         from attention_manim.scenes.i18n import Say

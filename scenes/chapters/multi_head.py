@@ -143,7 +143,10 @@ def axis_names(stage: Stage, grid: AttentionGrid) -> VGroup:
     top = label(say("grid.axes.queries"), 20, th.query)
     top.move_to([grid.lines.get_left()[0] - 0.15 - top.width / 2, cols.get_y(), 0])
     side = side_title(say("grid.axes.keys"), 20, th.key)
-    side.move_to([rows.get_left()[0] - 0.15 - side.width / 2, grid.lines.get_y(), 0])
+    # between two rows' labels, not level with one, and a word's gap off them (review 41: "키" level with "cast",
+    # 11 px from it, read as one label "키 cast")
+    y = grid.lines.get_y() + (grid.cell_height / 2 if grid.n % 2 else 0.0)
+    side.move_to([rows.get_left()[0] - 0.3 - side.width / 2, y, 0])
     return VGroup(top, side)
 
 

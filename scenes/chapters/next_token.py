@@ -44,9 +44,15 @@ def prob_kind(step: NextStep) -> str:
     return kind
 
 
-def prob_spec(step: NextStep) -> str:
-    """The format spec a caption says the step's probabilities with: as the chart writes them."""
-    return {"weight3": ".3f", "weight4": ".4f"}.get(prob_kind(step), ".2f")
+def lesson_kind(steps) -> str:
+    """One precision for the whole lesson, the finest any pass needs: its charts, its cards and its captions
+    (review 38: cards at 0.58 beside 0.364; review 41: a card's 0.577 beside its chart's 0.58)."""
+    return max((prob_kind(step) for step in steps), key=["weight", "weight3", "weight4"].index)
+
+
+def prob_spec(kind: str) -> str:
+    """The format spec a caption says probabilities written `kind` with: as the chart writes them."""
+    return {"weight3": ".3f", "weight4": ".4f"}.get(kind, ".2f")
 
 
 @dataclass(frozen=True)
@@ -109,11 +115,10 @@ class NextToken(Chapter):
         name = label(mark, font_size=26, color=th.dim)
         return VGroup(name, VGroup(box, word)).arrange(RIGHT, buff=0.15)
 
-    def chart(self, stage: Stage, step: NextStep, vocab_size: int) -> VGroup:
+    def chart(self, stage: Stage, step: NextStep, vocab_size: int, kind: str) -> VGroup:
         """One bar per likely token in a track of length 1 (its length is its probability), its
-        number, and the rest of the vocabulary summed."""
+        number (written `kind`), and the rest of the vocabulary summed."""
         th, say = stage.theme, stage.say
-        kind = prob_kind(step)
         rows = VGroup()
         for r, (tok, p) in enumerate(zip(step.top_tokens, step.top_probs)):
             y = TOP_Y - r * ROW
@@ -225,8 +230,7 @@ class NextToken(Chapter):
         words.highlight(n0 - 1, th.query)
         drawn["sentences"].append(shown)
         # the cards' places, decided once: one per pass, centred along the bottom
-        # one precision for the row of cards: the finest any pass needs (review 38: 0.58 beside 0.364)
-        kind = max((prob_kind(step) for step in plan.steps), key=["weight", "weight3", "weight4"].index)
+        kind = lesson_kind(plan.steps)
         cards = [self.card(stage, step, kind) for step in plan.steps]
         row = VGroup(*(c.copy() for c in cards)).arrange(RIGHT, buff=0.5).move_to([0, CARD_Y, 0])
         for c, place in zip(cards, row):
@@ -250,10 +254,10 @@ class NextToken(Chapter):
             stage.wait(0.4)
         old = None  # the last pass's chart: it stays (dimmed) until the next one replaces it
         for s, step in enumerate(plan.steps):
-            chart = self.chart(stage, step, plan.vocab_size)
+            chart = self.chart(stage, step, plan.vocab_size, kind)
             drawn["charts"].append(chart)
             with stage.narrating(say(f"{T}.caption_probs", count=plan.vocab_size, top=len(step.top_tokens),
-                                     rest=say.number(step.rest, prob_spec(step)))):
+                                     rest=say.number(step.rest, prob_spec(kind)))):
                 gone = [FadeOut(old)] if old is not None else ([FadeOut(vector)] if vector is not None else [])
                 stage.play(*gone, *(FadeIn(VGroup(r.name, r.track)) for r in chart.rows),
                            *(GrowFromEdge(r.bar, LEFT) for r in chart.rows), run_time=1.0)
@@ -264,7 +268,7 @@ class NextToken(Chapter):
             how = "caption_greedy" if plan.temperature is None else "caption_sampled"
             i = n0 + s  # the box the picked token takes
             with stage.narrating(say(f"{T}.{how}", word=say.quote(step.picked_token),
-                                     p=say.number(step.picked_prob, prob_spec(step)),
+                                     p=say.number(step.picked_prob, prob_spec(kind)),
                                      temperature=plan.temperature or 1.0)):
                 moving = words[i].copy()
                 if step.picked_rank >= 0:
