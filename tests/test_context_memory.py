@@ -155,6 +155,8 @@ def test_the_chart_draws_every_size_to_scale_and_the_numbers_the_languages_way(l
     boxes = sorted((t.get_bottom()[1], t.get_top()[1]) for t in tags)
     assert all(lo2 > hi1 for (_, hi1), (lo2, _) in zip(boxes, boxes[1:]))
     assert all(t.get_right()[0] < r.get_left()[0] for t, r in zip(tags, drawn["ratios"]) if len(r))
+    # the column's heading over every name, on no line's level (review 41: beside full's line it read as its value)
+    assert drawn["ratio_head"].get_bottom()[1] > max(t.get_top()[1] for t in tags)
     full = next(r for r in rows if r.way == "full")
     for r, mob in zip(rows, drawn["ratios"]):
         if r.way == "full":

@@ -261,18 +261,26 @@ class ContextMemory(Chapter):
             tags.append(VGroup(head, what).arrange(DOWN, aligned_edge=LEFT, buff=0.08))
             sizes.append(size)
             whats.append(what)
-            ratios.append(label(ratio_text(say, r, mark=True), 28, th.highlight) if r.way != "full" else VGroup())
-        ratio_head = VGroup(label(say(f"{M}.ratio_head"), 24, th.highlight), label(say(f"{M}.ratio_at", n=longest), 21, th.dim)
+            # (white: in yellow, "≈ 60,100,000" read as a figure of flash's yellow line, review 41)
+            ratios.append(label(ratio_text(say, r, mark=True), 28, th.text) if r.way != "full" else VGroup())
+        ratio_head = VGroup(label(say(f"{M}.ratio_head"), 24, th.text), label(say(f"{M}.ratio_at", n=longest), 21, th.dim)
                             ).arrange(DOWN, aligned_edge=RIGHT, buff=0.08)
         tag_w = max(t.width for t in tags)
         ratio_w = max([m.width for m in ratios] + [ratio_head.width])
         top = counted.get_bottom()[1] - 0.35
+        head_top, top = top, top - ratio_head.height - 0.2  # the column's heading over the chart, on no line's level
         bottom = (beyond.get_top()[1] if plan.beyond_context else full.bottom) + 0.25
         # (the longest length's label, centred under the axis's end, keeps the names off its side of the chart)
         reach = label(longest, 22, th.dim).width / 2 + 0.15
         room = full.width - max(0.35, reach) - 0.45 - ratio_w
-        if room - tag_w < 4.5:  # the chart keeps 4.5 units at least: the names shrink first
-            for t in tags:
+        if room - tag_w < 4.5:  # the chart keeps 4.5 units at least: what a way holds wraps, then the names shrink
+            for k, (t, r) in enumerate(zip(tags, plan.rows)):
+                if t.width > room - 4.5 and t[0].width <= room - 4.5:
+                    what = wrapped(say(f"{M}.what_{r.way}", **words[r.way]), room - 4.5, 21, th.dim, 2)
+                    what.next_to(t[0], DOWN, buff=0.08, aligned_edge=LEFT)
+                    t.remove(t[1])
+                    t.add(what)
+                    whats[k] = what
                 fit_into(t, room - 4.5, t.height)
             tag_w = max(t.width for t in tags)
         chart = LogLogChart(plan.lengths, [(r.bytes, colors[r.way]) for r in plan.rows],
@@ -301,7 +309,7 @@ class ContextMemory(Chapter):
         for m, t in zip(ratios, tags):
             if len(m):
                 m.move_to([x_ratio - m.width / 2, 0, 0]).shift(UP * (text_baseline(t[0]) - text_baseline(m)))
-        ratio_head.move_to([x_ratio - ratio_head.width / 2, top - ratio_head.height / 2, 0])
+        ratio_head.move_to([x_ratio - ratio_head.width / 2, head_top - ratio_head.height / 2, 0])
         drawn.update(chart=chart, tags=tags, sizes=sizes, ratios=ratios, whats=whats, title=title, counted=counted,
                      beyond=beyond, ratio_head=ratio_head, ties=ties)
 
