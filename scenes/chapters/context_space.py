@@ -132,6 +132,23 @@ class SameLookup(Chapter):
         # the next chapter's stage.clear() fades all this out: the chapter ends on its full frame
 
 
+def lower_left(box: VGroup, table: VGroup, notes: list, right: float | None = None) -> VGroup:
+    """`box` in the lower left: under the table, over the notes at the bottom (never on them), and
+    left of `right` (the space's labels: a box touching "화학" read as one line with it)."""
+    texts = [n for n in notes if n is not None and n.get_x() < 0 and n.get_y() < 0]
+    floor = max(n.get_top()[1] for n in texts) + 0.15 if texts else -3.9
+    ceiling = table.get_bottom()[1] - 0.15
+    # where the room under the table would shrink its text (a real model's notes under a tall table),
+    # it takes the table's place while it is shown (box.covers_table: the caller fades the table)
+    box.covers_table = box.height > 0.9 * (ceiling - floor)
+    if box.covers_table:
+        ceiling = table.get_top()[1]
+    width = 5.8 if right is None else min(5.8, right - (-config.frame_width / 2 + 0.4))
+    fit_into(box, width, max(ceiling - floor, 1.0))
+    box.to_edge(LEFT, buff=0.4).set_y(ceiling - box.height / 2 if box.covers_table else (ceiling + floor) / 2)
+    return box
+
+
 def head_note_text(say, plan: ContextPlan) -> str:
     """The note naming the head whose ΔE the space draws: its layer, number and role (a head without a
     role is named once)."""
@@ -260,7 +277,7 @@ class ContextSpace(Chapter):
             if honest:  # a real head resting on the first token, or on the word itself: say so, on screen too
                 drawn.setdefault("honest", []).append(honest)
                 plate = framed(wrapped(honest, 5.4, 22, th.text, max_lines=6), th, th.dim)
-                self.lower_left(plate, table, notes, right=room_left_of(space, 0.2))
+                lower_left(plate, table, notes, right=room_left_of(space, 0.2))
                 drawn.setdefault("honest_plates", []).append(plate)
                 with stage.narrating(honest):
                     stage.play(FadeIn(plate, shift=UP * 0.1), *cover(plate, table), run_time=0.6)
@@ -294,7 +311,7 @@ class ContextSpace(Chapter):
                 stage.add(dE)
                 stage.wait(0.9)
             if s.compare is not None:
-                self.comparison(stage, s, k, table, names,
+                comparison(stage, s, k, table, names,
                                 input_part=plan.phrases[k - 1] if plan.inputs_differ else None,
                                 previous=plan.phrases[k - 1])
             stage.play(FadeOut(arcs), FadeOut(wl), FadeOut(own), run_time=0.4)
@@ -344,28 +361,11 @@ class ContextSpace(Chapter):
         stage.play(space.rotation(-turn, run_time=2.0))
 
     # --- pieces ---------------------------------------------------------------------------------
-    @staticmethod
-    def lower_left(box: VGroup, table: VGroup, notes: list, right: float | None = None) -> VGroup:
-        """`box` in the lower left: under the table, over the notes at the bottom (never on them), and
-        left of `right` (the space's labels: a box touching "화학" read as one line with it)."""
-        texts = [n for n in notes if n is not None and n.get_x() < 0 and n.get_y() < 0]
-        floor = max(n.get_top()[1] for n in texts) + 0.15 if texts else -3.9
-        ceiling = table.get_bottom()[1] - 0.15
-        # where the room under the table would shrink its text (a real model's notes under a tall table),
-        # it takes the table's place while it is shown (box.covers_table: the caller fades the table)
-        box.covers_table = box.height > 0.9 * (ceiling - floor)
-        if box.covers_table:
-            ceiling = table.get_top()[1]
-        width = 5.8 if right is None else min(5.8, right - (-config.frame_width / 2 + 0.4))
-        fit_into(box, width, max(ceiling - floor, 1.0))
-        box.to_edge(LEFT, buff=0.4).set_y(ceiling - box.height / 2 if box.covers_table else (ceiling + floor) / 2)
-        return box
-
     def causal_note(self, stage: Stage, s: Phrase, row: WordBoxes, word: str, table: VGroup, notes: list):
         """The words after the focus are masked for it; what they say can only flow forward."""
         th, say = stage.theme, stage.say
         box = framed(causal_lines(say, s), th, th.mask, font_size=22)
-        self.lower_left(box, table, notes, right=room_left_of(stage.drawn[ContextSpace.key]["space"], 0.2))
+        lower_left(box, table, notes, right=room_left_of(stage.drawn[ContextSpace.key]["space"], 0.2))
         stage.drawn[ContextSpace.key]["causal"].append(box)
         later = list(s.causal.later)
         with stage.narrating(say(f"{T}.caption_causal", word=word, after=say.quote(s.causal.after))):
@@ -373,86 +373,86 @@ class ContextSpace(Chapter):
             stage.wait(2.5)
         stage.play(FadeOut(box), row.animate.recolor(later, th.dim), *uncover(box, table), run_time=0.5)
 
-    @staticmethod
-    def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str],
-                   input_part: Phrase | None = None, previous: Phrase | None = None):
-        """Under the table: this phrase's E′ (phrase k + 1) minus the previous phrase's, on each axis.
-        The phrases are named by number (the captions' "Phrase 2"): written out, a real model's
-        tokens make the label too long to read."""
-        th, say = stage.theme, stage.say
-        before = say.quote(" ".join(s.compare.before))
-        # the change is the unrounded E′s' difference; where it differs from the difference of the two
-        # tables' rounded E′s (7.7 − 0.0 shown, +7.6 measured), the label says it is taken before rounding
-        exact = previous is None or not any(misses((a, -b), c)
-                                            for c, a, b in zip(s.compare.change, s.coords[2], previous.coords[2]))
-        # (mixed: "E′" in the serif beside Hangul; in the Korean face its prime stood apart, "E´ 변화": review 40)
-        vs = mixed_label(say(f"{T}.compare_label" if exact else f"{T}.compare_label_unrounded", before=k, now=k + 1),
-                         22, th.dim)
-        # taken before rounding, it is written to two decimals: "+7.64" beside tables whose rounded E′s
-        # differ by 7.7 reads as what it is, not as a slip
-        kind = "vec" if exact else "signed2"
-        # the room under the table, above the notes: the figures with their E′s where it holds them
-        marked = stage.drawn[ContextSpace.key]
-        floor = max((marked[k].get_top()[1] for k in ("head_note", "axes_note", "input_note") if marked.get(k) is not None),
-                    default=stage.region("full").bottom) + 0.3  # (0.12 apart, it read as one paragraph with them: review 37)
-        one_line = exact or table.get_bottom()[1] - 0.45 - floor < 2.0  # no room for a line per figure
-        if one_line:
-            nums = baseline_row([baseline_row([label(n, font_size=22, color=th.dim),
-                                               number(c, kind, font_size=24, color=th.updated)], buff=0.12)
-                                 for n, c in zip(names, s.compare.change)], buff=0.4)
-        else:  # each change with the two E′s it comes from, to two decimals: a student can subtract them
-            # (review 34: "+4.80" beside tables whose one-decimal E′s differ by 4.9 looked like a slip)
-            nums = VGroup(*(baseline_row([label(n, font_size=22, color=th.dim),
-                                          number(c, kind, font_size=24, color=th.updated),
-                                          label(f"({say.number(a, '.2f')} → {say.number(b, '.2f')})".replace("-", "−"),
-                                                font_size=22, color=th.dim)], buff=0.12)
-                            for n, c, a, b in zip(names, s.compare.change, previous.coords[2], s.coords[2])))
-            nums.arrange(DOWN, aligned_edge=LEFT, buff=0.08)
-        most = None
-        if input_part is not None:  # the layer's inputs differ: say how much of the change is the head's
-            heads = s.coords[1] - input_part.coords[1]
-            if np.abs(heads).max() < 0.5 * np.abs(s.compare.change).max():  # "most of that": measured
-                # the head's share as the two tables' ΔE rows show it (one decimal each): a student
-                # subtracts the drawn +0.1 and −0.1 and finds 0.2, not the unrounded 0.14; on screen too
-                drawn_heads = np.round(s.coords[1], 1) - np.round(input_part.coords[1], 1)
-                most = say.number(float(np.abs(drawn_heads).max()), ".1f")
-        # over two lines where long (one line shrank the whole panel under the text size)
-        share = [wrapped(say(f"{T}.compare_head_share", most=most), max(vs.width, nums.width, 3.6), 22, th.delta, 2)
-                 ] if most else []
-        cmp = VGroup(vs, nums, *share).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
-        # clear of the space and its axis names (they swing round when the space turns)
-        space = stage.drawn[ContextSpace.key]["space"]
-        room = room_left_of(space) - table.get_left()[0]
-        tall = 1.0 + (0.35 if share else 0.0) + (0.0 if one_line else 0.6)
-        fit_into(cmp, min(5.6, room), tall).next_to(table, DOWN, buff=0.45).align_to(table, LEFT)
-        # an axis name that swings over it when the space turns at the end: go below that name
-        x0, x1 = cmp.get_left()[0] - 0.1, cmp.get_right()[0] + 0.1
-        for bx0, by0, bx1, by1 in label_boxes_turned(space, TURNS):
-            if bx0 < x1 and bx1 > x0 and by0 < cmp.get_top()[1] + 0.1 and by1 > cmp.get_bottom()[1] - 0.1:
-                cmp.shift(DOWN * (cmp.get_top()[1] - by0 + 0.15))
-        # an axis line that swings across it: go down until clear of its drawn edge
-        lines = axis_lines_turned(space, TURNS)
-        for _ in range(12):
-            if clearance(box_of(cmp), lines) >= 0.1:
-                break
-            cmp.shift(DOWN * 0.1)
-        # never onto the notes under it (the turn comes at the end; a lesson that owns up to its story
-        # then shows its note in the table's place)
-        drawn = stage.drawn[ContextSpace.key]
-        notes = [drawn.get(k) for k in ("head_note", "axes_note", "input_note") if drawn.get(k) is not None]
-        # (a line's gap over them: 10 px apart, the two read as one paragraph, review 37)
-        floor = max((n.get_top()[1] for n in notes), default=-4.0) + 0.3
-        if cmp.get_bottom()[1] < floor:
-            cmp.shift(UP * (floor - cmp.get_bottom()[1]))
-        table.add(cmp)
-        stage.drawn[ContextSpace.key].setdefault("comparisons", []).append(cmp)
-        text = delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, names,
-                             spec="+.1f" if exact else "+.2f", before=before)
-        if most is not None:
-            text += " " + say(f"{T}.compare_input", most=most)
-        with stage.narrating(text):
-            stage.play(FadeIn(cmp), run_time=0.6)
-            stage.wait(0.6)
+
+def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str],
+               input_part: Phrase | None = None, previous: Phrase | None = None):
+    """Under the table: this phrase's E′ (phrase k + 1) minus the previous phrase's, on each axis.
+    The phrases are named by number (the captions' "Phrase 2"): written out, a real model's
+    tokens make the label too long to read."""
+    th, say = stage.theme, stage.say
+    before = say.quote(" ".join(s.compare.before))
+    # the change is the unrounded E′s' difference; where it differs from the difference of the two
+    # tables' rounded E′s (7.7 − 0.0 shown, +7.6 measured), the label says it is taken before rounding
+    exact = previous is None or not any(misses((a, -b), c)
+                                        for c, a, b in zip(s.compare.change, s.coords[2], previous.coords[2]))
+    # (mixed: "E′" in the serif beside Hangul; in the Korean face its prime stood apart, "E´ 변화": review 40)
+    vs = mixed_label(say(f"{T}.compare_label" if exact else f"{T}.compare_label_unrounded", before=k, now=k + 1),
+                     22, th.dim)
+    # taken before rounding, it is written to two decimals: "+7.64" beside tables whose rounded E′s
+    # differ by 7.7 reads as what it is, not as a slip
+    kind = "vec" if exact else "signed2"
+    # the room under the table, above the notes: the figures with their E′s where it holds them
+    marked = stage.drawn[ContextSpace.key]
+    floor = max((marked[k].get_top()[1] for k in ("head_note", "axes_note", "input_note") if marked.get(k) is not None),
+                default=stage.region("full").bottom) + 0.3  # (0.12 apart, it read as one paragraph with them: review 37)
+    one_line = exact or table.get_bottom()[1] - 0.45 - floor < 2.0  # no room for a line per figure
+    if one_line:
+        nums = baseline_row([baseline_row([label(n, font_size=22, color=th.dim),
+                                           number(c, kind, font_size=24, color=th.updated)], buff=0.12)
+                             for n, c in zip(names, s.compare.change)], buff=0.4)
+    else:  # each change with the two E′s it comes from, to two decimals: a student can subtract them
+        # (review 34: "+4.80" beside tables whose one-decimal E′s differ by 4.9 looked like a slip)
+        nums = VGroup(*(baseline_row([label(n, font_size=22, color=th.dim),
+                                      number(c, kind, font_size=24, color=th.updated),
+                                      label(f"({say.number(a, '.2f')} → {say.number(b, '.2f')})".replace("-", "−"),
+                                            font_size=22, color=th.dim)], buff=0.12)
+                        for n, c, a, b in zip(names, s.compare.change, previous.coords[2], s.coords[2])))
+        nums.arrange(DOWN, aligned_edge=LEFT, buff=0.08)
+    most = None
+    if input_part is not None:  # the layer's inputs differ: say how much of the change is the head's
+        heads = s.coords[1] - input_part.coords[1]
+        if np.abs(heads).max() < 0.5 * np.abs(s.compare.change).max():  # "most of that": measured
+            # the head's share as the two tables' ΔE rows show it (one decimal each): a student
+            # subtracts the drawn +0.1 and −0.1 and finds 0.2, not the unrounded 0.14; on screen too
+            drawn_heads = np.round(s.coords[1], 1) - np.round(input_part.coords[1], 1)
+            most = say.number(float(np.abs(drawn_heads).max()), ".1f")
+    # over two lines where long (one line shrank the whole panel under the text size)
+    share = [wrapped(say(f"{T}.compare_head_share", most=most), max(vs.width, nums.width, 3.6), 22, th.delta, 2)
+             ] if most else []
+    cmp = VGroup(vs, nums, *share).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+    # clear of the space and its axis names (they swing round when the space turns)
+    space = stage.drawn[ContextSpace.key]["space"]
+    room = room_left_of(space) - table.get_left()[0]
+    tall = 1.0 + (0.35 if share else 0.0) + (0.0 if one_line else 0.6)
+    fit_into(cmp, min(5.6, room), tall).next_to(table, DOWN, buff=0.45).align_to(table, LEFT)
+    # an axis name that swings over it when the space turns at the end: go below that name
+    x0, x1 = cmp.get_left()[0] - 0.1, cmp.get_right()[0] + 0.1
+    for bx0, by0, bx1, by1 in label_boxes_turned(space, TURNS):
+        if bx0 < x1 and bx1 > x0 and by0 < cmp.get_top()[1] + 0.1 and by1 > cmp.get_bottom()[1] - 0.1:
+            cmp.shift(DOWN * (cmp.get_top()[1] - by0 + 0.15))
+    # an axis line that swings across it: go down until clear of its drawn edge
+    lines = axis_lines_turned(space, TURNS)
+    for _ in range(12):
+        if clearance(box_of(cmp), lines) >= 0.1:
+            break
+        cmp.shift(DOWN * 0.1)
+    # never onto the notes under it (the turn comes at the end; a lesson that owns up to its story
+    # then shows its note in the table's place)
+    drawn = stage.drawn[ContextSpace.key]
+    notes = [drawn.get(k) for k in ("head_note", "axes_note", "input_note") if drawn.get(k) is not None]
+    # (a line's gap over them: 10 px apart, the two read as one paragraph, review 37)
+    floor = max((n.get_top()[1] for n in notes), default=-4.0) + 0.3
+    if cmp.get_bottom()[1] < floor:
+        cmp.shift(UP * (floor - cmp.get_bottom()[1]))
+    table.add(cmp)
+    stage.drawn[ContextSpace.key].setdefault("comparisons", []).append(cmp)
+    text = delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, names,
+                         spec="+.1f" if exact else "+.2f", before=before)
+    if most is not None:
+        text += " " + say(f"{T}.compare_input", most=most)
+    with stage.narrating(text):
+        stage.play(FadeIn(cmp), run_time=0.6)
+        stage.wait(0.6)
 
 
 def axes_table(stage: Stage, phrase: Phrase, names: list[str]) -> VGroup:
