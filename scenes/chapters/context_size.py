@@ -27,7 +27,7 @@ from ..plans.context_size import (
     ContextMemoryPlan, ContextSizePlan, MemoryRow, plan_context_memory, plan_context_size, with_context_traces,
 )
 from ..stage import Region, Stage
-from ..style import byte_text
+from ..style import BYTE_UNITS, byte_text
 from .embedding_parts import fit_into
 from .grid_parts import NOTE_FS, axis_titles, ensure_grid, grid_key, new_grid, titles_of
 from .head_split import model_name
@@ -207,7 +207,8 @@ class ContextSize(Chapter):
 
 M = "grid.context_memory"  # its words: scenes/locales/<lang>/grid.toml
 SMALL, MIDDLE = "#83C167", "#F0AC5F"  # linear's green and ring's orange (full is the theme's red)
-UNITS = {0: "B", 3: "kB", 6: "MB", 9: "GB", 12: "TB"}  # the count axis's labelled powers of ten
+# the count axis's labelled powers of ten: the units byte_text writes sizes in
+UNITS = {0: "B", **{len(str(size)) - 1: unit for size, unit in BYTE_UNITS}}
 
 
 def ratio_text(say, row: MemoryRow, mark: bool) -> str:
