@@ -134,6 +134,9 @@ def test_renders_with_the_trace_numbers(render_scene, make_inputs, lang):
         # between two rows, never level with one row's label (review 41: "키" beside "cast" read as "키 cast")
         rows_y = {round(float(y), 4) for y in g.cell_centers()[..., 1].ravel()}
         assert min(abs(side.get_y() - y) for y in rows_y) >= 0.3 * g.cell_height
+        # an arrow from the word to the columns (review 42: over the row labels it read as naming them)
+        word, pointer = top
+        assert pointer.get_start()[0] >= word.get_right()[0] and pointer.get_end()[0] > pointer.get_start()[0]
         assert top.original_text == Say(lang)("grid.axes.queries") and side.original_text == Say(lang)("grid.axes.keys")
     shown = sorted(round(m.value, 4) for m in numbers_in(drawn["compare"]))
     expected = sorted(round(v, 4) for s in plan.sentences for pair in s.projections for v in pair)

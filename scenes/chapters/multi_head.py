@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from math import floor
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, ReplacementTransform, SurroundingRectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, ReplacementTransform, SurroundingRectangle, VGroup
 
 from ..components.attention_grid import AttentionGrid
 from ..components.text import baseline_row, label, number, text_baseline
@@ -140,8 +140,14 @@ def axis_names(stage: Stage, grid: AttentionGrid) -> VGroup:
     said which words attend; the caption's "its column" rests on it)."""
     th, say = stage.theme, stage.say
     cols, rows = grid.col_labels, grid.row_labels
-    top = label(say("grid.axes.queries"), 20, th.query)
-    top.move_to([grid.lines.get_left()[0] - 0.15 - top.width / 2, cols.get_y(), 0])
+    # with an arrow to the columns: by its place alone, over the row labels, it read as naming them (review 42)
+    word = label(say("grid.axes.queries"), 20, th.query)
+    x = grid.lines.get_left()[0] - 0.1
+    pointer = Arrow([x - 0.45, cols.get_y(), 0], [x, cols.get_y(), 0], buff=0, stroke_width=3, color=th.query,
+                    max_tip_length_to_length_ratio=0.35)
+    word.move_to([pointer.get_left()[0] - 0.1 - word.width / 2, cols.get_y(), 0])
+    top = VGroup(word, pointer)
+    top.original_text = word.original_text
     side = side_title(say("grid.axes.keys"), 20, th.key)
     # between two rows' labels, not level with one, and a word's gap off them (review 41: "키" level with "cast",
     # 11 px from it, read as one label "키 cast")
