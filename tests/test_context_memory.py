@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from manim import MovingCameraScene, tempconfig
+from manim import DL, UR, MovingCameraScene, VGroup, tempconfig
 
 from attention_manim.scenes.i18n import Say
 from attention_manim.scenes.plans.context_size import plan_context_memory
@@ -152,6 +152,18 @@ def test_the_chart_draws_every_size_to_scale_and_the_numbers_the_languages_way(l
     tags = drawn["tags"]
     for t, tie, end in zip(tags, drawn["ties"], chart.ends):
         assert np.linalg.norm(tie.get_start() - end.get_center()) < 1e-6 and tie.get_end()[0] < t.get_left()[0]
+        # a name's first line stands over the lengths' labels (level with them, "1,000,000 linear attention" read
+        # as one line) and its tie crosses none of them (review 42)
+        assert t[0].get_bottom()[1] > chart.x_tick_labels.get_top()[1]
+        for lab in chart.x_tick_labels:
+            (x0, y0, _), (x1, y1, _) = lab.get_corner(DL), lab.get_corner(UR)
+            on_tie = [tie.get_start() + f * (tie.get_end() - tie.get_start()) for f in np.linspace(0, 1, 101)]
+            assert not any(x0 < p[0] < x1 and y0 < p[1] < y1 for p in on_tie), lab.text
+    # what a way holds keeps 0.85 of its size at least: it wraps first (review 42: pt's ring line shrank to 15 px)
+    from attention_manim.scenes.components.text import label
+    for what in drawn["whats"]:
+        for line in (what if isinstance(what, VGroup) else [what]):
+            assert line.height >= 0.85 * label(line.text, 21).height - 1e-6, line.text
     boxes = sorted((t.get_bottom()[1], t.get_top()[1]) for t in tags)
     assert all(lo2 > hi1 for (_, hi1), (lo2, _) in zip(boxes, boxes[1:]))
     assert all(t.get_right()[0] < r.get_left()[0] for t, r in zip(tags, drawn["ratios"]) if len(r))

@@ -211,6 +211,9 @@ SMALL, MIDDLE = "#83C167", "#F0AC5F"  # linear's green and ring's orange (full i
 UNITS = {0: "B", **{len(str(size)) - 1: unit for size, unit in BYTE_UNITS}}
 
 
+CHART_LEAST = 4.2  # the chart's least width, its count labels with it (scene units)
+
+
 def ratio_text(say, row: MemoryRow, mark: bool) -> str:
     """How many times the full grid outweighs `row`, three significant digits, the language's way:
     drawn "≈ 240,000,000" (mark=True) and said "about 240,000,000" where rounded."""
@@ -219,6 +222,46 @@ def ratio_text(say, row: MemoryRow, mark: bool) -> str:
     if not row.about:
         return figure
     return say(f"{M}.about_mark" if mark else f"{M}.about", value=figure)
+
+
+def name_over(head, what, group=None) -> VGroup:
+    """A way's name with what it holds under it (a line, or wrapped lines), left-aligned, baselines 0.32 apart
+    whatever their letters ("full attention" has no descender: by their boxes "n × n scores" sat on it)."""
+    lines = list(what) if isinstance(what, VGroup) else [what]  # (wrapped: its lines, at the same pitch)
+    for k, line in enumerate(lines):
+        line.align_to(head, LEFT).shift(UP * (text_baseline(head) - 0.32 * (k + 1) - text_baseline(line)))
+    return (group if group is not None else VGroup(head)).add(what)
+
+
+def stack_names(tags, ends: list[float], x: float, ceiling: float, floor: float, bottom: float) -> None:
+    """Sets each name (a VGroup: its first line, then what it holds) left-aligned at `x`, its first line level
+    with its line's end (`ends`, the ends' heights) where it can be: pushed down from `ceiling` by the names
+    above, then up so that no name sinks under `floor` (where the stack has no room for that, no first line's
+    bottom) nor under `bottom`. The gap between names narrows (down to 0.1) until the stack stands under
+    `ceiling`."""
+    order = sorted(range(len(tags)), key=lambda k: -ends[k])
+    lift = [t.get_top()[1] - t[0].get_y() for t in tags]  # from a first line's middle to its name's top
+    whole = [t.height for t in tags]
+    first = [t.get_top()[1] - t[0].get_bottom()[1] for t in tags]  # from a first line's bottom to its name's top
+    tops: dict[int, float] = {}
+    for over in (whole, first):
+        for gap in (0.22, 0.18, 0.14, 0.1):
+            above = ceiling + gap
+            for k in order:  # down from the ceiling
+                tops[k] = min(ends[k] + lift[k], above - gap)
+                above = tops[k] - tags[k].height
+            below = -np.inf
+            for k in reversed(order):  # up from the floor
+                h = tags[k].height
+                tops[k] = max(tops[k], floor + over[k], bottom + h, below + gap + h)
+                below = tops[k]
+            if max(tops.values()) <= ceiling + 1e-9:
+                break
+        else:
+            continue
+        break
+    for k, t in enumerate(tags):
+        t.move_to([x + t.width / 2, tops[k] - t.height / 2, 0])
 
 
 class ContextMemory(Chapter):
@@ -259,30 +302,37 @@ class ContextMemory(Chapter):
             size = label(byte_text(say, r.bytes[-1]), 28, colors[r.way])
             head = baseline_row([label(say(f"{M}.way_{r.way}", **words[r.way]), 26, th.text), size], buff=0.25)
             what = label(say(f"{M}.what_{r.way}", **words[r.way]), 21, th.dim)
-            tags.append(VGroup(head, what).arrange(DOWN, aligned_edge=LEFT, buff=0.08))
+            tags.append(name_over(head, what))
             sizes.append(size)
             whats.append(what)
             # (white: in yellow, "≈ 60,100,000" read as a figure of flash's yellow line, review 41)
             ratios.append(label(ratio_text(say, r, mark=True), 28, th.text) if r.way != "full" else VGroup())
-        ratio_head = VGroup(label(say(f"{M}.ratio_head"), 24, th.text), label(say(f"{M}.ratio_at", n=longest), 21, th.dim)
-                            ).arrange(DOWN, aligned_edge=RIGHT, buff=0.08)
+        # one heading row: the length the sizes are at, over the names; the ratios' heading over their column
+        at_head = label(say(f"{M}.ratio_at", n=longest), 22, th.dim)
+        ratio_head = label(say(f"{M}.ratio_head"), 24, th.text)
         tag_w = max(t.width for t in tags)
         ratio_w = max([m.width for m in ratios] + [ratio_head.width])
-        top = counted.get_bottom()[1] - 0.35
-        head_top, top = top, top - ratio_head.height - 0.2  # the column's heading over the chart, on no line's level
+        top = counted.get_bottom()[1] - 0.3
+        head_top, top = top, top - max(ratio_head.height, at_head.height) - 0.2  # headings on no line's level
         bottom = (beyond.get_top()[1] if plan.beyond_context else full.bottom) + 0.25
         # (the longest length's label, centred under the axis's end, keeps the names off its side of the chart)
         reach = label(longest, 22, th.dim).width / 2 + 0.15
         room = full.width - max(0.35, reach) - 0.45 - ratio_w
-        if room - tag_w < 4.5:  # the chart keeps 4.5 units at least: what a way holds wraps, then the names shrink
+        if room - tag_w < CHART_LEAST:  # the chart keeps its least width: what a way holds wraps where its name
+            # is far too wide, then the names shrink, all alike (a name shrunk alone read as a footnote: pt's
+            # "bloco n/4 × n/4 …" at 15 px, review 42), by 0.85 at most
+            limit = room - CHART_LEAST
             for k, (t, r) in enumerate(zip(tags, plan.rows)):
-                if t.width > room - 4.5 and t[0].width <= room - 4.5:
-                    what = wrapped(say(f"{M}.what_{r.way}", **words[r.way]), room - 4.5, 21, th.dim, 2)
-                    what.next_to(t[0], DOWN, buff=0.08, aligned_edge=LEFT)
-                    t.remove(t[1])
-                    t.add(what)
+                if t.width * 0.85 > limit:
+                    fit_into(t[0], limit, t[0].height)
+                    what = wrapped(say(f"{M}.what_{r.way}", **words[r.way]), limit, 21, th.dim, 2)
                     whats[k] = what
-                fit_into(t, room - 4.5, t.height)
+                    t.remove(t[1])
+                    name_over(t[0], what, t)
+            f = max(0.85, limit / max(t.width for t in tags))
+            if f < 1:
+                for t in tags:
+                    t.scale(f)
             tag_w = max(t.width for t in tags)
         chart = LogLogChart(plan.lengths, [(r.bytes, colors[r.way]) for r in plan.rows],
                             x_label=lambda v: say.number(round(v), ",d"),
@@ -294,16 +344,10 @@ class ContextMemory(Chapter):
         tokens.next_to(chart.x_tick_labels, DOWN, buff=0.12).align_to(chart.axes[0], RIGHT)
         # the names at their lines' ends, pushed apart where two ends are close (ring under full), tied by a line
         x_tags = chart.axes[0].get_right()[0] + max(0.35, reach)
-        order = sorted(range(len(tags)), key=lambda k: -chart.ends[k].get_y())
-        y_prev = top + 10
-        for k in order:
-            y = min(chart.ends[k].get_y(), y_prev - 0.22 - tags[k].height / 2)
-            tags[k].move_to([x_tags + tags[k].width / 2, y, 0])
-            y_prev = y - tags[k].height / 2
-        low = min(t.get_bottom()[1] for t in tags)
-        if low < bottom:
-            for t in tags:
-                t.shift(UP * (bottom - low))
+        # a name's tie ends level with its first line; level with the axis's labels a name read on from them
+        # ("1,000,000 linear attention") and its tie crossed the last (review 42), so names stand over them
+        floor = chart.x_tick_labels.get_top()[1] + 0.08
+        stack_names(tags, [e.get_y() for e in chart.ends], x_tags, top, floor, bottom)
         ties = VGroup(*(Line(e.get_center(), [x_tags - 0.08, t[0].get_y(), 0], stroke_color=th.dim, stroke_width=1.5)
                         for e, t in zip(chart.ends, tags)))
         x_ratio = x_tags + tag_w + 0.45 + ratio_w
@@ -311,11 +355,12 @@ class ContextMemory(Chapter):
             if len(m):
                 m.move_to([x_ratio - m.width / 2, 0, 0]).shift(UP * (text_baseline(t[0]) - text_baseline(m)))
         ratio_head.move_to([x_ratio - ratio_head.width / 2, head_top - ratio_head.height / 2, 0])
+        at_head.move_to([x_tags + at_head.width / 2, 0, 0]).shift(UP * (text_baseline(ratio_head) - text_baseline(at_head)))
         drawn.update(chart=chart, tags=tags, sizes=sizes, ratios=ratios, whats=whats, title=title, counted=counted,
-                     beyond=beyond, ratio_head=ratio_head, ties=ties)
+                     beyond=beyond, ratio_head=ratio_head, at_head=at_head, ties=ties)
 
         frame = VGroup(chart.axes, chart.grid_lines, chart.x_ticks, chart.x_tick_labels, chart.y_ticks,
-                       chart.y_tick_labels, tokens)
+                       chart.y_tick_labels, tokens, at_head)
         with stage.narrating(say(f"{M}.caption_intro", count=plan.n_heads, model=name, bpn=plan.bytes_per_number)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(counted), run_time=0.8)
             stage.play(FadeIn(frame), run_time=0.8)
