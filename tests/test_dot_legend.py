@@ -213,3 +213,21 @@ def test_the_masked_triangle_is_tinted_cell_for_cell(layout):
             assert inside(outline, *centre) == bool(np.asarray(grid.mask)[q, k]), (q, k)
     note = mask_note(grid, "masked: no word looks ahead", DARK)
     assert note is None or any(m.points.shape == shade.points.shape and np.allclose(m.points, shade.points) for m in note)
+
+
+def test_a_heading_too_wide_for_a_line_breaks_after_its_colon():
+    """context_size's heading broke "Context size: layer 13" / "· head 2": the name of the lesson, then whose
+    pattern, reads in two halves."""
+    from attention_manim.scenes.chapters.honest import wrapped
+    from attention_manim.scenes.components.text import label
+
+    text = "Context size: layer 13 · head 2"
+    full = label(text, 30).width
+    for f in (0.7, 0.8, 0.95):
+        lines = [line.original_text for line in wrapped(text, full * f, 30, "#FFFFFF", 2, break_after=": ")]
+        assert lines == ["Context size:", "layer 13 · head 2"], (f, lines)
+    assert len(wrapped(text, full * 1.01, 30, "#FFFFFF", 2, break_after=": ")) == 1  # on one line where it fits
+    # where a half is too wide for a line, the words break as before
+    narrow = [line.original_text for line in wrapped(text, label("layer 13 · head", 30).width, 30, "#FFFFFF", 3,
+                                                     break_after=": ")]
+    assert " ".join(narrow) == text and len(narrow) == 3

@@ -210,6 +210,10 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
         for m in numbers_in(col):
             assert m.value == pytest.approx(float(plan.steps[0].last_vector[m.index]), abs=1e-6)
             assert m.value == pytest.approx(float(final[m.index]), abs=1e-6)
+        # the cards' row along the bottom, under every chart's rows and 0.3 off the frame's edge (review 42: 12 px)
+        row = drawn["card_row"]
+        assert row.get_bottom()[1] >= -scene.camera.frame_height / 2 + 0.3
+        assert all(row.get_top()[1] < r.get_bottom()[1] for chart in drawn["charts"] for r in [*chart.rows, chart.rest])
         # one card per pass: the picked token and its real probability
         assert [c.p.value for c in drawn["cards"]] == [st.picked_prob for st in plan.steps]
         # the closing row of cards: one height, one line for their numbers

@@ -73,7 +73,7 @@ class ContextSize(Chapter):
         cnt.move_to([panel.center[0], stage.region("grid").center[1], 0])
         # what the lesson is about, and whose pattern this is, over the count
         heading = wrapped(say("grid.context_size.heading", layer=plan.head.layer, head=plan.head.head),
-                          panel.width, 30, th.text, 2)
+                          panel.width, 30, th.text, 2, break_after=": ")
         heading.move_to([panel.center[0], cnt.get_top()[1] + 0.6 + heading.height / 2, 0])
         drawn.update(short_count=cnt, heading=heading)
         with stage.narrating(say("grid.context_size.short", count=n, cells=plan.short_cells)):

@@ -14,12 +14,20 @@ from ..stage import Region, Stage
 GLUED_SIGNS = frozenset({"≥", "≤", "=", "≈", "×", "·", "→", "+", "−", "<", ">"})
 
 
-def wrapped(text: str, width: float, font_size: float, color: str, max_lines: int = 4, setter=None) -> VGroup:
+def wrapped(text: str, width: float, font_size: float, color: str, max_lines: int = 4, setter=None,
+            break_after: str = "") -> VGroup:
     """`text` as lines of at most `width` (scene units), broken at spaces, left-aligned; scaled
     down when even that needs more than `max_lines` lines. A lone sign ("≥", "=", "×") stays with
     the word after it: a line never ends on "≥" with its number alone on the next. `setter` sets a
-    line (default `label`: a Korean line in one face; beyond_parts passes the prose setter)."""
+    line (default `label`: a Korean line in one face; beyond_parts passes the prose setter). A text too
+    wide for one line breaks after `break_after` (": ") where both halves fit a line ("Context size: layer
+    13 · head 2" broke before "· head 2")."""
     setter = setter or label
+    if break_after in text and break_after and max_lines >= 2 and setter(text, font_size, color).width > width:
+        first, rest = text.split(break_after, 1)
+        halves = [first + break_after.rstrip(), rest]
+        if all(setter(h, font_size, color).width <= width for h in halves):
+            return VGroup(*(setter(h, font_size, color) for h in halves)).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
     words = []
     for w in text.split(" "):
         if words and words[-1] in GLUED_SIGNS:

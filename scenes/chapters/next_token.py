@@ -27,11 +27,11 @@ from .head_split import model_name
 T = "deeper.next_token"
 WORD_FS = 36  # the tokens' size (and the ␣ in their key)
 BAR_MAX = 8.2  # the length of a bar of probability 1 (its track is drawn: the bars are to scale)
-ROW = 0.8
-TOP_Y = 1.7  # the first bar's centre
+ROW = 0.74
+TOP_Y = 1.66  # the first bar's centre
 NAME_X = -3.55  # the token names end here; the tracks start just right of it
 VAL_X = NAME_X + 0.25 + BAR_MAX + 0.2  # the probabilities, in one column right of the tracks
-CARD_Y = -3.25  # the picked tokens, one card per pass, along the bottom
+CARD_Y = -3.05  # the picked tokens, one card per pass, along the bottom (0.3 off the edge: review 42)
 
 
 def prob_kind(step: NextStep) -> str:
@@ -154,7 +154,7 @@ class NextToken(Chapter):
         vals = [r.val for r in rows] + [val]
         approx = drawn_misses([m.shown for m in vals], total.shown)
         sigma = label("Σ ≈" if approx else "Σ =", font_size=30, color=th.text)  # symbols, as the softmax column's
-        sum_row = VGroup(sigma, total).arrange(RIGHT, buff=0.12)
+        sum_row = VGroup(sigma, total).arrange(RIGHT, buff=0.2)  # (at 0.12 "≈1,00" touched)
         sum_row.shift([val.get_left()[0] - total.get_left()[0], y - ROW * 0.75 - total.get_y(), 0])  # under the figures
         declare_sum(sum_row, vals, total, [sigma] if approx else [], name="next-token probabilities")
         chart = VGroup(rows, rest, sum_row)
@@ -235,6 +235,7 @@ class NextToken(Chapter):
         row = VGroup(*(c.copy() for c in cards)).arrange(RIGHT, buff=0.5).move_to([0, CARD_Y, 0])
         for c, place in zip(cards, row):
             c.move_to(place)
+        drawn["card_row"] = row
         # a real model's tokens show their leading space as ␣: the key, under the text's right end
         key = space_key(plan.final_tokens, say, th, mark_size=WORD_FS)
         if key is not None:
