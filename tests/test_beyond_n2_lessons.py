@@ -548,3 +548,47 @@ def test_real_tokens_come_with_the_space_key(smollm2_model, make_inputs):
         assert real["spaces"] is not None and real["spaces"].original_text == "␣ = a space before the word"
         toy = _chapter_drawn(scene_name, make_inputs(), key)
         assert toy["spaces"] is None
+
+
+def test_the_windowed_next_token_draws_each_kl_as_a_bar_on_one_scale(smollm2_model, make_inputs):
+    """The next token with every layer windowed (review 37: a table of small figures read as a slide): each
+    prediction's KL a bar in a track, on one scale for the table, the largest filling its track (SmolLM2:
+    KL 13.50); a KL under 1 nat never fills it (the toy's KLs of 0.000 drew full tracks); green where the
+    prediction is the full model's, red where not, and the KL written beside it."""
+    from attention_manim.scenes.batch import Job
+    from attention_manim.scenes.chapters.sliding_window import KL_BAR, kl_text
+    from attention_manim.scenes.i18n import Say
+
+    lint("sliding_window", "en", "smollm2")  # loads the session once
+    for inputs, lang in ((_WORKER.inputs(Job(scene="sliding_window", model="smollm2", lang="pt")), "pt"),
+                         (make_inputs(lang="en"), "en")):
+        drawn = _chapter_drawn("sliding_window", inputs, "window_sinks")
+        setting = load_all()["sliding_window"].lesson.setting(inputs)
+        plan = load_all()["sliding_window"].lesson.plans(setting)[2]
+        kls = [float(v) for v in (*plan.window_kl, *plan.sink_kl)]
+        top = max(kls)
+        rows = drawn["table"]
+        assert len(rows) == 1 + len(plan.windows)
+        widths = []
+        for i, row in enumerate(rows[1:]):
+            for cell, kl, ok in ((row[1], plan.window_kl[i], plan.window_kept[i]), (row[2], plan.sink_kl[i], plan.sink_kept[i])):
+                s = cell.track.width / KL_BAR  # (the table is scaled to fit the frame)
+                assert cell.track.width == pytest.approx(rows[1][1].track.width)  # one track for all
+                assert cell.bar.get_left()[0] == pytest.approx(cell.track.get_left()[0])
+                widths.append(cell.bar.width / cell.track.width)
+                assert cell.bar.width == pytest.approx(s * max(KL_BAR * float(kl) / max(top, 1.0), 0.02), abs=1e-6)
+                color = _theme().key if ok else _theme().mask
+                assert cell.bar.get_fill_color().to_hex().lower() == color.lower()
+                assert cell.kl.original_text == f"KL {kl_text(kl, Say(lang))}"
+                assert cell.kl.get_left()[0] > cell.track.get_right()[0] and cell.token.get_right()[0] < cell.track.get_left()[0]
+        if top >= 1.0:  # the largest fills its track
+            assert max(widths) == pytest.approx(1.0)
+        else:
+            assert max(widths) < 0.05
+    assert lang == "en" and top < 0.01  # the toy: every KL near 0, every bar a speck
+
+
+def _theme():
+    from attention_manim.scenes.style import DARK
+
+    return DARK

@@ -16,7 +16,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, DashedLine, FadeIn, FadeOut, Line, Rectangle, VGroup,
+from manim import (DOWN, LEFT, RIGHT, UP, DashedLine, FadeIn, FadeOut, GrowFromEdge, Line, Rectangle, VGroup,
                    VMobject)
 
 from ..components.batched_shapes import rect_points
@@ -41,6 +41,7 @@ FS = 22
 # a token label's line takes this share of its row (the grid's default 0.62 leaves 16 tokens' labels at
 # 12 px at 720p; at 0.86 they read at 15 px and more, near the video's)
 LABEL_FILL = 0.86
+KL_BAR = 2.5  # the track a KL's bar is drawn in, for the largest KL of the table
 
 
 class WindowLesson(Lesson):
@@ -376,6 +377,24 @@ class WindowSinks(Chapter):
         chart.notes = VGroup(mean, mean_note, top_note)
         return chart, bars, mean_note, top_note
 
+    @staticmethod
+    def kl_cell(stage: Stage, token: str, kl: float, kept: bool, top_kl: float, token_w: float) -> VGroup:
+        """The token predicted (green where it is the full model's, red where not), then a track with a bar
+        as long as its KL (`top_kl` fills the track), then the KL. `.token`, `.track`, `.bar`, `.kl`."""
+        th, say = stage.theme, stage.say
+        color = th.key if kept else th.mask
+        tok = label(token, 30, color)
+        track = Rectangle(width=KL_BAR, height=0.36, stroke_width=1.2, stroke_color=th.dim)
+        track.move_to([token_w + 0.2 + KL_BAR / 2, 0, 0])
+        bar = Rectangle(width=max(KL_BAR * kl / top_kl, 0.02), height=0.36, stroke_width=0).set_fill(color, 0.85)
+        bar.align_to(track, LEFT).set_y(0)
+        tok.move_to([tok.width / 2, 0, 0])
+        num = text(say(f"{T}.kl", kl=kl_text(kl, say)), 28, th.text)
+        num.next_to(track, RIGHT, buff=0.15)
+        cell = VGroup(tok, track, bar, num)
+        cell.token, cell.track, cell.bar, cell.kl, cell.value = tok, track, bar, num, kl
+        return cell
+
     def next_token(self, stage: Stage, plan: SinksPlan, drawn: dict, title) -> None:
         th, say = stage.theme, stage.say
         full = stage.region("full")
@@ -391,13 +410,18 @@ class WindowSinks(Chapter):
         said = VGroup(*lines).arrange(DOWN, buff=0.18)
         table = [[text(say(f"{T}.col_width"), 26, th.dim), text(say(f"{T}.col_window"), 26, th.dim),
                   text(say(f"{T}.col_sinks"), 26, th.dim)]]
+        # each result a bar as long as its KL, on one scale for the whole table, in a track: the lost
+        # predictions' long red bars, the kept ones' specks (review 37: a table of small figures read as a slide)
+        # (a KL under 1 nat is a small move: the track holds 1 nat at least, or the toy's KLs of 0.000 drew full)
+        top_kl = max(max(plan.window_kl), max(plan.sink_kl), 1.0)
+        columns = ((plan.window_token, plan.window_kl, plan.window_kept), (plan.sink_token, plan.sink_kl, plan.sink_kept))
+        tok_w = [max(label(quote(t), 30).width for t in toks) for toks, _, _ in columns]
         for i, w in enumerate(plan.windows):
             cells = [label(str(w), 32, th.highlight if i == plan.at else th.text)]
-            for tok, kl, ok in ((plan.window_token[i], plan.window_kl[i], plan.window_kept[i]),
-                                (plan.sink_token[i], plan.sink_kl[i], plan.sink_kept[i])):
-                cells.append(text(say(f"{T}.cell", token=quote(tok), kl=kl_text(kl, say)), 32, th.key if ok else th.mask))
+            for c, (toks, kls, kept) in enumerate(columns):
+                cells.append(self.kl_cell(stage, quote(toks[i]), float(kls[i]), bool(kept[i]), top_kl, tok_w[c]))
             table.append(cells)
-        rows = aligned_rows(table, col_gap=1.1, row_step=0.75, align=["right", "left", "left"])
+        rows = aligned_rows(table, col_gap=0.9, row_step=0.75, align=["right", "left", "left"])
         kl_note = text(say("beyond.kl_note"), 24, th.dim)
         if kl_note.width > rows.width:  # two lines rather than letters under the size a student reads
             kl_note = wrapped_words(say("beyond.kl_note"), rows.width, 24, th.dim, 2)
@@ -425,7 +449,7 @@ class WindowSinks(Chapter):
             return box.move_to([rows.get_center()[0], r.get_center()[1], 0])
 
         mark = row_box(plan.at, th.highlight)
-        drawn.update(table=rows, said=said, mark=mark, kl_note=kl_note)
+        drawn.update(table=rows, said=said, mark=mark, kl_note=kl_note, kl_top=top_kl)
         lost = (not plan.window_kept[plan.at], not plan.sink_kept[plan.at])
         key = {(True, True): "both_lost", (False, False): "both_kept", (True, False): "sinks_kept",
                (False, True): "window_kept"}[lost]
@@ -433,15 +457,18 @@ class WindowSinks(Chapter):
         intro = say(f"{T}.next_intro", tail=quote(tail), token=quote(plan.token))
         if plan.seen_back is not None:
             intro = f"{intro} {say(f'{T}.next_seen', back=plan.seen_back)}"
-        frame_cells = VGroup(rows[0], *(r[0] for r in rows[1:]))  # the headers and the widths
-        result_cells = VGroup(*(VGroup(*r[1:]) for r in rows[1:]))
+        # the headers, the widths and the empty tracks first; then the predictions, their bars growing
+        frame_cells = VGroup(rows[0], *(r[0] for r in rows[1:]), *(c.track for r in rows[1:] for c in r[1:]))
+        result_cells = VGroup(*(VGroup(c.token, c.kl) for r in rows[1:] for c in r[1:]))
+        bars = [c.bar for r in rows[1:] for c in r[1:]]
         with stage.narrating(intro):
             stage.play(FadeOut(title), FadeIn(head), FadeIn(said), FadeIn(frame_cells), run_time=0.8)
             stage.wait(0.3)
         with stage.narrating(say(f"{T}.caption_next_{key}", w=plan.window,
                                  window=quote(plan.window_token[at]), window_kl=kl_text(plan.window_kl[at], say),
                                  sinks=quote(plan.sink_token[at]), sinks_kl=kl_text(plan.sink_kl[at], say))):
-            stage.play(FadeIn(result_cells, lag_ratio=0.1), FadeIn(mark), FadeIn(notes), run_time=1.2)
+            stage.play(FadeIn(result_cells, lag_ratio=0.1), *(GrowFromEdge(b, LEFT) for b in bars), FadeIn(mark),
+                       FadeIn(notes), run_time=1.2)
             stage.wait(0.4)
         if note is not None:
             drawn["reach_note"] = note
@@ -461,9 +488,10 @@ class WindowSinks(Chapter):
         else:
             return
         with stage.narrating(said_text):
-            # the reach note spoke of the first window ("here it does not arrive"): it steps back, dimmed, as
-            # a wider one is read (review 34: at full strength beside the row where the token comes back)
-            gone = [note.animate.set_opacity(0.35)] if note is not None else []
+            # the reach note spoke of the first window ("here it does not arrive"): it leaves as a wider one is
+            # read (review 34: at full strength beside the row where the token comes back; review 37: dimmed, it
+            # was too faint to read and too plain to ignore)
+            gone = [FadeOut(note)] if note is not None else []
             if again is not None or gone:
                 stage.play(*([FadeIn(again)] if again is not None else []), *gone, run_time=0.6)
             stage.wait(0.8)
