@@ -131,7 +131,35 @@ def test_rescale_note_names_its_row():
     from attention_manim.scenes.i18n import LANGUAGES, load_catalog, template_fields
 
     for lang in LANGUAGES:
-        assert {"word", "rescale"} <= template_fields(load_catalog(lang)["blocks.flash.rescaled"]), lang
+        assert {"word", "rescale", "l", "O"} == template_fields(load_catalog(lang)["blocks.flash.rescaled"]), lang
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_the_rescale_note_sets_l_and_o_as_the_table_does(lang, make_inputs):
+    """Review 37: the note's upright "l" read as "old 1" beside the table's italic l. The note types l and O
+    as math, as the table's headers do, and keeps its factor on the line of the word before it."""
+    from types import SimpleNamespace
+
+    from manim import MathTypst
+
+    from attention_manim.scenes.chapters.flash import Flash
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.plans.flash import plan_flash
+    from attention_manim.scenes.registry import load_all
+    from attention_manim.scenes.style import DARK
+
+    plan = plan_flash(load_all()["flash_attention"].lesson.setting(make_inputs(lang=lang)))
+    steps = [s for s in plan.result.steps if not s.skipped and np.isfinite(s.m_before).any()
+             and float(s.rescale[np.isfinite(s.m_before)].min()) < 1.0]
+    assert steps, "the toy's sentence rescales at some step"
+    panel = Flash.panel(SimpleNamespace(theme=DARK, say=Say(lang)), plan, steps[0])
+    note = panel[3]
+    symbols = [m for m in note.get_family() if isinstance(m, MathTypst)]
+    assert len(symbols) == 2  # l and O, typeset
+    words = [m.original_text for m in note.get_family() if hasattr(m, "original_text")]
+    assert not any(w.strip() in ("l", "O") or " l " in f" {w} " for w in words), words
+    last = note[-1]  # the factor shares its line with a word
+    assert len([m for m in last if hasattr(m, "original_text")]) >= 2
 
 
 def test_the_flash_panel_names_a_tie_it_cannot_write(make_inputs):

@@ -16,7 +16,7 @@ from manim import (
 )
 
 from ..components.number_table import aligned_rows
-from ..components.text import label
+from ..components.text import label, rich_lines
 from ..components.vectors import math
 from ..lesson import Chapter
 from ..components.log_bars import LogBars
@@ -317,10 +317,11 @@ class Flash(Chapter):
             # said with the row it belongs to
             a = int(np.flatnonzero(fin)[np.argmin(s.rescale[fin])])
             f = float(s.rescale[a])
-            note = say(f"{T}.rescaled", word=say.quote(plan.tokens[s.rows[0] + a]), rescale=fixed(f, factor_digits(f)))
-            head_, _, number = note.rpartition(" ")  # the factor is never broken from the word before it
-            note = f"{head_}\u00a0{number}" if head_ else note
-            parts.append(wrapped(note, max(table.width, where.width), 22, th.highlight, 2))
+            # l and O typeset as the table's headers write them (review 37: an upright l read as "old 1")
+            symbols = {"l": math("l", 26, th.highlight), "O": math("O", 26, th.highlight)}
+            parts.append(rich_lines(say.catalog[f"{T}.rescaled"], {"word": say.quote(plan.tokens[s.rows[0] + a]),
+                                                                   "rescale": fixed(f, factor_digits(f))},
+                                    max(table.width, where.width), font_size=22, color=th.highlight, mobjects=symbols))
         parts += tie_notes(say, th, plan, s, tied or {}, max(table.width, where.width))
         return VGroup(*parts).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
 

@@ -408,3 +408,26 @@ def rich_line(template: str, params: dict, *, font_size: float, color: str, colo
             x = p.get_right()[0]
     row.numbers = nums
     return row
+
+
+def rich_lines(template: str, params: dict, width: float, **style):
+    """`rich_line`s of one template, broken at its spaces into lines no wider than `width` (greedily; the
+    last two words stay together, so a figure is never alone on its line). `style`: rich_line's keywords."""
+    from manim import DOWN, LEFT, VGroup
+
+    words = template.split(" ")
+    if len(words) > 2:
+        words = words[:-2] + [f"{words[-2]} {words[-1]}"]
+    lines: list[list[str]] = []
+    current: list[str] = []
+    for w in words:
+        if current and rich_line(" ".join(current + [w]), params, **style).width > width:
+            lines.append(current)
+            current = [w]
+        else:
+            current = current + [w]
+    lines.append(current)
+    out = VGroup(*(rich_line(" ".join(ws), params, **style) for ws in lines)).arrange(DOWN, buff=0.12,
+                                                                                          aligned_edge=LEFT)
+    out.numbers = [n for line in out for n in line.numbers]
+    return out
