@@ -592,3 +592,15 @@ def _theme():
     from attention_manim.scenes.style import DARK
 
     return DARK
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_linear_title_writes_phi_as_its_formulas_do(lang, make_inputs):
+    """Review 37: the title's text φ was the other form of the letter than the formulas' φ under it. The
+    title types it as math, as they do, and no piece of its text holds a φ of its own."""
+    from manim import MathTypst
+
+    title = _chapter_drawn("linear_attention", make_inputs(lang=lang), "linear_kernel")["title"]
+    assert len([m for m in title.get_family() if isinstance(m, MathTypst)]) == 1
+    texts = [m.original_text for m in title.get_family() if hasattr(m, "original_text")]
+    assert texts and not any("φ" in t or "ϕ" in t for t in texts), texts

@@ -19,7 +19,7 @@ import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Circle, Dot, FadeIn, FadeOut, Line, Rectangle, Square, VGroup, VMobject)
 
 from ..components.clearance import first_clear, strokes_of
-from ..components.text import label, text_baseline
+from ..components.text import label, rich_line, text_baseline
 from ..components.vectors import MATH_PER_TEXT, math
 from ..components.word_boxes import WordBoxes, space_key
 from ..lesson import Chapter, Lesson
@@ -71,7 +71,10 @@ class LinearKernel(Chapter):
         th, say = stage.theme, stage.say
         stage.clear()
         drawn = stage.drawn[self.key] = {}
-        title = title_of(stage, say(f"{T}.kernel_title"))
+        # φ typeset as the formulas under it write it (review 37: the title's text φ was the other form)
+        title = rich_line(say.catalog[f"{T}.kernel_title"], {}, font_size=30, color=th.text,
+                          mobjects={"phi": math("phi", 30 * MATH_PER_TEXT, th.text)})
+        stage.region("title").fit(title)
         # the two weights, one above the other, each named on its left
         # as the model computes them: the scores scaled by √d, the linear form's query scaled the same way
         sm = math(r"w_(i j) = exp(q_i dot k_j \/ sqrt(d)) / (sum_(j') exp(q_i dot k_(j') \/ sqrt(d)))", 34, th.text)
@@ -93,7 +96,7 @@ class LinearKernel(Chapter):
         # as large as the frame allows (at most 1.3 times), centred under the title: not a band across the top
         body.scale(min(1.3, (full.width - 0.8) / body.width, 5.2 / body.height))
         body.move_to([0, (title.get_bottom()[1] + full.bottom) / 2, 0])
-        drawn.update(formulas=rows, phi=phi)
+        drawn.update(formulas=rows, phi=phi, title=title)
         with stage.narrating(say(f"{T}.caption_swap")):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(rows[0]), run_time=1.0)
             stage.play(FadeIn(rows[1], shift=UP * 0.1), FadeIn(rows[2]), FadeIn(phi), run_time=1.0)
