@@ -297,6 +297,28 @@ def test_choose_view_takes_the_wished_views_only_where_some_exist():
     assert choose_view(points, differences=np.array([[0.0, 0.0, 1e-3]])) == choose_view(points)
 
 
+def test_the_view_draws_no_arrow_along_an_axis_it_does_not_follow(make_inputs):
+    """Review 40: the toy mole's E⃗ = (2.4, 2.4, 2.4) was drawn 5° off the medicine axis, as if already
+    "medicine". Among the views nearly as good, the chosen one draws every arrow 10° at least off the line of
+    each axis it does not run along in the space; an arrow that does follow an axis may lie on it."""
+    from attention_manim.scenes.plans.space import _wrap, view_matrix
+
+    def off_axes(M, v):
+        axes = np.arctan2(M.T[:, 1], M.T[:, 0])
+        s = M @ v
+        a = np.arctan2(s[1], s[0])
+        return min(min(_wrap(a - axes[j]), _wrap(a - axes[j] + np.pi)) for j in range(3)
+                   if abs(v[j]) / np.linalg.norm(v) < 0.9)
+
+    plan = load_all()["mole"].lesson.plans(load_all()["mole"].lesson.setting(make_inputs()))[1]
+    M = view_matrix(*plan.view)[:2]
+    E = plan.phrases[0].coords[0]
+    assert np.allclose(E, E[0], atol=0.05)  # the toy's mole: one generic arrow, as much of each sense
+    assert np.degrees(off_axes(M, E)) >= 10
+    for s in plan.phrases:  # each E′ runs along its own axis, and may lie on it; never along another's
+        assert np.degrees(off_axes(M, s.coords[2])) >= 10
+
+
 def test_each_difference_is_drawn_over_its_refined_arrow_after_every_animation(make_inputs):
     """Review 38: E′ (biopsy), grown over the mole's ΔE along medicine, hid it in the frame that says
     E′ = E + ΔE; review 40: every ΔE's head, on its E′'s, was drawn under it. Watched after every animation

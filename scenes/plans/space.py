@@ -102,6 +102,22 @@ def _shortened(vectors: np.ndarray, M: np.ndarray) -> float:
     return float((np.linalg.norm(vectors @ M.T, axis=1) / np.linalg.norm(vectors, axis=1)).min())
 
 
+def _falsely_along(vectors: np.ndarray, M: np.ndarray, least: float = 10 * DEG) -> bool:
+    """Whether an arrow is drawn within `least` of an axis's line on screen that it does not run along in
+    the space (its cosine with that axis under 0.9): review 40, the mole's E⃗ = (2.4, 2.4, 2.4) drawn straight
+    up the medicine axis read as "already medicine"."""
+    axes = np.arctan2(M.T[:, 1], M.T[:, 0])
+    for v in vectors:
+        s = M @ v
+        if np.linalg.norm(s) < 1e-9:
+            continue
+        a = np.arctan2(s[1], s[0])
+        for j in range(3):
+            if abs(v[j]) / np.linalg.norm(v) < 0.9 and min(_wrap(a - axes[j]), _wrap(a - axes[j] + np.pi)) < least:
+                return True
+    return False
+
+
 def _tip_on_axis_end(tips2d: np.ndarray, axes2d: np.ndarray, longest: float) -> bool:
     """Whether an arrow's tip lands on screen within 0.3 of the longest arrow of an axis's end
     (drawn at 1.12 × it, where the axis's name stands: review 38, "small" under ΔE's tip)."""
@@ -117,7 +133,8 @@ def choose_view(points: np.ndarray, spread: np.ndarray | None = None,
     half its length, no axis seen end-on and no two axes within 40° on screen; among views nearly as good
     as the best (85 % of its separation), the one closest to the default (degrees). Where some of those
     also keep every tip of `points` off the axes' ends and none of `differences` (arrows drawn from one
-    tip to another) below half its length, only those are taken."""
+    tip to another) below half its length, only those are taken; and among the views taken, those that draw
+    no arrow of `points` along an axis's line it does not follow in the space."""
     P = np.asarray(points, float)
     P = P[np.linalg.norm(P, axis=1) > 1e-9]
     Q = np.zeros((0, 3)) if differences is None else np.asarray(differences, float).reshape(-1, 3)
@@ -139,21 +156,25 @@ def choose_view(points: np.ndarray, spread: np.ndarray | None = None,
                 continue
             wished = not ((len(Q) and _shortened(Q, M) < 0.5)
                           or (len(P) and _tip_on_axis_end(P @ M.T, axes2d, longest)))
+            apart = not (len(P) and _falsely_along(P, M))
             QD = D @ M.T
             a = np.arctan2(QD[:, 1], QD[:, 0])
             sep = min((_wrap(x - y) for i, x in enumerate(a) for y in a[i + 1:]), default=np.pi)
             # how far apart the `spread` arrows' tips stand, for the longest arrow
             tips = min((float(np.linalg.norm(x - y)) for i, x in enumerate(QD) for y in QD[i + 1:]), default=longest)
-            scored.append((wished, float(sep), phi, theta, tips / max(longest, 1e-9)))
+            scored.append((wished, float(sep), phi, theta, tips / max(longest, 1e-9), apart))
     best = default
     if scored:
         top = max(sc[1] for sc in scored)
         near = [sc for sc in scored if sc[1] >= 0.85 * top]
         # the wishes narrow the views nearly as good as the best, never trade the arrows' separation away
         # (review 40: taken first, they left E′ (eiffel) and E′ (miniature+eiffel) 16 px apart)
-        # (or, where none is, those at 40 % of the best whose tips stand well apart: 0.3 of the longest arrow)
-        near = ([sc for sc in near if sc[0]] or [sc for sc in scored if sc[0] and sc[1] >= 0.4 * top and sc[4] >= 0.3]
-                or near)
-        _, _, phi, theta, _ = min(near, key=lambda sc: (abs(sc[2] - default[0]) + abs(sc[3] - default[1]) / 3, sc[2], sc[3]))
+        # (or, where none is, those at 40 % of the best whose tips stand well apart: 0.3 of the longest arrow);
+        # within each, the views that draw no arrow along an axis it does not follow go first
+        far = [sc for sc in scored if sc[1] >= 0.4 * top and sc[4] >= 0.3]
+        taken = [sc for sc in near if sc[0]] or [sc for sc in far if sc[0]] or near
+        taken = [sc for sc in taken if sc[5]] or taken
+        _, _, phi, theta, _, _ = min(taken, key=lambda sc: (abs(sc[2] - default[0]) + abs(sc[3] - default[1]) / 3,
+                                                           sc[2], sc[3]))
         best = (phi, theta)
     return best[0] * DEG, best[1] * DEG
