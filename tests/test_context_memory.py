@@ -164,6 +164,9 @@ def test_the_chart_draws_every_size_to_scale_and_the_numbers_the_languages_way(l
     for what in drawn["whats"]:
         for line in (what if isinstance(what, VGroup) else [what]):
             assert line.height >= 0.85 * label(line.text, 21).height - 1e-6, line.text
+    # and every name at one size: none shrunk alone to fit (review 43: pt's ring name at 80 % of the others)
+    scales = [t[0][0].height / label(t[0][0].text, 26).height for t in tags]
+    assert max(scales) - min(scales) < 0.01, scales
     boxes = sorted((t.get_bottom()[1], t.get_top()[1]) for t in tags)
     assert all(lo2 > hi1 for (_, hi1), (lo2, _) in zip(boxes, boxes[1:]))
     assert all(t.get_right()[0] < r.get_left()[0] for t, r in zip(tags, drawn["ratios"]) if len(r))

@@ -310,8 +310,15 @@ class ContextMemory(Chapter):
         # one heading row: the length the sizes are at, over the names; the ratios' heading over their column
         at_head = label(say(f"{M}.ratio_at", n=longest), 22, th.dim)
         ratio_head = label(say(f"{M}.ratio_head"), 24, th.text)
-        tag_w = max(t.width for t in tags)
         ratio_w = max([m.width for m in ratios] + [ratio_head.width])
+        # a name may reach under the column of ratios as far as its own ratio leaves room (ring's "≈ 16.0" is
+        # short: its long name needs no shrinking, review 43); `spare[k]`: that room
+        spare = [ratio_w - m.width for m in ratios]
+
+        def column(ts) -> float:  # the width the names' column takes out of the chart's
+            return max(t.width - sp for t, sp in zip(ts, spare))
+
+        tag_w = column(tags)
         top = counted.get_bottom()[1] - 0.3
         head_top, top = top, top - max(ratio_head.height, at_head.height) - 0.2  # headings on no line's level
         bottom = (beyond.get_top()[1] if plan.beyond_context else full.bottom) + 0.25
@@ -323,17 +330,17 @@ class ContextMemory(Chapter):
             # "bloco n/4 × n/4 …" at 15 px, review 42), by 0.85 at most
             limit = room - CHART_LEAST
             for k, (t, r) in enumerate(zip(tags, plan.rows)):
-                if t.width * 0.85 > limit:
-                    fit_into(t[0], limit, t[0].height)
-                    what = wrapped(say(f"{M}.what_{r.way}", **words[r.way]), limit, 21, th.dim, 2)
+                if t.width * 0.85 > limit + spare[k]:
+                    fit_into(t[0], limit + spare[k], t[0].height)
+                    what = wrapped(say(f"{M}.what_{r.way}", **words[r.way]), limit + spare[k], 21, th.dim, 2)
                     whats[k] = what
                     t.remove(t[1])
                     name_over(t[0], what, t)
-            f = max(0.85, limit / max(t.width for t in tags))
+            f = max(0.85, min(1.0, min((limit + sp) / t.width for t, sp in zip(tags, spare))))
             if f < 1:
                 for t in tags:
                     t.scale(f)
-            tag_w = max(t.width for t in tags)
+            tag_w = column(tags)
         chart = LogLogChart(plan.lengths, [(r.bytes, colors[r.way]) for r in plan.rows],
                             x_label=lambda v: say.number(round(v), ",d"),
                             y_label=lambda k: say("common.bytes.size", value="1", unit=say(f"common.bytes.{UNITS[k]}"))
