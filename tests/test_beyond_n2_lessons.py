@@ -554,7 +554,7 @@ def test_the_windowed_next_token_draws_each_kl_as_a_bar_on_one_scale(smollm2_mod
     """The next token with every layer windowed (review 37: a table of small figures read as a slide): each
     prediction's KL a bar in a track, on one scale for the table, the largest filling its track (SmolLM2:
     KL 13.50); a KL under 1 nat never fills it (the toy's KLs of 0.000 drew full tracks); green where the
-    prediction is the full model's, red where not, and the KL written beside it."""
+    prediction is the full model's, red where not (said in a legend), and the KL written beside it."""
     from attention_manim.scenes.batch import Job
     from attention_manim.scenes.chapters.sliding_window import KL_BAR, kl_text
     from attention_manim.scenes.i18n import Say
@@ -577,10 +577,19 @@ def test_the_windowed_next_token_draws_each_kl_as_a_bar_on_one_scale(smollm2_mod
                 assert cell.bar.get_left()[0] == pytest.approx(cell.track.get_left()[0])
                 widths.append(cell.bar.width / cell.track.width)
                 assert cell.bar.width == pytest.approx(s * max(KL_BAR * float(kl) / max(top, 1.0), 0.02), abs=1e-6)
-                color = _theme().key if ok else _theme().mask
-                assert cell.bar.get_fill_color().to_hex().lower() == color.lower()
+                color = _theme().key if ok else _theme().mask  # the token says right or not; the bars are grey
+                assert cell.token.get_fill_color().to_hex().lower() == color.lower()
+                assert cell.bar.get_fill_color().to_hex().lower() == _theme().text.lower()
                 assert cell.kl.original_text == f"KL {kl_text(kl, Say(lang))}"
                 assert cell.kl.get_left()[0] > cell.track.get_right()[0] and cell.token.get_right()[0] < cell.track.get_left()[0]
+        # a legend says what a bar's length and a token's colour mean (review 43), its colour words in their colours
+        legend = drawn["kl_legend"]
+        said = " ".join(m.original_text for m in legend[0].get_family() if hasattr(m, "original_text"))
+        assert said == Say(lang)("beyond.window.kl_bars")
+        coloured = {m.original_text: m.get_fill_color().to_hex().lower() for m in legend[1].get_family()
+                    if hasattr(m, "original_text")}
+        assert coloured[Say(lang)("beyond.window.kept_word")] == _theme().key.lower()
+        assert coloured[Say(lang)("beyond.window.lost_word")] == _theme().mask.lower()
         if top >= 1.0:  # the largest fills its track
             assert max(widths) == pytest.approx(1.0)
         else:

@@ -73,7 +73,7 @@ class LinearKernel(Chapter):
         drawn = stage.drawn[self.key] = {}
         # φ typeset as the formulas under it write it (review 37: the title's text φ was the other form)
         title = rich_line(say.catalog[f"{T}.kernel_title"], {}, font_size=30, color=th.text,
-                          mobjects={"phi": math("phi", 30 * MATH_PER_TEXT, th.text)})
+                          mobjects={"phi": math("phi", 30 * MATH_PER_TEXT, th.text)}, buff=0.2)  # (ko "맵φ" touched)
         stage.region("title").fit(title)
         # the two weights, one above the other, each named on its left
         # as the model computes them: the scores scaled by √d, the linear form's query scaled the same way

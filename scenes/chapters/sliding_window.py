@@ -21,7 +21,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, DashedLine, FadeIn, FadeOut, GrowFromE
 
 from ..components.batched_shapes import rect_points
 from ..components.number_table import aligned_rows
-from ..components.text import label
+from ..components.text import label, rich_line
 from ..components.word_boxes import space_key
 from ..lesson import Chapter, Lesson
 from ..plans.sliding_window import (ReachPlan, SinksPlan, WindowMaskPlan, plan_window_mask, plan_window_reach,
@@ -379,14 +379,15 @@ class WindowSinks(Chapter):
 
     @staticmethod
     def kl_cell(stage: Stage, token: str, kl: float, kept: bool, top_kl: float, token_w: float) -> VGroup:
-        """The token predicted (green where it is the full model's, red where not), then a track with a bar
+        """The token predicted (green where it is the full model's, red where not), then a track with a grey bar
         as long as its KL (`top_kl` fills the track), then the KL. `.token`, `.track`, `.bar`, `.kl`."""
         th, say = stage.theme, stage.say
         color = th.key if kept else th.mask
         tok = label(token, 30, color)
         track = Rectangle(width=KL_BAR, height=0.36, stroke_width=1.2, stroke_color=th.dim)
         track.move_to([token_w + 0.2 + KL_BAR / 2, 0, 0])
-        bar = Rectangle(width=max(KL_BAR * kl / top_kl, 0.02), height=0.36, stroke_width=0).set_fill(color, 0.85)
+        # (the bar in the text's grey, whatever the token: its colour is the token's to say, right or not)
+        bar = Rectangle(width=max(KL_BAR * kl / top_kl, 0.02), height=0.36, stroke_width=0).set_fill(th.text, 0.6)
         bar.align_to(track, LEFT).set_y(0)
         tok.move_to([tok.width / 2, 0, 0])
         num = text(say(f"{T}.kl", kl=kl_text(kl, say)), 28, th.text)
@@ -422,11 +423,16 @@ class WindowSinks(Chapter):
                 cells.append(self.kl_cell(stage, quote(toks[i]), float(kls[i]), bool(kept[i]), top_kl, tok_w[c]))
             table.append(cells)
         rows = aligned_rows(table, col_gap=0.9, row_step=0.75, align=["right", "left", "left"])
-        kl_note = text(say("beyond.kl_note"), 24, th.dim)
+        # what the bars and the colours say (review 43: with no legend, a bar beside "␣the" read as its
+        # probability, and red and green had meant the two columns a frame before)
+        kl_note = text(say(f"{T}.kl_bars"), 24, th.dim)
         if kl_note.width > rows.width:  # two lines rather than letters under the size a student reads
-            kl_note = wrapped_words(say("beyond.kl_note"), rows.width, 24, th.dim, 2)
+            kl_note = wrapped_words(say(f"{T}.kl_bars"), rows.width, 24, th.dim, 2)
         fit_into(kl_note, rows.width, 0.8)
-        notes = VGroup(kl_note)
+        colors_note = rich_line(say.catalog[f"{T}.kl_colors"], {"kept": say(f"{T}.kept_word"), "lost": say(f"{T}.lost_word")},
+                                font_size=24, color=th.dim, colors={"kept": th.key, "lost": th.mask})
+        fit_into(colors_note, rows.width, 0.5)
+        notes = VGroup(kl_note, colors_note).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
         spaces = space_key([plan.token, *plan.window_token, *plan.sink_token], say, th, font_size=24, mark_size=32)
         if spaces is not None:  # "␣ = a space before the word", under the KL note, its ␣ at the table's size
             notes.add(spaces)
@@ -449,7 +455,7 @@ class WindowSinks(Chapter):
             return box.move_to([rows.get_center()[0], r.get_center()[1], 0])
 
         mark = row_box(plan.at, th.highlight)
-        drawn.update(table=rows, said=said, mark=mark, kl_note=kl_note, kl_top=top_kl)
+        drawn.update(table=rows, said=said, mark=mark, kl_note=kl_note, kl_top=top_kl, kl_legend=(kl_note, colors_note))
         lost = (not plan.window_kept[plan.at], not plan.sink_kept[plan.at])
         key = {(True, True): "both_lost", (False, False): "both_kept", (True, False): "sinks_kept",
                (False, True): "window_kept"}[lost]
