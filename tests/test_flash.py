@@ -160,6 +160,11 @@ def test_the_rescale_note_sets_l_and_o_as_the_table_does(lang, make_inputs):
     assert not any(w.strip() in ("l", "O") or " l " in f" {w} " for w in words), words
     last = note[-1]  # the factor shares its line with a word
     assert len([m for m in last if hasattr(m, "original_text")]) >= 2
+    # and the note on O's entries types O₁, O₂ and O as the headers do (review 43)
+    entries = panel[2]
+    assert len([m for m in entries.get_family() if isinstance(m, MathTypst)]) == 3
+    words = [m.original_text for m in entries.get_family() if hasattr(m, "original_text")]
+    assert not any("O₁" in w or "O₂" in w or w.strip() == "O" for w in words), words
 
 
 def test_the_flash_panel_names_a_tie_it_cannot_write(make_inputs):

@@ -308,8 +308,10 @@ class Flash(Chapter):
         where = label(say(f"{T}.step", q=s.q_block + 1, nq=plan.n_query_blocks, k=s.k_block + 1,
                           nk=plan.n_key_blocks), 22, th.dim)
         # O₁, O₂ are entries of each row's O, not the outputs of queries 1 and 2: said under the table
-        o_note = wrapped(say(f"{T}.o_entries", shown=O_SHOWN, d=plan.result.d), max(table.width, where.width), 20,
-                         th.dim, 2)
+        # (O₁, O₂ and O typeset as the headers write them, as the rescale note's l and O: review 43)
+        o_note = rich_lines(say.catalog[f"{T}.o_entries"], {"shown": O_SHOWN, "d": plan.result.d},
+                            max(table.width, where.width), font_size=20, color=th.dim,
+                            mobjects={k: math(src, 24, th.dim) for k, src in (("O1", "O_1"), ("O2", "O_2"), ("O", "O"))})
         parts = [where, table, o_note]
         fin = np.isfinite(s.m_before)
         if not s.skipped and fin.any() and float(s.rescale[fin].min()) < 1.0:
