@@ -372,3 +372,38 @@ def test_the_heaviest_value_is_drawn_at_full_brightness():
     assert weight_opacity(0.32, weights) == pytest.approx(0.32 / 0.56)
     assert weight_opacity(0.0, weights) == 0.15 and weight_opacity(0.04, weights) == 0.15
     assert weight_opacity(0.5, [0.5, 0.48, 0.02]) == 1.0
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_where_exp_runs_out_in_float32_is_drawn_on_a_line(lang):
+    """Review 40: the frame said in four paragraphs why −10¹⁰ and −∞ give the same weights. The third is now a
+    line of the exponent x: a tick at ln of the smallest positive float32 (e^−103.3 = 1.4 × 10⁻⁴⁵, named
+    over it), the red band of exp(x) = 0 from the line's left end to that tick, an arrow on to −10¹⁰ and −∞."""
+    from types import SimpleNamespace
+
+    from manim import MathTypst
+
+    from attention_manim.scenes.chapters.masked_rows import underflow_line
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.style import DARK
+
+    tiny = float(np.finfo(np.float32).smallest_subnormal)
+    assert np.float32(tiny) / np.float32(2) == 0  # (below it, float32 has nothing: exp gives exactly 0)
+    say = Say(lang)
+    line = underflow_line(say, DARK, tiny, 6.0)
+    zone, axis, far, ticks, marks, tick, said, zero, x_name = line
+    assert line.tiny_x == pytest.approx(np.log(tiny)) and round(line.tiny_x, 1) == -103.3
+    # the scale: 0 at the axis's right end, −50 half way to −100, the tick at −103.3
+    assert line.at(0.0)[0] == pytest.approx(axis.get_right()[0]) and line.at(-120.0)[0] == pytest.approx(axis.get_left()[0])
+    assert tick.get_x() == pytest.approx(line.at(line.tiny_x)[0])
+    for t, x in zip(ticks, (-50.0, 0.0)):
+        assert t.get_x() == pytest.approx(line.at(x)[0])
+    assert [m.original_text for m in marks] == ["−50", "0"]
+    # the red band runs from the axis's left end to the tick, and the arrow on to the left
+    assert zone.get_left()[0] == pytest.approx(axis.get_left()[0]) and zone.get_right()[0] == pytest.approx(tick.get_x())
+    assert far.get_end()[0] < axis.get_left()[0] and zero.get_top()[1] < axis.get_y() < said.get_bottom()[1]
+    # the smallest float32, the language's way, with its words from the catalog
+    shown = [m.shown for m in said.get_family() if hasattr(m, "shown") and isinstance(m, MathTypst)]
+    assert shown == [("1,4" if lang == "pt" else "1.4") + "×10⁻⁴⁵"]
+    words = " ".join(m.original_text for m in said.get_family() if hasattr(m, "original_text"))
+    assert words.replace(" ", "") in say.catalog["walkthrough.masked.tiny_mark"].replace("{e} = {tiny}", "=").replace(" ", "")

@@ -6,12 +6,12 @@ row read out in words with the model's real percentages."""
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Rectangle, Restore, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, Indicate, Line, Rectangle, Restore, VGroup
 
 from ..components.attention_grid import AttentionGrid
-from ..components.text import label, number, number_language
+from ..components.text import label, number, number_language, rich_lines
 from ..i18n import localize_number
-from ..components.vectors import math
+from ..components.vectors import MATH_PER_TEXT, math
 from ..lesson import Chapter
 from ..plans.rounding import drawn_misses
 from ..plans.walkthrough import MaskedPlan, plan_masked
@@ -56,6 +56,40 @@ def reading_text(say, plan: MaskedPlan, r) -> str:
         parts.append(say(f"{T}.share_rest", weight=percent(say, r.rest)))
     key = "reading_rounded" if drawn_misses(reading_percents(say, r), "100%") else "reading"
     return say(f"{T}.{key}", word=say.quote(tokens[r.query]), shares=say.words(parts))
+
+
+def underflow_line(say, th, tiny: float, width: float, font_size: float = 24) -> VGroup:
+    """Where exp runs out in float32, on a line of the exponent x (from −120 to 0): at x = ln(tiny) it gives
+    the smallest positive float32; left of it, and on to −10¹⁰ and −∞ (an arrow off the line's end), exactly 0
+    (a red band). `.tiny_x`: that x; `.at(x)`: where x is drawn (review 40: the frame said it in four
+    paragraphs of text)."""
+    lo, hi = -120.0, 0.0
+    x_tiny = float(np.log(tiny))
+    left, length = 0.7, width - 0.9
+
+    def at(x: float) -> np.ndarray:
+        return np.array([left + (x - lo) / (hi - lo) * length, 0.0, 0.0])
+
+    line = Line(at(lo), at(hi), stroke_color=th.dim, stroke_width=2)
+    zone = Rectangle(width=at(x_tiny)[0] - at(lo)[0], height=0.22, stroke_width=0).set_fill(th.mask, 0.55)
+    zone.move_to((at(lo) + at(x_tiny)) / 2)
+    far = Arrow(at(lo), at(lo) - np.array([left, 0, 0]), buff=0, stroke_width=6, color=th.mask,
+                max_tip_length_to_length_ratio=0.35)
+    ticks, marks = VGroup(), VGroup()
+    for x in (-50.0, 0.0):
+        ticks.add(Line(at(x) + UP * 0.08, at(x) + DOWN * 0.08, stroke_color=th.dim, stroke_width=2))
+        marks.add(label(figure(x, ".0f"), font_size, th.dim).next_to(at(x), DOWN, buff=0.16))
+    # the tick where exp runs out, named over the line: e^(−103.3) = 1.4 × 10⁻⁴⁵; under the red, "exp(x) = 0"
+    tick = Line(at(x_tiny) + UP * 0.2, at(x_tiny) + DOWN * 0.2, stroke_color=th.text, stroke_width=3)
+    e = math(f"e^({x_tiny:.1f})", font_size * MATH_PER_TEXT, th.text)
+    said = rich_lines(say.catalog[f"{T}.tiny_mark"], {}, width, font_size=font_size, color=th.text,
+                      mobjects={"e": e, "tiny": sci_math(tiny, say, font_size, th.text)})
+    said.next_to(tick, UP, buff=0.15).align_to(far, LEFT)
+    zero = math("exp(x) = 0", font_size * MATH_PER_TEXT, th.mask).next_to(far, DOWN, buff=0.16).align_to(far, LEFT)
+    x_name = math("x", font_size * MATH_PER_TEXT, th.dim).next_to(at(hi), RIGHT, buff=0.12)
+    out = VGroup(zone, line, far, ticks, marks, tick, said, zero, x_name)
+    out.tiny_x, out.at, out.said = x_tiny, at, said
+    return out
 
 
 class MaskedRows(Chapter):
@@ -117,7 +151,6 @@ class MaskedRows(Chapter):
                  say(f"{T}.exp_gpt2", high=figure(plan.row_max, ".1f"), word=say.quote(plan.tokens[r]),
                      term=figure(plan.row_max, "+.1f" if plan.row_max >= 0 else ".1f").join("()" if plan.row_max < 0 else ("", "")).replace("+", ""),
                      result=figure(plan.exp_gpt2, ".1f")),
-                 say(f"{T}.tiny"),
                  say(f"{T}.same") if plan.same_bits else say(f"{T}.differ")]
         # four short paragraphs need more room than the panel: the grid steps back (smaller, to the
         # left, its numbers still readable) while they are read, and returns for the softmax
@@ -126,9 +159,10 @@ class MaskedRows(Chapter):
         shrink = 0.72
         left_edge = board.get_left()[0]
         wide = full.right - (left_edge + board.width * shrink) - 0.5
-        why = VGroup(*(wrapped(t, wide, 24, th.text if k < 3 else th.highlight, 4) for k, t in enumerate(lines)))
+        why = VGroup(*(wrapped(t, wide, 24, th.text if k < 2 else th.highlight, 4) for k, t in enumerate(lines)))
         diff = float(np.abs(plan.weights_ours - plan.weights_gpt2).max())
-        why[2].add(sci_math(plan.tiny, say, 30, th.text).next_to(why[2], DOWN, buff=0.12).align_to(why[2], LEFT))
+        # where float32's exp runs out, drawn: the third of the notes
+        why.insert(2, underflow_line(say, th, plan.tiny, wide))
         if not plan.same_bits:
             why[3].add(sci_math(diff, say, 30, th.highlight).next_to(why[3], DOWN, buff=0.12).align_to(why[3], LEFT))
         why.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
