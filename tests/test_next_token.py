@@ -368,15 +368,43 @@ def test_a_candidate_mark_is_named_beside_its_box(lang):
     from attention_manim.scenes.i18n import Say
     from attention_manim.scenes.style import DARK
 
+    from attention_manim.scenes.stage import Region
+
     say = Say(lang)
-    stage = SimpleNamespace(theme=DARK, say=say)
+    full = Region("full", -7.0, 7.0, -3.9, 3.9)
+    stage = SimpleNamespace(theme=DARK, say=say, region=lambda name: full)
     for tok, key in ((",", "comma"), ("␣(", "open_paren"), ("—", "dash")):
         name = NextToken.token_name(stage, tok)
         words = [m.original_text for m in name.get_family() if hasattr(m, "original_text")]
-        assert say(f"common.marks.{key}") in words, (tok, words)
+        assert say(f"common.marks.{key}") in words or " ".join(words) == say(f"common.marks.{key}"), (tok, words)
         box = name[1][0]
         assert box.height >= 0.5  # as tall as a word's row, not the mark's own height
         assert name[0].get_right()[0] < box.get_left()[0]  # the name, then the mark
     word = NextToken.token_name(stage, "␣and")
     assert word.original_text == "␣and"  # a word needs no name
     assert say.mark_name("␣and") is None and say.mark_name("␣,") == say("common.marks.comma")
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_long_mark_name_goes_on_two_lines_at_its_size(lang):
+    """Review 43: "an exclamation mark" was shrunk to fit beside its box, smaller than "a period" above it.
+    A name too long for the room left of the bars goes on two lines, right-aligned, at the others' size."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.next_token import NAME_X, NextToken
+    from attention_manim.scenes.components.text import label
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.stage import Region
+    from attention_manim.scenes.style import DARK
+
+    full = Region("full", -7.0, 7.0, -3.9, 3.9)
+    stage = SimpleNamespace(theme=DARK, say=Say(lang), region=lambda name: full)
+    name, _ = NextToken.token_name(stage, "!")
+    lines = list(name) if len(name) > 1 and not hasattr(name, "original_text") else [name]
+    assert len(lines) == 2
+    for line in lines:
+        assert line.height == pytest.approx(label(line.original_text, 26).height, rel=1e-3)
+        assert line.get_right()[0] == pytest.approx(name.get_right()[0])
+    assert name.width <= NAME_X - full.left - 0.1
+    short, _ = NextToken.token_name(stage, ".")  # a short name stays on one line
+    assert hasattr(short, "original_text")

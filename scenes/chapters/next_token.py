@@ -23,6 +23,7 @@ from ..plans.next_token import NextStep, NextTokenPlan, plan_next_token, with_ne
 from ..stage import Stage
 from .embedding_parts import fit_into
 from .head_split import model_name
+from .honest import wrapped
 
 T = "deeper.next_token"
 WORD_FS = 36  # the tokens' size (and the ␣ in their key)
@@ -113,6 +114,11 @@ class NextToken(Chapter):
         if mark is None:
             return VGroup(box, word)
         name = label(mark, font_size=26, color=th.dim)
+        room = NAME_X - stage.region("full").left - 0.1 - box.width - 0.15
+        if name.width > room:  # on two lines, right-aligned, rather than shrunk ("an exclamation mark": review 43)
+            name = wrapped(mark, room, 26, th.dim, 2)
+            for line in name:
+                line.align_to(name, RIGHT)
         return VGroup(name, VGroup(box, word)).arrange(RIGHT, buff=0.15)
 
     def chart(self, stage: Stage, step: NextStep, vocab_size: int, kind: str) -> VGroup:
@@ -123,7 +129,7 @@ class NextToken(Chapter):
         for r, (tok, p) in enumerate(zip(step.top_tokens, step.top_probs)):
             y = TOP_Y - r * ROW
             name = self.token_name(stage, tok)
-            fit_into(name, NAME_X - stage.region("full").left - 0.1, 0.55)
+            fit_into(name, NAME_X - stage.region("full").left - 0.1, 0.7)
             name.move_to([NAME_X, y, 0], aligned_edge=RIGHT)
             track = Rectangle(width=BAR_MAX, height=0.52, stroke_width=1.2, stroke_color=th.dim)
             track.move_to([NAME_X + 0.25, y, 0], aligned_edge=LEFT)
