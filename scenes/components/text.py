@@ -418,13 +418,19 @@ def rich_lines(template: str, params: dict, width: float, **style):
     words = template.split(" ")
     if len(words) > 2:
         words = words[:-2] + [f"{words[-2]} {words[-1]}"]
+    # a line is as wide as its words set alone, plus a space's gap between each two (rich_line lays its
+    # pieces end to end): each word is set once, not each trial line
+    space = style.get("buff", 0.14)
+    widths = [rich_line(w, params, **style).width for w in words]
     lines: list[list[str]] = []
     current: list[str] = []
-    for w in words:
-        if current and rich_line(" ".join(current + [w]), params, **style).width > width:
+    used = 0.0
+    for w, ww in zip(words, widths):
+        if current and used + space + ww > width:
             lines.append(current)
-            current = [w]
+            current, used = [w], ww
         else:
+            used = used + space + ww if current else ww
             current = current + [w]
     lines.append(current)
     out = VGroup(*(rich_line(" ".join(ws), params, **style) for ws in lines)).arrange(DOWN, buff=0.12,
