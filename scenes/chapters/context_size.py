@@ -243,23 +243,23 @@ def stack_names(tags, ends: list[float], x: float, ceiling: float, floor: float,
     lift = [t.get_top()[1] - t[0].get_y() for t in tags]  # from a first line's middle to its name's top
     whole = [t.height for t in tags]
     first = [t.get_top()[1] - t[0].get_bottom()[1] for t in tags]  # from a first line's bottom to its name's top
-    tops: dict[int, float] = {}
-    for over in (whole, first):
-        for gap in (0.22, 0.18, 0.14, 0.1):
-            above = ceiling + gap
-            for k in order:  # down from the ceiling
-                tops[k] = min(ends[k] + lift[k], above - gap)
-                above = tops[k] - tags[k].height
-            below = -np.inf
-            for k in reversed(order):  # up from the floor
-                h = tags[k].height
-                tops[k] = max(tops[k], floor + over[k], bottom + h, below + gap + h)
-                below = tops[k]
-            if max(tops.values()) <= ceiling + 1e-9:
-                break
-        else:
-            continue
-        break
+
+    def attempt(over: list[float], gap: float) -> dict[int, float]:  # each name's top
+        tops, above = {}, ceiling + gap
+        for k in order:  # down from the ceiling
+            tops[k] = min(ends[k] + lift[k], above - gap)
+            above = tops[k] - tags[k].height
+        below = -np.inf
+        for k in reversed(order):  # up from the floor
+            h = tags[k].height
+            tops[k] = max(tops[k], floor + over[k], bottom + h, below + gap + h)
+            below = tops[k]
+        return tops
+
+    for over, gap in ((o, g) for o in (whole, first) for g in (0.22, 0.18, 0.14, 0.1)):
+        tops = attempt(over, gap)
+        if max(tops.values()) <= ceiling + 1e-9:
+            break
     for k, t in enumerate(tags):
         t.move_to([x + t.width / 2, tops[k] - t.height / 2, 0])
 
