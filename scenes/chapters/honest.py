@@ -23,7 +23,7 @@ def wrapped(text: str, width: float, font_size: float, color: str, max_lines: in
     wide for one line breaks after `break_after` (": ") where both halves fit a line ("Context size: layer
     13 · head 2" broke before "· head 2")."""
     setter = setter or label
-    if break_after in text and break_after and max_lines >= 2 and setter(text, font_size, color).width > width:
+    if break_after and break_after in text and max_lines >= 2 and setter(text, font_size, color).width > width:
         first, rest = text.split(break_after, 1)
         halves = [first + break_after.rstrip(), rest]
         if all(setter(h, font_size, color).width <= width for h in halves):

@@ -412,7 +412,7 @@ class WindowSinks(Chapter):
         table = [[text(say(f"{T}.col_width"), 26, th.dim), text(say(f"{T}.col_window"), 26, th.dim),
                   text(say(f"{T}.col_sinks"), 26, th.dim)]]
         # each result a bar as long as its KL, on one scale for the whole table, in a track: the lost
-        # predictions' long red bars, the kept ones' specks (review 37: a table of small figures read as a slide)
+        # predictions' long bars, the kept ones' specks (review 37: a table of small figures read as a slide)
         # (a KL under 1 nat is a small move: the track holds 1 nat at least, or the toy's KLs of 0.000 drew full)
         top_kl = max(max(plan.window_kl), max(plan.sink_kl), 1.0)
         columns = ((plan.window_token, plan.window_kl, plan.window_kept), (plan.sink_token, plan.sink_kl, plan.sink_kept))
