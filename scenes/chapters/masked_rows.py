@@ -81,7 +81,7 @@ def underflow_line(say, th, tiny: float, width: float, font_size: float = 24) ->
         marks.add(label(figure(x, ".0f"), font_size, th.dim).next_to(at(x), DOWN, buff=0.16))
     # the tick where exp runs out, named over the line: e^(−103.3) = 1.4 × 10⁻⁴⁵; under the red, "exp(x) = 0"
     tick = Line(at(x_tiny) + UP * 0.2, at(x_tiny) + DOWN * 0.2, stroke_color=th.text, stroke_width=3)
-    e = math(f"e^({x_tiny:.1f})", font_size * MATH_PER_TEXT, th.text)
+    e = math(f'e^("{figure(x_tiny, ".1f")}")', font_size * MATH_PER_TEXT, th.text)  # (pt: "−103,3", as its panel)
     said = rich_lines(say.catalog[f"{T}.tiny_mark"], {}, width, font_size=font_size, color=th.text,
                       mobjects={"e": e, "tiny": sci_math(tiny, say, font_size, th.text)})
     said.next_to(tick, UP, buff=0.15).align_to(far, LEFT)
