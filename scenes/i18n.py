@@ -211,6 +211,15 @@ class Say:
         name = MARK_NAMES.get(bare.strip(" ") if bare.strip() else bare[:1])
         return self(f"common.marks.{name}") if name and self.has(f"common.marks.{name}") else None
 
+    def mark_label(self, token: str) -> str | None:
+        """A small mark's token as a label names it, "(comma)", keeping a leading ␣ ("␣(comma)"); None for
+        a word and for a mark tall enough to read as itself ("?", "—", "(")."""
+        bare = token.replace(SPACE_MARK, " ")
+        name = MARK_NAMES.get(bare.strip(" ")) if bare.strip() else None
+        if not name or not self.has(f"common.mark_labels.{name}"):
+            return None
+        return (SPACE_MARK if bare[:1] == " " else "") + self(f"common.mark_labels.{name}")
+
     def quote_named(self, token: str) -> str:
         """A token quoted, and named when it is only a mark ("“-” (a hyphen)"): a lone hyphen, comma
         or space between quotes is a speck a viewer cannot tell apart. Other tokens: `quote`."""

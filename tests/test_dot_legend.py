@@ -231,3 +231,22 @@ def test_a_heading_too_wide_for_a_line_breaks_after_its_colon():
     narrow = [line.original_text for line in wrapped(text, label("layer 13 · head", 30).width, 30, "#FFFFFF", 3,
                                                      break_after=": ")]
     assert " ".join(narrow) == text and len(narrow) == 3
+
+
+def test_no_wrapped_line_starts_or_ends_with_a_relation():
+    """Review 44: masked_self_attention's Korean note broke "… exp(−10¹⁰ − 2.3)" / "= 0.0, 정확히 0입니다.": a
+    relation or an operation stays with the terms on both sides of it; "·" still breaks a heading."""
+    from attention_manim.scenes.chapters.honest import wrapped
+    from attention_manim.scenes.components.text import label
+
+    text = "32비트 부동소수점에서 exp(−10¹⁰ − 2.3) = 0.0, 정확히 0입니다."
+    formula = "exp(−10¹⁰ − 2.3) = 0.0,"
+    full = label(text, 24).width
+    for f in (0.45, 0.55, 0.65, 0.75, 0.85, 0.95):
+        lines = [line.original_text for line in wrapped(text, full * f, 24, "#FFFFFF", 4)]
+        assert " ".join(lines) == text
+        assert any(formula in line for line in lines), (f, lines)
+        assert not any(line.startswith(("=", "−")) or line.endswith(("=", "−")) for line in lines), (f, lines)
+    title = "masked self-attention · layer 11 · head 1"
+    lines = [line.original_text for line in wrapped(title, label(title, 24).width * 0.7, 24, "#FFFFFF", 3)]
+    assert lines == ["masked self-attention", "· layer 11 · head 1"], lines  # "·" goes with what follows it only

@@ -485,3 +485,38 @@ def test_symbol_subscripts_read_at_the_text_size_or_are_left_out():
     assert parts and not small.symbol_indexed and small.lint_subscript is None
     # without indices the symbol is narrower, so it is drawn larger than the indexed one would be
     assert symbol_outline(None, None)["width"] < 0.7 * symbol_outline(10, 10)["width"]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_a_small_marks_token_is_labelled_by_its_name(lang):
+    """Review 44: a comma token in a grid was quoted, "“,”": turned on its side in a column label, a speck
+    between two specks. A small mark is labelled by its name in brackets, a leading space kept; a mark tall
+    enough to read ("?") stays quoted; a word, and an excerpt's gap, stay as they are."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.grid_parts import new_grid, shown_token
+    from attention_manim.scenes.components.grid_geometry import short_token
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.stage import Region
+    from attention_manim.scenes.style import DARK
+
+    say = Say(lang)
+    comma = say.catalog["common.mark_labels.comma"]
+    assert comma.startswith("(") and comma.endswith(")") and "," not in comma
+    assert shown_token(say, ",") == comma and shown_token(say, "␣,") == "␣" + comma
+    assert shown_token(say, ":") == say.catalog["common.mark_labels.colon"]
+    assert shown_token(say, "?") == say.quote("?")
+    assert shown_token(say, "␣robot") == "␣robot" and shown_token(say, "⋯") == "⋯"
+    # a mark's name is the catalog's, never cut like a long word ("(dois-pontos)" has 13 characters)
+    for name in say.catalog:
+        if name.startswith("common.mark_labels."):
+            assert short_token(say.catalog[name], 12) == say.catalog[name]
+    assert short_token("extraordinarily", 12) == "extraordina…"
+    # a grid built for a lesson labels the comma so
+    tokens = ["The", "␣baker", ",", "␣lit", "␣the", "␣oven"]
+    n = len(tokens)
+    pattern = np.tril(np.ones((n, n))) / np.arange(1, n + 1)[:, None]
+    data = SimpleNamespace(pattern=pattern, mask=np.tril(np.ones((n, n), bool)), scores=None, layer=0, head=0)
+    stage = SimpleNamespace(say=say, theme=DARK, region=lambda name: Region("grid", -6, 6, -3.5, 3.5))
+    grid, _ = new_grid(stage, data, tokens, "video", region=Region("grid", -6, 6, -3.5, 3.5))
+    assert grid._disp == ["The", "␣baker", comma, "␣lit", "␣the", "␣oven"]

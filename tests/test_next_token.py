@@ -195,6 +195,8 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
     assert frame.any() and scene.chapters_played == [name]
     drawn = scene.stage.drawn[name]
     if name == "next_token":
+        from attention_manim.scenes.components.text import text_baseline
+
         assert len(drawn["charts"]) == 4
         plan = scene.plans[0]
         shown = [float(n.value) for r in drawn["charts"][0].rows for n in [r.val]]
@@ -216,6 +218,18 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
         assert all(row.get_top()[1] < r.get_bottom()[1] for chart in drawn["charts"] for r in [*chart.rows, chart.rest])
         # one card per pass: the picked token and its real probability
         assert [c.p.value for c in drawn["cards"]] == [st.picked_prob for st in plan.steps]
+        # review 44: a label says what the cards are, left of their row and level with it, clear of the frame's edge
+        from attention_manim.scenes.i18n import Say
+
+        picked = drawn["picked_label"]
+        assert " ".join(m.original_text for m in picked) == Say(lang)("deeper.next_token.picked")
+        assert picked.get_right()[0] <= row.get_left()[0] - 0.2
+        assert picked.get_left()[0] >= -scene.camera.frame_width / 2 + 0.2
+        assert picked.get_bottom()[1] < row.get_y() < picked.get_top()[1]
+        # "Σ = 1.00" on one baseline (review 44: centred, "Σ =" stood 3 px under its figure)
+        for chart in drawn["charts"]:
+            sigma, total = chart.sum_row
+            assert abs(text_baseline(sigma) - text_baseline(total)) < 0.01
         # the closing row of cards: one height, one line for their numbers
         cards = drawn["cards"]
         assert max(c.height for c in cards) - min(c.height for c in cards) < 0.02  # (a comma in 0,58 may dip)
@@ -225,16 +239,12 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
             marked = not any(ch.isalnum() for ch in st.picked_token)
             assert (c.word.mark is not None) == marked
             if marked:
-                from attention_manim.scenes.components.text import text_baseline
-
                 glyph, name = c.word  # the mark stands on its name's baseline (centred, "." read as "·")
                 assert glyph.get_bottom()[1] <= text_baseline(name) + 0.02
                 assert abs(glyph.baseline() - text_baseline(name)) < 0.02
                 assert glyph.height > 0.12  # the mark no speck (at 40 a comma was 8 px, a period 0.09 units: review 38)
         # the cards' words on one baseline, and their numbers at one precision (review 38: "a comma" 10 px above
         # the words beside it; 0.58 beside 0.364)
-        from attention_manim.scenes.components.text import text_baseline
-
         lines = [text_baseline(c.word[1] if c.word.mark is not None else c.word) for c in cards]
         assert max(lines) - min(lines) < 0.02
         assert len({len(c.p.shown.split(".")[-1].split(",")[-1]) for c in cards}) == 1
@@ -406,5 +416,13 @@ def test_a_long_mark_name_goes_on_two_lines_at_its_size(lang):
         assert line.height == pytest.approx(label(line.original_text, 26).height, rel=1e-3)
         assert line.get_right()[0] == pytest.approx(name.get_right()[0])
     assert name.width <= NAME_X - full.left - 0.1
+    # nor shrunk by the chart, which fits a name into the room left of the bars (review 44: at 0.7 units tall,
+    # "ponto de exclamação" came out 10 % smaller than "ponto")
+    from attention_manim.scenes.chapters.embedding_parts import fit_into
+
+    whole = NextToken.token_name(stage, "!")
+    height = whole.height
+    fit_into(whole, NAME_X - full.left - 0.1, NextToken.NAME_HEIGHT)
+    assert whole.height == pytest.approx(height)
     short, _ = NextToken.token_name(stage, ".")  # a short name stays on one line
     assert hasattr(short, "original_text")

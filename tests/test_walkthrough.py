@@ -389,8 +389,14 @@ def test_where_exp_runs_out_in_float32_is_drawn_on_a_line(lang):
 
     tiny = float(np.finfo(np.float32).smallest_subnormal)
     assert np.float32(tiny) / np.float32(2) == 0  # (below it, float32 has nothing: exp gives exactly 0)
+    from attention_manim.scenes.components.text import reset_number_language, set_number_language
+
     say = Say(lang)
-    line = underflow_line(say, DARK, tiny, 6.0)
+    token = set_number_language(lang)  # as a render sets it: the figures the language's way
+    try:
+        line = underflow_line(say, DARK, tiny, 6.0)
+    finally:
+        reset_number_language(token)
     zone, axis, far, ticks, marks, tick, said, zero, x_name = line
     assert line.tiny_x == pytest.approx(np.log(tiny)) and round(line.tiny_x, 1) == -103.3
     # the scale: 0 at the axis's right end, −50 half way to −100, the tick at −103.3
@@ -398,7 +404,21 @@ def test_where_exp_runs_out_in_float32_is_drawn_on_a_line(lang):
     assert tick.get_x() == pytest.approx(line.at(line.tiny_x)[0])
     for t, x in zip(ticks, (-50.0, 0.0)):
         assert t.get_x() == pytest.approx(line.at(x)[0])
-    assert [m.original_text for m in marks] == ["−50", "0"]
+    tiny_shown = "−103,3" if lang == "pt" else "−103.3"
+    assert [m.original_text for m in marks] == ["−50", "0", tiny_shown]
+    # review 44: the tick where exp runs out is read under it, on the row of the others; "exp(x) = 0" under that row
+    assert marks[2].get_x() == pytest.approx(tick.get_x(), abs=0.01) and line.tiny_figure is marks[2]
+    assert max(m.get_top()[1] for m in marks) - min(m.get_top()[1] for m in marks) < 0.01
+    assert zero.get_top()[1] < min(m.get_bottom()[1] for m in marks)
+    # the formula over the tick sits on its line: e's baseline is the figures', the "=" centred between
+    # the baseline and the digits' tops (review 44: "e^−103.3 =" stood 7 px below the line)
+    from attention_manim.scenes.components.text import text_baseline
+    first = said[0]
+    e, eq, figure = first[0], first[1], first[2]
+    digits = [g for g in figure.family_members_with_points() if g.height > 0.8 * figure.height * 0.5][:1]
+    assert text_baseline(e) == pytest.approx(digits[0].get_bottom()[1], abs=0.012)
+    cap = digits[0].height
+    assert 0.3 * cap < eq.get_y() - text_baseline(e) < 0.7 * cap
     # the red band runs from the axis's left end to the tick, and the arrow on to the left
     assert zone.get_left()[0] == pytest.approx(axis.get_left()[0]) and zone.get_right()[0] == pytest.approx(tick.get_x())
     assert far.get_end()[0] < axis.get_left()[0] and zero.get_top()[1] < axis.get_y() < said.get_bottom()[1]

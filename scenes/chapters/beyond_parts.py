@@ -10,7 +10,7 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Circle, DashedLine, Line, Rectangle, VGroup, VMobject
 
 from ..components.batched_shapes import rect_points
-from ..components.text import label, text_baseline
+from ..components.text import label, seat_under_superscripts, text_baseline
 from ..components.vectors import MATH_PER_TEXT, math
 from .embedding_parts import mixed_label as text
 from .honest import wrapped
@@ -51,7 +51,7 @@ def sci_math(x: float, say: Say, font_size: float, color: str, prefix: str = "")
         e = int(exp.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
         mob = math(f'{prefix} "{mant}" times 10^({e})', font_size * MATH_PER_TEXT, color)
     mob.shown = shown
-    return mob
+    return seat_under_superscripts(mob)
 
 
 def diff_line(say: Say, key: str, diff: float, font_size: float, color: str):

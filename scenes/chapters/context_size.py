@@ -163,7 +163,7 @@ class ContextSize(Chapter):
         def shown(j):  # a token without a letter (a comma) quoted, so it is not a lone speck; a gap "⋯"
             if j is None:
                 return "⋯"
-            return tokens[j] if any(c.isalnum() for c in tokens[j]) else say.quote(tokens[j].strip() or tokens[j])
+            return tokens[j]  # (new_grid names a small mark)
 
         # the room right of the long grid, in home units; the note under the excerpt
         left = (big.get_right()[0] - center[0]) / F + 0.5

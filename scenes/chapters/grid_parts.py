@@ -88,15 +88,24 @@ def head_tag(stage: Stage, grid: AttentionGrid, head_trace) -> VGroup:
     return VGroup()
 
 
+def shown_token(say, token: str) -> str:
+    """A token as a label: a small mark (",", ".") named, "(comma)" (review 44: quoted, a grid's rotated
+    label drew a speck between two specks); any other without a letter or digit ("?") quoted."""
+    if any(c.isalnum() for c in token) or token in ("⋯", "…"):  # (an excerpt's gap is drawn as it is)
+        return token
+    return say.mark_label(token) or say.quote(token.strip() or token)
+
+
 def new_grid(stage: Stage, head_trace, tokens, layout: str, region: Region | str = "grid", tag: bool = False,
              **kwargs) -> tuple[AttentionGrid, VGroup]:
     """A grid of this head filling `region` (labels and axis titles included), not yet on screen. `tag`:
     the titles also name the head, in the corner over the labels (a lesson whose frames name it nowhere
-    else)."""
+    else). A small mark's token is labelled by its name (`shown_token`)."""
     box = stage.region(region) if isinstance(region, str) else region
     room_w, room_h = box.width - 0.45, box.height - 0.4
+    labels = None if tokens is None else [shown_token(stage.say, str(t)) for t in tokens]
     for _ in range(3):  # the titles need more room than guessed (upright Hangul): a smaller grid
-        grid = AttentionGrid(head_trace, tokens, layout=layout, theme=stage.theme,
+        grid = AttentionGrid(head_trace, labels, layout=layout, theme=stage.theme,
                              max_width=room_w, max_height=room_h, **kwargs)
         titles = axis_titles(grid, stage)
         both = VGroup(grid, titles)

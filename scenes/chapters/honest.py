@@ -12,13 +12,16 @@ from ..stage import Region, Stage
 
 
 GLUED_SIGNS = frozenset({"≥", "≤", "=", "≈", "×", "·", "→", "+", "−", "<", ">"})
+# a relation or an operation between two terms stays with both: no line starts with "= 0.0" (review 44, ko)
+BOUND_SIGNS = GLUED_SIGNS - {"·", "→"}
 
 
 def wrapped(text: str, width: float, font_size: float, color: str, max_lines: int = 4, setter=None,
             break_after: str = "") -> VGroup:
     """`text` as lines of at most `width` (scene units), broken at spaces, left-aligned; scaled
     down when even that needs more than `max_lines` lines. A lone sign ("≥", "=", "×") stays with
-    the word after it: a line never ends on "≥" with its number alone on the next. `setter` sets a
+    the word after it: a line never ends on "≥" with its number alone on the next; a relation or an
+    operation ("=", "−") stays with the word before it too. `setter` sets a
     line (default `label`: a Korean line in one face; beyond_parts passes the prose setter). A text too
     wide for one line breaks after `break_after` (": ") where both halves fit a line ("Context size: layer
     13 · head 2" broke before "· head 2")."""
@@ -28,12 +31,14 @@ def wrapped(text: str, width: float, font_size: float, color: str, max_lines: in
         halves = [first + break_after.rstrip(), rest]
         if all(setter(h, font_size, color).width <= width for h in halves):
             return VGroup(*(setter(h, font_size, color) for h in halves)).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
-    words = []
+    words: list[str] = []
+    glue = False  # the word before was a sign that keeps the next word
     for w in text.split(" "):
-        if words and words[-1] in GLUED_SIGNS:
+        if glue or (words and w in BOUND_SIGNS):
             words[-1] = f"{words[-1]} {w}"
         else:
             words.append(w)
+        glue = w in GLUED_SIGNS
     lines = _break(words, width, font_size, color, setter)
     if 1 < len(lines) <= max_lines and lines[-1] in words:
         # a last line of one word (an orphan, or a sign with its number: "≥ 0.97"): the narrowest

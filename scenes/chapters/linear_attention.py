@@ -30,7 +30,6 @@ from ..review import clear_of
 from .beyond_parts import (count, dec, future_cells, grid_key, head_name, model_forms, power_math, sci, sci_math,
                            share_bars, with_math)
 from .head_split import model_name
-from .ring import shown_token
 from .embedding_parts import fit_into
 from .embedding_parts import mixed_label as text
 from .grid_parts import new_grid
@@ -313,7 +312,7 @@ class LinearPattern(Chapter):
                   Region("right_half", 0.15, full.right, bottom, top - 0.45))
         grids, heads = [], VGroup()
         layout = plan.layout
-        tokens = [shown_token(say, t) for t in plan.tokens]
+        tokens = list(plan.tokens)  # (new_grid names a small mark)
         for pattern, header, color, region in ((plan.softmax, "softmax_header", th.value, halves[0]),
                                                (plan.linear, "linear_header", th.key, halves[1])):
             data = SimpleNamespace(pattern=pattern, mask=plan.mask, scores=None, layer=plan.layer, head=plan.head)

@@ -9,7 +9,7 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, Indicate, Line, Rectangle, Restore, VGroup
 
 from ..components.attention_grid import AttentionGrid
-from ..components.text import label, number, number_language, rich_lines
+from ..components.text import label, number, number_language, rich_lines, seat_under_superscripts
 from ..i18n import localize_number
 from ..components.vectors import MATH_PER_TEXT, math
 from ..lesson import Chapter
@@ -18,7 +18,7 @@ from ..plans.walkthrough import MaskedPlan, plan_masked
 from ..review import declare_sum
 from ..stage import Region, Stage
 from .embedding_parts import fit_into
-from .grid_parts import axis_titles, dot_legend, query_sums
+from .grid_parts import axis_titles, dot_legend, query_sums, shown_token
 from .beyond_parts import sci_math
 from .honest import wrapped
 
@@ -79,16 +79,18 @@ def underflow_line(say, th, tiny: float, width: float, font_size: float = 24) ->
     for x in (-50.0, 0.0):
         ticks.add(Line(at(x) + UP * 0.08, at(x) + DOWN * 0.08, stroke_color=th.dim, stroke_width=2))
         marks.add(label(figure(x, ".0f"), font_size, th.dim).next_to(at(x), DOWN, buff=0.16))
-    # the tick where exp runs out, named over the line: e^(−103.3) = 1.4 × 10⁻⁴⁵; under the red, "exp(x) = 0"
+    # the tick where exp runs out, named over the line (e^(−103.3) = 1.4 × 10⁻⁴⁵) and read under it like the
+    # others, in white (review 44: it had no figure); under the marks, below the red, "exp(x) = 0"
     tick = Line(at(x_tiny) + UP * 0.2, at(x_tiny) + DOWN * 0.2, stroke_color=th.text, stroke_width=3)
-    e = math(f'e^("{figure(x_tiny, ".1f")}")', font_size * MATH_PER_TEXT, th.text)  # (pt: "−103,3", as its panel)
+    marks.add(label(figure(x_tiny, ".1f"), font_size, th.text).next_to(at(x_tiny), DOWN, buff=0.16))
+    e = seat_under_superscripts(math(f'e^("{figure(x_tiny, ".1f")}")', font_size * MATH_PER_TEXT, th.text))
     said = rich_lines(say.catalog[f"{T}.tiny_mark"], {}, width, font_size=font_size, color=th.text,
                       mobjects={"e": e, "tiny": sci_math(tiny, say, font_size, th.text)})
     said.next_to(tick, UP, buff=0.15).align_to(far, LEFT)
-    zero = math("exp(x) = 0", font_size * MATH_PER_TEXT, th.mask).next_to(far, DOWN, buff=0.16).align_to(far, LEFT)
+    zero = math("exp(x) = 0", font_size * MATH_PER_TEXT, th.mask).next_to(marks, DOWN, buff=0.14).align_to(far, LEFT)
     x_name = math("x", font_size * MATH_PER_TEXT, th.dim).next_to(at(hi), RIGHT, buff=0.12)
     out = VGroup(zone, line, far, ticks, marks, tick, said, zero, x_name)
-    out.tiny_x, out.at, out.said = x_tiny, at, said
+    out.tiny_x, out.at, out.said, out.tiny_figure, out.zero = x_tiny, at, said, marks[-1], zero
     return out
 
 
@@ -159,15 +161,26 @@ class MaskedRows(Chapter):
         shrink = 0.72
         left_edge = board.get_left()[0]
         wide = full.right - (left_edge + board.width * shrink) - 0.5
-        why = VGroup(*(wrapped(t, wide, 24, th.text if k < 2 else th.highlight, 4) for k, t in enumerate(lines)))
         diff = float(np.abs(plan.weights_ours - plan.weights_gpt2).max())
-        # where float32's exp runs out, drawn: the third of the notes
-        why.insert(2, underflow_line(say, th, plan.tiny, wide))
-        if not plan.same_bits:
-            why[3].add(sci_math(diff, say, 30, th.highlight).next_to(why[3], DOWN, buff=0.12).align_to(why[3], LEFT))
-        why.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+
+        def notes(fs: float) -> VGroup:
+            why = VGroup(*(wrapped(t, wide, fs, th.text if k < 2 else th.highlight, 4) for k, t in enumerate(lines)))
+            # where float32's exp runs out, drawn: the third of the notes
+            why.insert(2, underflow_line(say, th, plan.tiny, wide, fs))
+            if not plan.same_bits:
+                why[3].add(sci_math(diff, say, fs * 1.25, th.highlight).next_to(why[3], DOWN, buff=0.12)
+                           .align_to(why[3], LEFT))
+            return why.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+
+        # a language whose notes need more lines (ko) sets them smaller and wraps them again at the
+        # panel's width, rather than shrinking the whole panel into a narrow column (review 44)
+        room = values.get_bottom()[1] - stage.floor() - 0.4
+        for fs in (24, 23, 22, 21, 20):
+            why = notes(fs)
+            if why.height <= room:
+                break
         x_why = full.right - wide
-        fit_into(why, wide, values.get_bottom()[1] - stage.floor() - 0.4)
+        fit_into(why, wide, room)
         why.next_to(values, DOWN, buff=0.4)
         why.shift(RIGHT * (x_why - why.get_left()[0]))
         values_home = values.get_center()
@@ -244,7 +257,8 @@ class MaskedRows(Chapter):
         """The head's grid (scores, mask, weights of the trace) filling `area` with its axis titles."""
         w, h = area.width - 1.0, area.height - 0.5  # room for the Σ column and the axis titles
         for _ in range(3):
-            grid = AttentionGrid((plan.scores, plan.weights, plan.mask), plan.tokens, layout="paper",
+            grid = AttentionGrid((plan.scores, plan.weights, plan.mask), [shown_token(stage.say, t) for t in plan.tokens],
+                                 layout="paper",
                                  theme=stage.theme, max_width=w, max_height=h, max_cell=1.3)
             grid.use_common_number_font()
             titles = axis_titles(grid, stage)

@@ -12,7 +12,7 @@ from manim import (
     VGroup,
 )
 
-from ..components.text import label, mark_glyph, number, text_baseline
+from ..components.text import baseline_row, label, mark_glyph, number, text_baseline
 from ..components.vectors import VectorColumn
 from ..components.softmax_column import finer_kind
 from ..plans.rounding import drawn_misses
@@ -67,6 +67,7 @@ class NextTokenLesson(Lesson):
 class NextToken(Chapter):
     key = "next_token"
     own_space_key = True
+    NAME_HEIGHT = 0.8  # a bar's name may be this tall: two lines at their size (0.7 shrank them: review 44)
 
     def plan(self, setting) -> NextTokenPlan:
         return plan_next_token(setting)
@@ -129,7 +130,7 @@ class NextToken(Chapter):
         for r, (tok, p) in enumerate(zip(step.top_tokens, step.top_probs)):
             y = TOP_Y - r * ROW
             name = self.token_name(stage, tok)
-            fit_into(name, NAME_X - stage.region("full").left - 0.1, 0.7)
+            fit_into(name, NAME_X - stage.region("full").left - 0.1, self.NAME_HEIGHT)
             name.move_to([NAME_X, y, 0], aligned_edge=RIGHT)
             track = Rectangle(width=BAR_MAX, height=0.52, stroke_width=1.2, stroke_color=th.dim)
             track.move_to([NAME_X + 0.25, y, 0], aligned_edge=LEFT)
@@ -160,7 +161,7 @@ class NextToken(Chapter):
         vals = [r.val for r in rows] + [val]
         approx = drawn_misses([m.shown for m in vals], total.shown)
         sigma = label("Σ ≈" if approx else "Σ =", font_size=30, color=th.text)  # symbols, as the softmax column's
-        sum_row = VGroup(sigma, total).arrange(RIGHT, buff=0.2)  # (at 0.12 "≈1,00" touched)
+        sum_row = baseline_row([sigma, total], buff=0.2)  # (at 0.12 "≈1,00" touched; centred, "Σ =" stood 3 px low)
         sum_row.shift([val.get_left()[0] - total.get_left()[0], y - ROW * 0.75 - total.get_y(), 0])  # under the figures
         declare_sum(sum_row, vals, total, [sigma] if approx else [], name="next-token probabilities")
         chart = VGroup(rows, rest, sum_row)
@@ -242,6 +243,13 @@ class NextToken(Chapter):
         for c, place in zip(cards, row):
             c.move_to(place)
         drawn["card_row"] = row
+        # what the cards are, left of their row in the names' column (review 44: nothing said so)
+        full = stage.region("full")
+        picked = wrapped(say(f"{T}.picked"), row.get_left()[0] - full.left - 0.45, 24, th.dim, 2)
+        for line in picked:
+            line.align_to(picked, RIGHT)
+        picked.move_to([row.get_left()[0] - 0.3, CARD_Y, 0], aligned_edge=RIGHT)
+        drawn["picked_label"] = picked
         # a real model's tokens show their leading space as ␣: the key, under the text's right end
         key = space_key(plan.final_tokens, say, th, mark_size=WORD_FS)
         if key is not None:
@@ -289,7 +297,7 @@ class NextToken(Chapter):
                     stage.play(FadeIn(moving), run_time=0.4)
                 self.unmark(words, i - 1, n0)
                 stage.play(moving.animate.move_to(words[i]), FadeIn(cards[s], shift=DOWN * 0.2),
-                           *([FadeOut(ask)] if s == 0 else []),
+                           *([FadeOut(ask), FadeIn(picked)] if s == 0 else []),
                            chart.animate.fade(0.65), FadeOut(ring), run_time=1.0)
                 old = chart
                 stage.remove(moving)
@@ -310,5 +318,5 @@ class NextToken(Chapter):
         note.move_to([0, 1.1, 0])
         drawn["note"] = note
         with stage.narrating(say(f"{T}.caption_closing", count=added)):
-            stage.play(FadeOut(old), FadeIn(note), picks.animate.scale(1.6).move_to(target), run_time=0.8)
+            stage.play(FadeOut(old), FadeOut(picked), FadeIn(note), picks.animate.scale(1.6).move_to(target), run_time=0.8)
             stage.wait(2.0)

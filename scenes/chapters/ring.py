@@ -43,7 +43,7 @@ from ..style import has_hangul
 from .beyond_parts import diff_line
 from .embedding_parts import fit_into
 from .embedding_parts import mixed_label as text
-from .grid_parts import side_title
+from .grid_parts import shown_token, side_title
 from .head_split import fixed, model_name, tiny
 
 T = "ring"  # the catalog: scenes/locales/<lang>/ring.toml
@@ -451,11 +451,6 @@ def words_with_symbol(said: str, symbol, font_size: float, color: str) -> VGroup
 def head_words(say, layer: int, head: int) -> str:
     """A head as the suite names it on screen: "layer 15 · head 0" (layers and heads from 0)."""
     return say("common.head.layer_head", layer=layer, head=head)
-
-
-def shown_token(say, token: str) -> str:
-    """A token as a label: one without a letter or digit (".", ",") quoted, so it is not a lone speck."""
-    return token if any(c.isalnum() for c in token) else say.quote(token.strip() or token)
 
 
 def place_all(tables: list, slots: list, top_shift: float = 0.0) -> None:

@@ -34,7 +34,6 @@ from .embedding_parts import fit_into
 from .embedding_parts import mixed_label as text
 from .grid_parts import new_grid
 from .head_split import model_name
-from .ring import shown_token
 
 T = "beyond.window"
 FS = 22
@@ -104,7 +103,7 @@ class WindowMask(Chapter):
         split = 1.0  # the grid left of this x, the notes and bars right of it
         region = Region("window_grid", full.left, split - 0.15, full.bottom + 0.55, top)
         data = SimpleNamespace(pattern=plan.pattern, mask=plan.mask, scores=None, layer=plan.layer, head=plan.head)
-        grid, titles = new_grid(stage, data, [shown_token(say, t) for t in plan.tokens], plan.layout, region=region,
+        grid, titles = new_grid(stage, data, list(plan.tokens), plan.layout, region=region,
                                 label_fill=LABEL_FILL)
         grid.set_mask("cleared")
         grid.set_content("dots")

@@ -19,9 +19,11 @@ from .batched_shapes import REF_FS, WordOutline, points_mobject, segments
 
 
 def short_token(token: str, max_chars: int) -> str:
-    """A token as its label shows it: at most `max_chars` characters (… marks a cut); ␣ for blanks."""
+    """A token as its label shows it: at most `max_chars` characters (… marks a cut); ␣ for blanks. A mark's
+    name in brackets ("(dois-pontos)": `shown_token`) is the catalog's, never cut."""
     token = str(token) if str(token).strip() else "␣"
-    return token if len(token) <= max_chars else token[: max_chars - 1] + "…"
+    named = token.lstrip("␣").startswith("(") and token.endswith(")") and len(token) > 2
+    return token if len(token) <= max_chars or named else token[: max_chars - 1] + "…"
 
 
 class GridGeometry:
