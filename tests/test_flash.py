@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from manim import VGroup
 
 from attention_manim.model.flash import flash_attention, peak_floats
 
@@ -123,6 +124,21 @@ def test_flash_renders(lang, make_inputs, render_scene):
     # read as one sentence)
     assert drawn["ghost"].original_text.startswith(f"{n} × {n}")
     assert drawn["memory"].get_bottom()[1] > drawn["ghost"].get_top()[1] + 0.1
+    # review 44: what flash's count is made of types m, l and O as the table's headers do (upright, "max m
+    # and sum l" read as words), and the note's sums stay whole
+    from manim import MathTypst
+
+    from attention_manim.scenes.components.text import label
+
+    tag, parts, out_note = drawn["memory"].legend
+    typeset = [m for m in VGroup(parts, out_note).get_family() if isinstance(m, MathTypst)]
+    assert len(typeset) == 3
+    words = [m.original_text for m in VGroup(parts, out_note).get_family() if hasattr(m, "original_text")]
+    assert not any(w.strip() in ("m", "l", "O") or " m " in f" {w} " or " l " in f" {w} " for w in words), words
+    # an axis's token labels at one size (review 44: "␣creature" alone shrunk to fit)
+    for labels in drawn["token_labels"]:
+        ratios = [max(m.width, m.height) / label(m.original_text, 20).width for m in labels if len(m.original_text) > 1]
+        assert max(ratios) - min(ratios) < 0.01, ratios
 
 
 def test_rescale_note_names_its_row():

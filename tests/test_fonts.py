@@ -130,3 +130,20 @@ def test_an_apostrophe_inside_a_word_is_the_typographers():
     assert not drawn_like("one head\u2019s query", "one head`s query")  # (the comparison can tell glyphs apart)
     assert label("one head's query", 24).original_text == "one head's query"  # the text it says: the catalog's
     assert drawn_like("'s", "'s") and not drawn_like("'s", "\u2019s")  # a token's own "'s" stays straight
+
+
+def test_a_lines_baseline_is_its_letters_feet_not_its_brackets_or_hangul():
+    """Review 44: "): 2 ×" stood 3 px over the line beside it (the bracket's foot counted for half its
+    baseline), and a Korean word's own bottom hangs under the line its digits and formulas stand on."""
+    from attention_manim.scenes.components.text import label, text_baseline
+
+    for text in ("): 2\u00a0×", "(it)", "(l): 2", "typing"):
+        line = label(text, 24)  # a digit's or a flat-footed letter's foot is the line
+        foot = [g for c, g in zip([c for c in text if not c.isspace()], line.submobjects) if c in "2it"][0]
+        assert text_baseline(line) == pytest.approx(foot.get_bottom()[1], abs=0.004), text
+    # a Korean word with a Latin capital in one line: the baseline is the capital's foot, not the syllables'
+    mixed = label("H한국어", 48)
+    h = mixed.submobjects[0]
+    assert text_baseline(mixed) == pytest.approx(h.get_bottom()[1], abs=0.013)  # (syllables differ by a pixel)
+    korean = label("한국어", 48)
+    assert text_baseline(korean) > korean.get_bottom()[1] + 0.01  # over the syllables' feet

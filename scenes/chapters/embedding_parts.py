@@ -51,6 +51,16 @@ def fit_into(mob, width: float, height: float):
     return mob
 
 
+def fit_alike(mobs, width: float, height: float):
+    """Scale every one of `mobs` by one factor (never up), the largest that fits each into width × height:
+    labels of one axis at one size, not each long word shrunk alone (review 44: flash's "␣creature")."""
+    k = min([1.0] + [min(width / m.width if m.width > 0 else 1.0, height / m.height if m.height > 0 else 1.0)
+                     for m in mobs])
+    for m in mobs:
+        m.scale(k)
+    return k
+
+
 def arc_angle(sources: Sequence[np.ndarray], target: np.ndarray, max_rise: float, cap: float = PI / 2) -> float:
     """The bend (radians) for arcs from `sources` into `target` such that the longest one rises
     at most `max_rise` above its chord (an arc of angle θ over a chord c rises c/2·tan(θ/4))."""

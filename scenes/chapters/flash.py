@@ -25,7 +25,7 @@ from ..plans.flash import BYTES_PER_NUMBER, O_SHOWN, FlashPlan, plan_flash
 from ..stage import Stage
 from ..style import byte_text
 from .beyond_parts import diff_line
-from .embedding_parts import fit_into
+from .embedding_parts import fit_alike, fit_into
 from .grid_parts import side_title
 from .head_split import fixed, grouped, tiny
 from .honest import wrapped
@@ -34,7 +34,7 @@ T = "blocks.flash"
 AXIS_NAME_ROOM = 0.3  # beside the level labels: the side axis's name ("keys" or "queries")
 SCORE_FILL = 0.85  # the widest score in a tile takes at most this share of a cell's width (a gap
 # of 0.075 cell, 3.6 px, each side of it, clear of the cell's lines)
-LABEL_ROOM = 0.85  # the turned token labels over the columns take at most this: the rest goes to the cells,
+LABEL_ROOM = 1.0  # the turned token labels over the columns take at most this: the rest goes to the cells,
 # so that a tile's signed scores read at 14 px
 
 
@@ -126,18 +126,19 @@ class Flash(Chapter):
                          .move_to(at(i, j)) for i in range(n) for j in range(n)))
         qlab = VGroup(*(label(t, 20, th.query) for t in plan.tokens))
         klab = VGroup(*(label(t, 20, th.key) for t in plan.tokens))
+        fit_alike(qlab, (lab if video else side) - 0.15, size * 0.8)  # one size for an axis's labels
+        fit_alike(klab, (side if video else lab) - 0.15, size * 0.8)
         for t, m in enumerate(qlab):
-            fit_into(m, (lab if video else side) - 0.15, size * 0.8)
             if video:  # on top of the columns: turned to read upwards
                 m.rotate(PI / 2).move_to(at(t, 0)).shift(UP * (size / 2 + 0.08 + m.height / 2))
             else:
                 m.move_to(at(t, 0)).shift(LEFT * (size / 2 + 0.08 + m.width / 2))
         for t, m in enumerate(klab):
-            fit_into(m, (side if video else lab) - 0.15, size * 0.8)
             if video:
                 m.move_to(at(0, t)).shift(LEFT * (size / 2 + 0.08 + m.width / 2))
             else:
                 m.rotate(PI / 2).move_to(at(0, t)).shift(UP * (size / 2 + 0.08 + m.height / 2))
+        drawn["token_labels"] = (qlab, klab)
         top_labels, side_labels = (qlab, klab) if video else (klab, qlab)
         names = ((say("grid.axes.queries"), th.query), (say("grid.axes.keys"), th.key))
         (top_text, top_color), (side_text, side_color) = names if video else names[::-1]
@@ -389,14 +390,23 @@ def memory_chart(stage: Stage, plan: FlashPlan, width: float) -> VGroup:
                     max_width=width)
     head = wrapped(say(f"{T}.memory_title"), width, 30, th.text, 2)
     tag = label(f"{tiled} {grouped(r.peak_tiled, say)} =", 24, th.highlight)
-    # what flash's count is made of, a line each (a sum such as "2 × 2 = 4" is never broken)
-    parts = VGroup(*(wrapped(re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", t), width - 0.35, 24, th.text, 2) for t in (
-        say(f"{T}.memory_tile", bq=plan.mem_bq, bk=plan.mem_bk, count=plan.mem_tile),
-        say(f"{T}.memory_ml", bq=plan.mem_bq, count=plan.mem_ml)))).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+    # what flash's count is made of, a line each (a sum such as "2 × 2 = 4" is never broken); m, l and O
+    # typeset as the table's headers write them (review 44: upright, "m and sum l" read as words)
+    def symbols(size: float, color: str) -> dict:
+        return {k: math(k, size, color) for k in ("m", "l", "O")}
+
+    def unbroken(key: str) -> str:  # the catalog's template, its sums held together
+        return re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", say.catalog[key])
+
+    parts = VGroup(
+        wrapped(re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", say(f"{T}.memory_tile", bq=plan.mem_bq, bk=plan.mem_bk,
+                                                                count=plan.mem_tile)), width - 0.35, 24, th.text, 2),
+        rich_lines(unbroken(f"{T}.memory_ml"), {"bq": plan.mem_bq, "count": plan.mem_ml}, width - 0.35, font_size=24,
+                   color=th.text, mobjects=symbols(30, th.text))).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
     parts.next_to(tag, DOWN, buff=0.1, aligned_edge=LEFT).shift(RIGHT * 0.35)
     # the running O is the output's own rows: left out of both counts, and said so
-    out_note = wrapped(re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", say(f"{T}.memory_o", bq=plan.mem_bq, d=r.d,
-                                                                  count=plan.mem_o)), width, 22, th.dim, 3)
+    out_note = rich_lines(unbroken(f"{T}.memory_o"), {"bq": plan.mem_bq, "d": r.d, "count": plan.mem_o}, width,
+                          font_size=22, color=th.dim, mobjects=symbols(27, th.dim))
     out_note.next_to(parts, DOWN, buff=0.14).align_to(tag, LEFT)
     legend = VGroup(tag, parts, out_note)
     # a size and its unit ("16.4 kB") are never split across lines

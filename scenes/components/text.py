@@ -318,6 +318,18 @@ def parse_shown(shown: str) -> float:
     return float(s)
 
 
+DESCENDERS = frozenset("gjpqyQ")  # letters whose foot hangs below the line
+
+
+@lru_cache(maxsize=1)
+def hangul_drop() -> float:
+    """How far a Hangul syllable's foot hangs below the line, as a share of its height (measured on the
+    Korean face against a capital H): a Korean word's own bottom is not the baseline that digits and
+    typeset math beside it stand on."""
+    h, k = label("H한", 100).submobjects[:2]
+    return float((h.get_bottom()[1] - k.get_bottom()[1]) / k.height)
+
+
 def text_baseline(mob) -> float:
     """The baseline of a line of text: the median bottom of its full-height glyphs (quotes,
     dots and dashes are left out; one descender or ligature cannot move it)."""
@@ -326,6 +338,15 @@ def text_baseline(mob) -> float:
     seat = getattr(mob, "baseline", None)  # a piece that knows its baseline (a mark, a formula) says it
     if callable(seat):
         return float(seat())
+    # a line whose glyphs are known char by char: the letters and digits that stand on the baseline (no
+    # descender, no bracket). By height alone, "): 2 ×" took the bracket's foot for half its baseline and
+    # stood 3 px high (review 44)
+    chars = [c for c in str(getattr(mob, "original_text", "") or "") if not c.isspace()]
+    if chars and len(chars) == len(mob.submobjects):
+        feet = [g.get_bottom()[1] + (hangul_drop() * g.height if has_hangul(c) else 0.0)
+                for c, g in zip(chars, mob.submobjects) if c.isalnum() and c not in DESCENDERS and g.has_points()]
+        if feet:
+            return float(np.median(feet))
     glyphs = [g for g in mob.family_members_with_points()] or [mob]
     tallest = max(g.height for g in glyphs)
     full = [g for g in glyphs if g.height >= 0.5 * tallest] or glyphs
