@@ -34,7 +34,7 @@ T = "blocks.flash"
 AXIS_NAME_ROOM = 0.3  # beside the level labels: the side axis's name ("keys" or "queries")
 SCORE_FILL = 0.85  # the widest score in a tile takes at most this share of a cell's width (a gap
 # of 0.075 cell, 3.6 px, each side of it, clear of the cell's lines)
-LABEL_ROOM = 1.0  # the turned token labels over the columns take at most this: the rest goes to the cells,
+LABEL_ROOM = 0.85  # the turned token labels over the columns take at most this: the rest goes to the cells,
 # so that a tile's signed scores read at 14 px
 
 
@@ -395,17 +395,22 @@ def memory_chart(stage: Stage, plan: FlashPlan, width: float) -> VGroup:
     def symbols(size: float, color: str) -> dict:
         return {k: math(k, size, color) for k in ("m", "l", "O")}
 
-    def unbroken(key: str) -> str:  # the catalog's template, its sums held together
-        return re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", say.catalog[key])
+    def unbroken(key: str, **values) -> str:
+        """The catalog's template with its figures written in (prose, as the tile's line: alone, each read as
+        a table's number), its sums held together."""
+        template = say.catalog[key]
+        for name, value in values.items():
+            template = template.replace("{" + name + "}", f"{value}")
+        return re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", template)
 
     parts = VGroup(
         wrapped(re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", say(f"{T}.memory_tile", bq=plan.mem_bq, bk=plan.mem_bk,
                                                                 count=plan.mem_tile)), width - 0.35, 24, th.text, 2),
-        rich_lines(unbroken(f"{T}.memory_ml"), {"bq": plan.mem_bq, "count": plan.mem_ml}, width - 0.35, font_size=24,
+        rich_lines(unbroken(f"{T}.memory_ml", bq=plan.mem_bq, count=plan.mem_ml), {}, width - 0.35, font_size=24,
                    color=th.text, mobjects=symbols(30, th.text))).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
     parts.next_to(tag, DOWN, buff=0.1, aligned_edge=LEFT).shift(RIGHT * 0.35)
     # the running O is the output's own rows: left out of both counts, and said so
-    out_note = rich_lines(unbroken(f"{T}.memory_o"), {"bq": plan.mem_bq, "d": r.d, "count": plan.mem_o}, width,
+    out_note = rich_lines(unbroken(f"{T}.memory_o", bq=plan.mem_bq, d=r.d, count=plan.mem_o), {}, width,
                           font_size=22, color=th.dim, mobjects=symbols(27, th.dim))
     out_note.next_to(parts, DOWN, buff=0.14).align_to(tag, LEFT)
     legend = VGroup(tag, parts, out_note)
