@@ -170,6 +170,9 @@ def test_the_chart_draws_every_size_to_scale_and_the_numbers_the_languages_way(l
     boxes = sorted((t.get_bottom()[1], t.get_top()[1]) for t in tags)
     assert all(lo2 > hi1 for (_, hi1), (lo2, _) in zip(boxes, boxes[1:]))
     assert all(t.get_right()[0] < r.get_left()[0] for t, r in zip(tags, drawn["ratios"]) if len(r))
+    # the model's own context named over the chart, clear of its lines and of the names (review 44)
+    here = drawn["context_mark"].text
+    assert here.get_right()[0] < min(t.get_left()[0] for t in tags) and here.get_bottom()[1] > chart.axes[1].get_end()[1]
     # the column's heading over every name, on no line's level (review 41: beside full's line it read as its value)
     assert drawn["ratio_head"].get_bottom()[1] > max(t.get_top()[1] for t in tags)
     full = next(r for r in rows if r.way == "full")
@@ -196,3 +199,37 @@ def test_one_byte_formatter_for_every_lesson(b, en, pt):
     "1000 kB"); prose and figures alike take the language's decimal mark (README, "Numbers")."""
     assert byte_text(Say("en"), b) == en and byte_text(Say("pt"), b) == pt
     assert byte_text(Say("pt"), b) == pt
+
+
+@pytest.mark.parametrize("info", [SMOLLM2, SimpleNamespace(name="toy", n_heads=4, d_head=16, n_ctx=64)])
+def test_the_models_own_context_is_marked_on_the_chart(info):
+    """Review 44: the chart opened on bare axes for two captions, the second saying the model reads at most
+    n_ctx tokens. Where n_ctx is on the lengths' axis (SmolLM2's 8,192), a dashed line stands at it up to its
+    name over the chart; where the chart starts past it (the toy's 64), the name stands over the axis's start
+    with an arrow to the left. The name stays clear of the names' column and of the chart's lines."""
+    from attention_manim.scenes.chapters.context_size import ContextMemory
+    from attention_manim.scenes.components.loglog_chart import LogLogChart
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.plans.context_size import plan_context_memory
+    from attention_manim.scenes.style import DARK
+
+    plan = plan_context_memory(setting_of(info))
+    assert plan.beyond_context
+    chart = LogLogChart(plan.lengths, [(r.bytes, "#FFFFFF") for r in plan.rows], x_label=str, y_label=lambda k: None,
+                        width=5.0, height=4.0, theme=DARK, font_size=22, x_labelled=plan.lengths).shift([-2.0, -1.0, 0])
+    say = Say("pt")
+    top, right = chart.axes[1].get_end()[1] + 0.7, chart.axes[0].get_end()[0] + 0.3
+    mark = ContextMemory.context_mark(SimpleNamespace(theme=DARK, say=say), chart, plan, top, right)
+    text = mark.text
+    shown = " ".join(line.original_text for line in text)
+    assert text.get_top()[1] == pytest.approx(top) and text.get_right()[0] <= right + 1e-6
+    assert text.get_bottom()[1] > chart.axes[1].get_end()[1]  # over the chart: on no line
+    if info.n_ctx >= plan.lengths[0]:
+        assert "8.192" in shown and len(mark) == 2
+        dash = mark[1]
+        assert chart.value_of(dash.get_start())[0] == pytest.approx(8192, rel=1e-3)
+        assert dash.get_start()[1] == pytest.approx(chart.axes[0].get_start()[1]) and dash.get_end()[1] < text.get_bottom()[1]
+        assert text.get_left()[0] == pytest.approx(dash.get_x())
+    else:
+        assert shown.startswith("←") and "64" in shown and len(mark) == 1
+        assert text.get_left()[0] == pytest.approx(chart.axes[0].get_start()[0])

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Line, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, Line, Rectangle, VGroup
 
 from ..components.attention_grid import AttentionGrid
 from ..components.loglog_chart import LogLogChart
@@ -270,6 +270,28 @@ class ContextMemory(Chapter):
     def plan(self, setting) -> ContextMemoryPlan:
         return plan_context_memory(setting)
 
+    @staticmethod
+    def context_mark(stage: Stage, chart: LogLogChart, plan: ContextMemoryPlan, top: float, right: float) -> VGroup:
+        """Where the model's own context ends on the chart: a dashed line at its length up to its name, over
+        the chart from `top` down, clear of the names' column (from `right`); where the chart starts past it
+        (the toy's 64 tokens), the name over the lengths' axis's start, with an arrow to the left. The chart's
+        opening frames had been bare axes for two captions (review 44)."""
+        th, say = stage.theme, stage.say
+        o = chart.axes[0].get_start()
+        lo = 10 ** chart.kx
+        inside = plan.n_ctx >= lo
+        x = o[0] + (chart.point(plan.n_ctx, 1.0)[0] - chart.point(lo, 1.0)[0] if inside else 0.0)
+        n_ctx = say.number(plan.n_ctx, ",d")
+        words = say(f"{M}.context_here" if inside else f"{M}.context_left", n_ctx=n_ctx)
+        text = wrapped(words, right - x, 20, th.dim, 2, break_after=": ")
+        text.move_to([x + text.width / 2, top - text.height / 2, 0])
+        out = VGroup(text)
+        if inside:
+            out.add(DashedLine([x, o[1], 0], [x, text.get_bottom()[1] - 0.08, 0], stroke_color=th.dim,
+                               stroke_width=2, dash_length=0.08))
+        out.x, out.text = x, text
+        return out
+
     def play(self, stage: Stage, plan: ContextMemoryPlan) -> None:
         say, th = stage.say, stage.theme
         stage.clear()
@@ -321,6 +343,8 @@ class ContextMemory(Chapter):
         tag_w = column(tags)
         top = counted.get_bottom()[1] - 0.3
         head_top, top = top, top - max(ratio_head.height, at_head.height) - 0.2  # headings on no line's level
+        if plan.beyond_context:  # the model's own context is named over the chart, in the headings' row
+            top -= 0.3
         bottom = (beyond.get_top()[1] if plan.beyond_context else full.bottom) + 0.25
         # (the longest length's label, centred under the axis's end, keeps the names off its side of the chart)
         reach = label(longest, 22, th.dim).width / 2 + 0.15
@@ -368,12 +392,14 @@ class ContextMemory(Chapter):
 
         frame = VGroup(chart.axes, chart.grid_lines, chart.x_ticks, chart.x_tick_labels, chart.y_ticks,
                        chart.y_tick_labels, tokens, at_head)
+        here = self.context_mark(stage, chart, plan, head_top, x_tags - 0.3) if plan.beyond_context else VGroup()
+        drawn["context_mark"] = here
         with stage.narrating(say(f"{M}.caption_intro", count=plan.n_heads, model=name, bpn=plan.bytes_per_number)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(counted), run_time=0.8)
             stage.play(FadeIn(frame), run_time=0.8)
         if plan.beyond_context:
             with stage.narrating(say(f"{M}.caption_beyond", model=name, n_ctx=say.number(plan.n_ctx, ",d"))):
-                stage.play(FadeIn(beyond, shift=UP * 0.1), run_time=0.8)
+                stage.play(FadeIn(beyond, shift=UP * 0.1), FadeIn(here), run_time=0.8)
                 stage.wait(0.4)
         for k, r in enumerate(plan.rows):
             with stage.narrating(say(f"{M}.caption_{r.way}", n=longest, size=byte_text(say, r.bytes[-1]),
