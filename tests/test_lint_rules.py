@@ -921,3 +921,31 @@ def test_a_leader_across_an_axis_or_another_arrow_is_found():
     assert review.segment_crosses([0, 0], [2, 2], np.array([[[0, 2], [2, 0]]]))
     assert not review.segment_crosses([0, 0], [1, 1], np.array([[[0, 3], [3, 3]]]))
     assert review.strokes_crossed([0, 1], [0, -0.05], [Line([-1, 0, 0], [1, 0, 0])]) == []
+
+
+def test_sums_in_a_column_mark_each_row_whose_drawn_weights_miss():
+    """Review 44: beside rows (paper), the header's "Σ ≈" was the only sign that one row's drawn weights
+    (0.00 + 0.14 + 0.80 + 0.05 = 0.99) miss its 1.00. Each such row gets its own "≈" before its figure, on its
+    baseline; the figures stay right-aligned, and the header is a plain Σ."""
+    from attention_manim.scenes.chapters.grid_parts import query_sums
+    from attention_manim.scenes.components.attention_grid import AttentionGrid
+    from attention_manim.scenes.components.text import text_baseline
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.stage import Stage
+    from attention_manim.scenes.style import DARK
+
+    pattern = np.array([[1 / 3, 1 / 3, 1 / 3], [0.5, 0.5, 0.0], [0.25, 0.25, 0.5]])
+    g = AttentionGrid((np.log(np.maximum(pattern, 1e-9)), pattern, np.zeros((3, 3), bool)), ["a", "b", "c"],
+                      layout="paper")
+    stage = Stage.__new__(Stage)
+    stage.theme, stage.say = DARK, Say("en")
+    sums = query_sums(stage, g)
+    assert sums.missed == [0] and list(sums.row_marks) == [0]
+    mark, figure = sums.row_marks[0], sums.numbers[0]
+    assert mark.get_right()[0] < figure.get_left()[0] and abs(mark.baseline() - text_baseline(figure)) < 0.01
+    assert g.lines.get_right()[0] < mark.get_left()[0]  # clear of the grid
+    rights = [m.get_right()[0] for m in sums.numbers]
+    assert max(rights) - min(rights) < 0.01
+    sigma = [m for m in sums if hasattr(m, "submobjects") and len(m) and getattr(m[0], "original_text", "") == "Σ"][0]
+    assert len(sigma) == 1  # no "≈" in the header
+    assert list(sums.lint_sums[0].marks) == [mark] and not sums.lint_sums[1].marks

@@ -9,7 +9,7 @@ from manim import DOWN, LEFT, PI, RIGHT, UP, Circle, Dot, FadeIn, FadeOut, Resto
 from ..components.attention_grid import AttentionGrid, drawn_weights
 from ..components.dot_legend import DotLegend, mask_note
 from ..components.softmax_column import SoftmaxColumn
-from ..components.text import baseline_row, label, number
+from ..components.text import baseline_row, label, mark_glyph, number, text_baseline
 from ..plans.rounding import drawn_misses
 from ..review import declare_sum, exempt
 from ..stage import Region, Stage
@@ -221,6 +221,13 @@ def softmax_strip(stage: Stage, grid: AttentionGrid, query: int, top: float | No
     return sm
 
 
+def rows_missing_their_sum(pattern, mask) -> list[int]:
+    """The queries whose weights, as a grid draws them (two decimals), do not add up to their drawn Σ."""
+    n = len(pattern)
+    return [q for q in range(n)
+            if drawn_misses([fmt_weight(pattern[q, k]) for k in range(n) if not mask[q, k]], fmt_weight(float(pattern[q].sum())))]
+
+
 def query_sums(stage: Stage, grid: AttentionGrid) -> VGroup:
     """Σ of every query's weights (the real sums), under each column (video) or beside each row
     (paper), with a Σ in front; one line for all when the grid is too dense. `.numbers` holds
@@ -243,7 +250,7 @@ def query_sums(stage: Stage, grid: AttentionGrid) -> VGroup:
     if shown is not None:  # the grid may have been scaled since its font was chosen: match its digits as drawn
         fs *= shown.height / label(shown.shown, fs).height
     fs = max(fs, SUM_MIN_FS)
-    sums, missed = VGroup(), []
+    sums, missed = VGroup(), rows_missing_their_sum(grid.pattern, grid.mask)
     out = VGroup()
     for q in range(grid.n):
         m = number(float(totals[q]), "weight", fs, th.text)
@@ -253,17 +260,25 @@ def query_sums(stage: Stage, grid: AttentionGrid) -> VGroup:
         else:
             m.move_to([ur[0] + 0.12 + m.width / 2, (ll[1] + ur[1]) / 2, 0])
         sums.add(m)
-        keys = [k for k in range(grid.n) if not grid.mask[q, k]]
-        if drawn_misses([fmt_weight(grid.pattern[q, k]) for k in keys], m.shown):
-            missed.append(q)
-    # one "≈" after the Σ when some query's weights, as drawn, miss its drawn sum (a cell is too
-    # narrow for "≈1.00" beside its neighbours)
     sigma = VGroup(label("Σ", fs * 1.1, th.dim))
-    mark = None
-    if missed:
+    marks: dict[int, object] = {}
+    if missed and grid.layout == "video":
+        # one "≈" after the Σ when some query's weights, as drawn, miss its drawn sum (a cell is too
+        # narrow for "≈1.00" beside its neighbours); centred on the Σ, a space apart: on its baseline the ≈
+        # sat low, read as a subscript (review 39)
         mark = label(say("common.rounding.mark"), fs, th.dim)
-        # centred on the Σ, a space apart: on its baseline the ≈ sat low, read as a subscript (review 39)
         sigma = VGroup(sigma[0], mark.next_to(sigma[0], RIGHT, buff=0.14))
+        marks = {q: mark for q in missed}
+    elif missed:
+        # sums in a column (paper): each missing row's own "≈" before its figure, the figures right-aligned
+        # (review 44: the header's "Σ ≈" alone did not say which rows' weights miss)
+        room = label(say("common.rounding.mark"), fs, th.dim).width + 0.08
+        sums.shift(RIGHT * room)
+        for q in missed:
+            mark = mark_glyph(say("common.rounding.mark"), fs, th.dim)
+            mark.next_to(sums[q], LEFT, buff=0.08).set_baseline(text_baseline(sums[q]))
+            marks[q] = mark
+            out.add(mark)
     if grid.layout == "video":
         sigma.next_to(sums[0], LEFT, buff=0.25)
     else:
@@ -271,9 +286,10 @@ def query_sums(stage: Stage, grid: AttentionGrid) -> VGroup:
     out.add(sigma, sums)
     for q in range(grid.n):
         keys = [k for k in range(grid.n) if not grid.mask[q, k]]
-        declare_sum(out, drawn_weights(grid, q, keys), sums[q], [mark] if q in missed else [], name=f"query {q}")
+        declare_sum(out, drawn_weights(grid, q, keys), sums[q], [marks[q]] if q in marks else [], name=f"query {q}")
     out.numbers = list(sums)
     out.missed = missed
+    out.row_marks = marks  # query -> the "≈" that says its drawn weights miss its Σ
     grid.sum_marks.append(out)  # a visible Σ row says what the columns add up to, "≈" and all
     return out
 

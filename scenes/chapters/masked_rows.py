@@ -18,7 +18,7 @@ from ..plans.walkthrough import MaskedPlan, plan_masked
 from ..review import declare_sum
 from ..stage import Region, Stage
 from .embedding_parts import fit_into
-from .grid_parts import axis_titles, dot_legend, query_sums, shown_token
+from .grid_parts import axis_titles, dot_legend, query_sums, rows_missing_their_sum, shown_token
 from .beyond_parts import sci_math
 from .honest import wrapped
 
@@ -217,9 +217,9 @@ class MaskedRows(Chapter):
         for reading in plan.readings:
             i = reading.query
             ll, ur = grid.column_region(i)  # the query's row in the paper layout
-            frame = Rectangle(width=ur[0] - ll[0] + sums.numbers[i].width + 0.3, height=ur[1] - ll[1],
-                              color=th.highlight, stroke_width=3)
-            frame.move_to([(ll[0] + sums.numbers[i].get_right()[0] + 0.1) / 2, (ll[1] + ur[1]) / 2, 0])
+            left, right = ll[0] - 0.04, sums.numbers[i].get_right()[0] + 0.14  # the row and its Σ ("≈" and all)
+            frame = Rectangle(width=right - left, height=ur[1] - ll[1], color=th.highlight, stroke_width=3)
+            frame.move_to([(left + right) / 2, (ll[1] + ur[1]) / 2, 0])
             text = reading_text(say, plan, reading)
             line = wrapped(text, pw, 26, th.text, 5)
             fit_into(line, pw, room_top - stage.floor() - 0.2)
@@ -255,7 +255,9 @@ class MaskedRows(Chapter):
     @staticmethod
     def grid(stage: Stage, plan: MaskedPlan, area: Region):
         """The head's grid (scores, mask, weights of the trace) filling `area` with its axis titles."""
-        w, h = area.width - 1.0, area.height - 0.5  # room for the Σ column and the axis titles
+        # room for the Σ column (wider by a "≈" where a row's drawn weights miss its Σ) and the axis titles
+        sigma = 1.3 if rows_missing_their_sum(plan.weights, plan.mask) else 0.9
+        w, h = area.width - sigma - 0.1, area.height - 0.5
         for _ in range(3):
             grid = AttentionGrid((plan.scores, plan.weights, plan.mask), [shown_token(stage.say, t) for t in plan.tokens],
                                  layout="paper",
@@ -263,13 +265,13 @@ class MaskedRows(Chapter):
             grid.use_common_number_font()
             titles = axis_titles(grid, stage)
             both = VGroup(grid, titles)
-            over_w, over_h = both.width + 0.9 - area.width, both.height - area.height
+            over_w, over_h = both.width + sigma - area.width, both.height - area.height
             if over_w <= 1e-3 and over_h <= 1e-3:
                 break
             w -= max(over_w, 0.0) + 0.02
             h -= max(over_h, 0.0) + 0.02
         both = VGroup(grid, titles)
-        shift = area.center - both.get_center() + LEFT * 0.45
+        shift = area.center - both.get_center() + LEFT * sigma / 2
         grid.shift(shift)
         titles.shift(shift)
         return grid, titles
