@@ -147,3 +147,32 @@ def test_a_lines_baseline_is_its_letters_feet_not_its_brackets_or_hangul():
     assert text_baseline(mixed) == pytest.approx(h.get_bottom()[1], abs=0.013)  # (syllables differ by a pixel)
     korean = label("한국어", 48)
     assert text_baseline(korean) > korean.get_bottom()[1] + 0.01  # over the syllables' feet
+
+
+@pytest.mark.parametrize("text, vectors, words", [
+    ("E′ (miniature)", ["arrow(E)'"], ["(miniature)"]),
+    ("ΔE: layer 9, head 4", ["Delta arrow(E)"], [": layer 9, head 4"]),
+    ("그중 두 구절 사이 헤드 ΔE의 변화: 많아야 0.3", ["Delta arrow(E)"], ["그중 두 구절 사이 헤드", "의 변화: 많아야 0.3"]),
+    ("E′ (Eiffel)", ["arrow(E)'"], ["(Eiffel)"]),
+])
+def test_a_label_types_the_vectors_it_names_as_the_table_does(text, vectors, words):
+    """Review 44: eiffel_tower's labels said "E′ (miniature)" and "ΔE: layer 9" beside a table of E⃗′ and ΔE⃗.
+    A label types E, ΔE and E′ as the table does (a Korean particle may follow), on its text's baseline, and
+    leaves a word that starts with E ("Eiffel") alone."""
+    from manim import MathTypst
+
+    from attention_manim.scenes.chapters.embedding_parts import vector_label
+    from attention_manim.scenes.components.text import text_baseline
+
+    row = vector_label(text, 22, "#FFFFFF")
+    typeset = [m for m in row if isinstance(m, MathTypst)]
+    assert len(typeset) == len(vectors)
+    said = ["".join(t.original_text for t in m.get_family() if hasattr(t, "original_text"))
+            for m in row if not isinstance(m, MathTypst)]
+    assert [s.replace(" ", "") for s in said] == [w.replace(" ", "") for w in words]
+    first = next(m for m in row if not isinstance(m, MathTypst))
+    base = text_baseline(next((t for t in first.get_family() if hasattr(t, "original_text")
+                               and any(c.isascii() and c.isalnum() for c in t.original_text)), first))
+    for m in typeset:
+        assert text_baseline(m) == pytest.approx(base, abs=0.01)
+    assert row.original_text == text

@@ -28,7 +28,7 @@ from .embedding_parts import (
     framed,
     label_boxes_turned,
     mixed_label,
-    placed_space, room_left_of, self_weight, tag_text, weight_labels,
+    placed_space, room_left_of, self_weight, tag_text, vector_label, weight_labels,
 )
 
 T = "embeddings.context"
@@ -176,7 +176,7 @@ class ContextSpace(Chapter):
         names = list(plan.unembedding) or [direction_name(say, n) for n in plan.axes]
         box = Region("space", -0.9, full.right - 0.86, full.bottom + 0.6, 2.2)
         space = placed_space(plan.trace, say, th, plan.axes, plan.fit, plan.view, box, axis_text=names)
-        head_note = mixed_label(head_note_text(say, plan), font_size=20, color=th.delta)
+        head_note = vector_label(head_note_text(say, plan), font_size=20, color=th.delta)
         fit_into(head_note, full.width / 2 - 0.6, 0.5).to_corner(DOWN + LEFT, buff=0.3)
         notes = [head_note]
         if plan.unembedding:  # say on screen what the axes are
@@ -191,7 +191,7 @@ class ContextSpace(Chapter):
             fit_into(axes_note, full.width / 2 - 0.6, 0.75).next_to(head_note, UP, buff=0.15, aligned_edge=LEFT)
             notes.append(axes_note)
         if plan.inputs_differ:  # the layer's input is no longer the lookup: say so on screen
-            input_note = mixed_label(say(f"{T}.input_note", layer=plan.head.layer), font_size=20, color=th.dim)
+            input_note = vector_label(say(f"{T}.input_note", layer=plan.head.layer), font_size=20, color=th.dim)
             fit_into(input_note, full.width / 2 - 0.6, 0.5).next_to(notes[-1], UP, buff=0.15, aligned_edge=LEFT)
             notes.append(input_note)
         # the arrows' labels keep off the notes under the space's left end, and off the corner key (review 37)
@@ -289,7 +289,7 @@ class ContextSpace(Chapter):
 
             dE = space.difference_arrow(s.E, s.E2, th.delta, speck_free(space, s.E, s.E2, symbol_source("E", delta=True)),
                                         name=f"dE{k}", attach=False)
-            E2 = space.arrow(s.E2, th.updated, mixed_label(tag_text(say, s.tag), 24, th.updated), name=f"E2_{k}",
+            E2 = space.arrow(s.E2, th.updated, vector_label(tag_text(say, s.tag), 24, th.updated), name=f"E2_{k}",
                              attach=False)
             for a in (dE, E2):  # labels stay readable where they cross an arrow or an axis
                 if a.label is not None:
@@ -386,7 +386,7 @@ def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str],
     exact = previous is None or not any(misses((a, -b), c)
                                         for c, a, b in zip(s.compare.change, s.coords[2], previous.coords[2]))
     # (mixed: "E′" in the serif beside Hangul; in the Korean face its prime stood apart, "E´ 변화": review 40)
-    vs = mixed_label(say(f"{T}.compare_label" if exact else f"{T}.compare_label_unrounded", before=k, now=k + 1),
+    vs = vector_label(say(f"{T}.compare_label" if exact else f"{T}.compare_label_unrounded", before=k, now=k + 1),
                      22, th.dim)
     # taken before rounding, it is written to two decimals: "+7.64" beside tables whose rounded E′s
     # differ by 7.7 reads as what it is, not as a slip
@@ -417,7 +417,8 @@ def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str],
             drawn_heads = np.round(s.coords[1], 1) - np.round(input_part.coords[1], 1)
             most = say.number(float(np.abs(drawn_heads).max()), ".1f")
     # over two lines where long (one line shrank the whole panel under the text size)
-    share = [wrapped(say(f"{T}.compare_head_share", most=most), max(vs.width, nums.width, 3.6), 22, th.delta, 2)
+    share = [wrapped(say(f"{T}.compare_head_share", most=most), max(vs.width, nums.width, 3.6), 22, th.delta, 2,
+                     setter=vector_label)
              ] if most else []
     cmp = VGroup(vs, nums, *share).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
     # clear of the space and its axis names (they swing round when the space turns)
@@ -444,6 +445,9 @@ def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str],
     floor = max((n.get_top()[1] for n in notes), default=-4.0) + 0.3
     if cmp.get_bottom()[1] < floor:
         cmp.shift(UP * (floor - cmp.get_bottom()[1]))
+    ceiling = table.get_bottom()[1] - 0.12  # and never onto the table's footnote: squeezed, a little smaller
+    if cmp.get_top()[1] > ceiling and ceiling - floor > 0.5 * cmp.height:
+        cmp.scale((ceiling - floor) / cmp.height, about_point=[cmp.get_left()[0], floor, 0])
     table.add(cmp)
     stage.drawn[ContextSpace.key].setdefault("comparisons", []).append(cmp)
     text = delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, names,
