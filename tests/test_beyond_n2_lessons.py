@@ -613,3 +613,15 @@ def test_the_linear_title_writes_phi_as_its_formulas_do(lang, make_inputs):
     assert len([m for m in title.get_family() if isinstance(m, MathTypst)]) == 1
     texts = [m.original_text for m in title.get_family() if hasattr(m, "original_text")]
     assert texts and not any("φ" in t or "ϕ" in t for t in texts), texts
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_scaled_note_types_q_as_its_formula_does(lang, make_inputs):
+    """Review 43: "from here on, q stands for q/√d" set its first q upright beside the formula's italic q. The
+    note types both as math, and no piece of its words holds a q of its own."""
+    from manim import MathTypst
+
+    scaled = _chapter_drawn("linear_attention", make_inputs(lang=lang), "linear_kernel")["formulas"][-1]
+    assert len([m for m in scaled.get_family() if isinstance(m, MathTypst)]) == 2  # q, and q/√d
+    texts = [m.original_text for m in scaled.get_family() if hasattr(m, "original_text")]
+    assert texts and not any(w in ("q", "q:") or " q " in f" {t} " for t in texts for w in t.split()), texts

@@ -80,8 +80,8 @@ def power_math(e: int, font_size: float, color: str):
 def with_math(words: str, formula, font_size: float, color: str, buff: float = 0.14, centred: bool = False):
     """A line of words followed by a typeset piece ("largest difference" + 1,1×10⁻¹⁵), on one line: the
     piece's bottom on the words' baseline (digits), or `centred` on their capitals (a formula with
-    brackets and subscripts that hang below the line)."""
-    row = VGroup(text(words, font_size, color), formula).arrange(RIGHT, buff=buff)
+    brackets and subscripts that hang below the line). `words` may be a line already set (a `rich_line`)."""
+    row = VGroup(text(words, font_size, color) if isinstance(words, str) else words, formula).arrange(RIGHT, buff=buff)
     base = text_baseline(row[0])
     if centred:
         formula.set_y(base + label("H", font_size).height / 2)

@@ -85,8 +85,10 @@ class LinearKernel(Chapter):
         for r, name in zip(rows, names):  # the formulas start at one x, whatever the names' widths
             r[1].shift(RIGHT * (max(n.width for n in names) - name.width))
         # the frames that follow write φ(q): say once that q there is already scaled
-        scaled = with_math(say(f"{T}.scaled_note"), math(r"q \/ sqrt(d)", 22 * MATH_PER_TEXT, th.dim), 22, th.dim,
-                           centred=True)
+        # (q typeset in the words as in the formula: upright, "q stands for" read as a word: review 43)
+        words = rich_line(say.catalog[f"{T}.scaled_note"], {}, font_size=22, color=th.dim,
+                          mobjects={"q": math("q", 22 * MATH_PER_TEXT, th.dim)})
+        scaled = with_math(words, math(r"q \/ sqrt(d)", 22 * MATH_PER_TEXT, th.dim), 22, th.dim, centred=True)
         scaled.next_to(rows[1][1], DOWN, buff=0.3).align_to(rows[1][1], LEFT)
         rows.add(scaled)
         phi = self.phi_plot(stage)
