@@ -405,9 +405,9 @@ def memory_chart(stage: Stage, plan: FlashPlan, width: float) -> VGroup:
 
     parts = VGroup(
         wrapped(re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", say(f"{T}.memory_tile", bq=plan.mem_bq, bk=plan.mem_bk,
-                                                                count=plan.mem_tile)), width - 0.35, 24, th.text, 2),
-        rich_lines(unbroken(f"{T}.memory_ml", bq=plan.mem_bq, count=plan.mem_ml), {}, width - 0.35, font_size=24,
-                   color=th.text, mobjects=symbols(30, th.text))).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+                                                                count=plan.mem_tile)), width - 0.35, 26, th.text, 2),
+        rich_lines(unbroken(f"{T}.memory_ml", bq=plan.mem_bq, count=plan.mem_ml), {}, width - 0.35, font_size=26,
+                   color=th.text, mobjects=symbols(32, th.text))).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
     parts.next_to(tag, DOWN, buff=0.1, aligned_edge=LEFT).shift(RIGHT * 0.35)
     # the running O is the output's own rows: left out of both counts, and said so
     out_note = rich_lines(unbroken(f"{T}.memory_o", bq=plan.mem_bq, d=r.d, count=plan.mem_o), {}, width,
