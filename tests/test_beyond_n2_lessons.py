@@ -625,3 +625,10 @@ def test_the_scaled_note_types_q_as_its_formula_does(lang, make_inputs):
     assert len([m for m in scaled.get_family() if isinstance(m, MathTypst)]) == 2  # q, and q/√d
     texts = [m.original_text for m in scaled.get_family() if hasattr(m, "original_text")]
     assert texts and not any(w in ("q", "q:") or " q " in f" {t} " for t in texts for w in t.split()), texts
+    # the q hangs its tail under the words' line, as a q does (review 46: seated by its tail, it stood high)
+    from attention_manim.scenes.components.text import text_baseline
+
+    q = next(m for m in scaled.get_family() if isinstance(m, MathTypst))
+    words = next(m for m in scaled.get_family() if hasattr(m, "original_text") and any(c.isalpha() for c in m.original_text))
+    x_height = q.height * 0.6
+    assert text_baseline(words) - 0.6 * x_height < q.get_bottom()[1] < text_baseline(words) - 0.15 * x_height

@@ -154,6 +154,7 @@ def test_a_lines_baseline_is_its_letters_feet_not_its_brackets_or_hangul():
     ("ΔE: layer 9, head 4", ["Delta arrow(E)"], [": layer 9, head 4"]),
     ("그중 두 구절 사이 헤드 ΔE의 변화: 많아야 0.3", ["Delta arrow(E)"], ["그중 두 구절 사이 헤드", "의 변화: 많아야 0.3"]),
     ("E′ (Eiffel)", ["arrow(E)'"], ["(Eiffel)"]),
+    ("of which the change in the head's ΔE between", ["Delta arrow(E)"], ["of which the change in the head's", "between"]),
 ])
 def test_a_label_types_the_vectors_it_names_as_the_table_does(text, vectors, words):
     """Review 44: eiffel_tower's labels said "E′ (miniature)" and "ΔE: layer 9" beside a table of E⃗′ and ΔE⃗.
@@ -161,7 +162,7 @@ def test_a_label_types_the_vectors_it_names_as_the_table_does(text, vectors, wor
     leaves a word that starts with E ("Eiffel") alone."""
     from manim import MathTypst
 
-    from attention_manim.scenes.chapters.embedding_parts import vector_label
+    from attention_manim.scenes.chapters.embedding_parts import VECTOR_WORD, vector_label
     from attention_manim.scenes.components.text import text_baseline
 
     row = vector_label(text, 22, "#FFFFFF")
@@ -176,3 +177,10 @@ def test_a_label_types_the_vectors_it_names_as_the_table_does(text, vectors, wor
     for m in typeset:
         assert text_baseline(m) == pytest.approx(base, abs=0.01)
     assert row.original_text == text
+    # a space in the text is a space on screen (review 46: "head'sΔE"), none where the text has none ("ΔE의")
+    parts = [p for p in VECTOR_WORD.split(text) if p.strip()]  # one per piece of the row, in order
+    assert len(parts) == len(row)
+    for k in range(len(row) - 1):
+        gap = row[k + 1].get_left()[0] - row[k].get_right()[0]
+        spaced = parts[k].endswith(" ") or parts[k + 1].startswith(" ")
+        assert (gap > 0.06) == spaced, (text, k, gap)

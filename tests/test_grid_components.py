@@ -520,3 +520,25 @@ def test_a_small_marks_token_is_labelled_by_its_name(lang):
     stage = SimpleNamespace(say=say, theme=DARK, region=lambda name: Region("grid", -6, 6, -3.5, 3.5))
     grid, _ = new_grid(stage, data, tokens, "video", region=Region("grid", -6, 6, -3.5, 3.5))
     assert grid._disp == ["The", "␣baker", comma, "␣lit", "␣the", "␣oven"]
+
+
+def test_a_grids_figures_are_centred_by_their_digits_in_every_language():
+    """Review 46: in pt, "0,97" stood 4 px over the "0" beside it: centred by its box, whose comma hangs under
+    the line. Every figure's digits are centred on its cell, a decimal comma or not."""
+    from attention_manim.scenes.components.attention_grid import AttentionGrid
+    from attention_manim.scenes.components.text import reset_number_language, set_number_language, text_baseline
+
+    pattern = np.array([[1.0, 0.0, 0.0], [0.97, 0.03, 0.0], [0.02, 0.82, 0.16]])
+    mask = np.triu(np.ones((3, 3), bool), 1)
+    for lang in ("en", "pt"):
+        token = set_number_language(lang)
+        try:
+            g = AttentionGrid((np.log(np.maximum(pattern, 1e-9)), pattern, mask), ["a", "b", "c"], layout="paper")
+            g.set_content("weights")
+            centres = g.cell_centers()
+            for (q, k), m in g.number_mobs.items():
+                middle = (text_baseline(m) + m.get_top()[1]) / 2
+                assert middle == pytest.approx(centres[q, k][1], abs=0.004), (lang, m.shown)
+            assert any("," in m.shown for m in g.number_mobs.values()) == (lang == "pt")
+        finally:
+            reset_number_language(token)

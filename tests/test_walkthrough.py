@@ -408,6 +408,7 @@ def test_where_exp_runs_out_in_float32_is_drawn_on_a_line(lang):
     assert [m.original_text for m in marks] == ["−50", "0", tiny_shown]
     # review 44: the tick where exp runs out is read under it, on the row of the others; "exp(x) = 0" under that row
     assert marks[2].get_x() == pytest.approx(tick.get_x(), abs=0.01) and line.tiny_figure is marks[2]
+    assert tick.get_bottom()[1] > marks[2].get_top()[1] + 0.03  # clear of its figure (review 46: "−1|03.3")
     assert max(m.get_top()[1] for m in marks) - min(m.get_top()[1] for m in marks) < 0.01
     assert zero.get_top()[1] < min(m.get_bottom()[1] for m in marks)
     # the formula over the tick sits on its line: e's baseline is the figures', the "=" centred between

@@ -60,7 +60,7 @@ def vector_label(text: str, font_size: float, color: str):
         if k % 2:  # a vector's name
             delta, prime = part.startswith("Δ"), part.endswith("′")
             pieces.append(math(symbol_source("E", prime=prime, delta=delta), font_size * 1.3, color))
-            gaps.append(0.1 if k > 1 and parts[k - 1][-1:].isspace() else 0.03)
+            gaps.append(0.1 if parts[k - 1][-1:].isspace() else 0.03)
         elif part.strip():
             pieces.append(mixed_label(part.strip(), font_size, color))
             gaps.append(0.1 if part[:1].isspace() else 0.03)

@@ -13,7 +13,7 @@ from ..stage import Region, Stage
 
 GLUED_SIGNS = frozenset({"≥", "≤", "=", "≈", "×", "·", "→", "+", "−", "<", ">"})
 # a relation or an operation between two terms stays with both: no line starts with "= 0.0" (review 44, ko)
-BOUND_SIGNS = GLUED_SIGNS - {"·", "→"}
+BOUND_SIGNS = GLUED_SIGNS - {"·"}  # ("adjectives → nouns" is one name: its "→" started a line, review 46)
 
 
 def wrapped(text: str, width: float, font_size: float, color: str, max_lines: int = 4, setter=None,

@@ -20,7 +20,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Circle, Dot, FadeIn, FadeOut, L
 
 from ..components.clearance import first_clear, strokes_of
 from ..components.text import label, rich_line, text_baseline
-from ..components.vectors import MATH_PER_TEXT, math
+from ..components.vectors import MATH_PER_TEXT, math, math_on_line
 from ..components.word_boxes import WordBoxes, space_key
 from ..lesson import Chapter, Lesson
 from ..plans.linear_attention import (CostPlan, KernelPlan, PatternPlan, plan_linear_cost, plan_linear_kernel,
@@ -87,7 +87,7 @@ class LinearKernel(Chapter):
         # the frames that follow write φ(q): say once that q there is already scaled
         # (q typeset in the words as in the formula: upright, "q stands for" read as a word: review 43)
         words = rich_line(say.catalog[f"{T}.scaled_note"], {}, font_size=22, color=th.dim,
-                          mobjects={"q": math("q", 22 * MATH_PER_TEXT, th.dim)})
+                          mobjects={"q": math_on_line("q", 22 * MATH_PER_TEXT, th.dim)})
         scaled = with_math(words, math(r"q \/ sqrt(d)", 22 * MATH_PER_TEXT, th.dim), 22, th.dim, centred=True)
         scaled.next_to(rows[1][1], DOWN, buff=0.3).align_to(rows[1][1], LEFT)
         rows.add(scaled)

@@ -81,7 +81,8 @@ def underflow_line(say, th, tiny: float, width: float, font_size: float = 24) ->
         marks.add(label(figure(x, ".0f"), font_size, th.dim).next_to(at(x), DOWN, buff=0.16))
     # the tick where exp runs out, named over the line (e^(−103.3) = 1.4 × 10⁻⁴⁵) and read under it like the
     # others, in white (review 44: it had no figure); under the marks, below the red, "exp(x) = 0"
-    tick = Line(at(x_tiny) + UP * 0.2, at(x_tiny) + DOWN * 0.2, stroke_color=th.text, stroke_width=3)
+    # (it reaches up to its formula, and down no further than the others: to 0.2 it ran into "−103.3", review 46)
+    tick = Line(at(x_tiny) + UP * 0.2, at(x_tiny) + DOWN * 0.08, stroke_color=th.text, stroke_width=3)
     marks.add(label(figure(x_tiny, ".1f"), font_size, th.text).next_to(at(x_tiny), DOWN, buff=0.16))
     e = seat_under_superscripts(math(f'e^("{figure(x_tiny, ".1f")}")', font_size * MATH_PER_TEXT, th.text))
     said = rich_lines(say.catalog[f"{T}.tiny_mark"], {}, width, font_size=font_size, color=th.text,

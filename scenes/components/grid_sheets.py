@@ -27,7 +27,7 @@ from .batched_shapes import (REF_FS, Part, boxes_points, circles_points, clear_s
                              put_part, rect_points, runs, segments)
 from ..review import PX_PER_UNIT_720
 from .grid_symbols import SUBSCRIPT, SUBSCRIPT_PX, denominator_glyphs, symbol_glyphs, symbol_outline
-from .text import label, number
+from .text import centre_figure, label, number
 
 WEIGHT_BINS = 5  # colour bins of the weights (dim → bright)
 
@@ -151,7 +151,7 @@ class GridSheets:
         mobs = {}
         for c in cells:
             m = number(values[c], kind, font_size=fs, color=self.theme.text)
-            m.move_to(centers[c])
+            centre_figure(m, centers[c])  # (by its digits: a decimal comma hangs below them)
             mobs[c] = m
         th = self.theme
         parts = []

@@ -61,6 +61,17 @@ def math(source: str, font_size: float = 36, color: str = "#FFFFFF") -> MathTyps
 MATH_PER_TEXT = 1.33  # a Typst math size whose digits stand as tall as the text font's at size 1
 
 
+def math_on_line(source: str, font_size: float = 36, color: str = "#FFFFFF") -> MathTypst:
+    """`math` that knows its baseline (`.baseline()`, read by `text_baseline`), measured by setting it after
+    an x, whose foot is the line: a lone q or y, seated by its own bottom, stood on its tail (review 46)."""
+    ref = math(f"x {source}", font_size, color).family_members_with_points()
+    drop = float(ref[0].get_bottom()[1] - min(g.get_bottom()[1] for g in ref[1:]))  # how far it reaches under
+    mob = math(source, font_size, color)
+    h0 = max(mob.height, 1e-9)
+    mob.baseline = lambda: float(mob.get_bottom()[1] + drop * mob.height / h0)
+    return mob
+
+
 def math_points(source: str, font_size: float) -> np.ndarray:
     """Typst math `source` as fill outlines: its glyphs, and its rules (a root's bar, a fraction's
     line, drawn by Typst as strokes) as thin filled rectangles, so the whole reads as one fill."""
