@@ -250,7 +250,7 @@ def test_no_wrapped_line_starts_or_ends_with_a_relation():
     title = "masked self-attention · layer 11 · head 1"
     lines = [line.original_text for line in wrapped(title, label(title, 24).width * 0.7, 24, "#FFFFFF", 3)]
     assert lines == ["masked self-attention", "· layer 11 · head 1"], lines  # "·" goes with what follows it only
-    # a role's name stays whole: "adjectives" / "→ nouns" read as two notes (review 46)
+    # an arrow ends a line, never starts one: "adjectives" / "→ nouns" read as two notes (review 46)
     role = "head 0 adjectives → nouns"
-    lines = [line.original_text for line in wrapped(role, label("head 0 adjectives", 24).width, 24, "#FFFFFF", 3)]
-    assert "adjectives → nouns" in lines, lines
+    lines = [line.original_text for line in wrapped(role, label("head 0 adjectives →", 24).width, 24, "#FFFFFF", 3)]
+    assert lines == ["head 0 adjectives →", "nouns"], lines

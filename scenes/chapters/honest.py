@@ -13,7 +13,10 @@ from ..stage import Region, Stage
 
 GLUED_SIGNS = frozenset({"≥", "≤", "=", "≈", "×", "·", "→", "+", "−", "<", ">"})
 # a relation or an operation between two terms stays with both: no line starts with "= 0.0" (review 44, ko)
-BOUND_SIGNS = GLUED_SIGNS - {"·"}  # ("adjectives → nouns" is one name: its "→" started a line, review 46)
+BOUND_SIGNS = GLUED_SIGNS - {"·"}
+# an arrow ends its line rather than starting one: "adjectives →" / "nouns" ("→ nouns" read as a note of its
+# own, review 46), and a role still breaks where a corner is narrow
+TRAILING_SIGNS = frozenset({"→"})
 
 
 def wrapped(text: str, width: float, font_size: float, color: str, max_lines: int = 4, setter=None,
@@ -38,7 +41,7 @@ def wrapped(text: str, width: float, font_size: float, color: str, max_lines: in
             words[-1] = f"{words[-1]} {w}"
         else:
             words.append(w)
-        glue = w in GLUED_SIGNS
+        glue = w in GLUED_SIGNS and w not in TRAILING_SIGNS
     lines = _break(words, width, font_size, color, setter)
     if 1 < len(lines) <= max_lines and lines[-1] in words:
         # a last line of one word (an orphan, or a sign with its number: "≥ 0.97"): the narrowest
