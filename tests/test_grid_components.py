@@ -153,7 +153,11 @@ def test_scores_and_weights_shown_are_the_trace_values(head):
         assert m.value == h.scores[q, k]
         assert m.shown == score_format(h)(h.scores[q, k])  # one rule for the whole grid
         assert abs(parse_shown(m.shown) - h.scores[q, k]) <= 0.05 + 1e-9
-        assert np.allclose(m.get_center()[:2], grid.cell_center(q, k)[:2], atol=1e-6)
+        # in its cell: its box centred across, its digits (baseline to top) centred up and down (review 46)
+        from attention_manim.scenes.components.text import text_baseline
+
+        assert m.get_center()[0] == pytest.approx(grid.cell_center(q, k)[0], abs=1e-6)
+        assert (text_baseline(m) + m.get_top()[1]) / 2 == pytest.approx(grid.cell_center(q, k)[1], abs=1e-6)
     grid.set_content("weights")
     assert set(grid.number_mobs) == set(map(tuple, np.argwhere(~h.mask).tolist()))
     for (q, k), m in grid.number_mobs.items():
