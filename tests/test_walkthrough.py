@@ -379,8 +379,6 @@ def test_where_exp_runs_out_in_float32_is_drawn_on_a_line(lang):
     """Review 40: the frame said in four paragraphs why −10¹⁰ and −∞ give the same weights. The third is now a
     line of the exponent x: a tick at ln of the smallest positive float32 (e^−103.3 = 1.4 × 10⁻⁴⁵, named
     over it), the red band of exp(x) = 0 from the line's left end to that tick, an arrow on to −10¹⁰ and −∞."""
-    from types import SimpleNamespace
-
     from manim import MathTypst
 
     from attention_manim.scenes.chapters.masked_rows import underflow_line
