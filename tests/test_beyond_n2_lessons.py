@@ -582,6 +582,10 @@ def test_the_windowed_next_token_draws_each_kl_as_a_bar_on_one_scale(smollm2_mod
                 assert cell.bar.get_fill_color().to_hex().lower() == _theme().text.lower()
                 assert cell.kl.original_text == f"KL {kl_text(kl, Say(lang))}"
                 assert cell.kl.get_left()[0] > cell.track.get_right()[0] and cell.token.get_right()[0] < cell.track.get_left()[0]
+                # the token and its KL on one baseline (review 46: pt's "KL 13,50" stood 4 px high, its comma boxed)
+                from attention_manim.scenes.components.text import text_baseline
+
+                assert text_baseline(cell.kl) == pytest.approx(text_baseline(cell.token), abs=0.01)
         # a legend says what a bar's length and a token's colour mean (review 43), its colour words in their colours
         legend = drawn["kl_legend"]
         said = " ".join(m.original_text for m in legend[0].get_family() if hasattr(m, "original_text"))

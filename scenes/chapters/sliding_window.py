@@ -21,7 +21,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, DashedLine, FadeIn, FadeOut, GrowFromE
 
 from ..components.batched_shapes import rect_points
 from ..components.number_table import aligned_rows
-from ..components.text import label, rich_line
+from ..components.text import label, rich_line, text_baseline
 from ..components.word_boxes import space_key
 from ..lesson import Chapter, Lesson
 from ..plans.sliding_window import (ReachPlan, SinksPlan, WindowMaskPlan, plan_window_mask, plan_window_reach,
@@ -391,6 +391,7 @@ class WindowSinks(Chapter):
         tok.move_to([tok.width / 2, 0, 0])
         num = text(say(f"{T}.kl", kl=kl_text(kl, say)), 28, th.text)
         num.next_to(track, RIGHT, buff=0.15)
+        num.shift(UP * (text_baseline(tok) - text_baseline(num)))  # on the token's line (a comma hangs below it)
         cell = VGroup(tok, track, bar, num)
         cell.token, cell.track, cell.bar, cell.kl, cell.value = tok, track, bar, num, kl
         return cell
