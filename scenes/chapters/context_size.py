@@ -160,11 +160,6 @@ class ContextSize(Chapter):
         mask[gap, :] = mask[:, gap] = True
         excerpt = SimpleNamespace(pattern=pattern, mask=mask, scores=scores, layer=lh.layer, head=lh.head)
 
-        def shown(j):  # a token without a letter (a comma) quoted, so it is not a lone speck; a gap "⋯"
-            if j is None:
-                return "⋯"
-            return tokens[j]  # (new_grid names a small mark)
-
         # the room right of the long grid, in home units; the note under the excerpt
         left = (big.get_right()[0] - center[0]) / F + 0.5
         keys = {f"k{m}": say.quote(tokens[j]) for m, j in enumerate(ks)}
@@ -173,7 +168,7 @@ class ContextSize(Chapter):
                          numbers={f"w{m}": (w, "weight") for m, w in enumerate(plan.close_weights)})
         fit_into(note, fw / 2 - 0.3 - left, 1.0)
         room = Region("close", left, fw / 2 - 0.3, -fh / 2 + 0.35 + note.height + 0.3, fh / 2 - 0.3)
-        inset, titles = new_grid(stage, excerpt, [shown(j) for j in window], big.layout, room)
+        inset, titles = new_grid(stage, excerpt, ["⋯" if j is None else tokens[j] for j in window], big.layout, room)
         inset.set_mask("cleared")
         inset.stroke_scale = F
         note.next_to(VGroup(inset, titles), DOWN, buff=0.3).set_x(inset.lines.get_x())
