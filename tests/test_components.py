@@ -687,3 +687,65 @@ def test_a_difference_is_named_beside_its_shaft_where_its_middle_is_taken(trace)
     assert np.linalg.norm(np.maximum(np.maximum(lo - p, p - hi), 0)[:2]) < LEADER_FROM  # near: no line
     centre, half = _box(d.label)
     assert not reads_as_one(centre, half, _box(blocker), loose=True)
+
+
+def test_clip_segment_keeps_exactly_the_part_inside_the_box():
+    """The inset draws each arrow's part inside its window: checked against points sampled on the segment."""
+    from attention_manim.scenes.components.tip_inset import clip_segment
+
+    rng = np.random.default_rng(7)
+    lo, hi = np.array([-1.0, -0.5]), np.array([1.0, 0.5])
+    for _ in range(200):
+        p, q = (np.append(rng.uniform(-2.5, 2.5, 2), 0.0) for _ in range(2))
+        ts = np.linspace(0, 1, 2001)
+        pts = p[None, :2] + (q - p)[None, :2] * ts[:, None]
+        inside = ts[np.all((pts >= lo) & (pts <= hi), axis=1)]
+        part = clip_segment(p, q, lo, hi)
+        if len(inside) == 0:
+            assert part is None or np.linalg.norm(part[1] - part[0]) < 3e-3 * np.linalg.norm(q - p)
+            continue
+        a, b = part
+        assert np.linalg.norm(a - (p + (q - p) * inside[0])) <= 1e-3 * np.linalg.norm(q - p) + 1e-9
+        assert np.linalg.norm(b - (p + (q - p) * inside[-1])) <= 1e-3 * np.linalg.norm(q - p) + 1e-9
+
+
+def test_a_tip_inset_enlarges_the_spot_by_a_round_factor_and_keeps_its_geometry(trace):
+    """eiffel_tower on SmolLM2 (review 46): a head that barely moves "tower" left E⃗'s, ΔE⃗'s and E⃗′'s tips in one
+    clump. The inset draws them enlarged: tips apart by the factor times their drawn distance, directions
+    kept, the spot filling at most half the box, the factor one of the round ones, each name in the box."""
+    from manim import ORIGIN, RIGHT, Line
+
+    from attention_manim.scenes.components.tip_inset import ROUND_FACTORS, TipInset
+
+    E = trace.embeddings[3]
+    space = EmbeddingSpace(trace, fit_to=[E])
+    inv = np.linalg.pinv(space.basis)
+    E2 = E + 0.03 * inv[1] - 0.02 * inv[0]  # a move of a few hundredths: a few pixels on screen
+    a = space.arrow(E, DARK.embedding, name="E")
+    d = space.difference_arrow(E, E2, DARK.delta, name="dE")
+    b = space.arrow(E2, DARK.updated, name="E2")
+    names = {x: symbol_label for x, symbol_label in zip((a, d, b), (Line(ORIGIN, RIGHT * 0.3) for _ in range(3)))}
+    at = np.array([4.0, -1.0, 0.0])
+    inset = TipInset([a, d, b], (d.start_point(), d.end_point()), DARK, lambda k: f"×{k}", at=at, names=names)
+    k = inset.factor
+    assert k in ROUND_FACTORS and k >= 10
+    spread = np.abs(d.end_point() - d.start_point())[:2].max()
+    assert k * spread <= 1.0 / 1.1 + 1e-9  # the spot takes at most about half the box
+    big = dict(zip(("E", "dE", "E2"), inset.arrows))
+    assert all(m is not None for m in big.values())
+    # ΔE⃗ whole, scaled by k, in its own direction, its start at E⃗'s tip and its end at E⃗′'s
+    # (on screen: x and y; the inset is flat)
+    assert np.allclose((big["dE"].end_point() - big["dE"].start_point())[:2], k * (d.end_point() - d.start_point())[:2],
+                       atol=1e-6)
+    assert np.allclose(big["E"].end_point()[:2], big["dE"].start_point()[:2], atol=1e-6)
+    assert np.allclose(big["E2"].end_point()[:2], big["dE"].end_point()[:2], atol=1e-6)
+    for m, orig in ((big["E"], a), (big["E2"], b)):  # the long ones, clipped to the window, same direction
+        u = (m.end_point() - m.start_point())[:2]
+        v = (orig.end_point() - orig.start_point())[:2]
+        assert np.dot(u, v) / np.linalg.norm(u) / np.linalg.norm(v) == pytest.approx(1.0, abs=1e-6)
+    frame = inset.frame
+    for m in [*inset.arrows, *inset.names]:
+        assert frame.get_left()[0] - 1e-6 <= m.get_left()[0] and m.get_right()[0] <= frame.get_right()[0] + 1e-6
+        assert frame.get_bottom()[1] - 1e-6 <= m.get_bottom()[1] and m.get_top()[1] <= frame.get_top()[1] + 1e-6
+    assert inset.factor_label.get_bottom()[1] > frame.get_top()[1]  # over the box, not on its arrows
+    assert inset.window.width == pytest.approx(2.0 / k, rel=0.05)

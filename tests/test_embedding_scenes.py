@@ -387,6 +387,10 @@ def test_the_against_note_names_each_phrase_once(lang):
     assert text.count(say.quote("tower")) == 3  # the story's sentence, phrase 2's move and phrase 3's two moves
     assert all(text.count(say.quote(a)) == 1 for a in ("Paris", "small", "large"))
     assert text.index(say.quote("small")) < text.index(say.quote("large"))
+    # each move with its figure, as the tables draw it, and against which phrase (review 46)
+    for figure in ("−1.7", "−0.4", "+0.8"):
+        assert figure.replace(".", "," if lang == "pt" else ".") in text
+    assert say("embeddings.context.against_away", phrase=2, word="w", axis="a", move="m", previous=1).count("1") == 1
 
 
 def test_eiffel_custom_phrases(make_inputs, tracer):
@@ -466,6 +470,13 @@ def test_mole_drawing(rendered, tracer):
             for w2, s2, o2 in widths:
                 if w1 > w2:
                     assert s1 >= s2 and o1 >= o2
+    # and each arc's weight written under the word it leaves (review 46), the focus's own too
+    for sentence, weights, arcs in zip(MOLE, drawn["context_space"]["weights"], drawn["context_space"]["arcs"]):
+        t = tracer(sentence)
+        j = t.index_of("mole")
+        assert [f.value for f in weights.figures] == pytest.approx(list(t.head(0, h).pattern[j][: j + 1]))
+        for src, f in zip(arcs.sources, weights.figures):
+            assert abs(f.get_center()[0] - src[0]) < 0.6 and f.get_top()[1] < src[1]
     # which head, the causal note, and the captions' real weights
     note = text_of(drawn["context_space"]["head_note"])
     assert "head 1" in note and "sense" in note
@@ -564,6 +575,8 @@ def test_eiffel_tower_drawing(rendered, tracer):
     # left: review 38, they boxed in the new ΔE)
     dEs = [a for k, kind, a in drawn["arrows"] if kind == "dE"]
     assert [round(a.shaft.get_stroke_opacity(), 2) for a in dEs] == [0.35, 0.35, 1.0]
+    # the toy's heads move "tower" far enough to see: no enlarged inset of the tips
+    assert all(np.linalg.norm((a.end_point() - a.start_point())[:2]) > 0.45 for a in dEs) and "insets" not in drawn
     # a change taken before rounding, whose figures the rounded tables would not give (7.7 − 0.0 drawn,
     # 7.64 measured), is written to two decimals, on screen and in the caption
     for c, (a, b) in zip(cmp, [(E2[0], E2[1]), (E2[1], E2[2])]):

@@ -174,37 +174,39 @@ def test_a_label_touching_the_stroke_it_labels_is_found(make_inputs):
     assert len(clear) == 1 and "'0.52'" in clear[0].what, [v.line() for v in bad]
 
 
-def test_arc_weight_labels_keep_clear_of_every_arc(make_inputs):
-    """Nested arcs (the eiffel_tower case: 'miniature eiffel tower' into 'tower'), labels as the lesson
-    places them: every label at least the lint's gap from every arc's edge, none on another label."""
-    from attention_manim.scenes.chapters.embedding_parts import arc_angle, weight_labels
-    from attention_manim.scenes.components.context_arcs import ContextArcs
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_each_arcs_weight_is_written_under_the_word_it_leaves(lang):
+    """Review 46: weights set over crossing arcs ("0.11" on a box's top, "0.09" between two arcs) could not be
+    paired with their arcs. Each word's weight stands under that word, the focus's own with "self", all on
+    one line, every one of them (the line sums to the row's 1), none on another or on a box."""
+    from attention_manim.scenes.chapters.embedding_parts import word_weights
+    from attention_manim.scenes.components.text import set_number_language, text_baseline
     from attention_manim.scenes.components.word_boxes import WordBoxes
+    from attention_manim.scenes.i18n import Say
     from attention_manim.scenes.style import DARK
 
-    for tokens, weights in ((["miniature", "eiffel", "tower"], [0.44, 0.52, 0.04]),
-                            (["eiffel", "tower"], [0.95, 0.05]),
-                            (["a", "very", "small", "eiffel", "tower"], [0.1, 0.2, 0.3, 0.3, 0.1]),
-                            # SmolLM2's mole, phrase 3: short arcs crowd the last words ("0,320,28" ran together)
-                            (["Take", "␣a", "␣biopsy", "␣of", "␣the", "␣mole"], [0.27, 0.01, 0.32, 0.06, 0.28, 0.06])):
-        row = WordBoxes(tokens, theme=DARK, font_size=32).move_to([0, 2.68, 0])
-        f = len(tokens) - 1
-        srcs = [row.box(j) for j in range(len(tokens))]
-        ang = arc_angle([b.get_top() for b in srcs], row.box(f).get_top(), max_rise=0.62)
-        arcs = ContextArcs(srcs, row.box(f), weights, theme=DARK, angle=ang, max_stroke=12)
-        labels = weight_labels(arcs, DARK, keep_off=srcs)
-        assert len(labels) >= sum(w >= 0.25 for w in weights[:-1])  # thin arcs may go unlabelled where crowded
-        for lab in labels:  # off the word boxes: a figure on a box's border reads as neither
-            assert all(room_at(lab, lab.get_center(), [], [box_of(b)]) > 0 for b in srcs), (tokens, lab.text)
-        strokes = strokes_of([a for a, _ in arcs.drawn()])
-        for lab in labels:
-            boxes = np.array([[g.get_left()[0], g.get_bottom()[1], g.get_right()[0], g.get_top()[1]] for g in lab])
-            assert clearance(boxes, strokes) >= review.LABEL_GAP, (tokens, lab.text)
-        for a in labels:
-            for b in labels:
-                if a is not b:
-                    assert (a.get_right()[0] + 0.1 < b.get_left()[0] or b.get_right()[0] + 0.1 < a.get_left()[0]
-                            or a.get_top()[1] < b.get_bottom()[1] or b.get_top()[1] < a.get_bottom()[1]), (tokens,)
+    set_number_language(lang)
+    try:
+        for tokens, weights in ((["miniature", "eiffel", "tower"], [0.44, 0.52, 0.04]),
+                                (["The", "␣miniature", "␣E", "iffel", "␣tower", "␣is"], [0.24, 0.47, 0.04, 0.08, 0.16, 0.0]),
+                                (["Take", "␣a", "␣biopsy", "␣of", "␣the", "␣mole"], [0.27, 0.01, 0.32, 0.06, 0.28, 0.06]),
+                                # the toy's mole in pt: "0,00 a si mesma" under a short word (it had shrunk to 13.7 px)
+                                (["one", "mole", "of", "carbon", "dioxide"], [1.0, 0.0, 0.0, 0.0, 0.0])):
+            row = WordBoxes(tokens, theme=DARK, font_size=32).move_to([0, 2.68, 0])
+            focus = next((k for k, t in enumerate(tokens) if t.lstrip("␣") in ("tower", "mole")), len(tokens) - 1)
+            boxes = [row.box(j) for j in range(len(tokens))]
+            out = word_weights(Say(lang), DARK, weights, boxes, focus)
+            assert [f.value for f in out.figures] == pytest.approx(weights[: focus + 1])
+            assert len(out) == focus + 1
+            for j, (f, b) in enumerate(zip(out.figures, boxes)):
+                assert b.get_left()[0] <= f.get_center()[0] <= b.get_right()[0], (tokens, j)  # under its own word
+                assert f.get_top()[1] < min(x.get_bottom()[1] for x in boxes)  # under the row, off the boxes
+                assert text_baseline(f) == pytest.approx(text_baseline(out.figures[0]), abs=0.01)
+            for a, b in zip(out, out[1:]):  # left to right, apart
+                assert a.get_right()[0] < b.get_left()[0]
+            assert out.font_size >= 18
+    finally:
+        set_number_language("en")
 
 
 def test_3d_arrow_labels_keep_clear_of_the_axes(tracer):

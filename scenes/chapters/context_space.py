@@ -28,7 +28,7 @@ from .embedding_parts import (
     framed,
     label_boxes_turned,
     mixed_label,
-    placed_space, room_left_of, self_weight, tag_text, vector_label, weight_labels,
+    placed_space, room_left_of, tag_text, vector_label, word_weights,
 )
 
 T = "embeddings.context"
@@ -256,22 +256,16 @@ class ContextSpace(Chapter):
             # arcs into the focus word from the words before it (the mask hides the rest)
             srcs = [row.box(j) for j in range(s.focus + 1)]
             tgt = row.box(s.focus)
-            # the arcs rise as far as the highest weight label stays inside the frame (0.1 margin)
-            rise = 0.62
-            while True:
-                ang = arc_angle([b.get_top() for b in srcs], tgt.get_top(), max_rise=rise)
-                arcs = ContextArcs(srcs, tgt, s.weights[: s.focus + 1], theme=th, angle=ang, max_stroke=12)
-                wl = weight_labels(arcs, th, keep_off=list(new_row))
-                over = VGroup(arcs, wl).get_top()[1] - (full.top + 0.15 - 0.05)
-                if over <= 0 or rise <= 0.25:
-                    break
-                rise = max(0.25, rise - over - 0.02)
+            # the arcs rise as far as they stay inside the frame (0.1 margin); each weight is written under
+            # the word its arc leaves, the focus word's own "self" with them (review 46)
+            rise = min(0.62, full.top - 0.1 - max(b.get_top()[1] for b in srcs))
+            ang = arc_angle([b.get_top() for b in srcs], tgt.get_top(), max_rise=rise)
+            arcs = ContextArcs(srcs, tgt, s.weights[: s.focus + 1], theme=th, angle=ang, max_stroke=12)
+            wl = word_weights(say, th, s.weights, srcs, s.focus)
             drawn["arcs"].append(arcs)
-            own = VGroup()
-            if s.weights[s.focus] >= 0.05:
-                own = self_weight(say, th, s.weights[s.focus], tgt, arcs=arcs)
+            drawn.setdefault("weights", []).append(wl)
             with stage.narrating(attention_caption(say, s)):
-                stage.play(arcs.grow(run_time=1.0), FadeIn(wl), FadeIn(own))
+                stage.play(arcs.grow(run_time=1.0), FadeIn(wl))
                 stage.play(arcs.pulse(run_time=1.0))
             honest = note_text(say, s.honesty, s.tokens) if s.honesty is not None else None
             if honest:  # a real head resting on the first token, or on the word itself: say so, on screen too
@@ -309,12 +303,16 @@ class ContextSpace(Chapter):
                 space.remove(dE)
                 space.add(dE)
                 stage.add(dE)
+                inset = tip_inset(stage, space, own_E if own_E is not None else earlier_E[-1], dE, E2, [table, *notes, row])
+                if inset is not None:  # a head that barely moves the word: its tips, enlarged (review 46)
+                    drawn.setdefault("insets", []).append(inset)
+                    stage.play(FadeIn(inset), run_time=0.5)
                 stage.wait(0.9)
             if s.compare is not None:
                 comparison(stage, s, k, table, names,
                                 input_part=plan.phrases[k - 1] if plan.inputs_differ else None,
                                 previous=plan.phrases[k - 1])
-            stage.play(FadeOut(arcs), FadeOut(wl), FadeOut(own), run_time=0.4)
+            stage.play(FadeOut(arcs), FadeOut(wl), *([FadeOut(inset)] if inset is not None else []), run_time=0.4)
             prev = [dE, E2]
 
         # the end: all refined arrows, the space turning
@@ -498,6 +496,31 @@ def axes_table(stage: Stage, phrase: Phrase, names: list[str]) -> VGroup:
     return t
 
 
+CLUMP = 0.45  # a ΔE⃗ drawn shorter than this (scene units, two cone tips) leaves E⃗'s and E⃗′'s tips in one clump
+
+
+def tip_inset(stage: Stage, space, E, dE, E2, avoid: list):
+    """Where the head's ΔE⃗ is drawn too short to see beside the tips it joins, those tips enlarged by a round
+    factor in a box on the right of the space (else None)."""
+    from ..components.tip_inset import TipInset
+
+    if float(np.linalg.norm((dE.end_point() - dE.start_point())[:2])) >= CLUMP:
+        return None
+    full, half = stage.region("full"), 1.0
+    x = full.right - half - 0.3
+    spots = [np.array([x, y, 0.0]) for y in (-1.2, -0.4, -2.0, 0.4)]
+    shown = space.shown_arrows()
+    labels = [a.label for a in shown if getattr(a, "label", None) is not None and a.label in stage.mobjects]
+    keys = [stage.space_key] if stage.space_key is not None else []
+    th = stage.theme
+    names = {a: math(symbol_source("E", delta=a is dE, prime=a is E2), 26, color)
+             for a, color in ((E, th.embedding), (dE, th.delta), (E2, th.updated))}
+    return TipInset.beside(shown, (dE.start_point(), dE.end_point()), th,
+                           lambda k: stage.say(f"{T}.enlarged", factor=k), spots,
+                           avoid=[*avoid, *space.axis_labels, *labels, *keys],
+                           strokes=[space.axis_lines, *shown], names=names)
+
+
 def against_text(stage: Stage, plan: ContextPlan, names: list[str], word: str) -> str:
     """One sentence: where, on this model, the phrases moved the word against their story."""
     say = stage.say
@@ -505,9 +528,12 @@ def against_text(stage: Stage, plan: ContextPlan, names: list[str], word: str) -
     for k, axis, move in plan.against:
         moved = any(s.compare for s in plan.phrases[1:2])
         kind = ("toward" if move > 0 else "away") if moved else ("more" if move > 0 else "less")
+        # the move as the tables draw it, so a student can check it (review 46: which move was meant was unclear)
+        figure = say.number(move, "+.1f")
         if moved and k == last:  # a second move of one phrase joins its first (review 40: "with phrase 3" twice)
-            items[-1] += say(f"{T}.against_also_{kind}", axis=say.quote(names[axis]))
+            items[-1] += say(f"{T}.against_also_{kind}", axis=say.quote(names[axis]), move=figure)
         else:
-            items.append(say(f"{T}.against_{kind}", phrase=k + 1, word=word, axis=say.quote(names[axis])))
+            items.append(say(f"{T}.against_{kind}", phrase=k + 1, word=word, axis=say.quote(names[axis]),
+                             move=figure, previous=k))
         last = k
     return say(f"{T}.against", items="; ".join(items), word=word)

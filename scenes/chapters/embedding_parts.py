@@ -101,89 +101,50 @@ def arc_angle(sources: Sequence[np.ndarray], target: np.ndarray, max_rise: float
 
 
 LABEL_ROOM = 0.08  # the room a weight label keeps from every arc's edge (the lint asks for at least 0.04)
-CROWDED_WEIGHT = 0.1  # below this, an arc whose number finds no clear place among the others goes unlabelled
 
 
-def _normal(arc, prop: float, below: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The point of `arc` at `prop` and its unit normal on the outside of the bend (up for an arc that
-    bulges upwards)."""
-    p = arc.point_from_proportion(prop)
-    a, b = arc.point_from_proportion(max(prop - 0.01, 0.0)), arc.point_from_proportion(min(prop + 0.01, 1.0))
-    t = b - a
-    n = np.array([-t[1], t[0], 0.0])
-    n /= max(np.linalg.norm(n), 1e-9)
-    if (n[1] < 0) != below:
-        n = -n
-    return p, n
-
-
-def _beside(mob, p: np.ndarray, n: np.ndarray, room: float) -> np.ndarray:
-    """The centre that puts `mob`'s box `room` beyond the point p, along the normal n."""
-    return p + n * (room + abs(n[0]) * mob.width / 2 + abs(n[1]) * mob.height / 2)
-
-
-def weight_labels(arcs: ContextArcs, theme, min_weight: float = 0.05, font_size: float = 22,
-                  keep_off=(), smaller: float = 18) -> VGroup:
-    """See `_weight_labels`; at `font_size` where every label keeps LABEL_ROOM from the arcs and the words,
-    else at `smaller` (review 36: a real model's crowded arcs put 22-pt weights on the words' boxes)."""
-    out = _weight_labels(arcs, theme, min_weight, font_size, keep_off)
-    return out if out.roomy or smaller >= font_size else _weight_labels(arcs, theme, min_weight, smaller, keep_off)
-
-
-def _weight_labels(arcs: ContextArcs, theme, min_weight: float, font_size: float, keep_off=()) -> VGroup:
-    """The real weight of every arc at or above `min_weight`, just outside its arc's bend (over the
-    apex first; where a longer arc passes too close above, at the arc's foot over its source word;
-    then further along the arc, then inside the bend), at the first place that keeps LABEL_ROOM from
-    the edge of every arc (thick arcs included) and from the labels placed before (or, where arcs
-    crowd, at least 0.05). A weight under CROWDED_WEIGHT that finds no such place is left unlabelled:
-    its thin arc says it is small. `keep_off`: mobjects (the word boxes) no label may touch."""
-    from ..components.clearance import STROKE_UNIT, box_of, clearance, first_clear, room_at
-    from ..review import clear_of
-
-    strokes = [a for a, _ in arcs.drawn()]
-    below = bool(getattr(arcs, "below", False))
-    words = [box_of(m) for m in keep_off]
-    out, placed = VGroup(), []
-    out.roomy = True  # every label placed with LABEL_ROOM to spare (the first try below)
-    for arc, w in arcs.drawn():
-        if w < min_weight:
-            continue
-        n = number(w, "weight", font_size=font_size, color=theme.text)
-        room = LABEL_ROOM + 0.5 * STROKE_UNIT * float(arc.get_stroke_width())
-        spots = [_beside(n, *_normal(arc, prop, below), room) for prop in (0.5, 0.42, 0.58)]
-        # nested arcs leave no room over the inner one's apex: then at its foot, on the side the arc
-        # does not leave towards, resting over the source word
-        start, end = arc.get_start(), arc.get_end()
-        away = -1.0 if end[0] >= start[0] else 1.0
-        lift = (-1.0 if below else 1.0) * n.height / 2
-        foot = start + np.array([away * (room + n.width / 2), lift, 0.0])
-        spots.append(foot)
-        spots += [_beside(n, *_normal(arc, prop, below), room) for prop in (0.34, 0.66, 0.26, 0.74, 0.2, 0.8)]
-        spots += [foot + np.array([0.0, (-1.0 if below else 1.0) * k, 0.0]) for k in (0.1, 0.2)]
-        spots += [_beside(n, p, -nrm, room) for p, nrm in (_normal(arc, prop, below) for prop in (0.5, 0.4, 0.6))]
-        # the most room first; where arcs crowd (a real model spreads its weight over many words), the
-        # first place that keeps at least the lint's gap
-        def clear(spot, gap, avoid):
-            return room_at(n, spot, strokes, avoid) >= gap
-
-        spot = first_clear(n, spots, strokes, LABEL_ROOM, avoid=placed + words)
-        if not clear(spot, LABEL_ROOM, placed + words):
-            out.roomy = False
-            spot = first_clear(n, spots, strokes, 0.05, avoid=placed + words)
-        if not clear(spot, 0.05, placed + words):
-            # crowded near the words: further out over the bend, still off the word boxes (a label on a
-            # box's border, or two labels run together as "0,320,28", read as neither)
-            far = [_beside(n, *_normal(arc, prop, below), room + k) for k in (0.2, 0.4) for prop in (0.5, 0.42, 0.58)]
-            out_there = first_clear(n, far, strokes, 0.05, avoid=placed + words)
-            spot = out_there if clear(out_there, 0.05, placed + words) else spot
-        if clearance(box_of(n, spot), strokes) < 0.05:  # crowded: clearing the arcs comes before the word boxes
-            spot = first_clear(n, spots, strokes, 0.05, avoid=placed)
-        if clearance(box_of(n, spot), strokes) < 0.05 and w < CROWDED_WEIGHT:
-            continue  # a thin arc among thick ones, with no room for its number: its thickness says it
-        n.move_to(spot)
-        placed.append(box_of(n) + np.array([-0.1, -0.04, 0.1, 0.04]))  # and a gap to the next label
-        clear_of(n, strokes)
-        out.add(n)
+def word_weights(say: Say, theme, weights: Sequence[float], words: Sequence, focus: int,
+                 font_size: float = 22, smallest: float = 18) -> VGroup:
+    """The weight each word before the focus (and the focus itself, "0.16 self") gives into the focus word,
+    under the word, on one line: which weight belongs to which arc is read from the word it leaves
+    (review 46: figures set over crossing arcs were hard to pair with theirs). Every word of the arcs is
+    labelled, so the line sums to 1. One size for all, the largest (down to `smallest`) at which each
+    figure stays within its word's reach (half the gap to the next word on either side)."""
+    boxes = list(words)[: focus + 1]
+    reach = []  # the x-range a word's figure may take: its box, widened to half the gap to each neighbour
+    for j, b in enumerate(boxes):
+        left = b.get_left()[0] - (b.get_left()[0] - boxes[j - 1].get_right()[0]) / 2 + 0.05 if j else b.get_left()[0] - 0.3
+        right = (b.get_right()[0] + (boxes[j + 1].get_left()[0] - b.get_right()[0]) / 2 - 0.05 if j + 1 < len(boxes)
+                 else b.get_right()[0] + 1.2)  # the focus's "self" may run on under the words after it (no arcs)
+        reach.append((left, right))
+    size = font_size
+    while True:
+        figures = [number(float(w), "weight", font_size=size, color=theme.text) for w in weights[: focus + 1]]
+        own = label(say("embeddings.self"), font_size=size, color=theme.dim)
+        last = baseline_row([figures[-1], own], buff=0.06 * size / 18)
+        parts = figures[:-1] + [last]
+        if size <= smallest or all(p.width <= r - l for p, (l, r) in zip(parts, reach)):
+            break
+        size -= 1
+    top = min(b.get_bottom()[1] for b in boxes) - 0.1
+    base, edge = None, -np.inf
+    for j, (p, b, (l, r)) in enumerate(zip(parts, boxes, reach)):
+        x = min(max(b.get_center()[0], l + p.width / 2), r - p.width / 2)
+        if j == focus:  # the figure under its word, "self" after it
+            x = min(max(b.get_center()[0] + (p.width - figures[-1].width) / 2, l + p.width / 2), r - p.width / 2)
+        # at the smallest size a figure wider than its short word's reach moves right, clear of the one before
+        x = max(x, edge + 0.1 + p.width / 2)
+        edge = x + p.width / 2
+        p.move_to([x, 0, 0])
+        fig = figures[j]
+        if base is None:
+            p.shift(UP * (top - fig.get_top()[1]))
+            base = text_baseline(fig)
+        else:
+            p.shift(UP * (base - text_baseline(fig)))
+    out = VGroup(*parts)
+    out.figures = figures
+    out.font_size = size
     return out
 
 

@@ -155,6 +155,10 @@ class EmbeddingSpace(VGroup):
         return [a for a in self.__dict__.get("arrows", {}).values() if a is not own and a in self.submobjects
                 and a.shaft.get_stroke_opacity() >= 0.08]
 
+    def shown_arrows(self) -> list:
+        """The arrows drawn in the space now (grown into it and not faded out)."""
+        return self._shown_arrows()
+
     def _attach(self, lab: VMobject, anchor: VMobject, away_from: VMobject | None = None, buff: float = 0.22,
                 across: SpaceArrow | None = None, own: SpaceArrow | None = None, own_axis: bool = False):
         """Keep `lab` upright next to `anchor`, pushed away from `away_from` on screen (or, for an
