@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from manim import Rectangle, Square, VGroup
+from manim import Rectangle, Square
 
 from attention_manim.scenes.lesson import place_clear_of
 from attention_manim.scenes.stage import standard_regions

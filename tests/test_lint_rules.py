@@ -11,7 +11,7 @@ import pytest
 from manim import DOWN, LEFT, PI, RIGHT, UP, ArcBetweenPoints, FadeIn, VGroup
 
 from attention_manim.scenes import review
-from attention_manim.scenes.components.clearance import box_of, clearance, room_at, strokes_of
+from attention_manim.scenes.components.clearance import clearance
 from attention_manim.scenes.components.text import label, number
 from attention_manim.scenes.lesson import Chapter, Lesson, lesson_scene
 

@@ -273,7 +273,7 @@ def lesson_class(name):
 
 def chain_class(*names):
     """A lesson of the chapters of several lessons, played on one canvas (as the flagship does)."""
-    from attention_manim.scenes.lesson import Lesson, LessonSceneBase
+    from attention_manim.scenes.lesson import LessonSceneBase
 
     chapters = tuple(c for n in names for c in lesson_class(n).lesson.chapters)
     lesson = type(lesson_class(names[0]).lesson)("chain", chapters, cards=True)

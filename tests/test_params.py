@@ -9,7 +9,6 @@ import math
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from attention_manim.model.params import GPT2, GPT3, size_config, tally, weights_count

@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from manim import DOWN, LEFT, RIGHT, UP, Dot, FadeIn, FadeOut, Transform, VGroup
+from manim import DOWN, RIGHT, UP, Dot, FadeIn, FadeOut, Transform, VGroup
 from PIL import Image
 
 from attention_manim.scenes import review

@@ -160,7 +160,6 @@ class ParameterCount(Chapter):
         step = min((t_top - t_bottom) / len(rows), 0.62)
         for i, r in enumerate(rows):
             r.shift([t_left + width / 2, t_top - step * (i + 0.5), 0])
-        table = VGroup(*rows)
         drawn = stage.drawn[self.key] = {"heading": heading, "rows": rows, "plan": plan}
         by = {r.part: (r, m) for r, m in zip(plan.rows, rows)}
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Line, Rectangle, VGroup
+from manim import DOWN, UP, Line, Rectangle, VGroup
 
 from ..style import DARK, Theme
 from .text import label
