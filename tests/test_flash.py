@@ -135,6 +135,14 @@ def test_flash_renders(lang, make_inputs, render_scene):
     assert len(typeset) == 3
     words = [m.original_text for m in VGroup(parts, out_note).get_family() if hasattr(m, "original_text")]
     assert not any(w.strip() in ("m", "l", "O") or " m " in f" {w} " or " l " in f" {w} " for w in words), words
+    # the final tiled / the model table is headed by the O entries it shows, over their columns (review 46)
+    from attention_manim.scenes.chapters.flash import O_SHOWN
+
+    head, first = drawn["result"][0], drawn["result"][1]
+    heads = [m for m in head.get_family() if isinstance(m, MathTypst)]
+    assert len(heads) == O_SHOWN
+    for h, cell in zip(heads, first[2:]):
+        assert abs(h.get_right()[0] - cell.get_right()[0]) < 0.05 and h.get_bottom()[1] > cell.get_top()[1]
     # an axis's token labels at one size (review 44: "␣creature" alone shrunk to fit)
     for labels in drawn["token_labels"]:
         ratios = [max(m.width, m.height) / label(m.original_text, 20).width for m in labels if len(m.original_text) > 1]

@@ -174,7 +174,8 @@ class ContextSpace(Chapter):
         word = say.quote(plan.word)
         # a real model's axes are words (their unembedding rows), shown as the model spells them
         names = list(plan.unembedding) or [direction_name(say, n) for n in plan.axes]
-        box = Region("space", -0.9, full.right - 0.86, full.bottom + 0.6, 2.2)
+        # (its top under the line of weights under the words: review 46 put each weight under its word)
+        box = Region("space", -0.9, full.right - 0.86, full.bottom + 0.6, 1.95)
         space = placed_space(plan.trace, say, th, plan.axes, plan.fit, plan.view, box, axis_text=names)
         head_note = vector_label(head_note_text(say, plan), font_size=20, color=th.delta)
         fit_into(head_note, full.width / 2 - 0.6, 0.5).to_corner(DOWN + LEFT, buff=0.3)

@@ -334,7 +334,8 @@ class Flash(Chapter):
         r0 = plan.q_block * plan.result.block_q
         r1 = min(r0 + plan.result.block_q, len(plan.tokens))
         d = plan.decimals
-        table = []
+        # headed as the panel's table was (review 46: bare columns of figures read as no O at all)
+        table = [[label("", 22, th.text), label("", 22, th.text)] + [math(f"O_{j + 1}", 28, th.text) for j in range(O_SHOWN)]]
         for i in range(r0, r1):
             for k, (name, values, color) in enumerate(((f"{T}.tiled_name", plan.result.output, th.value),
                                                        (f"{T}.model_name", plan.trace_z, th.delta_multi))):
@@ -365,7 +366,7 @@ class Flash(Chapter):
             stage.play(FadeOut(rows), FadeOut(diff), run_time=0.4)
             stage.play(FadeIn(memory, shift=UP * 0.1), run_time=0.8)
             stage.wait(1.5)
-        drawn.update(result=rows, memory=memory, ghost=grid[3])
+        drawn.update(result=rows, memory=memory, ghost=grid[3])  # (rows[0]: the headers)
 
 
 def memory_chart(stage: Stage, plan: FlashPlan, width: float) -> VGroup:
