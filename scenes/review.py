@@ -48,7 +48,9 @@ RULES = {
     "caption_end": "a number a caption says is still on screen when the caption ends (its last frame)",
     "decimal_convention": "one decimal convention (point or comma) per panel",
     "honest_title": "a title names a head's role only if the head was measured to play it",
-    "typeset_math": "no raw underscore on screen: W_Q is W with a subscript Q (typeset math); no text-font √: "
+    "typeset_math": "no raw underscore on screen: W_Q is W with a subscript Q (typeset math); no one-letter variable "
+                    "set upright beside a sign (n × n, d = 64: italic, as in the formulas), no $ of the catalog's math "
+                    "marks; no text-font √: "
                     "a root is typeset with its bar over the number; no head named like code (L0H3), no model by its id "
                     "(smollm2)",
     "sum_rounding": "a sum shown beside its parts equals their sum at the shown precision, or is marked ≈; "
@@ -78,6 +80,9 @@ RULES = {
 CODE_HEAD_NAME = re.compile(r"\bL\d+\s?H\d+\b")  # "L0H3": a head named the way code names it
 # "layer 9, head 4 (layer 9 · head 4)": a head without a role named again in the role's place, in any language
 NAMED_TWICE = re.compile(r"(\d+)\D{1,12}?(\d+)\D{0,6}?\(\D{0,12}?\1\D{1,12}?\2\D{0,12}?\)")
+# a one-letter variable in a text face beside a relation or an operation ("n × n", "d = 64", "n/4"): upright,
+# it is not the italic n of the formulas beside it (review 46); a catalog marks it $n$
+UPRIGHT_VARIABLE = re.compile(r"(?<![\w/.,])[a-zA-Z]\s?(?:[×=≤≥<>]\s?(?:\d|[a-zA-Z](?![\w]))|/\d)")
 MODEL_ID = re.compile(r"\b(?:smollm2|gpt3)\b")  # a built-in model by its lowercase id, not its name (SmolLM2)
 MIN_NUMBER_PX = 14.0
 MIN_TEXT_PX = 11.0
@@ -737,6 +742,14 @@ class Linter(Observer):
             if "_" in t.text:
                 self.add(scene, "typeset_math", f"{_short(t.text)} is drawn with a raw underscore", _where(t.box),
                          t.exempt.get("typeset_math"), key=(t.text,))
+            elif "$" in t.text:
+                self.add(scene, "typeset_math", f"{_short(t.text)} shows the catalog's $…$ math marks as text "
+                                                f"(set it with rich_text.rich or embedding_parts.mixed_label)",
+                         _where(t.box), t.exempt.get("typeset_math"), key=(t.text,))
+            elif UPRIGHT_VARIABLE.search(t.text):
+                self.add(scene, "typeset_math", f"{_short(t.text)} sets a variable upright beside a sign: mark it "
+                                                f"$n$ in the catalog", _where(t.box), t.exempt.get("typeset_math"),
+                         key=(t.text,))
             elif CODE_HEAD_NAME.search(t.text):
                 self.add(scene, "typeset_math", f"{_short(t.text)} names a head like code (L0H3): say "
                                                 f"'layer 0 · head 3' (common.head.layer_head)", _where(t.box),

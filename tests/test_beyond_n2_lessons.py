@@ -636,3 +636,20 @@ def test_the_scaled_note_types_q_as_its_formula_does(lang, make_inputs):
     words = next(m for m in scaled.get_family() if hasattr(m, "original_text") and any(c.isalpha() for c in m.original_text))
     x_height = q.height * 0.6
     assert text_baseline(words) - 0.6 * x_height < q.get_bottom()[1] < text_baseline(words) - 0.15 * x_height
+
+
+def test_the_regrouped_products_stand_on_one_line_and_type_their_sizes(make_inputs):
+    """Review 46: φ(Q), whose name stands over its bar, was centred with its name and stood 14 px under the
+    matrices beside it; "the n × n grid first" and "n = 256 tokens, d = 64" set n and d upright beside the
+    italic ones of the formulas. Each row's shapes are centred on one line, and the notes type n and d."""
+    from manim import MathTypst
+
+    drawn = _chapter_drawn("linear_attention", make_inputs(lang="en"), "linear_kernel")
+    for shapes in drawn["shapes"]:
+        middles = [s[0].get_center()[1] for s in shapes]
+        assert max(middles) - min(middles) < 1e-6, middles
+    for row in (drawn["grid_row"], drawn["state_row"]):
+        note = row[0][0]  # "the n × n grid first", "a d × d state first"
+        assert len([m for m in note.get_family() if isinstance(m, MathTypst)]) == 1
+        words = " ".join(m.original_text for m in note.submobjects if not isinstance(m, MathTypst))
+        assert not ({"n", "d"} & set(words.split())), words

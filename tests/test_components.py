@@ -748,4 +748,4 @@ def test_a_tip_inset_enlarges_the_spot_by_a_round_factor_and_keeps_its_geometry(
         assert frame.get_left()[0] - 1e-6 <= m.get_left()[0] and m.get_right()[0] <= frame.get_right()[0] + 1e-6
         assert frame.get_bottom()[1] - 1e-6 <= m.get_bottom()[1] and m.get_top()[1] <= frame.get_top()[1] + 1e-6
     assert inset.factor_label.get_bottom()[1] > frame.get_top()[1]  # over the box, not on its arrows
-    assert inset.window.width == pytest.approx(2.0 / k, rel=0.05)
+    assert inset.window.width >= 2.0 / k  # the spot ringed, the whole window inside the ring

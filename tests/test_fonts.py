@@ -109,7 +109,7 @@ def test_a_minus_in_korean_text_sits_at_its_digits_middle():
     from manim import Text
 
     def middle(mob):  # the minus's height against its digit's middle, in digit heights
-        minus, one = mob.submobjects[-2], mob.submobjects[-1]
+        minus, one = mob.family_members_with_points()[-2:]  # (a Korean line's figures are a piece of their own)
         return (minus.get_y() - one.get_center()[1]) / one.height
 
     assert middle(label("값 −1", 48)) == pytest.approx(middle(Text("−1", font=FONT, font_size=48)), abs=0.08)
@@ -160,7 +160,7 @@ def test_a_label_types_the_vectors_it_names_as_the_table_does(text, vectors, wor
     """Review 44: eiffel_tower's labels said "E′ (miniature)" and "ΔE: layer 9" beside a table of E⃗′ and ΔE⃗.
     A label types E, ΔE and E′ as the table does (a Korean particle may follow), on its text's baseline, and
     leaves a word that starts with E ("Eiffel") alone."""
-    from manim import MathTypst
+    from manim import MathTypst, Text
 
     from attention_manim.scenes.chapters.embedding_parts import VECTOR_WORD, vector_label
     from attention_manim.scenes.components.text import text_baseline
@@ -168,8 +168,8 @@ def test_a_label_types_the_vectors_it_names_as_the_table_does(text, vectors, wor
     row = vector_label(text, 22, "#FFFFFF")
     typeset = [m for m in row if isinstance(m, MathTypst)]
     assert len(typeset) == len(vectors)
-    said = ["".join(t.original_text for t in m.get_family() if hasattr(t, "original_text"))
-            for m in row if not isinstance(m, MathTypst)]
+    said = ["".join(getattr(t, "original_text", None) or t.text for t in m.get_family() if isinstance(t, Text))
+            for m in row if not isinstance(m, MathTypst)]  # (its pieces: a Korean line's figures are one of their own)
     assert [s.replace(" ", "") for s in said] == [w.replace(" ", "") for w in words]
     first = next(m for m in row if not isinstance(m, MathTypst))
     base = text_baseline(next((t for t in first.get_family() if hasattr(t, "original_text")
@@ -184,3 +184,28 @@ def test_a_label_types_the_vectors_it_names_as_the_table_does(text, vectors, wor
         gap = row[k + 1].get_left()[0] - row[k].get_right()[0]
         spaced = parts[k].endswith(" ") or parts[k + 1].startswith(" ")
         assert (gap > 0.06) == spaced, (text, k, gap)
+
+
+def test_a_korean_lines_figures_and_signs_are_the_serifs_as_tall_as_before():
+    """Review 46: "exp(−∞) = 0" beside typeset math, "2 × 3 = 6", "토큰 64개" set their "=" and digits in the
+    Korean face, unlike the same figures in every other line. A Korean label's figures and signs are the
+    serif's (a figure glued to its particle too), set as tall as the Korean face's figures were."""
+    from attention_manim.scenes.components.text import face_runs, rich_line
+    from attention_manim.scenes.style import KOREAN_FONT
+
+    assert face_runs("n = 1,048,576에서 16,132배 적음") == [
+        (False, "n = 1,048,576", False), (True, "에서", False), (False, "16,132", True), (True, "배 적음", False)]
+    assert face_runs("(그래프의 첫 n인 64보다 앞)") == [
+        (True, "(그래프의 첫", False), (False, "n", True), (True, "인", False), (False, "64", True), (True, "보다 앞)", False)]
+    assert face_runs("'␣must'에 80%") == [(False, "'␣must'", False), (True, "에", False), (False, "80%", True)]
+    line = label("8 × 8 = 점수 64개", 22)
+    pieces = [(p.text, p.font) for p in line.submobjects]
+    assert pieces == [("8×8=", FONT), ("점수", KOREAN_FONT), ("64", FONT), ("개", KOREAN_FONT)]  # (Text.text drops spaces)
+    assert line.original_text == "8 × 8 = 점수 64개" and line.font_size == pytest.approx(22)
+    korean_digit = label("64", 22, font=KOREAN_FONT).height
+    assert line.submobjects[2].height == pytest.approx(korean_digit, rel=0.03)  # as tall as they were
+    # a line without a figure or a sign stays one piece in one face; a catalog literal of rich_line too
+    assert label("우리 모델이 쓰는 값", 22).font == KOREAN_FONT
+    row = rich_line("{e} = 0: 마스킹된 칸", {"e": "exp(−∞)"}, font_size=22, color="#FFFFFF")
+    literal = row.submobjects[1]
+    assert [p.font for p in literal.submobjects] == [FONT, KOREAN_FONT] and literal.submobjects[0].text.startswith("=")

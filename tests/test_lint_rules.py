@@ -542,6 +542,34 @@ def test_a_model_named_by_its_id_is_found(make_inputs):
     assert len(found) == 1 and "smollm2" in found[0].what, [v.line() for v in bad]
 
 
+# --- typeset_math: an upright variable beside a sign, a catalog's $ shown as text -----------------
+
+class UprightVariables(Chapter):
+    """Three lines: "n × n" in the text face, "$d$ = 64" with its marks shown, and the same set as the
+    catalog means them, n typeset (test fixture: symbols, no words)."""
+
+    key = "upright_variables"
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        from attention_manim.scenes.chapters.embedding_parts import mixed_label
+
+        stage.play(FadeIn(label("the n × n grid", 30).move_to([0, 2, 0])),
+                   FadeIn(label("$d$ = 64", 30).move_to([0, 0.5, 0])),
+                   FadeIn(mixed_label("the $n × n$ grid, $d$ = 64, 2 × 3 = 6, KL = 0.3", 30, "#FFFFFF").move_to([0, -1, 0])),
+                   run_time=0.5)
+
+
+def test_an_upright_variable_beside_a_sign_and_a_shown_dollar_are_found(make_inputs):
+    """Review 46: "the n × n grid", "n = 256 tokens, d = 64" set n and d upright beside the italic ones of
+    the formulas. The catalog marks them $n$; a $ that reaches the screen is found too."""
+    bad, _ = lint_of(UprightVariables, make_inputs)
+    found = sorted(v.what for v in bad if v.rule == "typeset_math")
+    assert len(found) == 2 and "n × n" in found[1] and "$" in found[0], [v.line() for v in bad]
+
+
 # --- label_near: a label far from the point it names, with and without a line to it --------------
 
 class FarLabel(Chapter):

@@ -28,7 +28,7 @@ from ..plans.context_size import (
 )
 from ..stage import Region, Stage
 from ..style import BYTE_UNITS, byte_text
-from .embedding_parts import fit_into
+from .embedding_parts import fit_into, mixed_label
 from .grid_parts import NOTE_FS, axis_titles, ensure_grid, grid_key, new_grid, titles_of
 from .head_split import model_name
 from .honest import wrapped
@@ -222,7 +222,8 @@ def ratio_text(say, row: MemoryRow, mark: bool) -> str:
 def name_over(head, what, group=None) -> VGroup:
     """A way's name with what it holds under it (a line, or wrapped lines), left-aligned, baselines 0.32 apart
     whatever their letters ("full attention" has no descender: by their boxes "n × n scores" sat on it)."""
-    lines = list(what) if isinstance(what, VGroup) else [what]  # (wrapped: its lines, at the same pitch)
+    # (wrapped: its lines, at the same pitch; a line set in pieces, typeset n's or two faces, says what it says)
+    lines = list(what) if isinstance(what, VGroup) and not hasattr(what, "original_text") else [what]
     for k, line in enumerate(lines):
         line.align_to(head, LEFT).shift(UP * (text_baseline(head) - 0.32 * (k + 1) - text_baseline(line)))
     return (group if group is not None else VGroup(head)).add(what)
@@ -298,9 +299,13 @@ class ContextMemory(Chapter):
         stage.drawn[self.key] = drawn
 
         title = label(say(f"{M}.title", model=name), 32, th.text)
-        counted = label(say(f"{M}.counted", count=plan.n_heads, bpn=plan.bytes_per_number), 23, th.dim)
+        # (on two even lines where one would run from edge to edge: review 46)
+        counted = wrapped(say(f"{M}.counted", count=plan.n_heads, bpn=plan.bytes_per_number), 0.8 * full.width, 23,
+                          th.dim, 2)
+        for line in counted:
+            line.set_x(0)
         for m in (title, counted):
-            fit_into(m, full.width, 0.6)
+            fit_into(m, full.width, 0.6 if m is title else 1.0)
         title.move_to([0, full.top - title.height / 2 - 0.05, 0])
         counted.next_to(title, DOWN, buff=0.2)
         beyond = VGroup()
@@ -318,7 +323,7 @@ class ContextMemory(Chapter):
         for r in plan.rows:  # beside each line's end: its name and size at the longest length, what it holds
             size = label(byte_text(say, r.bytes[-1]), 28, colors[r.way])
             head = baseline_row([label(say(f"{M}.way_{r.way}", **words[r.way]), 26, th.text), size], buff=0.25)
-            what = label(say(f"{M}.what_{r.way}", **words[r.way]), 21, th.dim)
+            what = mixed_label(say(f"{M}.what_{r.way}", **words[r.way]), 21, th.dim)  # (its n typeset: review 46)
             tags.append(name_over(head, what))
             sizes.append(size)
             whats.append(what)
@@ -351,7 +356,8 @@ class ContextMemory(Chapter):
             for k, (t, r) in enumerate(zip(tags, plan.rows)):
                 if t.width * 0.85 > limit + spare[k]:
                     fit_into(t[0], limit + spare[k], t[0].height)
-                    what = wrapped(say(f"{M}.what_{r.way}", **words[r.way]), limit + spare[k], 21, th.dim, 2)
+                    what = wrapped(say(f"{M}.what_{r.way}", **words[r.way]), limit + spare[k], 21, th.dim, 2,
+                                   setter=mixed_label)
                     whats[k] = what
                     t.remove(t[1])
                     name_over(t[0], what, t)

@@ -174,8 +174,7 @@ class ContextSpace(Chapter):
         word = say.quote(plan.word)
         # a real model's axes are words (their unembedding rows), shown as the model spells them
         names = list(plan.unembedding) or [direction_name(say, n) for n in plan.axes]
-        # (its top under the line of weights under the words: review 46 put each weight under its word)
-        box = Region("space", -0.9, full.right - 0.86, full.bottom + 0.6, 1.95)
+        box = Region("space", -0.9, full.right - 0.86, full.bottom + 0.6, 2.2)
         space = placed_space(plan.trace, say, th, plan.axes, plan.fit, plan.view, box, axis_text=names)
         head_note = vector_label(head_note_text(say, plan), font_size=20, color=th.delta)
         fit_into(head_note, full.width / 2 - 0.6, 0.5).to_corner(DOWN + LEFT, buff=0.3)
@@ -217,7 +216,8 @@ class ContextSpace(Chapter):
         row = table = None
         prev: list = []
         for k, s in enumerate(plan.phrases):
-            new_row = WordBoxes(s.tokens, theme=th, font_size=32, max_width=full.width - 1.1).move_to([0, 2.68, 0])
+            # (a little higher than the space's top needs: the weights under the words clear it, review 46)
+            new_row = WordBoxes(s.tokens, theme=th, font_size=32, max_width=full.width - 1.1).move_to([0, 2.82, 0])
             new_row.highlight(s.focus, th.query)
             new_table = axes_table(stage, s, names)
             t_title = label(say(f"{T}.table_title", word=word), font_size=20, color=th.dim)
@@ -507,9 +507,8 @@ def tip_inset(stage: Stage, space, E, dE, E2, avoid: list):
 
     if float(np.linalg.norm((dE.end_point() - dE.start_point())[:2])) >= CLUMP:
         return None
-    full, half = stage.region("full"), 1.0
-    x = full.right - half - 0.3
-    spots = [np.array([x, y, 0.0]) for y in (-1.2, -0.4, -2.0, 0.4)]
+    full, half = stage.region("full"), 0.9
+    spots = [np.array([full.right - half - dx, y, 0.0]) for dx in (0.2, 0.8) for y in (-1.7, -1.2, -2.2, -0.6, 0.0)]
     shown = space.shown_arrows()
     labels = [a.label for a in shown if getattr(a, "label", None) is not None and a.label in stage.mobjects]
     keys = [stage.space_key] if stage.space_key is not None else []
@@ -519,7 +518,7 @@ def tip_inset(stage: Stage, space, E, dE, E2, avoid: list):
     return TipInset.beside(shown, (dE.start_point(), dE.end_point()), th,
                            lambda k: stage.say(f"{T}.enlarged", factor=k), spots,
                            avoid=[*avoid, *space.axis_labels, *labels, *keys],
-                           strokes=[space.axis_lines, *shown], names=names)
+                           strokes=[space.axis_lines, *shown], names=names, half=half)
 
 
 def against_text(stage: Stage, plan: ContextPlan, names: list[str], word: str) -> str:

@@ -12,10 +12,9 @@ from manim import DOWN, LEFT, PI, RIGHT, UP, SurroundingRectangle, VGroup, confi
 from ..components.context_arcs import ContextArcs
 from ..components.clearance import StrokeField
 from ..components.space3d import EmbeddingSpace
-from ..components.text import baseline_row, label, number, text_baseline
+from ..components.text import baseline_row, label, mixed_face, number, text_baseline
 from ..i18n import Say
 from ..stage import Region
-from ..style import has_hangul
 
 
 def direction_name(say: Say, name: str) -> str:
@@ -28,19 +27,13 @@ def direction_name(say: Say, name: str) -> str:
 
 def mixed_label(text: str, font_size: float, color: str):
     """A line of prose whose Hangul words are set in the Korean face and everything else (ΔE, E′,
-    tokens, numbers) in the serif, on one baseline: symbols keep their shapes in every language."""
-    if not has_hangul(text):
-        return label(text, font_size, color)
-    groups: list[tuple[bool, list[str]]] = []
-    for word in text.split(" "):
-        hangul = has_hangul(word)
-        if groups and not any(c.isalnum() for c in word):
-            hangul = groups[-1][0]  # a lone sign (·, =, +) stays in the face of the words before it, on their line
-        if groups and groups[-1][0] == hangul:
-            groups[-1][1].append(word)
-        else:
-            groups.append((hangul, [word]))
-    return baseline_row([label(" ".join(ws), font_size, color) for _, ws in groups], buff=font_size * 0.0075)
+    tokens, numbers) in the serif, on one baseline: symbols keep their shapes in every language. A catalog's
+    $…$ is typeset math (review 46: "the n × n grid" beside italic n's in the formulas)."""
+    if "$" in text:
+        from ..components.rich_text import rich
+
+        return rich(text, font_size, color)
+    return mixed_face(text, font_size, color)
 
 
 VECTOR_WORD = re.compile(r"(?<![A-Za-z0-9′])(ΔE′|ΔE|E′|E)(?![A-Za-z0-9′])")  # (a Korean particle may follow)
@@ -126,7 +119,7 @@ def word_weights(say: Say, theme, weights: Sequence[float], words: Sequence, foc
         if size <= smallest or all(p.width <= r - l for p, (l, r) in zip(parts, reach)):
             break
         size -= 1
-    top = min(b.get_bottom()[1] for b in boxes) - 0.1
+    top = min(b.get_bottom()[1] for b in boxes) - 0.07
     base, edge = None, -np.inf
     for j, (p, b, (l, r)) in enumerate(zip(parts, boxes, reach)):
         x = min(max(b.get_center()[0], l + p.width / 2), r - p.width / 2)

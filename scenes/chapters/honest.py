@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, UP, FadeIn, FadeOut, SurroundingRectangle, VGroup
 
-from ..components.text import label
+from ..components.text import mixed_face
 from ..i18n import plain_text
 from ..plans.honesty import Honesty, note_text
 from ..stage import Region, Stage
@@ -25,10 +25,11 @@ def wrapped(text: str, width: float, font_size: float, color: str, max_lines: in
     down when even that needs more than `max_lines` lines. A lone sign ("≥", "=", "×") stays with
     the word after it: a line never ends on "≥" with its number alone on the next; a relation or an
     operation ("=", "−") stays with the word before it too. `setter` sets a
-    line (default `label`: a Korean line in one face; beyond_parts passes the prose setter). A text too
+    line (default `mixed_face`: a Korean line's figures and signs in the serif; beyond_parts passes the prose
+    setter). A text too
     wide for one line breaks after `break_after` (": ") where both halves fit a line ("Context size: layer
     13 · head 2" broke before "· head 2")."""
-    setter = setter or label
+    setter = setter or mixed_face
     if break_after and break_after in text and max_lines >= 2 and setter(text, font_size, color).width > width:
         first, rest = text.split(break_after, 1)
         halves = [first + break_after.rstrip(), rest]

@@ -175,6 +175,12 @@ class LinearKernel(Chapter):
         state = self.shape(d, d, unit, th.highlight, "S", th, fill=0.5)
         row2 = VGroup(fq2, op("dot"), paren("(", h1), fkt2, op("dot"), v2, paren(")", h1), op("="), fq3, op("dot"),
                       state).arrange(RIGHT, buff=0.2)
+        # the shapes of a row centred on one line, not their names over them (review 46: φ(Q) stood 14 px low)
+        for row in (row1, row2):
+            middle = next(m for m in row if m in (v1, v2)).get_center()[1]
+            for m in row:
+                if m in (fq, fkt, grid, v1b, fq2, fkt2, fq3, state):
+                    m.shift(UP * (middle - m[0].get_center()[1]))
         grid_note = VGroup(text(say(f"{T}.grid_order"), FS, th.text),
                            text(say(f"{T}.numbers", count=plan.grid_numbers), FS, th.value)).arrange(
             DOWN, buff=0.1, aligned_edge=LEFT)
@@ -201,7 +207,8 @@ class LinearKernel(Chapter):
         notes = VGroup(at, norm).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
         fit_into(notes, full.width - 0.4, 0.9)
         notes.next_to(both, DOWN, buff=0.25).align_to(both, LEFT)
-        drawn.update(grid_row=block1, state_row=block2, normalizer=norm)
+        drawn.update(grid_row=block1, state_row=block2, normalizer=norm,
+                     shapes=([fq, fkt, v1, grid, v1b], [fq2, fkt2, v2, fq3, state]))
         with stage.narrating(say(f"{T}.caption_regroup", state=plan.state_numbers_d, grid=plan.grid_numbers, n=n)):
             stage.play(FadeIn(block1), FadeIn(notes), run_time=1.0)
             stage.wait(0.4)

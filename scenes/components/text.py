@@ -14,7 +14,7 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from manim import Text, VMobject, config
+from manim import Text, VGroup, VMobject, config
 
 from . import glyph_store
 from .coverage import drawable, face_has
@@ -287,6 +287,11 @@ def label(text: str, font_size: float = 36, color: str = "#FFFFFF", font: str = 
     A character no installed font has is drawn as a placeholder square (`coverage.drawable`)."""
     text = drawable(text)
     if font == FONT and has_hangul(text):
+        # a figure or a sign in a Korean line is the serif's, as it is beside typeset math and in every other
+        # language (review 46: a Hangul-face "=" and digits beside typeset ones in one panel)
+        if weight == "NORMAL" and slant == "NORMAL" and any(c.isdigit() or c in MATH_SIGNS for c in text) \
+                and len(face_runs(text)) > 1:
+            return mixed_face(text, font_size, color)
         font = KOREAN_FONT
     # an apostrophe inside a word is drawn as the typographer's ’ ("the model’s"): the straight one is a
     # typewriter's tick in a serif line (review 34). The text it says stays the catalog's (`original_text`)
@@ -295,6 +300,82 @@ def label(text: str, font_size: float = 36, color: str = "#FFFFFF", font: str = 
     if typeset != text:
         mob.original_text = text
     return mob
+
+
+MATH_SIGNS = frozenset("=×+−≈<>≤≥%·")  # with digits, what makes a Korean label's run of the serif worth setting apart
+
+
+def _face_of(ch: str):
+    """True for a Hangul letter, False for a letter or digit of the serif, None for a sign or a mark (it
+    goes with its neighbours)."""
+    if has_hangul(ch):
+        return True
+    return False if ch.isalnum() else None
+
+
+def face_runs(text: str) -> list[tuple[bool, str, bool]]:
+    """`text` cut where it changes face: (hangul, piece, a space before it). Inside a word too: in
+    "1,048,576에서" the figure is the serif's and the particle the Korean face's (review 46: Hangul-face
+    digits and "=" beside typeset ones). A sign or a mark goes with the letters beside it in its word (the
+    one before, else the one after); a word of signs alone ("=", "→") is the serif's."""
+    runs: list[list] = []
+    for word in text.split(" "):
+        if not word:
+            continue
+        faces = [_face_of(c) for c in word]
+        known = [f for f in faces if f is not None]
+        last = known[0] if known else False
+        cut = []
+        for f in faces:
+            last = last if f is None else f
+            cut.append(last)
+        for k, (c, f) in enumerate(zip(word, cut)):
+            if runs and runs[-1][0] == f:
+                runs[-1][1] += (" " if k == 0 else "") + c
+            else:
+                runs.append([f, c, k == 0 and bool(runs)])
+    return [(bool(h), piece, space) for h, piece, space in runs]
+
+
+SERIF_IN_KOREAN = 1.1  # a digit of the Korean face stands 1.10 times as tall as the serif's at one size (measured)
+
+
+class MixedFace(VGroup):
+    """A line set in two faces (`mixed_face`); it reads its size and its words as a Text does."""
+
+    @property
+    def font_size(self) -> float:  # the size it was set at (its serif pieces are a little larger), as scaled since
+        return float(self.submobjects[0].font_size) * self.size_per_first_piece
+
+    @property
+    def text(self) -> str:
+        return str(self.original_text)
+
+
+def mixed_face(text: str, font_size: float, color: str):
+    """A line whose Hangul is set in the Korean face and everything else (figures, signs, tokens, Latin
+    words) in the serif, on one baseline (`face_runs`); a line without Hangul is one `label`."""
+    from manim import RIGHT, UP
+
+    if not has_hangul(text):
+        return label(text, font_size, color)
+    runs = face_runs(text)
+    if len(runs) == 1:
+        return label(text, font_size, color)
+    # the serif's figures are a tenth shorter than the Korean face's at one size: set a little larger, they
+    # stand as tall as the Korean words' and as the figures this line had in the Korean face
+    pieces = [label(piece, font_size * (1.0 if hangul else SERIF_IN_KOREAN), color) for hangul, piece, _ in runs]
+    row = MixedFace(*pieces)
+    row.size_per_first_piece = font_size / float(pieces[0].font_size)
+    base = text_baseline(pieces[0])
+    x = pieces[0].get_right()[0]
+    for p, (_, _, space) in zip(pieces[1:], runs[1:]):
+        # a space as wide as the faces' own (0.0046 of the size in the serif, 0.0042 in the Korean face)
+        p.shift(RIGHT * (x + (font_size * 0.0045 if space else 0.015) - p.get_left()[0]) + UP * (base - text_baseline(p)))
+        x = p.get_right()[0]
+    row.original_text = text
+    row.baseline = lambda: text_baseline(pieces[0])  # the pieces stand on the first one's line
+    return row
 
 
 def number(value: float, kind: str = "vec", font_size: float = 28, color: str = "#FFFFFF") -> Text:
@@ -435,7 +516,8 @@ def rich_line(template: str, params: dict, *, font_size: float, color: str, colo
                 # a sign alone ("=", "≈") is seated by the line's baseline, not by its own bottom: an
                 # "=" set on its lower bar stood 5 px low (review 44)
                 alone = not any(c.isalnum() for c in core)
-                pieces.append(mark_glyph(core, font_size, color) if alone else label(core, font_size, color))
+                # (a Korean literal's figures and signs in the serif, as the typeset pieces beside them: review 46)
+                pieces.append(mark_glyph(core, font_size, color) if alone else mixed_face(core, font_size, color))
             pending_space = literal[-1].isspace() or (not core and pending_space)
         if name is None:
             continue

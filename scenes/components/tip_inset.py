@@ -1,7 +1,7 @@
 """A magnified view of a crowded spot of the embedding space: where a head barely moves a word, E⃗, ΔE⃗ and
 E⃗′ end within a few pixels of one another and their cone tips pile into one clump (review 46). The inset
 draws the same arrows, clipped to a small square around the spot and scaled by a round factor, in a framed
-box elsewhere in the frame, tied to the spot's dashed square by a line, with its factor written on it.
+box elsewhere in the frame, the spot ringed in the box's colour, with its factor written over it.
 
     inset = TipInset.beside(space.arrows.values(), (E.end_point(), E2.end_point()), theme, "×{k}".format,
                             spots=[...], avoid=[table, notes])
@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
-from manim import DashedVMobject, Line, Rectangle, Square, VGroup
+from manim import Circle, Line, Rectangle, Square, VGroup
 
 from .clearance import room_at, strokes_of
 from .space_arrow import SpaceArrow
@@ -49,9 +49,9 @@ def clip_segment(p: np.ndarray, q: np.ndarray, lo: np.ndarray, hi: np.ndarray):
 
 class TipInset(VGroup):
     """`arrows` (SpaceArrows) magnified around the spot spanned by `around` (scene points), in a square box of
-    half-size `half` centred at `at`. Parts: `.window` (the dashed square on the spot), `.frame`, `.arrows`
+    half-size `half` centred at `at`. Parts: `.window` (a ring round the spot, in the box's colour), `.frame`, `.arrows`
     (the magnified ones, in the order given; None for one that misses the window), `.factor` (the round
-    magnification), `.factor_label`, `.tie` (the line from the window to the box), `.names` (the labels of
+    magnification), `.factor_label` (over the box), `.names` (the labels of
     `names`, {arrow: mobject}: each beside its magnified arrow's tip, or a difference's middle, on the side
     with more room)."""
 
@@ -69,11 +69,13 @@ class TipInset(VGroup):
         r = half / factor
         at = np.asarray(at, float)
         self.centre = at
-        box = Square(side_length=2 * half, stroke_color=theme.dim, stroke_width=2)
+        box = Square(side_length=2 * half, stroke_color=theme.text, stroke_width=2)
         box.set_fill(theme.background, opacity=1.0).move_to([at[0], at[1], 0])
         self.frame = box
-        window = DashedVMobject(Square(side_length=2 * r, stroke_color=theme.dim, stroke_width=2),
-                                num_dashes=12).move_to([centre[0], centre[1], 0])
+        # the spot ringed where it is (a window of a few pixels would not be seen): no line across the space
+        # to the box, which crossed the arrows' names (review of the inset)
+        ring = max(r * 1.5, 0.16)
+        window = Circle(radius=ring, stroke_color=theme.text, stroke_width=2.5).move_to([centre[0], centre[1], 0])
         self.window = window
         lo, hi = centre - r, centre + r
         drawn = VGroup()
@@ -113,15 +115,9 @@ class TipInset(VGroup):
             taken = [np.array([o.get_left()[0], o.get_bottom()[1], o.get_right()[0], o.get_top()[1]]) for o in self.names]
             name.move_to(max(inside, key=lambda c: room_at(name, c, strokes, taken)))
             self.names.add(name)
-        self.factor_label = label(factor_text(factor), font_size=font_size, color=theme.dim)
+        self.factor_label = label(factor_text(factor), font_size=font_size, color=theme.text)
         self.factor_label.next_to(box, [0, 1, 0], buff=0.1).align_to(box, [-1, 0, 0])  # over the box, clear of the arrows
-        # the tie: from the window's corner nearest the box to the box's corner nearest the window
-        wc = [np.array([centre[0] + sx * r, centre[1] + sy * r, 0.0]) for sx in (-1, 1) for sy in (-1, 1)]
-        bc = [np.array([at[0] + sx * half, at[1] + sy * half, 0.0]) for sx in (-1, 1) for sy in (-1, 1)]
-        a_, b_ = min(((p, q) for p in wc for q in bc), key=lambda pq: np.linalg.norm(pq[0] - pq[1]))
-        self.tie = DashedVMobject(Line(a_, b_, stroke_color=theme.dim, stroke_width=1.5),
-                                  num_dashes=max(4, int(np.linalg.norm(b_ - a_) / 0.12)))
-        self.add(self.tie, window, box, drawn, self.names, self.factor_label)
+        self.add(window, box, drawn, self.names, self.factor_label)
 
     @classmethod
     def beside(cls, arrows, around, theme, factor_text, spots: Sequence[np.ndarray], avoid: Sequence = (),
