@@ -784,7 +784,7 @@ class Linter(Observer):
                          _where(_box(d.total)) if hasattr(d.total, "points") and d.total.has_points() else "",
                          ex.get("sum_rounding"), key=(d.name, tuple(parts), total))
         for t in texts:
-            if SIGMA_LABEL.search(t.text) and not t.context.get("in_sum"):
+            if SIGMA_LABEL.search(t.text) and not t.context.get("in_sum") and not getattr(t.mob, "in_prose", False):
                 self.add(scene, "sum_rounding", f"{_short(t.text)}: a Σ with no declared parts (declare_sum)",
                          _where(t.box), t.exempt.get("sum_rounding"), key=("undeclared", t.text))
 
@@ -1138,7 +1138,7 @@ def text_px(t: TextOnScreen, cap_per_point: dict, scale: float) -> tuple[str | N
             return None, 0.0
         rule = "number_size" if t.text and _is_number_text(t.text) else "text_size"
         return rule, _font_size(t.mob) * cap_per_point["latin"] * scale
-    if digits and _is_number_text(t.text):
+    if digits and _is_number_text(t.text) and not getattr(t.mob, "in_prose", False):  # (a Korean line's "2" is prose)
         return "number_size", float(np.median([b[3] - b[1] for b in digits])) * scale
     font = getattr(t.mob, "font", "") or ""
     return "text_size", _font_size(t.mob) * cap_per_point.get("ko" if "Nanum" in font else "latin", 0.0101) * scale

@@ -570,6 +570,28 @@ def test_an_upright_variable_beside_a_sign_and_a_shown_dollar_are_found(make_inp
     assert len(found) == 2 and "n × n" in found[1] and "$" in found[0], [v.line() for v in bad]
 
 
+class KoreanProse(Chapter):
+    """A Korean note whose figures are set in the serif, small enough that a figure alone would miss the 14 px
+    of a table's figures, and one with a Σ in it (test fixture: the figures are what is measured)."""
+
+    key = "korean_prose"
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        stage.play(FadeIn(label("구절 2에서 가중치 합 Σ는 1입니다", 14).move_to([0, 1, 0])),
+                   FadeIn(label("0.25", 14).move_to([0, -1, 0])), run_time=0.5)
+
+
+def test_a_korean_lines_figures_are_read_as_its_words(make_inputs):
+    """A Korean line's figures are pieces of their own in the serif (review 46): read by the lint as the words
+    they are part of (text_size, no Σ of a sum), while a figure alone at that size is still a figure."""
+    bad, _ = lint_of(KoreanProse, make_inputs)
+    found = [v for v in bad if v.rule in ("number_size", "text_size", "sum_rounding")]
+    assert [v.rule for v in found] == ["number_size"] and "'0.25'" in found[0].what, [v.line() for v in bad]
+
+
 # --- label_near: a label far from the point it names, with and without a line to it --------------
 
 class FarLabel(Chapter):

@@ -387,7 +387,7 @@ def memory_chart(stage: Stage, plan: FlashPlan, width: float) -> VGroup:
          [(ordinary, plan.ctx_ordinary, grouped(plan.ctx_ordinary, say), th.delta_multi),
           (tiled, plan.ctx_tiled, grouped(plan.ctx_tiled, say), th.highlight)]),
     ]
-    chart = LogBars(groups, lambda factor: say(f"{T}.memory_axis", factor=factor), theme=th, font_size=26, row_step=0.62, bar_height=0.4,
+    chart = LogBars(groups, lambda factor: say(f"{T}.memory_axis", factor=factor), theme=th, font_size=26, row_step=0.58, bar_height=0.4,
                     max_width=width)
     head = wrapped(say(f"{T}.memory_title"), width, 30, th.text, 2)
     tag = label(f"{tiled} {grouped(r.peak_tiled, say)} =", 24, th.highlight)
@@ -409,17 +409,18 @@ def memory_chart(stage: Stage, plan: FlashPlan, width: float) -> VGroup:
                                                                 count=plan.mem_tile)), width - 0.35, 26, th.text, 2),
         rich_lines(unbroken(f"{T}.memory_ml", bq=plan.mem_bq, count=plan.mem_ml), {}, width - 0.35, font_size=26,
                    color=th.text, mobjects=symbols(32, th.text))).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
-    parts.next_to(tag, DOWN, buff=0.1, aligned_edge=LEFT).shift(RIGHT * 0.35)
+    parts.next_to(tag, DOWN, buff=0.08, aligned_edge=LEFT).shift(RIGHT * 0.35)
     # the running O is the output's own rows: left out of both counts, and said so
     out_note = rich_lines(unbroken(f"{T}.memory_o", bq=plan.mem_bq, d=r.d, count=plan.mem_o), {}, width,
                           font_size=22, color=th.dim, mobjects=symbols(27, th.dim))
-    out_note.next_to(parts, DOWN, buff=0.14).align_to(tag, LEFT)
+    out_note.next_to(parts, DOWN, buff=0.1).align_to(tag, LEFT)
     legend = VGroup(tag, parts, out_note)
     # a size and its unit ("16.4 kB") are never split across lines
     size = wrapped(say(f"{T}.memory_bytes", per=BYTES_PER_NUMBER, n=grouped(plan.n_ctx),
                        ordinary=byte_text(say, plan.ctx_bytes_ordinary).replace(" ", "\u00a0"),
                        tiled=byte_text(say, plan.ctx_bytes_tiled).replace(" ", "\u00a0")),
                    width, 24, th.dim, 2)
-    out = VGroup(head, chart, legend, size).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
+    # (0.25 apart: a Korean legend's extra line had shrunk the whole stack until its figures read at 13 px)
+    out = VGroup(head, chart, legend, size).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
     out.chart, out.legend, out.size = chart, legend, size
     return out

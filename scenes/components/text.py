@@ -337,7 +337,7 @@ def face_runs(text: str) -> list[tuple[bool, str, bool]]:
     return [(bool(h), piece, space) for h, piece, space in runs]
 
 
-SERIF_IN_KOREAN = 1.1  # a digit of the Korean face stands 1.10 times as tall as the serif's at one size (measured)
+SERIF_IN_KOREAN = 1.11  # a digit of the Korean face stands 1.104 times as tall as the serif's at one size (measured)
 
 
 class MixedFace(VGroup):
@@ -345,7 +345,7 @@ class MixedFace(VGroup):
 
     @property
     def font_size(self) -> float:  # the size it was set at (its serif pieces are a little larger), as scaled since
-        return float(self.submobjects[0].font_size) * self.size_per_first_piece
+        return self.set_size * self.width / self.set_width if self.set_width > 0 else self.set_size
 
     @property
     def text(self) -> str:
@@ -364,9 +364,13 @@ def mixed_face(text: str, font_size: float, color: str):
         return label(text, font_size, color)
     # the serif's figures are a tenth shorter than the Korean face's at one size: set a little larger, they
     # stand as tall as the Korean words' and as the figures this line had in the Korean face
-    pieces = [label(piece, font_size * (1.0 if hangul else SERIF_IN_KOREAN), color) for hangul, piece, _ in runs]
+    # (a run of signs alone, "·" between two words, is seated as a line sets it: centred, it sat as a period)
+    pieces = [(label if any(c.isalnum() for c in piece) else mark_glyph)(
+        piece, font_size * (1.0 if hangul else SERIF_IN_KOREAN), color) for hangul, piece, _ in runs]
+    for p in pieces:  # each a piece of one line of prose (the lint reads "2" in "구절 2에서" as words, not a figure)
+        p.in_prose = True
     row = MixedFace(*pieces)
-    row.size_per_first_piece = font_size / float(pieces[0].font_size)
+    row.set_size = float(font_size)
     base = text_baseline(pieces[0])
     x = pieces[0].get_right()[0]
     for p, (_, _, space) in zip(pieces[1:], runs[1:]):
@@ -374,6 +378,7 @@ def mixed_face(text: str, font_size: float, color: str):
         p.shift(RIGHT * (x + (font_size * 0.0045 if space else 0.015) - p.get_left()[0]) + UP * (base - text_baseline(p)))
         x = p.get_right()[0]
     row.original_text = text
+    row.set_width = row.width
     row.baseline = lambda: text_baseline(pieces[0])  # the pieces stand on the first one's line
     return row
 
