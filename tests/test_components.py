@@ -749,3 +749,33 @@ def test_a_tip_inset_enlarges_the_spot_by_a_round_factor_and_keeps_its_geometry(
         assert frame.get_bottom()[1] - 1e-6 <= m.get_bottom()[1] and m.get_top()[1] <= frame.get_top()[1] + 1e-6
     assert inset.factor_label.get_bottom()[1] > frame.get_top()[1]  # over the box, not on its arrows
     assert inset.window.width >= 2.0 / k  # the spot ringed, the whole window inside the ring
+
+
+def test_a_difference_too_short_even_enlarged_gets_no_inset(trace):
+    """Review 47: SmolLM2's mole, a ΔE⃗ of 0.0 on every axis, got a box "enlarged ×15" whose E⃗, ΔE⃗ and E⃗′ piled on
+    one point. A ΔE⃗ drawn shorter than two cone tips is enlarged when the largest round factor makes it long
+    enough to read; a stub even then gets no inset (the table's zeros say it)."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.context_space import CLUMP, ENLARGED_LEAST, tip_inset
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.stage import Region
+
+    E = trace.embeddings[3]
+    space = EmbeddingSpace(trace, fit_to=[E])
+    inv = np.linalg.pinv(space.basis)
+    stage = SimpleNamespace(region=lambda name: Region("full", -7.0, 7.0, -3.8, 3.8), say=Say("en"), theme=DARK,
+                            space_key=None, mobjects=[])
+    out = {}
+    for name, step in (("short", 0.03), ("stub", 1e-5)):
+        E2 = E + step * inv[1]
+        a = space.arrow(E, DARK.embedding, name=f"E{name}")
+        d = space.difference_arrow(E, E2, DARK.delta, name=f"dE{name}")
+        b = space.arrow(E2, DARK.updated, name=f"E2{name}")
+        length = float(np.linalg.norm((d.end_point() - d.start_point())[:2]))
+        assert length < CLUMP
+        out[name] = (tip_inset(stage, space, a, d, b, []), length)
+    inset, length = out["short"]
+    assert inset is not None and inset.factor * length >= ENLARGED_LEAST
+    assert "×" in inset.factor_label.original_text or "×" in inset.factor_label.text
+    assert out["stub"][0] is None

@@ -186,10 +186,11 @@ def test_a_label_types_the_vectors_it_names_as_the_table_does(text, vectors, wor
         assert (gap > 0.06) == spaced, (text, k, gap)
 
 
-def test_a_korean_lines_figures_and_signs_are_the_serifs_as_tall_as_before():
+def test_a_korean_lines_figures_and_signs_are_the_serifs_spaced_as_the_korean_face_spaces_them():
     """Review 46: "exp(−∞) = 0" beside typeset math, "2 × 3 = 6", "토큰 64개" set their "=" and digits in the
     Korean face, unlike the same figures in every other line. A Korean label's figures and signs are the
-    serif's (a figure glued to its particle too), set as tall as the Korean face's figures were."""
+    serif's (a figure glued to its particle too), spaced ink to ink as the Korean face spaces them (review 47:
+    one space's advance between boxes read as no space: "에서16,132배")."""
     from attention_manim.scenes.components.text import face_runs, rich_line
     from attention_manim.scenes.style import KOREAN_FONT
 
@@ -202,8 +203,13 @@ def test_a_korean_lines_figures_and_signs_are_the_serifs_as_tall_as_before():
     pieces = [(p.text, p.font) for p in line.submobjects]
     assert pieces == [("8×8=", FONT), ("점수", KOREAN_FONT), ("64", FONT), ("개", KOREAN_FONT)]  # (Text.text drops spaces)
     assert line.original_text == "8 × 8 = 점수 64개" and line.font_size == pytest.approx(22)
-    korean_digit = label("64", 22, font=KOREAN_FONT).height
-    assert line.submobjects[2].height == pytest.approx(korean_digit, rel=0.03)  # as tall as they were
+    assert line.submobjects[2].height == pytest.approx(label("64", 22).height, rel=1e-6)  # as the serif sets them
+    # ink to ink as the Korean face spaces them: a space where the text has one, none glued ("64개")
+    from attention_manim.scenes.components.text import ink_gap
+
+    gaps = [b.get_left()[0] - a.get_right()[0] for a, b in zip(line.submobjects, line.submobjects[1:])]
+    assert gaps == pytest.approx([ink_gap("=", "점", True, 22), ink_gap("수", "6", True, 22), ink_gap("4", "개", False, 22)])
+    assert min(gaps[:2]) > 2.5 * gaps[2] > 0
     # a line without a figure or a sign stays one piece in one face; a catalog literal of rich_line too
     assert label("우리 모델이 쓰는 값", 22).font == KOREAN_FONT
     row = rich_line("{e} = 0: 마스킹된 칸", {"e": "exp(−∞)"}, font_size=22, color="#FFFFFF")

@@ -131,14 +131,13 @@ def test_korean_is_set_in_a_korean_font_without_missing_glyphs():
 def test_a_power_of_ten_in_korean_text_is_set_as_in_english():
     """head_split ko drew "가장 큰 차이: 2.5×10⁻  ⁷": the Korean face has no superscripts and the
     fallback set the minus apart from its digit. The power of ten is borrowed from the text face."""
-    from attention_manim.scenes.components.text import SERIF_IN_KOREAN, label
+    from attention_manim.scenes.components.text import label
 
     def last_gaps(s, size=28):
         glyphs = label(s, size).family_members_with_points()
         return [b.get_left()[0] - a.get_right()[0] for a, b in zip(glyphs[-4:], glyphs[-3:])]
 
-    # (a Korean line's figures are the serif's, set a little larger to stand as tall as its words' face)
-    english, korean = last_gaps("largest: 2.5×10⁻⁷", 28 * SERIF_IN_KOREAN), last_gaps("가장 큰 차이: 2.5×10⁻⁷")
+    english, korean = last_gaps("largest: 2.5×10⁻⁷"), last_gaps("가장 큰 차이: 2.5×10⁻⁷")
     assert korean == pytest.approx(english, abs=0.01) and max(korean) < 0.1
 
 

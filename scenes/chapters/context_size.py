@@ -305,7 +305,7 @@ class ContextMemory(Chapter):
         for line in counted:
             line.set_x(0)
         for m in (title, counted):
-            fit_into(m, full.width, 0.6 if m is title else 1.0)
+            fit_into(m, 0.94 * full.width, 0.6 if m is title else 1.0)  # (not edge to edge: pt's title, review 47)
         title.move_to([0, full.top - title.height / 2 - 0.05, 0])
         counted.next_to(title, DOWN, buff=0.2)
         beyond = VGroup()
@@ -347,7 +347,8 @@ class ContextMemory(Chapter):
             top -= 0.3
         bottom = (beyond.get_top()[1] if plan.beyond_context else full.bottom) + 0.25
         # (the longest length's label, centred under the axis's end, keeps the names off its side of the chart)
-        reach = label(longest, 22, th.dim).width / 2 + 0.15
+        # (0.4 clear of it: at 0.15, "1,000,000" read on into the linear line's "16 × 16 state", review 47)
+        reach = label(longest, 22, th.dim).width / 2 + 0.4
         room = full.width - max(0.35, reach) - 0.45 - ratio_w
         if room - tag_w < CHART_LEAST:  # the chart keeps its least width: what a way holds wraps where its name
             # is far too wide, then the names shrink, all alike (a name shrunk alone read as a footnote: pt's

@@ -217,7 +217,7 @@ class ContextSpace(Chapter):
         prev: list = []
         for k, s in enumerate(plan.phrases):
             # (a little higher than the space's top needs: the weights under the words clear it, review 46)
-            new_row = WordBoxes(s.tokens, theme=th, font_size=32, max_width=full.width - 1.1).move_to([0, 2.82, 0])
+            new_row = WordBoxes(s.tokens, theme=th, font_size=32, max_width=full.width - 1.1).move_to([0, 3.05, 0])
             new_row.highlight(s.focus, th.query)
             new_table = axes_table(stage, s, names)
             t_title = label(say(f"{T}.table_title", word=word), font_size=20, color=th.dim)
@@ -259,7 +259,8 @@ class ContextSpace(Chapter):
             tgt = row.box(s.focus)
             # the arcs rise as far as they stay inside the frame (0.1 margin); each weight is written under
             # the word its arc leaves, the focus word's own "self" with them (review 46)
-            rise = min(0.62, full.top - 0.1 - max(b.get_top()[1] for b in srcs))
+            # (into the frame's margin: the arcs leave 0.08 over the boxes, and their strokes stay 0.1 inside the edge)
+            rise = min(0.62, full.top - max(b.get_top()[1] for b in srcs))
             ang = arc_angle([b.get_top() for b in srcs], tgt.get_top(), max_rise=rise)
             arcs = ContextArcs(srcs, tgt, s.weights[: s.focus + 1], theme=th, angle=ang, max_stroke=12)
             wl = word_weights(say, th, s.weights, srcs, s.focus)
@@ -307,13 +308,16 @@ class ContextSpace(Chapter):
                 inset = tip_inset(stage, space, own_E if own_E is not None else earlier_E[-1], dE, E2, [table, *notes, row])
                 if inset is not None:  # a head that barely moves the word: its tips, enlarged (review 46)
                     drawn.setdefault("insets", []).append(inset)
-                    stage.play(FadeIn(inset), run_time=0.5)
+                    stage.add(inset.tie)
+                    stage.scene.bring_to_back(inset.tie)  # under the arrows and the labels it passes
+                    stage.play(FadeIn(inset), FadeIn(inset.tie), run_time=0.5)
                 stage.wait(0.9)
             if s.compare is not None:
                 comparison(stage, s, k, table, names,
                                 input_part=plan.phrases[k - 1] if plan.inputs_differ else None,
                                 previous=plan.phrases[k - 1])
-            stage.play(FadeOut(arcs), FadeOut(wl), *([FadeOut(inset)] if inset is not None else []), run_time=0.4)
+            stage.play(FadeOut(arcs), FadeOut(wl), *([FadeOut(inset), FadeOut(inset.tie)] if inset is not None else []),
+                       run_time=0.4)
             prev = [dE, E2]
 
         # the end: all refined arrows, the space turning
@@ -325,7 +329,7 @@ class ContextSpace(Chapter):
             # in the table's place (its figures, and the comparisons under it, are what the note reads)
             said = against_text(stage, plan, names, word)
             closing_text += " " + said
-            against = wrapped(said, table.width + 0.3, 24, th.highlight, 7)
+            against = wrapped(said, table.width + 0.3, 24, th.highlight, 9)  # (with its figures: review 47)
             top_y = table.get_top()[1]
             # down to the notes under the table (the picture in the corner is a note above it)
             floor = max((n.get_top()[1] for n in notes if n.get_center()[1] < table.get_center()[1]),
@@ -498,6 +502,7 @@ def axes_table(stage: Stage, phrase: Phrase, names: list[str]) -> VGroup:
 
 
 CLUMP = 0.45  # a ΔE⃗ drawn shorter than this (scene units, two cone tips) leaves E⃗'s and E⃗′'s tips in one clump
+ENLARGED_LEAST = 0.45  # and enlarged, at least this long, or the inset shows a point
 
 
 def tip_inset(stage: Stage, space, E, dE, E2, avoid: list):
@@ -515,10 +520,14 @@ def tip_inset(stage: Stage, space, E, dE, E2, avoid: list):
     th = stage.theme
     names = {a: math(symbol_source("E", delta=a is dE, prime=a is E2), 26, color)
              for a, color in ((E, th.embedding), (dE, th.delta), (E2, th.updated))}
-    return TipInset.beside(shown, (dE.start_point(), dE.end_point()), th,
-                           lambda k: stage.say(f"{T}.enlarged", factor=k), spots,
-                           avoid=[*avoid, *space.axis_labels, *labels, *keys],
-                           strokes=[space.axis_lines, *shown], names=names, half=half)
+    inset = TipInset.beside(shown, (dE.start_point(), dE.end_point()), th,
+                            lambda k: stage.say(f"{T}.enlarged", factor=k), spots,
+                            avoid=[*avoid, *space.axis_labels, *labels, *keys],
+                            strokes=[space.axis_lines, *shown], names=names, half=half)
+    # a ΔE⃗ that even the largest round factor leaves a stub (the mole's 0.0 on every axis) is no use enlarged:
+    # its names piled on one point (review 47); the table's zeros say it
+    enlarged = inset.factor * float(np.linalg.norm((dE.end_point() - dE.start_point())[:2]))
+    return inset if enlarged >= ENLARGED_LEAST else None
 
 
 def against_text(stage: Stage, plan: ContextPlan, names: list[str], word: str) -> str:

@@ -119,7 +119,7 @@ def word_weights(say: Say, theme, weights: Sequence[float], words: Sequence, foc
         if size <= smallest or all(p.width <= r - l for p, (l, r) in zip(parts, reach)):
             break
         size -= 1
-    top = min(b.get_bottom()[1] for b in boxes) - 0.07
+    top = min(b.get_bottom()[1] for b in boxes) - 0.06
     base, edge = None, -np.inf
     for j, (p, b, (l, r)) in enumerate(zip(parts, boxes, reach)):
         x = min(max(b.get_center()[0], l + p.width / 2), r - p.width / 2)

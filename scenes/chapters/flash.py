@@ -402,18 +402,21 @@ def memory_chart(stage: Stage, plan: FlashPlan, width: float) -> VGroup:
         template = say.catalog[key]
         for name, value in values.items():
             template = template.replace("{" + name + "}", f"{value}")
-        return re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", template)
+        template = re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", template)
+        # a symbol stays with the word that names it ("sum l:"): an "l:" alone at a line's start read as a stray
+        # letter (review 47)
+        return re.sub(r" (\{[mlO]\})", "\u00a0\\1", template)
 
     parts = VGroup(
         wrapped(re.sub(r" ([×=+]) ", "\u00a0\\1\u00a0", say(f"{T}.memory_tile", bq=plan.mem_bq, bk=plan.mem_bk,
                                                                 count=plan.mem_tile)), width - 0.35, 26, th.text, 2),
         rich_lines(unbroken(f"{T}.memory_ml", bq=plan.mem_bq, count=plan.mem_ml), {}, width - 0.35, font_size=26,
                    color=th.text, mobjects=symbols(32, th.text))).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
-    parts.next_to(tag, DOWN, buff=0.08, aligned_edge=LEFT).shift(RIGHT * 0.35)
+    parts.next_to(tag, DOWN, buff=0.1, aligned_edge=LEFT).shift(RIGHT * 0.35)
     # the running O is the output's own rows: left out of both counts, and said so
     out_note = rich_lines(unbroken(f"{T}.memory_o", bq=plan.mem_bq, d=r.d, count=plan.mem_o), {}, width,
                           font_size=22, color=th.dim, mobjects=symbols(27, th.dim))
-    out_note.next_to(parts, DOWN, buff=0.1).align_to(tag, LEFT)
+    out_note.next_to(parts, DOWN, buff=0.18).align_to(tag, LEFT)  # (apart from the sums it is not one of)
     legend = VGroup(tag, parts, out_note)
     # a size and its unit ("16.4 kB") are never split across lines
     size = wrapped(say(f"{T}.memory_bytes", per=BYTES_PER_NUMBER, n=grouped(plan.n_ctx),

@@ -337,7 +337,16 @@ def face_runs(text: str) -> list[tuple[bool, str, bool]]:
     return [(bool(h), piece, space) for h, piece, space in runs]
 
 
-SERIF_IN_KOREAN = 1.11  # a digit of the Korean face stands 1.104 times as tall as the serif's at one size (measured)
+@lru_cache(maxsize=4096)
+def ink_gap(left: str, right: str, space: bool, font_size: float) -> float:
+    """The gap between the ink of `left` and of `right` as the Korean face sets them side by side, with a space
+    between or none (a character it has no glyph for is measured as a digit)."""
+    def seen(c: str) -> str:
+        return c if has_hangul(c) or (c.isascii() and not c.isspace()) else "1"
+
+    a, b = seen(left), seen(right)
+    both = label(a + (" " if space else "") + b, font_size, font=KOREAN_FONT).width
+    return max(0.0, both - label(a, font_size, font=KOREAN_FONT).width - label(b, font_size, font=KOREAN_FONT).width)
 
 
 class MixedFace(VGroup):
@@ -362,20 +371,20 @@ def mixed_face(text: str, font_size: float, color: str):
     runs = face_runs(text)
     if len(runs) == 1:
         return label(text, font_size, color)
-    # the serif's figures are a tenth shorter than the Korean face's at one size: set a little larger, they
-    # stand as tall as the Korean words' and as the figures this line had in the Korean face
     # (a run of signs alone, "·" between two words, is seated as a line sets it: centred, it sat as a period)
-    pieces = [(label if any(c.isalnum() for c in piece) else mark_glyph)(
-        piece, font_size * (1.0 if hangul else SERIF_IN_KOREAN), color) for hangul, piece, _ in runs]
+    pieces = [(label if any(c.isalnum() for c in piece) else mark_glyph)(piece, font_size, color)
+              for _, piece, _ in runs]
     for p in pieces:  # each a piece of one line of prose (the lint reads "2" in "구절 2에서" as words, not a figure)
         p.in_prose = True
     row = MixedFace(*pieces)
     row.set_size = float(font_size)
     base = text_baseline(pieces[0])
     x = pieces[0].get_right()[0]
-    for p, (_, _, space) in zip(pieces[1:], runs[1:]):
-        # a space as wide as the faces' own (0.0046 of the size in the serif, 0.0042 in the Korean face)
-        p.shift(RIGHT * (x + (font_size * 0.0045 if space else 0.015) - p.get_left()[0]) + UP * (base - text_baseline(p)))
+    for (_, before, _), p, (_, piece, space) in zip(runs, pieces[1:], runs[1:]):
+        # ink to ink as the Korean face sets those two characters, with or without a space between (review 47:
+        # a box-to-box gap of one space's advance read as no space at all: "에서16,132배")
+        p.shift(RIGHT * (x + ink_gap(before[-1], piece[0], space, font_size) - p.get_left()[0])
+                + UP * (base - text_baseline(p)))
         x = p.get_right()[0]
     row.original_text = text
     row.set_width = row.width

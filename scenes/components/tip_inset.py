@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
-from manim import Circle, Line, Rectangle, Square, VGroup
+from manim import Circle, DashedLine, Line, Rectangle, Square, VGroup
 
 from .clearance import room_at, strokes_of
 from .space_arrow import SpaceArrow
@@ -63,7 +63,7 @@ class TipInset(VGroup):
         self.spot = centre = (pts.min(axis=0) + pts.max(axis=0)) / 2
         spread = float(np.abs(pts - centre).max())
         # the spot fills about half the box: the factor is the largest round one that keeps it so
-        wanted = max(spread * 2.2, 0.06)
+        wanted = max(spread * 2.2, 0.015)
         fits = [f for f in ROUND_FACTORS if f * wanted <= half]
         self.factor = factor = fits[-1] if fits else ROUND_FACTORS[0]
         r = half / factor
@@ -117,6 +117,15 @@ class TipInset(VGroup):
             self.names.add(name)
         self.factor_label = label(factor_text(factor), font_size=font_size, color=theme.text)
         self.factor_label.next_to(box, [0, 1, 0], buff=0.1).align_to(box, [-1, 0, 0])  # over the box, clear of the arrows
+        # the tie from the ring to the box, for the caller to lay behind everything drawn (the labels it passes
+        # under keep their backgrounds): not part of the inset, which is drawn on top (review 47: the ring and the
+        # box 400 px apart were not read as one)
+        wc, bc = np.array([centre[0], centre[1], 0.0]), [np.array([at[0] + sx * half, at[1] + sy * half, 0.0])
+                                                         for sx in (-1, 1) for sy in (-1, 1)]
+        corner = min(bc, key=lambda q: float(np.linalg.norm(q - wc)))
+        u = (corner - wc) / max(float(np.linalg.norm(corner - wc)), 1e-9)
+        self.tie = DashedLine(wc + u * ring, corner, stroke_color=theme.text, stroke_width=1.5, stroke_opacity=0.55,
+                              dash_length=0.08)
         self.add(window, box, drawn, self.names, self.factor_label)
 
     @classmethod
