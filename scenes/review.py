@@ -64,7 +64,8 @@ RULES = {
                    "their width, less than 0.3 units apart (a label of two lines: \"ΔE⃗₄\" over \"blue\")",
     "leader_clear": "a line tying a label to its point never runs through another label (review 36: a leader "
                     "splitting \"E′ (Eiffel)\" into \"E′ | (Eiffel)\"), nor across an axis or another arrow the label "
-                    "keeps clear of (review 37: ΔE⃗'s line across E′'s arrow read as naming it)",
+                    "keeps clear of (review 37: ΔE⃗'s line across E′'s arrow read as naming it), but by its point, "
+                    "where other tips may meet it",
     "spoken": "a caption's spoken form holds only words, numbers and punctuation (a voice never spells a symbol)",
     "legend_dot": "a dot legend's smallest dot is at least 6 px across at 720p (a speck is no key)",
     "axis_end_on": "a 3-D space drawn flat shows each of its axes at least 35% as long as its longest and every two "
@@ -151,6 +152,7 @@ def names_point(mob, point, leader=None, reach: bool = True, line=None):
     return mob
 
 
+TIP_SHARED = 0.2  # the end of a leader by the point it names, where other arrows' tips may meet it (units)
 AXIS_NAME_MARGIN = 0.1  # an axis's name this much nearer another named axis than its own reads as that one's
 
 
@@ -1064,7 +1066,17 @@ def leaders_through_labels(mobs) -> list:
         # and across the strokes it keeps clear of (the axes, the other arrows): it reads as naming those
         strokes = getattr(m, "lint_clear_of", None)
         strokes = [s for s in ((strokes() if callable(strokes) else strokes) or ()) if id(s) in shown]
-        for s in strokes_crossed(leader.get_start(), leader.get_end(), strokes):
+        # (but for its last TIP_SHARED by the point it names: where tips meet, as they do where a head barely
+        # moves a word, every leader into the spot touches the others' tips; it runs across none of them)
+        a, b = np.asarray(leader.get_start(), float), np.asarray(leader.get_end(), float)
+        point = m.lint_names_point[0]
+        at = np.asarray(point.get_center() if hasattr(point, "get_center") else point, float)
+        if np.linalg.norm((a - at)[:2]) < np.linalg.norm((b - at)[:2]):
+            a, b = b, a  # b: the end at the point
+        length = float(np.linalg.norm((b - a)[:2]))
+        if length > 1e-9:
+            b = b - (b - a) * min(TIP_SHARED, 0.8 * length) / length
+        for s in strokes_crossed(a, b, strokes):
             out.append((m, _label_text(m), f"a line ({type(s).__name__})", boxes[id(m)]))
     return out
 

@@ -975,6 +975,24 @@ def test_a_leader_across_an_axis_or_another_arrow_is_found():
     assert review.strokes_crossed([0, 1], [0, -0.05], [Line([-1, 0, 0], [1, 0, 0])]) == []
 
 
+def test_a_leader_into_a_clump_of_tips_crosses_none_of_them():
+    """SmolLM2 eiffel_tower, Korean (review 47): where a head barely moves "tower", E⃗′ (miniature)'s line ends at
+    its tip among the other arrows' tips, which touch it there: no crossing. Further from its point, another
+    arrow across it still is one."""
+    from manim import Dot, Line
+
+    tip = Dot([0.0, -2.0, 0.0])
+    name = label("E′ (miniature)", 24).move_to([2.0, -1.0, 0.0])
+    line = Line(name.get_left(), tip.get_center(), stroke_width=1.5)
+    other = Line([-1.0, -1.338, 0.0], [0.4, -2.038, 0.0])  # another arrow, across its line 0.15 from its tip
+    review.names_point(name, tip, line)
+    review.clear_of(name, lambda: [other])
+    scene = [VGroup(tip, name, line, other)]
+    assert not review.leaders_through_labels(scene)
+    other.put_start_and_end_on(np.array([0.0, -1.2, 0.0]), np.array([1.0, -1.8, 0.0]))  # across it, half way
+    assert [c for _, _, c, _ in review.leaders_through_labels(scene)] == ["a line (Line)"]
+
+
 def test_sums_in_a_column_mark_each_row_whose_drawn_weights_miss():
     """Review 44: beside rows (paper), the header's "Σ ≈" was the only sign that one row's drawn weights
     (0.00 + 0.14 + 0.80 + 0.05 = 0.99) miss its 1.00. Each such row gets its own "≈" before its figure, on its
