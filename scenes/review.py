@@ -152,6 +152,24 @@ def names_point(mob, point, leader=None, reach: bool = True, line=None):
     return mob
 
 
+def typeset_amiss(text: str) -> str | None:
+    """What a text on screen sets as plain text that should be typeset or named otherwise (rule typeset_math),
+    or None."""
+    if "_" in text:
+        return "is drawn with a raw underscore"
+    if "$" in text:
+        return "shows the catalog's $…$ math marks as text (set it with rich_text.rich or embedding_parts.mixed_label)"
+    if UPRIGHT_VARIABLE.search(text):
+        return "sets a variable upright beside a sign: mark it $n$ in the catalog"
+    if CODE_HEAD_NAME.search(text):
+        return "names a head like code (L0H3): say 'layer 0 · head 3' (common.head.layer_head)"
+    if MODEL_ID.search(text):
+        return "names a model by its id: say its name (params.model.*, head_split.model_name)"
+    if "√" in text:
+        return "draws a root in the text font (a lone √ with no bar over its number): typeset it (Typst sqrt)"
+    return None
+
+
 TIP_SHARED = 0.2  # the end of a leader by the point it names, where other arrows' tips may meet it (units)
 AXIS_NAME_MARGIN = 0.1  # an axis's name this much nearer another named axis than its own reads as that one's
 
@@ -741,29 +759,10 @@ class Linter(Observer):
             if NAMED_TWICE.search(t.text):
                 self.add(scene, "named_twice", f"{_short(t.text)} names its head twice", _where(t.box),
                          t.exempt.get("named_twice"), key=("twice", t.text))
-            if "_" in t.text:
-                self.add(scene, "typeset_math", f"{_short(t.text)} is drawn with a raw underscore", _where(t.box),
-                         t.exempt.get("typeset_math"), key=(t.text,))
-            elif "$" in t.text:
-                self.add(scene, "typeset_math", f"{_short(t.text)} shows the catalog's $…$ math marks as text "
-                                                f"(set it with rich_text.rich or embedding_parts.mixed_label)",
-                         _where(t.box), t.exempt.get("typeset_math"), key=(t.text,))
-            elif UPRIGHT_VARIABLE.search(t.text):
-                self.add(scene, "typeset_math", f"{_short(t.text)} sets a variable upright beside a sign: mark it "
-                                                f"$n$ in the catalog", _where(t.box), t.exempt.get("typeset_math"),
+            why = typeset_amiss(t.text)
+            if why:
+                self.add(scene, "typeset_math", f"{_short(t.text)} {why}", _where(t.box), t.exempt.get("typeset_math"),
                          key=(t.text,))
-            elif CODE_HEAD_NAME.search(t.text):
-                self.add(scene, "typeset_math", f"{_short(t.text)} names a head like code (L0H3): say "
-                                                f"'layer 0 · head 3' (common.head.layer_head)", _where(t.box),
-                         t.exempt.get("typeset_math"), key=(t.text,))
-            elif MODEL_ID.search(t.text):
-                self.add(scene, "typeset_math", f"{_short(t.text)} names a model by its id: say its name "
-                                                f"(params.model.*, head_split.model_name)", _where(t.box),
-                         t.exempt.get("typeset_math"), key=(t.text,))
-            elif "√" in t.text:
-                self.add(scene, "typeset_math", f"{_short(t.text)} draws a root in the text font (a lone √ with no "
-                                                f"bar over its number): typeset it (Typst sqrt)", _where(t.box),
-                         t.exempt.get("typeset_math"), key=(t.text,))
 
     def check_sums(self, scene, mobs, texts) -> None:
         """Declared sums add up as drawn (or say ≈); a Σ outside any declared sum is reported."""

@@ -191,7 +191,8 @@ def test_a_korean_lines_figures_and_signs_are_the_serifs_spaced_as_the_korean_fa
     Korean face, unlike the same figures in every other line. A Korean label's figures and signs are the
     serif's (a figure glued to its particle too), spaced ink to ink as the Korean face spaces them (review 47:
     one space's advance between boxes read as no space: "에서16,132배")."""
-    from attention_manim.scenes.components.text import face_runs, rich_line
+    from attention_manim.scenes.components.korean_face import face_runs
+    from attention_manim.scenes.components.text import rich_line
     from attention_manim.scenes.style import KOREAN_FONT
 
     assert face_runs("n = 1,048,576에서 16,132배 적음") == [
@@ -205,7 +206,7 @@ def test_a_korean_lines_figures_and_signs_are_the_serifs_spaced_as_the_korean_fa
     assert line.original_text == "8 × 8 = 점수 64개" and line.font_size == pytest.approx(22)
     assert line.submobjects[2].height == pytest.approx(label("64", 22).height, rel=1e-6)  # as the serif sets them
     # ink to ink as the Korean face spaces them: a space where the text has one, none glued ("64개")
-    from attention_manim.scenes.components.text import ink_gap
+    from attention_manim.scenes.components.korean_face import ink_gap
 
     gaps = [b.get_left()[0] - a.get_right()[0] for a, b in zip(line.submobjects, line.submobjects[1:])]
     assert gaps == pytest.approx([ink_gap("=", "점", True, 22), ink_gap("수", "6", True, 22), ink_gap("4", "개", False, 22)])

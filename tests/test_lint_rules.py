@@ -249,7 +249,7 @@ def test_a_3d_arrow_label_reads_as_its_own_arrows(make_inputs):
             on_screen = {id(m) for top in scene.mobjects for m in top.get_family()}
             for top in scene.mobjects:
                 for space in [m for m in top.get_family() if isinstance(m, space3d.EmbeddingSpace)]:
-                    arrows = space._shown_arrows()
+                    arrows = space.shown_arrows()
                     for a in arrows:
                         lab = a.label
                         # (a label faded out is whole again, only off the scene: its name is not on screen)

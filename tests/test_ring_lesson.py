@@ -291,7 +291,10 @@ def test_ring_renders(lang, make_inputs, render_scene):
         devices, share = ring.still(t)
         assert (notes[t] is None) == (not devices)
         if devices:  # Korean sets its words and figures apart (mixed_label): read the pieces in order
-            said = " ".join(m.original_text for m in notes[t].get_family() if hasattr(m, "original_text"))
+            from manim import Text  # (its glyph runs: a Korean line's figures are pieces of their own)
+
+            said = " ".join(getattr(m, "original_text", None) or m.text for m in notes[t].get_family()
+                            if isinstance(m, Text))
             assert said.replace(" ", "") == say("ring.steps.still", count=len(devices), share=said_share(say, share),
                                                 devices=say.words([str(i) for i in devices])).replace(" ", "")
     assert any(n is not None for n in notes)  # the toy's default head has such steps

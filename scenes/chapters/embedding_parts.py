@@ -12,7 +12,8 @@ from manim import DOWN, LEFT, PI, RIGHT, UP, SurroundingRectangle, VGroup, confi
 from ..components.context_arcs import ContextArcs
 from ..components.clearance import StrokeField
 from ..components.space3d import EmbeddingSpace
-from ..components.text import baseline_row, label, mixed_face, number, text_baseline
+from ..components.korean_face import mixed_face
+from ..components.text import baseline_row, label, number, text_baseline
 from ..i18n import Say
 from ..stage import Region
 

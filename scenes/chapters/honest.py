@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, UP, FadeIn, FadeOut, SurroundingRectangle, VGroup
 
-from ..components.text import mixed_face
+from ..components.korean_face import mixed_face
 from ..i18n import plain_text
 from ..plans.honesty import Honesty, note_text
 from ..stage import Region, Stage

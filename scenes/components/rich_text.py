@@ -14,7 +14,8 @@ from manim import RIGHT, UP, VGroup
 
 from ..i18n import plain_text
 from ..style import has_hangul
-from .text import label, mixed_face, text_baseline
+from .korean_face import mixed_face
+from .text import label, text_baseline
 from .vectors import math
 
 MATH = re.compile(r"\$([^$]*)\$")

@@ -150,14 +150,10 @@ class EmbeddingSpace(VGroup):
         return float(np.degrees(np.arccos(np.clip(u @ v / (nu * nv), -1.0, 1.0))))
 
     # --- arrows and labels --------------------------------------------------------------------
-    def _shown_arrows(self, own: SpaceArrow | None = None) -> list:
+    def shown_arrows(self, own: SpaceArrow | None = None) -> list:
         """The arrows drawn in the space now (grown into it and not faded out), but `own`."""
         return [a for a in self.__dict__.get("arrows", {}).values() if a is not own and a in self.submobjects
                 and a.shaft.get_stroke_opacity() >= 0.08]
-
-    def shown_arrows(self) -> list:
-        """The arrows drawn in the space now (grown into it and not faded out)."""
-        return self._shown_arrows()
 
     def _attach(self, lab: VMobject, anchor: VMobject, away_from: VMobject | None = None, buff: float = 0.22,
                 across: SpaceArrow | None = None, own: SpaceArrow | None = None, own_axis: bool = False):
@@ -188,7 +184,7 @@ class EmbeddingSpace(VGroup):
             refs = [anchor, *(getattr(o, "_space_anchor", o) for o in shown)]
             if away_from is not None:
                 refs.append(away_from)
-            others = self._shown_arrows(own)
+            others = self.shown_arrows(own)
             # the labels placed after this one, of arrows shown now: kept clear too (review 34: an earlier
             # label re-placed as a later arrow grew, onto that arrow's label: "E⃗" over "E′ (One mole)")
             # (an axis's name keeps its place by its axis's end: the arrows' labels make way, with a line if need be)
@@ -368,7 +364,7 @@ class EmbeddingSpace(VGroup):
             # (listed by the lint as a declared exception, not hidden). Only the lint reads it, and
             # measuring every glyph on every frame of a turn was a tenth of a render: so only then
             if review.watching():
-                shaft = [own.shaft] if own is not None and own in self._shown_arrows() else []
+                shaft = [own.shaft] if own is not None and own in self.shown_arrows() else []
                 declare_crowding(m, p, boxes, [*self.axis_lines, *others, *shaft], crowded)
             pts = m.get_all_points()
             memo["key"] = key
@@ -376,8 +372,8 @@ class EmbeddingSpace(VGroup):
         lab._space_anchor = anchor
         # the lint checks it (scenes/review.py, label_clear): the axes and every other arrow drawn
         # and its own arrow's shaft (review 35: "E⃗₄" kept a spot on it as the arrow turned)
-        clear_of(lab, lambda: [*self.axis_lines, *self._shown_arrows(own),
-                               *([own.shaft] if own is not None and own in self._shown_arrows() else [])])
+        clear_of(lab, lambda: [*self.axis_lines, *self.shown_arrows(own),
+                               *([own.shaft] if own is not None and own in self.shown_arrows() else [])])
         lab.add_updater(place)
         place(lab)
         self.labels.add(lab)
