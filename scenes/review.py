@@ -84,6 +84,8 @@ NAMED_TWICE = re.compile(r"(\d+)\D{1,12}?(\d+)\D{0,6}?\(\D{0,12}?\1\D{1,12}?\2\D
 # a one-letter variable in a text face beside a relation or an operation ("n × n", "d = 64", "n/4"): upright,
 # it is not the italic n of the formulas beside it (review 46); a catalog marks it $n$
 UPRIGHT_VARIABLE = re.compile(r"(?<![\w/.,])[a-zA-Z]\s?(?:[×=≤≥<>]\s?(?:\d|[a-zA-Z](?![\w]))|/\d)")
+# a power of ten in a text face ("4.3×10⁻⁵"): its superscripts float apart from their 10, unspaced (review 47)
+TEXT_POWER = re.compile(r"\d\s?×\s?10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]")
 MODEL_ID = re.compile(r"\b(?:smollm2|gpt3)\b")  # a built-in model by its lowercase id, not its name (SmolLM2)
 MIN_NUMBER_PX = 14.0
 MIN_TEXT_PX = 11.0
@@ -760,6 +762,8 @@ class Linter(Observer):
                 self.add(scene, "named_twice", f"{_short(t.text)} names its head twice", _where(t.box),
                          t.exempt.get("named_twice"), key=("twice", t.text))
             why = typeset_amiss(t.text)
+            if not why and _is_text(t.mob) and TEXT_POWER.search(t.text):
+                why = "writes a power of ten in a text face: typeset it (beyond_parts.sci_math, diff_line)"
             if why:
                 self.add(scene, "typeset_math", f"{_short(t.text)} {why}", _where(t.box), t.exempt.get("typeset_math"),
                          key=(t.text,))

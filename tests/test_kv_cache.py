@@ -93,6 +93,13 @@ def test_plan_and_render(make_inputs, render_scene):
     for j, w in enumerate(drawn["weights"][-1]):  # the last step's weights, under their columns
         assert w.value == pytest.approx(float(plan.steps[-1].weights[j]))
         assert w.get_center()[0] == pytest.approx(drawn["k_columns"][j].get_center()[0], abs=1e-6)
+    # the largest logit difference closes its sentence typeset (review 47: "4.3×10⁻⁵" in the text face)
+    from attention_manim.scenes.chapters.beyond_parts import sci
+    from attention_manim.scenes.i18n import Say
+
+    assert 0 < plan.max_diff < 0.01
+    line = drawn["check"][0]
+    assert line.figure.shown == sci(plan.max_diff, Say("en")) and line.figure in line.get_family()
     # the last step's weights add up to Σ 1.00 as drawn, or the Σ says ≈
     # the last step's column is boxed whole: as wide as its cells, around its word and both slots
     mark, last = drawn["step_mark"], len(plan.steps) - 1

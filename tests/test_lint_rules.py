@@ -570,6 +570,32 @@ def test_an_upright_variable_beside_a_sign_and_a_shown_dollar_are_found(make_inp
     assert len(found) == 2 and "n × n" in found[1] and "$" in found[0], [v.line() for v in bad]
 
 
+# --- typeset_math: a power of ten in a text face ------------------------------------------------------
+
+class TextPowers(Chapter):
+    """"largest difference 4.3×10⁻⁵" in the text face, and the same figure typeset (test fixture: figures)."""
+
+    key = "text_powers"
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        from attention_manim.scenes.chapters.beyond_parts import sci_math
+        from attention_manim.scenes.i18n import Say
+
+        stage.play(FadeIn(label("largest difference 4.3×10⁻⁵", 30).move_to([0, 2, 0])),
+                   FadeIn(sci_math(4.3e-5, Say("en"), 30, "#FFFFFF").move_to([0, 0, 0])), run_time=0.5)
+
+
+def test_a_power_of_ten_in_a_text_face_is_found(make_inputs):
+    """Review 47: kv_cache's and output_matrix's "4.3×10⁻⁵" in the text face, unspaced, its exponent apart
+    from its 10, where the formulas beside it typeset one. The typeset figure passes."""
+    bad, _ = lint_of(TextPowers, make_inputs)
+    found = [v.what for v in bad if v.rule == "typeset_math"]
+    assert len(found) == 1 and "largest difference" in found[0] and "power of ten" in found[0], [v.line() for v in bad]
+
+
 class KoreanProse(Chapter):
     """A Korean note whose figures are set in the serif, small enough that a figure alone would miss the 14 px
     of a table's figures, and one with a Σ in it (test fixture: the figures are what is measured)."""

@@ -165,6 +165,15 @@ def test_output_matrix_renders(lang, make_inputs, render_scene):
     assert [m.value for m in right] == pytest.approx(list(head_sum[plan.focus, list(plan.shown)]))
     assert [m.shown for m in left] == [m.shown for m in right]  # the same to the last digit shown
     assert len(d["maps"]) == tr.model.n_heads
+    # the largest difference is typeset beside its words, as the formulas are (review 47), and is the plan's
+    from manim import Text
+
+    from attention_manim.scenes.chapters.beyond_parts import sci
+    from attention_manim.scenes.i18n import Say
+
+    figure = d["diff"][1]
+    assert not isinstance(figure, Text) and figure.shown == sci(plan.max_diff_focus, Say(lang))
+    assert figure.get_left()[0] > d["diff"][0].get_right()[0]
     # the closing block names the one matrix's blocks again, one value-up map over each
     assert len(d["names_again"]) == tr.model.n_heads
     for n, m in zip(d["names_again"], d["maps"]):

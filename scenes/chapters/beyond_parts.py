@@ -70,6 +70,27 @@ def diff_line(say: Say, key: str, diff: float, font_size: float, color: str):
     return line
 
 
+def diff_lines(say: Say, key: str, diff: float, width: float, font_size: float, color: str, max_lines: int = 2,
+               **params):
+    """`diff_line` broken into lines no wider than `width` (a sentence that ends on its difference:
+    "… largest logit difference 4.3 × 10⁻⁵"); the figure typeset below 0.01, as the formulas set it, never
+    the text face's "4.3×10⁻⁵" (review 47). `params`: the template's other parameters."""
+    from ..components.text import rich_lines
+    from .head_split import tiny
+
+    x = abs(float(diff))
+    if x == 0 or x >= 0.01:
+        return wrapped(say(key, diff=tiny(say, x), **params), width, font_size, color, max_lines)
+    figure = sci_math(x, say, font_size, color)
+    # the template with its other parameters filled in, "{diff}" left for the typeset figure
+    template = say(key, diff="{diff}", **params)
+    lines = rich_lines(template, {}, width, font_size=font_size, color=color, mobjects={"diff": figure})
+    if len(lines) > max_lines:
+        lines.scale(max_lines / len(lines))
+    lines.figure = figure
+    return lines
+
+
 def power_math(e: int, font_size: float, color: str):
     """10ᵉ typeset (an axis tick): `.shown` "10¹⁴"."""
     mob = math(f"10^({int(e)})", font_size * MATH_PER_TEXT, color)
@@ -238,5 +259,5 @@ def grid_key(say: Say, grid, theme, font_size: float = 22, removed: str | None =
     return key
 
 
-__all__ = ["T", "wrapped_words", "sci", "sci_math", "telling_digits", "power_of_ten", "power_math", "with_math", "dec", "count", "shown_model",
+__all__ = ["T", "wrapped_words", "sci", "sci_math", "diff_line", "diff_lines", "telling_digits", "power_of_ten", "power_math", "with_math", "dec", "count", "shown_model",
            "head_name", "panel_digits", "share_bars", "bar_x", "mark_line", "axis_line", "future_cells", "grid_key", "UP", "DOWN"]

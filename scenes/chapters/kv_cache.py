@@ -16,6 +16,7 @@ from ..components.word_boxes import WordBoxes, space_key
 from ..lesson import Chapter, Lesson
 from ..plans.kv_cache import SHOWN_DIMS, KvCachePlan, KvStep, plan_kv_cache, with_generation
 from ..stage import Stage
+from .beyond_parts import diff_lines
 from .embedding_parts import fit_into
 from .honest import wrapped
 from .head_split import grouped, model_name, tiny
@@ -215,8 +216,8 @@ class KvCache(Chapter):
         th, say = stage.theme, stage.say
         full = stage.region("full")
         key = f"{T}.check_same" if plan.same_tokens else f"{T}.check_differ"
-        text = say(key, diff=tiny(say, plan.max_diff), count=len(plan.steps))
-        line = wrapped(text, full.width * 0.78, 28, th.highlight, 2)  # not from edge to edge
+        # not from edge to edge; a small difference typeset, as the formulas set one (review 47)
+        line = diff_lines(say, key, plan.max_diff, full.width * 0.78, 28, th.highlight, 2, count=len(plan.steps))
         saving = label(say(f"{T}.saving", cached=grouped(plan.total_cached, say), full=grouped(plan.total_full, say),
                              ratio=say.number(plan.saving, ".1f")), 26, th.text)
         # the count as a product a student can check: SmolLM2 shares 3 key/value heads among its 9 heads

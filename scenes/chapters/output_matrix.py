@@ -7,14 +7,14 @@ from __future__ import annotations
 from manim import DOWN, RIGHT, UP, Brace, FadeIn, Line, VGroup
 
 from ..components.color_scale import ColorScale
-from ..components.text import baseline_row, label, number_language
+from ..components.text import label, number_language
 from ..i18n import localize_number
 from ..components.vectors import bracket_pair, ellipsis_dots, math
 from ..lesson import Chapter
 from ..plans.low_rank import OutputMatrixPlan, plan_output_matrix
 from ..stage import Stage
 from ..style import fmt_fixed
-from .beyond_parts import sci
+from .beyond_parts import sci, sci_math, with_math
 from .low_rank import heat_map
 
 T = "low_rank.output_matrix"
@@ -101,8 +101,9 @@ class OutputMatrix(Chapter):
         # one value for the screen and the caption: a figure beside the vectors (decimal point in every
         # language), in the caption the language's decimal mark
         largest = sci(plan.max_diff_focus, say)
-        diff = baseline_row([label(say(f"{T}.max_diff"), 26, th.text),
-                             label(largest, 26, th.text)], buff=0.14)
+        # the figure typeset, as the formulas beside it (a text face's "4.3×10⁻⁵" has no spaces: review 47)
+        figure = sci_math(plan.max_diff_focus, say, 26, th.text)
+        diff = with_math(label(say(f"{T}.max_diff"), 26, th.text), figure, 26, th.text)
         of = label(say(f"{T}.for_word", word=say.quote(word)), 26, th.text)
         bottom = VGroup(of, eq, diff).arrange(DOWN, buff=0.3)
         # the joined matrix steps to the left; the equation takes the right
