@@ -653,3 +653,12 @@ def test_the_regrouped_products_stand_on_one_line_and_type_their_sizes(make_inpu
         assert len([m for m in note.get_family() if isinstance(m, MathTypst)]) == 1
         words = " ".join(m.original_text for m in note.submobjects if not isinstance(m, MathTypst))
         assert not ({"n", "d"} & set(words.split())), words
+
+
+def test_the_normalizer_formula_is_set_as_tall_as_its_sentence(make_inputs):
+    """Review 47: the "not drawn: each output row is then divided by φ(qᵢ)·z, z = Σⱼ φ(kⱼ)" note set its Σ
+    display-size: the formula stood 1.7 times as tall as the words' line (ascenders to descenders). With
+    its subscripts hanging under the line, it stands less than 1.5 times."""
+    drawn = _chapter_drawn("linear_attention", make_inputs(lang="en"), "linear_kernel")
+    words, formula = drawn["normalizer"]
+    assert formula.height < 1.5 * words.height, (formula.height, words.height)

@@ -199,7 +199,9 @@ class LinearKernel(Chapter):
             b[1].move_to([left + note_w + 0.5 + b[1].width / 2, b[1].get_y(), 0])
         both = VGroup(block1, block2).arrange(DOWN, buff=0.45, aligned_edge=LEFT)
         # what the drawing leaves out: each output row is divided by its weights' sum (the normalizer)
-        norm = with_math(say(f"{T}.normalizer"), math("phi(q_i) dot z, quad z = scripts(sum)_j phi(k_j)",
+        # (its Σ set inline and its brackets at the text's size, not grown around a subscript: a display Σ stood
+        # half as tall again as the words, review 47)
+        norm = with_math(say(f"{T}.normalizer"), math(r"phi\(q_i\) dot z, quad z = inline(sum_j) phi\(k_j\)",
                                                       FS * MATH_PER_TEXT, th.dim), FS, th.dim, centred=True)
         at = text(say(f"{T}.at_length", n=n, d=d), FS, th.dim)
         fit_into(both, full.width - 0.4, 4.6)
