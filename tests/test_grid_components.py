@@ -546,3 +546,34 @@ def test_a_grids_figures_are_centred_by_their_digits_in_every_language():
             assert any("," in m.shown for m in g.number_mobs.values()) == (lang == "pt")
         finally:
             reset_number_language(token)
+
+
+def test_a_cells_numbers_take_more_of_its_width_rather_than_fall_under_14_px():
+    """SmolLM2 on our own sentence: the masked grid's figures stood 13.8 px tall, sized so that the widest
+    score took 78 % of a cell. Short of 14 px, the widest number may take up to 86 % (WIDEST_SHARE), and
+    no more; a cell roomy enough keeps 78 %."""
+    from attention_manim.scenes.components.grid_sheets import WIDEST_SHARE
+    from attention_manim.scenes.components.text import label
+
+    strings = ["0.00", "−∞"]
+
+    def digit_px(fs):
+        return label("0", fs).height * 90
+
+    def widest(fs):
+        return max(label(s, fs).width for s in strings)
+
+    fs14 = 14 / (digit_px(48) / 48)  # about the size whose digits stand 14 px tall
+    w14 = widest(fs14)  # the widest number at that size
+    data = synthetic(6)
+    for share_at_14, expect in ((0.5, "usual"), (0.82, "stretched"), (0.95, "capped")):
+        cell_w = w14 / share_at_14
+        grid = AttentionGrid(data["pattern"], None, layout="paper", cell_size=(cell_w, 0.6))
+        fs = grid._number_font(strings)
+        share = widest(fs) / cell_w
+        if expect == "usual":  # room to spare: 78 %, over 14 px
+            assert share == pytest.approx(0.78, abs=0.005) and digit_px(fs) > 14
+        elif expect == "stretched":  # 78 % reads under 14 px, 82 % reaches it: just over 14 px
+            assert 14.0 <= digit_px(fs) < 14.4 and 0.8 < share < WIDEST_SHARE
+        else:  # too narrow even at 86 %: 86 %, no more
+            assert share == pytest.approx(WIDEST_SHARE, abs=0.005) and digit_px(fs) < 14

@@ -300,6 +300,42 @@ def test_ring_renders(lang, make_inputs, render_scene):
     assert any(n is not None for n in notes)  # the toy's default head has such steps
 
 
+@pytest.mark.parametrize("model", ["toy", "smollm2"])
+def test_every_devices_table_marks_each_run_of_rows_it_leaves_out(model, make_inputs, render_scene, request):
+    """Review 47: the tables show each device's two busiest rows; two devices' tables ended on a row that
+    was not their block's last (24, 25 of 24–34) with nothing to say rows were left out. Every table, as
+    the steps go and at the end, has a ⋮ for each run of rows it leaves out: before its first row shown,
+    between two, after its last."""
+    from manim import MathTypst, Text
+
+    if model == "toy":
+        inputs = make_inputs(lang="en")
+    else:
+        from attention_manim.model.session import ModelSession
+        from attention_manim.scenes.setting import SceneInputs
+
+        smol = request.getfixturevalue("smollm2_model")
+        inputs = SceneInputs(tracer=ModelSession(smol, "smollm2"), model=smol.info, lang="en")
+    scene, _ = render_scene(load_all()[NAME], inputs)
+    ring = scene.plans[0]
+    drawn = scene.stage.drawn["ring"]
+
+    def dots_row(row):
+        return not any(isinstance(m, (Text, MathTypst)) for m in row.get_family())
+
+    for i in range(ring.n_devices):
+        toks = [int(t) for t in ring.result.tokens[i]]
+        idx = sorted(toks.index(p) for p in ring.rows_shown[i])
+        before, after = idx[0] > 0, idx[-1] < len(toks) - 1
+        between = sum(b - a > 1 for a, b in zip(idx, idx[1:]))
+        for table in [step[i] for step in drawn["tables"]] + [drawn["results"][i]]:
+            body = list(table)[1:]
+            assert sum(dots_row(r) for r in body) == before + between + after, (i, idx, len(toks))
+            assert dots_row(body[0]) == before and dots_row(body[-1]) == after
+            ys = [r.get_center()[1] for r in body]
+            assert ys == sorted(ys, reverse=True)  # top to bottom, a ⋮ between the rows it stands for
+
+
 def said_share(say, share: float) -> str:
     pct = 0.01 if share < 1e-4 else 0.1 if share < 1e-3 else 1.0
     return say("ring.steps.share_under", pct=say.number(pct, {0.01: ".2f", 0.1: ".1f", 1.0: ".0f"}[pct]))

@@ -362,32 +362,38 @@ class Ring(Chapter):
         head = [label("", 22, th.text), math("m", 30, th.highlight), math("l", 30, th.highlight)]
         head += self.header_row(stage, plan)
         rows = [head]
-        picked = plan.rows(i)
-        for k, (r, p) in enumerate(zip(picked, plan.rows_shown[i])):
-            if k > 0 and p - plan.rows_shown[i][k - 1] > 1:  # rows left out between these two
+        position = dict(zip(plan.rows(i), plan.rows_shown[i]))
+        for r in gapped(plan.rows(i), len(plan.result.tokens[i])):
+            if r is None:  # rows left out here
                 rows.append([ellipsis_dots(DOWN, spacing=0.07, radius=0.022, color=th.dim)])
-            rows.append([self.row_name(stage, plan, p), figure(float(s.m[r]), score_text(float(s.m[r])), 24, color),
+                continue
+            rows.append([self.row_name(stage, plan, position[r]), figure(float(s.m[r]), score_text(float(s.m[r])), 24, color),
                          figure(float(s.l[r]), fixed(float(s.l[r]), 2), 24, color)] + self.entries(plan, s.O[r], 2, color))
-        table = level(aligned_rows(rows, col_gap=0.2 if self.narrow else 0.26, row_step=0.42,
+        # (rows 0.38 apart and a ⋮ half a row: a table with a ⋮ at each end as tall as one with a ⋮ between
+        # its rows at 0.42, so that no table's figures shrink under 14 px)
+        table = level(aligned_rows(rows, col_gap=0.2 if self.narrow else 0.26, row_step=0.38,
                                    align=["left"] + ["right"] * 7))
-        return table
+        return close_gaps(table, 0.38)
 
     def result_table(self, stage: Stage, plan: RingPlan, i: int) -> VGroup:
         """Device i's output rows O / l (ring) above the model's own head output (model), same rows."""
         th, say = stage.theme, stage.say
         last = plan.result.steps_of(i)[-1]
         rows = [[label("", 22, th.text), label("", 22, th.text)] + self.header_row(stage, plan, short=True, final=True)]
-        for k, (r, p) in enumerate(zip(plan.rows(i), plan.rows_shown[i])):
-            if k > 0 and p - plan.rows_shown[i][k - 1] > 1:  # rows left out between these two
+        position = dict(zip(plan.rows(i), plan.rows_shown[i]))
+        for r in gapped(plan.rows(i), len(plan.result.tokens[i])):
+            if r is None:  # rows left out here
                 rows.append([ellipsis_dots(DOWN, spacing=0.07, radius=0.022, color=th.dim)])
+                continue
+            p = position[r]
             ring_row = last.O[r] / last.l[r]
             rows.append([self.row_name(stage, plan, p), label(say(f"{T}.steps.ring_name"), 22, th.value)]
                         + self.entries(plan, ring_row, plan.decimals, th.value, short=True))
             rows.append([label("", 22, th.text), label(say(f"{T}.steps.model_name"), 22, th.delta_multi)]
                         + self.entries(plan, plan.trace_z[p], plan.decimals, th.delta_multi, short=True))
-        table = level(aligned_rows(rows, col_gap=0.1 if self.narrow else 0.3, row_step=0.38,
+        table = level(aligned_rows(rows, col_gap=0.1 if self.narrow else 0.3, row_step=0.35,
                                    align=["left", "left"] + ["right"] * 6))
-        return table
+        return close_gaps(table, 0.35)
 
     def row_name(self, stage: Stage, plan: RingPlan, p: int) -> VGroup:
         """A query row: its position (dim) and its token (in a narrow box, its position only); a token
@@ -397,6 +403,38 @@ class Ring(Chapter):
             return VGroup(label(str(p), 24, th.query))
         return VGroup(label(str(p), 24, th.dim), label(shown_token(stage.say, plan.tokens[p]), 24, th.query)).arrange(
             RIGHT, buff=0.12)
+
+def gapped(shown: tuple[int, ...], count: int) -> list[int | None]:
+    """A device's rows shown (indices into its `count` rows), in order, with None wherever rows are left
+    out: before the first, between two, after the last. Each None is a ⋮ in its table, so that every
+    device's table says the same way which of its rows it skips (review 47: two devices' tables ended on
+    a row that was not their block's last, with no ⋮ after it)."""
+    out: list[int | None] = []
+    previous = -1
+    for r in sorted(shown):
+        if r - previous > 1:
+            out.append(None)
+        out.append(r)
+        previous = r
+    if previous < count - 1:
+        out.append(None)
+    return out
+
+
+def close_gaps(table: VGroup, row_step: float, keep: float = 0.5) -> VGroup:
+    """A table's ⋮ rows (rows with no text) `keep` of a row's height, the rows under them drawn up: a
+    table with a ⋮ at each end takes little more room than one with a ⋮ between its two rows."""
+    from manim import Text
+
+    shift, squeeze = 0.0, (1.0 - keep) * row_step
+    for row in table:
+        if any(isinstance(m, Text) for m in row.get_family()):
+            row.shift(UP * shift)
+        else:
+            row.shift(UP * (shift + squeeze / 2))
+            shift += squeeze
+    return table
+
 
 def level(table: VGroup, row_step: float | None = None) -> VGroup:
     """Every row's texts on one baseline (a comma or a descender does not lift a number); with

@@ -25,11 +25,12 @@ from manim import VGroup, VMobject
 from ..style import fmt_score, fmt_score2, fmt_weight
 from .batched_shapes import (REF_FS, Part, boxes_points, circles_points, clear_slot, lerp_color, outline_points,
                              put_part, rect_points, runs, segments)
-from ..review import PX_PER_UNIT_720
+from ..review import MIN_NUMBER_PX, PX_PER_UNIT_720
 from .grid_symbols import SUBSCRIPT, SUBSCRIPT_PX, denominator_glyphs, symbol_glyphs, symbol_outline
 from .text import centre_figure, label, number
 
 WEIGHT_BINS = 5  # colour bins of the weights (dim → bright)
+WIDEST_SHARE = 0.86  # of its cell's width, the most the widest number takes to reach the readable size (else 0.78)
 
 
 # --------------------------------------------------------------------------------------------
@@ -104,7 +105,13 @@ class GridSheets:
         cands = sorted(set(strings), key=len)[-4:]
         wmax = max(label(s, REF_FS).width for s in cands) / REF_FS
         hmax = label("0", REF_FS).height / REF_FS
-        return float(min(frac_w * self.cell_width / wmax, frac_h * self.cell_height / hmax, 30.0))
+        fs = frac_w * self.cell_width / wmax
+        # short of the readable size (digits 14 px tall at 720p), the widest number may take up to
+        # WIDEST_SHARE of its cell rather than be set too small to read (SmolLM2's own sentence: 13.8 px)
+        readable = 1.01 * MIN_NUMBER_PX / (hmax * PX_PER_UNIT_720)  # (a glyph's height is not quite linear in its size)
+        if fs < readable:
+            fs = max(fs, min(readable, WIDEST_SHARE * self.cell_width / wmax))
+        return float(min(fs, frac_h * self.cell_height / hmax, 30.0))
 
     def common_number_font(self) -> float:
         """One font size at which every score (−∞ included) and every weight fits its cell."""
