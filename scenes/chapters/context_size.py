@@ -21,7 +21,7 @@ from manim import DOWN, LEFT, RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, Li
 
 from ..components.attention_grid import AttentionGrid
 from ..components.loglog_chart import LogLogChart
-from ..components.text import baseline_row, label, rich_line, text_baseline
+from ..components.text import baseline_row, label, rich_lines, text_baseline
 from ..lesson import Chapter, Lesson
 from ..plans.context_size import (
     ContextMemoryPlan, ContextSizePlan, MemoryRow, plan_context_memory, plan_context_size, with_context_traces,
@@ -163,9 +163,11 @@ class ContextSize(Chapter):
         # the room right of the long grid, in home units; the note under the excerpt
         left = (big.get_right()[0] - center[0]) / F + 0.5
         keys = {f"k{m}": say.quote(tokens[j]) for m, j in enumerate(ks)}
-        note = rich_line(say.catalog[f"grid.pattern.note_{len(ks)}"], {"query": say.quote(tokens[q]), **keys},
-                         font_size=NOTE_FS, color=th.text, colors={"query": th.query, **{k: th.key for k in keys}},
-                         numbers={f"w{m}": (w, "weight") for m, w in enumerate(plan.close_weights)})
+        # on as many lines as it needs rather than shrunk under 14 px (SmolLM2's real words are longer)
+        note = rich_lines(say.catalog[f"grid.pattern.note_{len(ks)}"], {"query": say.quote(tokens[q]), **keys},
+                          fw / 2 - 0.3 - left, font_size=NOTE_FS, color=th.text,
+                          colors={"query": th.query, **{k: th.key for k in keys}},
+                          numbers={f"w{m}": (w, "weight") for m, w in enumerate(plan.close_weights)})
         fit_into(note, fw / 2 - 0.3 - left, 1.0)
         room = Region("close", left, fw / 2 - 0.3, -fh / 2 + 0.35 + note.height + 0.3, fh / 2 - 0.3)
         inset, titles = new_grid(stage, excerpt, ["⋯" if j is None else tokens[j] for j in window], big.layout, room)

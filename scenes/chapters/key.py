@@ -25,6 +25,7 @@ from .qkv_parts import camera_home, drop_below, settle, short, side_arrow, slot_
 
 STRIP_Y = 3.6  # the word row of the query strip
 ROW_TOP, ROW_BOTTOM, ROW_SPACING = 0.75, -3.52, 0.74  # key rows down the left
+NOTE_ROOM = 0.22  # the last row raised this much for the note under its Ê
 X_WORD_RIGHT, X_E, X_K, LEFT_EDGE = -4.75, -4.05, -2.25, -6.75
 MIN_SHARE = 0.45  # the shortest arrow of the angle view, as a share of the longest
 SKEW_DEG = 15.0  # the embedding picture's drawn angle may miss the real one by this much before the note says so
@@ -146,12 +147,17 @@ class Key(Chapter):
     def key_rows(self, stage: Stage, plan: KeyPlan):
         th, ht = stage.theme, plan.head_trace
         n = len(plan.rows)
-        spacing = min(ROW_SPACING, (ROW_TOP - ROW_BOTTOM) / max(n - 1, 1))
-        y0 = (ROW_TOP + ROW_BOTTOM) / 2 + (n - 1) / 2 * spacing
+        # (with Ê, room under the last row for its note: nine rows left it cut by the frame's foot)
+        bottom = ROW_BOTTOM + (NOTE_ROOM if plan.normalized else 0.0)
+        spacing = min(ROW_SPACING, (ROW_TOP - bottom) / max(n - 1, 1))
+        y0 = (ROW_TOP + bottom) / 2 + (n - 1) / 2 * spacing
         boxes = WordBoxes([short(plan.tokens[j]) for j in plan.rows if j is not None], theme=th, font_size=26)
         widest = max(b.width for b in boxes)
         if widest > 2.1:
             boxes.scale(2.1 / widest)
+        tallest = max(b.height for b in boxes)
+        if tallest > 0.9 * spacing:  # a gap between two rows' boxes
+            boxes.scale(0.9 * spacing / tallest)
         box_of = iter(boxes)
         rows, kvecs = VGroup(), {}
         for s, j in enumerate(plan.rows):
