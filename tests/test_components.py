@@ -779,3 +779,31 @@ def test_a_difference_too_short_even_enlarged_gets_no_inset(trace):
     assert inset is not None and inset.factor * length >= ENLARGED_LEAST
     assert "×" in inset.factor_label.original_text or "×" in inset.factor_label.text
     assert out["stub"][0] is None
+
+
+def test_a_tip_inset_with_no_room_on_the_right_takes_a_smaller_box_elsewhere(trace):
+    """SmolLM2's eiffel_tower on our own sentence: every spot right of the space was crossed by its axes, and
+    the box fell on the axis name "small". A smaller box in a clear place is taken before a crowded large one;
+    where nothing is clear either, the place with the most room."""
+    from manim import ORIGIN, RIGHT, Line, Rectangle
+
+    from attention_manim.scenes.components.tip_inset import TipInset
+
+    E = trace.embeddings[3]
+    space = EmbeddingSpace(trace, fit_to=[E])
+    inv = np.linalg.pinv(space.basis)
+    E2 = E + 0.03 * inv[1]
+    a = space.arrow(E, DARK.embedding, name="E")
+    d = space.difference_arrow(E, E2, DARK.delta, name="dE")
+    b = space.arrow(E2, DARK.updated, name="E2")
+    names = {x: Line(ORIGIN, RIGHT * 0.3) for x in (a, d, b)}
+    right = [np.array([5.5, y, 0.0]) for y in (-1.5, 0.0)]
+    wall = Rectangle(width=3.0, height=7.0).move_to([5.5, 0.0, 0.0])  # the right taken
+    left = (np.array([-5.8, -1.5, 0.0]), 0.75)
+    inset = TipInset.beside([a, d, b], (d.start_point(), d.end_point()), DARK, lambda k: f"×{k}", right,
+                            avoid=[wall], half=0.9, smaller=[left], names=names)
+    assert inset.frame.get_center()[:2] == pytest.approx(left[0][:2]) and inset.frame.width == pytest.approx(1.5)
+    # with a clear spot on the right, the large box there
+    inset = TipInset.beside([a, d, b], (d.start_point(), d.end_point()), DARK, lambda k: f"×{k}", right,
+                            avoid=[], half=0.9, smaller=[left], names=names)
+    assert inset.frame.get_center()[:2] == pytest.approx(right[0][:2]) and inset.frame.width == pytest.approx(1.8)

@@ -514,6 +514,9 @@ def tip_inset(stage: Stage, space, E, dE, E2, avoid: list):
         return None
     full, half = stage.region("full"), 0.9
     spots = [np.array([full.right - half - dx, y, 0.0]) for dx in (0.2, 0.8) for y in (-1.7, -1.2, -2.2, -0.6, 0.0)]
+    # else a smaller box on the left, under the table (SmolLM2 with our own sentence: the right's axes left no
+    # room, and the box fell on the axis name "small")
+    smaller = [(np.array([full.left + 0.75 + dx, y, 0.0]), 0.75) for dx in (0.3, 1.0, 1.7) for y in (-1.5, -1.3, -1.7)]
     shown = space.shown_arrows()
     labels = [a.label for a in shown if getattr(a, "label", None) is not None and a.label in stage.mobjects]
     keys = [stage.space_key] if stage.space_key is not None else []
@@ -523,7 +526,7 @@ def tip_inset(stage: Stage, space, E, dE, E2, avoid: list):
     inset = TipInset.beside(shown, (dE.start_point(), dE.end_point()), th,
                             lambda k: stage.say(f"{T}.enlarged", factor=k), spots,
                             avoid=[*avoid, *space.axis_labels, *labels, *keys],
-                            strokes=[space.axis_lines, *shown], names=names, half=half)
+                            strokes=[space.axis_lines, *shown], names=names, half=half, smaller=smaller)
     # a ΔE⃗ that even the largest round factor leaves a stub (the mole's 0.0 on every axis) is no use enlarged:
     # its names piled on one point (review 47); the table's zeros say it
     enlarged = inset.factor * float(np.linalg.norm((dE.end_point() - dE.start_point())[:2]))

@@ -130,21 +130,23 @@ class TipInset(VGroup):
 
     @classmethod
     def beside(cls, arrows, around, theme, factor_text, spots: Sequence[np.ndarray], avoid: Sequence = (),
-               strokes: Sequence = (), half: float = 1.0, **kwargs) -> "TipInset":
+               strokes: Sequence = (), half: float = 1.0, smaller: Sequence = (), **kwargs) -> "TipInset":
         """The inset at the first of `spots` (box centres) whose box keeps clear of `avoid` (mobjects) and of
-        `strokes`; failing all, the one with the most room."""
-        probe = Rectangle(width=2 * half, height=2 * half + 0.5)  # and the factor over it
+        `strokes`; then of `smaller` ((centre, half) pairs: a smaller box where a large one finds no room);
+        failing all, the one with the most room."""
         boxes = [np.array([m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1]]) for m in avoid]
         lines = strokes_of(list(strokes))
-        best, best_room = spots[0], -np.inf
-        for s in spots:
-            room = room_at(probe, np.asarray(s, float) + [0, 0.25, 0], lines, boxes)
+        tries = [(np.asarray(s, float), half) for s in spots] + [(np.asarray(c, float), h) for c, h in smaller]
+        best, best_room = tries[0], -np.inf
+        for s, h in tries:
+            probe = Rectangle(width=2 * h, height=2 * h + 0.5)  # and the factor over it
+            room = room_at(probe, s + [0, 0.25, 0], lines, boxes)
             if room >= 0.1:
-                best = s
+                best = (s, h)
                 break
             if room > best_room:
-                best, best_room = s, room
-        return cls(arrows, around, theme, factor_text, at=np.asarray(best, float), half=half, **kwargs)
+                best, best_room = (s, h), room
+        return cls(arrows, around, theme, factor_text, at=best[0], half=best[1], **kwargs)
 
 
 __all__ = ["TipInset", "clip_segment", "ROUND_FACTORS"]
