@@ -705,6 +705,30 @@ def test_unknown_direction_names_fall_back_to_the_models_spelling():
     assert direction_name(Say("ko"), "PC1") == "PC1"
 
 
+def test_a_direction_named_for_a_word_of_the_sentence_is_that_word_in_every_language():
+    """Review 48: fluffy_blue_creature in Portuguese said "na direção "azul"" beside the token "blue": a
+    direction named for a word of the sentence is shown as the model writes that word; any other is
+    translated as before."""
+    from attention_manim.scenes.chapters.embedding_parts import direction_name
+    from attention_manim.scenes.i18n import Say
+
+    words = ["a", "fluffy", "␣blue", "creature"]
+    assert direction_name(Say("pt"), "blue", words) == "blue"
+    assert direction_name(Say("ko"), "fluffy", words) == "fluffy"
+    assert direction_name(Say("pt"), "blue") == "azul"
+    assert direction_name(Say("pt"), "noun", words) == "substantivo"
+
+
+@pytest.mark.render
+def test_the_values_lines_name_the_sentences_words_in_portuguese(rendered):
+    drawn = rendered("values", size=(128, 72), lang="pt").stage.drawn["values"]
+    lines = drawn.get("direction_lines") or []
+    assert lines, sorted(drawn)
+    for line in lines:
+        said = getattr(line[0], "original_text", None) or line[0].text
+        assert f"“{line.direction}”" in said or f'"{line.direction}"' in said, said
+
+
 def test_last_token_caption_follows_the_measured_pattern():
     """The caption of a head whose strongest key is the last word itself says what flows in, as
     measured: "nothing" only when nothing does; 0.70 reaching past the previous word is said."""

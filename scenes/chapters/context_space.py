@@ -173,7 +173,7 @@ class ContextSpace(Chapter):
         full = stage.region("full")
         word = say.quote(plan.word)
         # a real model's axes are words (their unembedding rows), shown as the model spells them
-        names = list(plan.unembedding) or [direction_name(say, n) for n in plan.axes]
+        names = list(plan.unembedding) or [direction_name(say, n, plan.trace.tokens) for n in plan.axes]
         box = Region("space", -0.9, full.right - 0.86, full.bottom + 0.6, 2.2)
         space = placed_space(plan.trace, say, th, plan.axes, plan.fit, plan.view, box, axis_text=names)
         head_note = vector_label(head_note_text(say, plan), font_size=20, color=th.delta)

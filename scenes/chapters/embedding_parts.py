@@ -18,10 +18,15 @@ from ..i18n import Say
 from ..stage import Region
 
 
-def direction_name(say: Say, name: str) -> str:
+def direction_name(say: Say, name: str, words: Sequence[str] = ()) -> str:
     """A named direction of the model as the viewer reads it. Direction names are the model's data:
     the catalog translates the ones it knows (embeddings.directions.<name>); any other name (a
-    model's own direction, "PC1") is shown as the model spells it."""
+    model's own direction, "PC1") is shown as the model spells it. A direction named for one of
+    `words` (the sentence's tokens) is that word as the model writes it, in every language: beside the
+    token "blue", the Portuguese "na direção "azul"" read as another word (review 48)."""
+    for w in words:
+        if w.strip().lstrip("␣").lower() == name.lower():
+            return w.strip().lstrip("␣")
     key = f"embeddings.directions.{name}"
     return say(key) if say.has(key) else name
 
@@ -192,7 +197,7 @@ def placed_space(trace, say: Say, theme, axes: Sequence[str], fit: np.ndarray, v
     names fill `box`."""
     space = EmbeddingSpace(trace, list(axes), fit_to=fit, theme=theme, extent=extent, font_size=font_size,
                            phi=view[0], theta=view[1], negative="auto",
-                           axis_text=list(axis_text) if axis_text else [direction_name(say, n) for n in axes])
+                           axis_text=list(axis_text) if axis_text else [direction_name(say, n, trace.tokens) for n in axes])
     def bounds():
         """The box around the axes, their names and the tips of the fitted vectors (a vector with
         several negative coordinates reaches beyond every axis line), with room for the label an

@@ -200,7 +200,7 @@ class Space(Beat):
         # principal directions (a model without named ones) are recomputed from the trace, as the plan did
         space = EmbeddingSpace(plan.trace, list(plan.axes) if all(plan.named) else None, fit_to=[E, E2], theme=th,
                                extent=3.2, negative="auto",
-                               axis_text=[direction_name(say, n) for n in plan.axes])
+                               axis_text=[direction_name(say, n, plan.trace.tokens) for n in plan.axes])
         e = space.arrow(E, th.embedding, symbol_source("E", pos), name="E", attach=False)
         e2 = space.arrow(E2, th.updated, symbol_source("E", pos, prime=True), name="E'", attach=False)
         d = space.difference_arrow(E, E2, th.delta, symbol_source("E", pos, delta=True), name="dE", attach=False)
@@ -242,7 +242,7 @@ class Space(Beat):
         # a turn about the third axis shows nothing new of arrows lying along it (review 36, SmolLM2: along −PC3,
         # under "Turning the view shows all three coordinates"): the caption says so instead
         along = min(abs(c[2]) / max(float(np.linalg.norm(c)), 1e-12) for c in (e.coords, e2.coords))
-        turn_caption = (self.say(stage, "caption_turn_along", axis=direction_name(say, plan.axes[2]))
+        turn_caption = (self.say(stage, "caption_turn_along", axis=direction_name(say, plan.axes[2], plan.trace.tokens))
                         if along > ALONG_TURN_AXIS else self.say(stage, "caption_turn"))
         with stage.narrating(turn_caption):
             stage.play(space.rotation(turn, run_time=2.5))

@@ -199,7 +199,7 @@ class Key(Chapter):
         j, c = side.key, side.contrast
         X = plan.head_input
         space = EmbeddingSpace(plan.trace, list(side.axes) if side.axes else None, fit_to=[X[i], X[j]], theme=th,
-                               extent=1.75, font_size=20, axis_text=[direction_name(say, a) for a in side.axis_names])
+                               extent=1.75, font_size=20, axis_text=[direction_name(say, a, tokens) for a in side.axis_names])
         space.move_to(LEFT * 3.9 + DOWN * 0.35 + SIDE)
         ea = space.arrow(X[i], th.query, symbol_source("E", i + 1, normed=plan.normalized), name="Ei", attach=False)
         eb = space.arrow(X[j], th.key, symbol_source("E", j + 1, normed=plan.normalized), name="Ej", attach=False)

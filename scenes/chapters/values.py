@@ -228,7 +228,7 @@ class Values(Chapter):
         for d in plan.directions:
             a = number(d.before, "vec", font_size=24, color=th.embedding)
             b = number(d.after, "vec", font_size=24, color=th.updated)
-            line = VGroup(label(say("qkv.values.along", name=say.quote(direction_name(say, d.name))), font_size=24,
+            line = VGroup(label(say("qkv.values.along", name=say.quote(direction_name(say, d.name, plan.tokens))), font_size=24,
                                 color=th.text), a,
                           label("→", font_size=24, color=th.dim), b).arrange(RIGHT, buff=0.12)
             line.direction, line.before, line.after = d.name, a, b
@@ -253,7 +253,7 @@ class Values(Chapter):
                        run_time=0.8)
             stage.wait(0.6)
         if len(lines):
-            names = say.quoted_words([direction_name(say, d.name) for d in plan.directions])
+            names = say.quoted_words([direction_name(say, d.name, plan.tokens) for d in plan.directions])
             with stage.narrating(say("qkv.values.leans", names=names)):
                 stage.play(FadeIn(lines, lag_ratio=0.3), run_time=1.0)
                 stage.wait(1.8)
