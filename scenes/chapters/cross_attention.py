@@ -73,8 +73,15 @@ class CrossAttention(Chapter):
         return out
 
     def weight_tag(self, stage: Stage, line: Line, w: float, color: str):
+        """A line's weight beside it, three quarters of the way down, on the side it leans to (review 48: set on
+        the line, "0.50" read as struck through, and two tags did not say which line was whose)."""
         tag = number(w, "weight", font_size=24, color=color)
-        tag.move_to(line.point_from_proportion(0.72)).shift(UP * 0.0)
+        start, end = line.get_start(), line.get_end()
+        at = line.point_from_proportion(0.72)
+        side = 1.0 if end[0] >= start[0] else -1.0
+        # clear of the slanted line over the tag's whole height
+        slope = abs(end[0] - start[0]) / max(abs(end[1] - start[1]), 1e-9)
+        tag.move_to(at + RIGHT * side * (tag.width / 2 + 0.14 + slope * tag.height / 2))
         tag.add_background_rectangle(color=stage.theme.background, opacity=0.85, buff=0.05)
         return tag
 
