@@ -373,6 +373,14 @@ def test_softmax_columns_real_and_sum_to_one(rendered, tracer, case):
         assert sm.sum_mob.shown == "1.00" and sm.sum_mob.value == pytest.approx(h.pattern[q].sum())
     assert set(d["weights"]) == visible_cells(h)
     check_numbers(d["weights"], h.pattern, "weight")
+    # each column turned to weights among columns of scores is tinted over its cells (review 48), and the
+    # tints go once every column holds weights
+    g = d["grid"]
+    assert len(d["tints"]) == len(d["strips"])
+    for tint, sm in zip(d["tints"], d["strips"]):
+        ll, ur = g.column_region(sm.query)
+        assert tint.get_center()[:2] == pytest.approx(((ll + ur) / 2)[:2], abs=1e-6)
+        assert tint.width == pytest.approx(ur[0] - ll[0], abs=1e-6) and tint not in scene.mobjects
     assert [m.shown for m in d["sums"]] == ["1.00"] * len(t.tokens)
     assert [m.value for m in d["sums"]] == pytest.approx(h.pattern.sum(axis=1), abs=1e-6)
     assert inside(d["sums_group"], FRAME)

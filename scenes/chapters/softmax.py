@@ -47,6 +47,8 @@ class Softmax(Chapter):
         shown_sums: list = []
         if summed:  # in the scene from the start, unseen: each part shows as its column settles
             stage.add(sums.set_opacity(0.0))
+        tints: list = []
+        drawn["tints"] = tints
         for k, (q, visible) in enumerate(zip(plan.columns, plan.visible)):
             sm = softmax_strip(stage, grid, q, top=formula.get_bottom()[1] - 0.1, visible_only=True)
             drawn["strips"].append(sm)
@@ -83,14 +85,23 @@ class Softmax(Chapter):
                                    *([formula.animate.set_opacity(1.0)] if formula_cut else []), run_time=1.0)
             arriving = ([sums.numbers[q]] + ([] if shown_sums else [sums[0]])) if summed else []
             shown_sums += arriving
+            # a column of weights is tinted while others still hold scores: 0.48 among +3.76 and −1.12, in one
+            # face and colour, read as one more score (review 48)
+            tint = weights_tint(grid, q, th.query) if readable else None
+            if tint is not None:
+                tints.append(tint)
+                stage.add(tint)
+                stage.scene.bring_to_back(tint)
             stage.play(sm.settle(), *([grid.show_columns({q: "weights"}, run_time=0.8)] if readable else []),
+                       *([tint.animate.set_fill(opacity=TINT)] if tint is not None else []),
                        *(m.animate.set_opacity(1.0) for m in arriving))
 
         with stage.narrating(say(f"grid.softmax.all_{layout}")):
             if readable:
                 rest = [m for m in [sums[0], *sums.numbers] if m not in shown_sums] if summed else []
+                # every column holds weights now: no tint is needed to tell them apart
                 stage.play(grid.show_columns({q: "weights" for q in range(plan.n)}, run_time=1.5),
-                           *(m.animate.set_opacity(1.0) for m in rest))
+                           *(m.animate.set_opacity(1.0) for m in rest), *(FadeOut(t) for t in tints))
             else:
                 stage.play(grid.show_dots(run_time=1.5))
             stage.wait(0.3)
@@ -114,3 +125,14 @@ class Softmax(Chapter):
             stage.wait(0.8)
         above = Region("honest", panel.left, panel.right, min(legend.get_top()[1] + 0.2, panel.top - 1.0), panel.top)
         honest_note(stage, self.key, plan.honesty, tokens, above, max_lines=12)
+
+
+TINT = 0.14  # the fill of a column of weights among columns of scores
+
+
+def weights_tint(grid, q: int, color: str):
+    """A faint fill over query q's cells, unseen until played in (its opacity to TINT)."""
+    ll, ur = grid.column_region(q)
+    return Rectangle(width=ur[0] - ll[0], height=ur[1] - ll[1], stroke_width=0).move_to((ll + ur) / 2).set_fill(
+        color, opacity=0.0)
+
