@@ -166,12 +166,10 @@ class DotProducts(Chapter):
                                  query=say.quote(tokens[i]), d=d)):
             stage.play(frame.animate.scale(z).move_to(view.get_center()), FadeIn(cell_box), FadeOut(legend),
                        *close_up(grid, view.get_center(), z, frame), run_time=1.5)
-            # the card as tall as its first line until the next comes (review 48: an empty box under the line)
-            first = back.copy().stretch_to_fit_height(l1.height + 0.4 * z).align_to(back, UP)
-            stage.play(FadeIn(first), FadeIn(l1, shift=LEFT * 0.1 * z), run_time=0.8)
+            stage.play(FadeIn(back), FadeIn(l1, shift=LEFT * 0.1 * z), run_time=0.8)
         root = say.number(plan.root, f".{plan.root_digits}f")
         with stage.narrating(say("grid.dot_products.divide", d=d, root=root)):
-            stage.play(ReplacementTransform(first, back), FadeIn(l2, shift=LEFT * 0.1 * z), FadeIn(l3), run_time=0.8)
+            stage.play(FadeIn(l2, shift=LEFT * 0.1 * z), FadeIn(l3), run_time=0.8)
             stage.wait(0.6)
         with stage.narrating(say("grid.dot_products.all_scores")):
             stage.play(Restore(frame), FadeOut(back), FadeOut(text), FadeOut(cell_box), show_scores(grid, 1.5),
