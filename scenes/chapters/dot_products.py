@@ -18,7 +18,7 @@ from ..components.vectors import MATH_PER_TEXT, math, symbol_source
 from ..lesson import Chapter
 from ..plans.grid import DotProductsPlan, plan_dot_products
 from ..stage import Stage
-from .grid_parts import NOTE_FS, close_up, close_up_done, new_grid, panel_note, score_legend, show_scores
+from .grid_parts import NOTE_FS, close_up, close_up_done, new_grid, panel_note, score_legend, show_scores, snapped_close_up
 
 ZOOM = 0.45  # the close look at one cell: the camera frame at this fraction of its size
 
@@ -164,8 +164,9 @@ class DotProducts(Chapter):
         tokens = plan.tokens
         with stage.narrating(say("grid.dot_products.closeup", key_word=say.quote(tokens[j]),
                                  query=say.quote(tokens[i]), d=d)):
-            stage.play(frame.animate.scale(z).move_to(view.get_center()), FadeIn(cell_box), FadeOut(legend),
-                       *close_up(grid, view.get_center(), z, frame), run_time=1.5)
+            at, zz = snapped_close_up(grid, view.get_center(), z, frame, keep=view)
+            stage.play(frame.animate.scale(zz).move_to(at), FadeIn(cell_box), FadeOut(legend),
+                       *close_up(grid, at, zz, frame), run_time=1.5)
             stage.play(FadeIn(back), FadeIn(l1, shift=LEFT * 0.1 * z), run_time=0.8)
         root = say.number(plan.root, f".{plan.root_digits}f")
         with stage.narrating(say("grid.dot_products.divide", d=d, root=root)):

@@ -19,7 +19,7 @@ from ..components.vectors import MATH_PER_TEXT, ellipsis_dots, math, symbol_sour
 from ..lesson import Chapter
 from ..plans.grid import FormulaPlan, plan_formula
 from ..stage import Region, Stage
-from .grid_parts import (close_up, close_up_done, dot_legend, grid_on_stage, masked_note, new_grid, panel_row,
+from .grid_parts import (close_up, close_up_done, dot_legend, snapped_close_up, grid_on_stage, masked_note, new_grid, panel_row,
                          query_sums, show_scores, titles_of)
 
 FS = 40  # the formula's font size
@@ -119,7 +119,12 @@ class Formula(Chapter):
             near = grid.cell_center(i, max(0, min(i, n - 1) - 1))
             z = float(np.clip(5.5 * grid.cell_width / frame.width, 0.25, 1.0))  # about 5 cells across
             if z < 0.9:
+                near, z = snapped_close_up(grid, near, z, frame, keep=grid.cell_rect(i, max(0, min(i, n - 1) - 1)))
                 stage.play(frame.animate.scale(z).move_to(near), *close_up(grid, near, z, frame), run_time=1.2)
+                if not grid.symbol_indexed:  # close up, the indices the home size left out read: K⃗₃·Q⃗₄, not K⃗·Q⃗
+                    grid.symbol_zoom = 1.0 / z  # (review 48: the close-up's cells could not be told apart)
+                    stage.play(grid.show_symbols(run_time=0.6, denominator=f"√{d}", denominator_color=th.output))
+                    grid.symbol_zoom = 1.0
                 stage.wait(0.8)
         drawn["denominator"] = grid.symbol_denominator
         masked = masked_note(stage, grid, i)  # the empty half, named once the camera is back

@@ -4,7 +4,7 @@ grid the chapter before left, notes in the side panel, the Σ under every query,
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, PI, RIGHT, UP, Circle, Dot, FadeIn, FadeOut, Restore, VGroup
+from manim import DOWN, LEFT, PI, RIGHT, UL, UP, Circle, Dot, FadeIn, FadeOut, Restore, VGroup
 
 from ..components.attention_grid import AttentionGrid, drawn_weights
 from ..components.dot_legend import DotLegend, mask_note
@@ -420,3 +420,36 @@ def close_up_done(grid: AttentionGrid) -> list:
     rules.pop("off_frame", None)
     grid.lint_exempt = rules
     return [Restore(sheet) for sheet in faded]
+
+
+def snapped_close_up(grid: AttentionGrid, center, scale: float, frame, keep=None) -> tuple[np.ndarray, float]:
+    """A close-up's centre and scale, moved a little so that the frame's edges fall on the grid's lines where
+    the grid runs past them: a whole number of rows tall, its top on a row's line, and on the side where the
+    grid's figures are (the upper triangle's right in the video layout, the lower's left in the paper one) a
+    column's line. No row or column of figures is cut in half at the frame's edge (review 48: "K₁·Q" cut
+    through at the frame's top). `keep` (a mobject) stays inside the frame, else the close-up is left as it was."""
+    center = np.asarray(center, dtype=float)
+    ul, cw, ch = grid.lines.get_corner(UL), grid.cell_width, grid.cell_height
+    n, H, W = grid.n, frame.height, frame.width
+    rows = max(1, round(scale * H / ch))
+    z = rows * ch / H if abs(rows * ch / H - scale) <= 0.25 * scale else scale
+    h, w = z * H, z * W
+    ys, xs = ul[1] - np.arange(n + 1) * ch, ul[0] + np.arange(n + 1) * cw
+
+    def snap(value, lines, inside):
+        if not (lines.min() < value < lines.max()):
+            return [value]  # the edge is off the grid: nothing of it to cut
+        return sorted((v for v in lines if inside(v)), key=lambda v: abs(v - value))[:2] or [value]
+
+    tops = snap(center[1] + h / 2, ys, lambda v: True)
+    right_side = grid.layout == "video"
+    edge = center[0] + (w / 2 if right_side else -w / 2)
+    sides = snap(edge, xs, lambda v: True)
+    box = None if keep is None else (keep.get_left()[0], keep.get_bottom()[1], keep.get_right()[0], keep.get_top()[1])
+    for top in tops:
+        for x in sides:
+            c = np.array([x - w / 2 if right_side else x + w / 2, top - h / 2, 0.0])
+            if box is None or (box[0] >= c[0] - w / 2 + 0.05 and box[2] <= c[0] + w / 2 - 0.05
+                               and box[1] >= c[1] - h / 2 + 0.05 and box[3] <= c[1] + h / 2 - 0.05):
+                return c, z
+    return center, scale

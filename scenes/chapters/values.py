@@ -221,7 +221,7 @@ class Values(Chapter):
         rounding = VGroup()
         if plan.rounding_off:
             # the one-line note, at a readable size (≥ 16 px) in every language
-            note = wrapped(say("common.rounding.short"), panel.width, 24, th.dim, 5)
+            note = wrapped(say("common.rounding.short"), panel.width, 20, th.dim, 5)  # a footnote, under the lines it qualifies
             fit_into(note, panel.width, 2.0).next_to(block, DOWN, buff=0.25).set_x(panel.center[0])
             rounding = VGroup(marks, note)
         lines = VGroup()
@@ -238,6 +238,10 @@ class Values(Chapter):
             if lines.width > panel.width:
                 lines.scale_to_fit_width(panel.width)
             lines.next_to(VGroup(total, rounding), DOWN, buff=0.45).set_x(panel.center[0])
+            floor = stage.region("full").bottom + 0.1  # (ko: the last line had reached the frame's foot)
+            if lines.get_bottom()[1] < floor:
+                top = lines.get_top()[1]
+                lines.scale((top - floor) / lines.height).move_to([panel.center[0], top - (top - floor) / 2, 0])
         stage.drawn["values"].update(e_column=e_col, delta_column=d_col, updated_column=n_col, rounding=rounding,
                                      direction_lines=list(lines))
         update = (say("qkv.values.update_one_head", word=say.quote(plan.tokens[i]), count=plan.n_heads)
