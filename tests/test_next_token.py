@@ -325,8 +325,13 @@ def test_going_deeper_on_smollm2_rings_the_measured_layer(smol_inputs, render_sc
     key, title = drawn["space_key"], drawn["lens_title"]
     assert key.original_text == Say("ko")("common.space_key")
     assert key.get_left()[0] > title.get_right()[0] and key.get_y() == pytest.approx(title.get_y())
-    # punctuation guesses are named in a caption, not left to puzzle over
-    shown = [c.word.original_text for c in drawn["columns"]]
+    # punctuation guesses are named in a caption, not left to puzzle over, and a small mark's card names it
+    # ("(comma)": a 4-6 px speck read as an empty card, review 48)
+    say = Say("ko")
+    shown = [c.word.token for c in drawn["columns"]]
+    assert shown == list(plan.guesses)
+    named = [c for c in drawn["columns"] if say.mark_label(c.word.token)]
+    assert named and all(c.word.original_text == say.mark_label(c.word.token) for c in named)
     marks = drawn["punctuation"]
     assert marks and set(marks) == {w for w in shown if punctuation(w)} and all(m in shown for m in marks)
     captions = [c for c, _ in scene.caption_log]

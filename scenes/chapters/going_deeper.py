@@ -48,7 +48,7 @@ class GoingDeeper(Chapter):
         """Per layer: the attention bar and the MLP bar side by side (their real lengths, to one
         scale, standing on `base_y`, the largest `bar_h` tall), and the logit lens's card: the layer's
         number over the model's top guess after it."""
-        th = stage.theme
+        th, say = stage.theme, stage.say
         full = stage.region("full")
         n = plan.n_layers
         width = min((full.right - BARS_LEFT) / n, 1.6)
@@ -76,8 +76,13 @@ class GoingDeeper(Chapter):
             box.set_fill(th.query if right else th.box_fill, opacity=0.18 if right else 0.0).move_to([cx, cy, 0])
             num = label(str(l), font_size=20, color=th.dim)  # layers from 0, as in every lesson
             num.move_to([cx - CARD_W / 2 + 0.08, cy + CARD_H / 2 - 0.06, 0], aligned_edge=UP + LEFT)
-            word = label(plan.guesses[l].strip() or "␣", font_size=30, color=th.query if right else th.text)
-            fit_into(word, CARD_W - 0.14, CARD_H - 0.32).move_to([cx, cy - 0.1, 0])
+            # a small mark named, "(comma)": a 4-6 px speck on a card read as nothing (review 48)
+            token = plan.guesses[l]
+            named = say.mark_label(token)
+            word = label(named or token.strip() or "␣", font_size=24 if named else 30, color=th.query if right else th.text)
+            word.token = token
+            # (under the layer's number, clear of it: "1(vírgula)" read as one)
+            fit_into(word, CARD_W - 0.14, CARD_H - 0.4).move_to([cx, cy - 0.14, 0])
             guess = VGroup(box, word)
             col = VGroup(attn, mlp, num, guess)
             col.attn, col.mlp, col.num, col.guess, col.word, col.right = attn, mlp, num, guess, word, right
@@ -206,13 +211,13 @@ class GoingDeeper(Chapter):
             stage.play(LaggedStart(*(FadeIn(VGroup(c.num, c.guess), shift=DOWN * 0.1) for c in cols), lag_ratio=0.3),
                        run_time=min(1.0 + 0.15 * plan.n_layers, 5.0))
             stage.wait(0.6)
-        marks = [w for w in dict.fromkeys(c.word.original_text for c in cols) if punctuation(w)]
+        marks = [w for w in dict.fromkeys(c.word.token for c in cols) if punctuation(w)]
         if marks:  # a punctuation mark as a layer's top guess is real, and said so (not left to puzzle over)
             drawn["punctuation"] = marks
             with stage.narrating(say(f"{T}.caption_punctuation", marks=say.words([say.quote(m) for m in marks]))):
                 # the marks stay coloured while the caption speaks of them (a pulse would leave the frame
                 # as it was, and a paused frame would not show what the caption points at)
-                said = [c.word for c in cols if c.word.original_text in marks]
+                said = [c.word for c in cols if c.word.token in marks]
                 # (in blue: yellow is the answer's colour on this frame)
                 stage.play(*(Indicate(w, color=th.positive, scale_factor=1.15) for w in said), run_time=1.0)
                 stage.play(*(w.animate.set_color(th.positive) for w in said), run_time=0.3)
