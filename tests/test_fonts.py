@@ -216,3 +216,16 @@ def test_a_korean_lines_figures_and_signs_are_the_serifs_spaced_as_the_korean_fa
     row = rich_line("{e} = 0: 마스킹된 칸", {"e": "exp(−∞)"}, font_size=22, color="#FFFFFF")
     literal = row.submobjects[1]
     assert [p.font for p in literal.submobjects] == [FONT, KOREAN_FONT] and literal.submobjects[0].text.startswith("=")
+
+
+def test_a_no_break_space_in_a_korean_line_is_set_as_a_space():
+    """kv_cache in Korean: "× 층\u00a030개" (a no-break space keeps a number with its word on one line) was set
+    "층30개", the figure glued to the word. It is set as wide as a plain space."""
+    from attention_manim.scenes.components.korean_face import mixed_face
+
+    def gap(text):
+        line = mixed_face(text, 24, "#FFFFFF")
+        return line[1].get_left()[0] - line[0].get_right()[0]
+
+    spaced, kept, glued = gap("층 30개"), gap("층\u00a030개"), gap("층30개")
+    assert kept == pytest.approx(spaced, abs=1e-6) and kept > glued + 0.03

@@ -76,7 +76,9 @@ def mixed_face(text: str, font_size: float, color: str):
     words) in the serif, on one baseline (`face_runs`); a line without Hangul is one `label`."""
     if not has_hangul(text):
         return label(text, font_size, color)
-    runs = face_runs(text)
+    # (a no-break space only kept a line from breaking there: set here, it is a space; kept inside a run, it set
+    # none: "층30개")
+    runs = face_runs(text.replace("\u00a0", " "))
     if len(runs) == 1:
         return label(text, font_size, color)
     # (a run of signs alone, "·" between two words, is seated as a line sets it: centred, it sat as a period)
