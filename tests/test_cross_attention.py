@@ -176,6 +176,22 @@ def test_tiny_render_shows_the_trace_weights(layout, render_scene, saved):
     # the spread words' largest weight is tagged on its own line (drawn out from the faint others)
     q, k = scene.stage.drawn["cross_attention"]["spread_line"]
     assert P[q, k] == pytest.approx(max(P[1].max(), P[4].max()), abs=1e-6) and q in (1, 4)
+    # its tag says whose weight it is, and every tag stands beside its line, not on it (review 48)
+    from attention_manim.scenes.review import segment_box_distance
+
+    plan = scene.plans[0]
+    drawn = scene.stage.drawn["cross_attention"]
+    spread_tag = drawn["tags"][-1][0]
+    said = [m.original_text for m in spread_tag.get_family() if getattr(m, "original_text", None)]
+    assert f"{plan.english[q]} → {plan.french[k]}" in said
+    checked = 0
+    for tags, s in zip(drawn["tags"], plan.stories):  # a story's tags: one per key, in order (then its Σ)
+        for key, tag in zip(s.keys, tags):
+            line = lines[(s.query, key)]
+            box = (tag.get_left()[0], tag.get_bottom()[1], tag.get_right()[0], tag.get_top()[1])
+            assert segment_box_distance(line.get_start(), line.get_end(), box) > 0.02  # not even its plate
+            checked += 1
+    assert checked >= 2
     # drawn as every line is, while its figure shows too (a wider line read as the head settling on one word)
     assert scene.stage.drawn["cross_attention"]["spread_width"] == pytest.approx(lines[(0, 0)].get_stroke_width())
     # the learned alignments the last caption speaks of are outlined: every cell of 0.4 or more

@@ -72,10 +72,15 @@ class CrossAttention(Chapter):
                 out[(q, k)] = line
         return out
 
-    def weight_tag(self, stage: Stage, line: Line, w: float, color: str):
+    def weight_tag(self, stage: Stage, line: Line, w: float, color: str, pair: tuple[str, str] | None = None):
         """A line's weight beside it, three quarters of the way down, on the side it leans to (review 48: set on
-        the line, "0.50" read as struck through, and two tags did not say which line was whose)."""
+        the line, "0.50" read as struck through, and two tags did not say which line was whose); with `pair`,
+        the two words it joins before it ("do → veux 0.18")."""
         tag = number(w, "weight", font_size=24, color=color)
+        if pair is not None:
+            words = label(f"{pair[0]} → {pair[1]}", font_size=24, color=stage.theme.text)
+            tag = VGroup(words, tag).arrange(RIGHT, buff=0.14)
+            tag.value = tag[1]
         start, end = line.get_start(), line.get_end()
         at = line.point_from_proportion(0.72)
         side = 1.0 if end[0] >= start[0] else -1.0
@@ -172,7 +177,9 @@ class CrossAttention(Chapter):
             words = say.quoted_words([plan.english[i] for i in plan.spread])
             # the largest weight the caption reads, on its own line
             q, k = max(((q, k) for q in plan.spread for k in range(len(plan.french))), key=lambda p: plan.weight(*p))
-            tag = self.weight_tag(stage, lines[(q, k)], plan.weight(q, k), th.query)
+            # whose weight it is, among a dozen lines: "do → veux 0.18" (review 48: a bare 0.18 floated among them)
+            tag = self.weight_tag(stage, lines[(q, k)], plan.weight(q, k), th.query,
+                                  pair=(plan.english[q], plan.french[k]))
             tags_drawn.append(VGroup(tag))
             stage.drawn[self.key]["spread_line"] = (q, k)
             with stage.narrating(say(f"{T}.caption_spread", count=len(plan.spread), words=words, weight=plan.spread_max)):
