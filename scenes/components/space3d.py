@@ -17,24 +17,20 @@ Two ways to view it:
 - in a ThreeDScene, `add_to(scene)` undoes that pre-rotation, sets the camera to (phi, theta) and
   keeps labels facing the camera; `rotation()` then animates the camera's theta.
 
-Axis names: the trace's named directions, else principal directions of the sentence's embeddings
-("PC1", "PC2"; still real projections). Labels are placed on every frame: see `_attach`.
-"""
+Axis names: the trace's named directions, else principal directions of the embeddings ("PC1"; real
+projections too). Labels are placed on every frame: see `_attach`."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
 import numpy as np
-from manim import (
-    DEGREES, DL, ORIGIN, OUT, UP, UR, Animation, AnimationGroup, FadeIn, FadeOut, GrowFromPoint, Line, Rotate, ThreeDScene, VectorizedPoint,
-    VGroup, VMobject,
-)
+from manim import (DEGREES, DL, ORIGIN, OUT, UP, UR, Animation, AnimationGroup, FadeIn, FadeOut, GrowFromPoint, Line,
+                   Rotate, ThreeDScene, VectorizedPoint, VGroup, VMobject)
 
-from ..plans.space import choose_axes, pick_axes, view_matrix  # the geometry, without manim
 from .. import review
+from ..plans.space import choose_axes, pick_axes, view_matrix  # the geometry, without manim
 from ..review import LABEL_GAP, clear_of, names_point, segment_crosses
-
 from ..style import DARK, Theme
 from .clearance import STROKE_UNIT, StrokeField, box_distances
 from .leader import LEADER_FROM, declare_crowding, leader_line, leader_path
@@ -49,6 +45,7 @@ OWN_MARGIN = 0.08  # an arrow's label may sit nearer another arrow's shaft than 
 AXIS_MARGIN = 0.5  # an axis's name sits nearer its axis than any arrow by this much at least
 POINT_ROOM = 0.5  # and this far from every point an arrow's label names (review 36: "Paris" by E′'s tip)
 OWN_RINGS = 0.45  # how far out (beyond the first place) that rule holds
+OWN_TIP_FREE = 0.4  # the end of a label's own arrow by its tip, where the label may stand (units)
 TIP_ROOM = 0.1  # and more from another arrow's tip ("파리" by the tip of E′ read as that arrow's name)
 ALONG = (0.5, 0.4, 0.6, 0.3, 0.7)  # where along a difference's shaft its name is tried, beside it (fractions)
 TURNS = (0, *(s * a for a in range(15, 181, 15) for s in (1, -1) if s * a != -180))  # nearest sides first
@@ -232,6 +229,10 @@ class EmbeddingSpace(VGroup):
             for a in others:  # a tip is given more room than a line: a label touching it reads as its name
                 field.add_segments(np.array([[a.tip.get_center()[:2], a.end_point()[:2]]]),
                                      0.5 * max(a.tip.width, a.tip.height) + TIP_ROOM)
+            if own is not None and (run := float(np.linalg.norm((own.end_point() - own.start_point())[:2]))) > OWN_TIP_FREE:
+                s0, s1 = own.start_point()[:2], own.end_point()[:2]  # its own shaft short of its tip (review 48, pt)
+                field.add_segments(np.array([[s0, s1 - (s1 - s0) / run * OWN_TIP_FREE]]),
+                                   0.5 * STROKE_UNIT * float(own.shaft.get_stroke_width()))
 
             bounds = self.label_bounds
             # an arrow's label must read as its own arrow's: nearer its shaft than any other arrow's
@@ -492,8 +493,7 @@ class EmbeddingSpace(VGroup):
             return tracker.animate(**kwargs).set_value(tracker.get_value() + angle)
         o, M = self._frame()
         axis = M[:, 2] / np.linalg.norm(M[:, 2])
-        # turning the camera by +angle looks like the space turning by -angle
-        return Rotate(self, angle=-angle, axis=axis, about_point=o, **kwargs)
+        return Rotate(self, angle=-angle, axis=axis, about_point=o, **kwargs)  # the camera's +angle: the space's -angle
 
 
 __all__ = ["EmbeddingSpace", "SpaceArrow", "choose_axes", "pick_axes", "view_matrix", "cone_tip"]
