@@ -288,6 +288,9 @@ def test_mlp_renders_on_smollm2_without_english(lang, smol, tmp_path, monkeypatc
     assert len(boxes) == len(plan.tokens)
     for i, b in enumerate(boxes):
         assert b[0].get_x() == pytest.approx(scene.stage.drawn["mlp"]["per_token"][0][i].get_x(), abs=1e-6)
+    # the same weights for every token: every box alike, none overlapping the next (review 48)
+    assert len({round(b[0].width, 6) for b in boxes}) == 1
+    assert all(a[0].get_right()[0] < b[0].get_left()[0] for a, b in zip(boxes, boxes[1:]))
     assert ManimColor(boxes[plan.focus][0].get_stroke_color()) == ManimColor(scene.stage.theme.query)
     # the ␣ on SmolLM2's tokens has its key beside the row, and every count is grouped one way (1,536 beside 1,000)
     assert drawn["space_key"] is not None and "␣" in drawn["space_key"].original_text

@@ -91,7 +91,11 @@ def per_token(stage: Stage, words: WordBoxes, focus: int, top: float, bottom: fl
     weights are the same: each token goes through the MLP on its own (the focus's box in its colour)."""
     th, say = stage.theme, stage.say
     box_h = min(2.2, (top - bottom) * 0.45)
-    widths = [max(words[i].width, 0.5) for i in range(len(words))]
+    # one width for every box, as near as their words stand (review 48: boxes as wide as their words
+    # contradicted "the same weights for every token")
+    xs = [words[i].get_x() for i in range(len(words))]
+    pitch = min((b - a for a, b in zip(xs, xs[1:])), default=2.0)
+    widths = [max(min(pitch - 0.1, max(w.width for w in words)), 0.4)] * len(words)
     name = math('"MLP"', 26, th.text)
     turned = name.width > min(widths) - 0.12  # every box's name set alike: all across, or all turned
     boxes = VGroup()
