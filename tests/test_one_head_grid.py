@@ -419,7 +419,12 @@ def test_masking_minus_infinity_then_zero_and_sums_of_one(rendered, tracer, case
     written = FORMATTERS[sm.score_kind]
     assert [m.shown for m in sm.score_mobs] == ["−∞" if h.mask[q, j] else written(h.scores[q, j]) for j in sm.shown_keys]
     assert [m.value for m in sm.weight_mobs] == pytest.approx([h.pattern[q, j] for j in sm.shown_keys], abs=1e-6)
-    assert all(m.shown == "0.00" for j, m in zip(sm.shown_keys, sm.weight_mobs) if h.mask[q, j])
+    # a masked key's weight is exactly 0, written as the masked grids write it: a "0" in the mask's colour (review 48)
+    from manim.utils.color import ManimColor
+
+    masked = [m for j, m in zip(sm.shown_keys, sm.weight_mobs) if h.mask[q, j]]
+    assert masked and all(m.shown == "0" and m.value == 0.0 for m in masked)
+    assert all(ManimColor(m.get_fill_color()) == ManimColor(scene.stage.theme.mask) for m in masked)
     assert sm.sum_mob.shown == "1.00"
     # the block about the visible weights outlines them (and their sum): the keys up to the query
     # (the weights have since settled into the grid; the outline kept the rows' height: one row a key)

@@ -132,7 +132,11 @@ class SoftmaxColumn:
             sm = number(-np.inf if mask[k] else scores[k], self.score_kind, fs, th.mask if mask[k] else th.text)
             if mask[k]:
                 self.raw_blocked[k] = number(scores[k], self.score_kind, fs, th.text)
-            wm = number(weights[k], "weight", fs, lerp_color(th.dim, th.text, np.sqrt(np.clip(weights[k], 0, 1))))
+            if mask[k]:  # exactly 0, written as every masked cell writes it (review 48: "0.00" here, red "0" in the grids)
+                wm = label("0", fs, th.mask)
+                wm.value, wm.shown = 0.0, "0"
+            else:
+                wm = number(weights[k], "weight", fs, lerp_color(th.dim, th.text, np.sqrt(np.clip(weights[k], 0, 1))))
             self.key_labels.append(kl)
             self.score_mobs.append(sm)
             self.weight_mobs.append(wm)
