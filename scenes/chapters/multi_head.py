@@ -134,6 +134,12 @@ def space_heads(cells, grids) -> VGroup:
     return VGroup(*cells)
 
 
+def every_token(plan: MultiHeadPlan) -> list[str]:
+    """The tokens of every sentence the lesson shows: a direction named for one of them is that word in every
+    frame of the lesson (review 48: "마법사" beside one sentence, "wizard" beside the next)."""
+    return [t for s in plan.sentences for t in s.tokens]
+
+
 def axis_names(stage: Stage, grid: AttentionGrid) -> VGroup:
     """Which side is which, once for all the heads, by the first grid (it carries the row labels): "queries"
     in the corner left of its column labels, "keys" beside its row labels (review 38: only the colours
@@ -385,7 +391,7 @@ class MultiHead(Chapter):
         """Under the sum: E and E′ of the word, projected on each named direction."""
         th, say = stage.theme, stage.say
         full = stage.region("full")
-        rows = [[label(direction_name(say, name, s.tokens), 24, th.text), math("E", 26, th.embedding),
+        rows = [[label(direction_name(say, name, every_token(plan)), 24, th.text), math("E", 26, th.embedding),
                  number(a, "signed2", 24, th.embedding), label("→", 24, th.dim), math("E'", 26, th.updated),
                  number(b, "signed2", 24, th.updated)] for name, (a, b) in zip(plan.directions, s.projections)]
         lines = table(rows, gap=0.22, row_gap=0.16, first_left=True)
@@ -396,7 +402,7 @@ class MultiHead(Chapter):
         fit_into(box, room.width, room.height).move_to(room.center)
         name, (a, b) = max(zip(plan.directions, s.projections), key=lambda d: d[1][1] - d[1][0])
         with stage.narrating(say(f"{T}.caption_moved", word=say.quote(s.tokens[s.focus]),
-                                 direction=direction_name(say, name, s.tokens), before=a, after=b)):
+                                 direction=direction_name(say, name, every_token(plan)), before=a, after=b)):
             stage.play(FadeIn(box, shift=UP * 0.1), run_time=0.8)
             stage.wait(1.2)
         return box
@@ -426,7 +432,7 @@ class MultiHead(Chapter):
         title = label(say(f"{T}.compare_title"), 30, th.text)
         stage.region("title").fit(title)
         header = [label("", 22, th.text)] + [
-            VGroup(label(direction_name(say, d, [t for s in plan.sentences for t in s.tokens]), 24, th.text),
+            VGroup(label(direction_name(say, d, every_token(plan)), 24, th.text),
                    baseline_row([math("E", 22, th.embedding), label("→", 20, th.dim), math("E'", 22, th.updated)]))
             .arrange(DOWN, buff=0.1) for d in plan.directions]
         rows = [header]
