@@ -23,18 +23,12 @@ CLOSE_UP = ("a close-up inside the grid: its lines and cells go on past the fram
 
 
 def side_title(name: str, font_size: float, color: str) -> VGroup:
-    """An axis name standing beside a column of labels: Latin turned a quarter (read bottom to top); Hangul
-    upright, its syllables one under another (set in a row, "쿼리" beside the row labels read as one label
-    with the first of them, "쿼리 ␣must")."""
-    if not has_hangul(name):
-        return label(name, font_size, color).rotate(PI / 2)
-    side = VGroup(*(label(ch, font_size, color) for ch in name if ch.strip())).arrange(DOWN, buff=0.05 * font_size / 24)
-    # a space between words stays a gap (review 38: "프랑스어 키" stacked with none read as one word)
-    below = 0
-    for word in name.split()[:-1]:
-        below += len(word)
-        for syllable in side[below:]:
-            syllable.shift(DOWN * 0.25 * font_size / 24)
+    """An axis name standing beside a column of labels, turned a quarter (read bottom to top), Hangul too, as
+    Korean charts turn an axis's title (review 48: "쿼 / 리" stacked a syllable under another read as two
+    marks; set in a row, "쿼리" beside the row labels read as one label with the first of them)."""
+    side = label(name, font_size, color)
+    if len(name.strip()) > 1 or not has_hangul(name):  # (one syllable, "키", stands upright: turned it lay down)
+        side.rotate(PI / 2)
     side.original_text = name
     return side
 
@@ -75,13 +69,18 @@ def head_tag(stage: Stage, grid: AttentionGrid, head_trace) -> VGroup:
     say, role = stage.say, getattr(head_trace, "role", "")
     head = say("common.head.layer_head", layer=head_trace.layer, head=head_trace.head)
     role = say.role(role, head_trace.layer, head_trace.head) if role and say.has(f"common.roles.{role}") else ""
-    for fs in (TAG_FS, 20, 18, TAG_MIN_FS):
+    # the role on one line at any of the sizes first, then wrapped (review 48: "형용사 →" / "명사" at 22 px where
+    # "형용사 → 명사" fitted one line at 18)
+    for fs, role_lines in [(fs, 1) for fs in (TAG_FS, 20, 18, TAG_MIN_FS)] + [(fs, 2) for fs in (TAG_FS, 20, 18, TAG_MIN_FS)]:
         # the head on its line, its role under it (wrapped): never "layer 0 · head" / "0: adjectives"
         lines = [label(head, fs, stage.theme.dim)]
         if lines[0].width > width:  # "camada 13" over "head 2": the layer and the head, each on its line
             lines = [label(part, fs, stage.theme.dim) for part in head.split(" · ")]
         if role:  # wider than asked or scaled down where it cannot fit: refused below
-            lines += list(wrapped(role, width, fs, stage.theme.dim, max_lines=2))
+            said = list(wrapped(role, width, fs, stage.theme.dim, max_lines=2))
+            if len(said) > role_lines:
+                continue
+            lines += said
         tag = VGroup(*lines).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
         if tag.width <= width + 1e-6 and tag.height <= height and min(t.font_size for t in lines) >= fs - 0.01:
             return tag.move_to([full.left + tag.width / 2, full.top - tag.height / 2, 0])

@@ -127,7 +127,7 @@ class Softmax(Chapter):
         honest_note(stage, self.key, plan.honesty, tokens, above, max_lines=12)
 
 
-TINT = 0.14  # the fill of a column of weights among columns of scores
+TINT = 0.2  # the fill of a column of weights among columns of scores
 
 
 def weights_tint(grid, q: int, color: str):
