@@ -227,8 +227,8 @@ class CrossAttention(Chapter):
             stage.play(FadeIn(grid.numbers), run_time=0.6)
             if grid.missed_queries():  # a column whose drawn weights make 0.99 or 1.01 says so
                 marks = grid.rounding_marks(say("common.rounding.mark"))
-                why = label(say("common.rounding.cells"), font_size=20, color=th.dim)
-                fit_into(why, grid.lines.width, 0.4)
+                # what the ≈ says, of which columns (review 48, ko: an "≈" under two columns, nothing said what of)
+                why = wrapped(say(f"common.rounding.{'columns' if video else 'rows'}"), grid.lines.width, 20, th.dim, 2)
                 below = marks if video else grid
                 why.next_to(below, DOWN, buff=0.6 if video else 0.12).align_to(grid.lines, LEFT)  # room for a Σ
                 stage.drawn[self.key]["rounding"] = VGroup(marks, why)
