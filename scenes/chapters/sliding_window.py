@@ -358,8 +358,10 @@ class WindowSinks(Chapter):
                 ticks.add(label(str(i), 20, th.dim).move_to([x, base - 0.22, 0]))
         axis = Line([left, base, 0], [left + L * step, base, 0], stroke_color=th.dim, stroke_width=2)
         axis_name = text(say(f"{T}.layer_axis"), FS, th.dim).next_to(ticks, DOWN, buff=0.1).set_x(left + L * step / 2)
-        fit_into(y_name, full.right - (left - 0.5), 0.6)  # the longer per-layer name fits the frame
-        y_name.move_to([left - 0.5 + y_name.width / 2, top_y - y_name.height / 2, 0])
+        # the longer per-layer name on two lines, not from edge to edge (review 48, ko)
+        y_name = wrapped_words(say(f"{T}.sink_axis_layers"), (full.right - (left - 0.5)) * 0.62, FS, th.dim, 2)
+        fit_into(y_name, full.right - (left - 0.5), 0.75)
+        y_name.move_to([left - 0.5 + y_name.width / 2, top_y + 0.3 - y_name.height / 2, 0])  # (its 2nd line clear of "1")
         y_mean = base + plan.sink_mean * scale
         mean = DashedLine([left, y_mean, 0], [left + L * step + 0.1, y_mean, 0], color=th.text, stroke_width=2,
                           dash_length=0.08)
