@@ -577,3 +577,34 @@ def test_a_cells_numbers_take_more_of_its_width_rather_than_fall_under_14_px():
             assert 14.0 <= digit_px(fs) < 14.4 and 0.8 < share < WIDEST_SHARE
         else:  # too narrow even at 86 %: 86 %, no more
             assert share == pytest.approx(WIDEST_SHARE, abs=0.005) and digit_px(fs) < 14
+
+
+def test_a_close_up_is_snapped_to_the_grids_lines():
+    """Review 48: dot_products' close-up cut the first row of K⃗₁·Q⃗… through at the frame's top. The close-up is a
+    whole number of rows tall, its top on a row's line and, in the video layout, its right edge on a column's
+    line; what it must keep stays inside; a close-up that cannot keep it is left as asked."""
+    from types import SimpleNamespace
+
+    from manim import Square
+
+    from attention_manim.scenes.chapters.grid_parts import snapped_close_up
+
+    data = synthetic(8)
+    grid = AttentionGrid(data["pattern"], None, layout="video", cell_size=(1.2, 0.9))
+    frame = SimpleNamespace(width=14.222, height=8.0)
+    cell = grid.cell_rect(3, 2)
+    centre, z = snapped_close_up(grid, cell.get_center() + np.array([0.37, -0.21, 0.0]), 0.45, frame, keep=cell)
+    h, w = z * frame.height, z * frame.width
+    rows = h / grid.cell_height
+    assert rows == pytest.approx(round(rows), abs=1e-6) and abs(z - 0.45) <= 0.25 * 0.45
+    top = grid.lines.get_top()[1]
+    assert ((top - (centre[1] + h / 2)) / grid.cell_height) == pytest.approx(round((top - (centre[1] + h / 2)) / grid.cell_height), abs=1e-6)
+    left = grid.lines.get_left()[0]
+    assert ((centre[0] + w / 2 - left) / grid.cell_width) == pytest.approx(round((centre[0] + w / 2 - left) / grid.cell_width), abs=1e-6)
+    assert centre[0] - w / 2 < cell.get_left()[0] and cell.get_right()[0] < centre[0] + w / 2
+    assert centre[1] - h / 2 < cell.get_bottom()[1] and cell.get_top()[1] < centre[1] + h / 2
+    # something too big to keep inside any snapped frame: the close-up as asked
+    huge = Square(side_length=20).move_to(cell)
+    asked = cell.get_center()
+    kept_at, kept_z = snapped_close_up(grid, asked, 0.45, frame, keep=huge)
+    assert np.allclose(kept_at, asked) and kept_z == 0.45
