@@ -80,7 +80,6 @@ class CrossAttention(Chapter):
         if pair is not None:
             words = label(f"{pair[0]} → {pair[1]}", font_size=24, color=stage.theme.text)
             tag = VGroup(words, tag).arrange(RIGHT, buff=0.14)
-            tag.value = tag[1]
         start, end = line.get_start(), line.get_end()
         at = line.point_from_proportion(0.72)
         side = 1.0 if end[0] >= start[0] else -1.0

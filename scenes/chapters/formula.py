@@ -19,8 +19,8 @@ from ..components.vectors import MATH_PER_TEXT, ellipsis_dots, math, symbol_sour
 from ..lesson import Chapter
 from ..plans.grid import FormulaPlan, plan_formula
 from ..stage import Region, Stage
-from .grid_parts import (close_up, close_up_done, dot_legend, snapped_close_up, grid_on_stage, masked_note, new_grid, panel_row,
-                         query_sums, show_scores, titles_of)
+from .grid_parts import (close_up, close_up_done, dot_legend, grid_on_stage, masked_note, new_grid, panel_row,
+                         query_sums, show_scores, snapped_close_up, titles_of)
 
 FS = 40  # the formula's font size
 ROW = 0.6  # the panel's line spacing

@@ -435,15 +435,14 @@ def snapped_close_up(grid: AttentionGrid, center, scale: float, frame, keep=None
     h, w = z * H, z * W
     ys, xs = ul[1] - np.arange(n + 1) * ch, ul[0] + np.arange(n + 1) * cw
 
-    def snap(value, lines, inside):
+    def snap(value, lines):  # the two lines nearest an edge that cuts the grid; the edge itself, off it
         if not (lines.min() < value < lines.max()):
-            return [value]  # the edge is off the grid: nothing of it to cut
-        return sorted((v for v in lines if inside(v)), key=lambda v: abs(v - value))[:2] or [value]
+            return [value]
+        return sorted(lines, key=lambda v: abs(v - value))[:2]
 
-    tops = snap(center[1] + h / 2, ys, lambda v: True)
+    tops = snap(center[1] + h / 2, ys)
     right_side = grid.layout == "video"
-    edge = center[0] + (w / 2 if right_side else -w / 2)
-    sides = snap(edge, xs, lambda v: True)
+    sides = snap(center[0] + (w / 2 if right_side else -w / 2), xs)
     box = None if keep is None else (keep.get_left()[0], keep.get_bottom()[1], keep.get_right()[0], keep.get_top()[1])
     for top in tops:
         for x in sides:

@@ -166,6 +166,7 @@ class AttentionGrid(GridGeometry, GridSheets, GridTweens, VGroup):
         self._highlighted = None  # query index with a column box, or None
         self.spotlit: list[tuple[int, int]] = []
         self.number_font: float | None = None  # set (e.g. by use_common_number_font) to fix the numbers' size
+        self.symbol_zoom = 1.0  # how many times a camera close-up enlarges the grid (its K⃗ⱼ·Q⃗ᵢ indices may read there)
         self.column_kinds: list[str] = ["none"] * n  # what each query's cells show (see show_columns)
         self.symbol_denominator: str | None = None  # e.g. "√16" under K⃗·Q⃗ (show_symbols(denominator=…))
         # what tells a viewer that a column's drawn weights miss 1 by rounding (a Σ row, a note): the lint

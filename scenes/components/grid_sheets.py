@@ -201,8 +201,7 @@ class GridSheets:
         # subscripts where their digits read at the text size at 720p; else K⃗·Q⃗, larger, in every cell
         # (its row's and column's words say which key and query), and the grid says so (symbol_indexed)
         fs = fitted(symbol_outline(self.n, self.n))
-        # (`symbol_zoom`: how many times a close-up enlarges the grid on screen, where the indices read)
-        self.symbol_indexed = digit * fs / REF_FS * PX_PER_UNIT_720 * getattr(self, "symbol_zoom", 1.0) >= SUBSCRIPT_PX
+        self.symbol_indexed = digit * fs / REF_FS * PX_PER_UNIT_720 * self.symbol_zoom >= SUBSCRIPT_PX
         if not self.symbol_indexed:
             fs = fitted(symbol_outline(None, None))
         if fs < self.min_number_font:
