@@ -287,6 +287,10 @@ def test_query_draws_the_trace_and_hands_on_the_row_and_the_queries(rendered, tr
         assert cell.value == pytest.approx(float(head.W_Q[c, r])) and cell.shown == fmt_vec(head.W_Q[c, r])
     assert_shows(prod.vector, tr.layers[0].attn_in[i])
     assert_shows(drawn["product_result"], head.q[i])
+    # the close-up names whose embedding it multiplies: the focus's word over E⃗ (review 48), gone after
+    tag = drawn["word_tag"]
+    assert tag.tokens[0] == tr.tokens[i] and tag.get_bottom()[1] > prod.vector.symbol.get_top()[1]
+    assert abs(tag.get_x() - prod.vector.symbol.get_x()) < 0.05 and tag not in scene.mobjects
     row, cols = drawn["row"], drawn["q_columns"]
     assert set(cols) == set(range(tr.n_tokens))
     for j, col in cols.items():
@@ -335,6 +339,14 @@ def test_key_draws_the_trace_answers_and_the_side_view(rendered, tracer):
     for name, qcol in zip(names, stage.queries):
         assert abs(name.get_x() - qcol.get_x()) < 0.05 and name.get_top()[1] < qcol.get_bottom()[1]
         assert max(m.get_fill_opacity() for m in name.family_members_with_points()) == pytest.approx(1.0)
+    # the focus's question covers no query's name: its tail starts at the focus's own name
+    question = drawn["question"]
+    for name in names:
+        apart = (name.get_right()[0] < question.get_left()[0] or name.get_left()[0] > question.get_right()[0] or
+                 name.get_bottom()[1] > question.get_top()[1])
+        assert apart, "the question bubble sits on a query's name"
+    assert np.linalg.norm(question.tip - names[i].get_bottom()) < 0.1
+    assert question.text.get_left()[0] > stage.keys.get_right()[0]  # the box right of the key rows
     assert [b.answer_for for b in drawn["answers"]] == answers
     for b in drawn["answers"]:  # each answer points at its own key
         kvec = stage.keys.by_token[b.answer_for]
@@ -411,6 +423,16 @@ def test_values_are_weighted_inside_the_focus_column(rendered, tracer):
     for (r, c), cell in prod.matrix.cells.items():  # W_O drawn transposed: embedding dims down
         assert cell.value == pytest.approx(float(head.W_O[c, r]))
     assert_shows(prod.result, head.delta_e[i])
+    # each close-up names its word: the value's source over its E⃗, the focus over ΔE⃗ (review 48), gone after
+    source = next(p for p in scene.plans if hasattr(p, "source")).source
+    tag = drawn["value_tag"]
+    over = drawn["value_product"].vector.symbol
+    assert tag.tokens[0] == tr.tokens[source] and tag.get_bottom()[1] > over.get_top()[1]
+    assert abs(tag.get_x() - over.get_x()) < 0.05 and tag not in scene.mobjects
+    # (ΔE⃗ itself has moved on into E + ΔE = E′: its length brace, faded where it stood, marks the spot)
+    tag, brace = drawn["delta_tag"], drawn["delta_brace"]
+    assert tag.tokens[0] == tr.tokens[i] and tag.get_bottom()[1] > brace.get_top()[1]
+    assert brace.get_left()[0] - 1.0 < tag.get_x() < brace.get_left()[0] and tag not in scene.mobjects
     resid = tr.layers[0].resid_in
     assert_shows(drawn["e_column"], resid[i])
     assert_shows(drawn["delta_column"], head.delta_e[i])

@@ -29,6 +29,7 @@ NOTE_ROOM = 0.22  # the last row raised this much for the note under its Ê
 X_WORD_RIGHT, X_E, X_K, LEFT_EDGE = -4.75, -4.05, -2.25, -6.75
 MIN_SHARE = 0.45  # the shortest arrow of the angle view, as a share of the longest
 SKEW_DEG = 15.0  # the embedding picture's drawn angle may miss the real one by this much before the note says so
+QUESTION_GAP, QUESTION_DROP, EDGE_ROOM = 0.35, 0.45, 0.25  # the question right of the key rows, under the names
 SIDE = DOWN * (config.frame_height + 1.0)  # the side view is drawn below the frame; the camera goes there
 
 
@@ -62,16 +63,14 @@ class Key(Chapter):
 
         # the focus query asks its question
         q_col = queries.by_token[i]
-        lean = RIGHT if q_col.get_x() < 2.5 else LEFT
-        question = SpeechBubble(say(plan.question), target=q_col.brackets, direction=DOWN + lean, theme=th,
-                                font_size=20, color=th.query, tail_length=0.22, pad=0.14, max_width=4.2)
+        names = drawn.get("query_names", VGroup())
+        question = self.question_bubble(stage, plan, q_col, keys, names)
         row_of = {r.token: r for r in rows if r.token is not None}
         drawn.update(rows=row_of, keys=keys, queries=queries, words=words, question=question)
         with stage.narrating(say("qkv.key.compare", d_head=plan.d_head)):
             stage.play(words.animate.highlight(words.slot_of[i], th.query), Indicate(q_col, color=th.query),
                        row_of[i].word_box.box.animate.set_stroke(th.query, width=3), run_time=0.8)
-            # the queries' names the bubble would sit on step aside while it speaks
-            names = drawn.get("query_names", VGroup())
+            # where the bubble had to go under its query, the names it sits on step aside while it speaks
             under = [m for m in names if m.get_left()[0] < question.get_right()[0] and
                      m.get_right()[0] > question.get_left()[0] and m.get_bottom()[1] < question.get_top()[1]]
             stage.play(question.grow(), *(m.animate.set_opacity(0) for m in under), run_time=0.7)
@@ -95,6 +94,27 @@ class Key(Chapter):
             stage.wait(1.6)
         self.side_view(stage, plan, answers)
 
+    @staticmethod
+    def question_bubble(stage: Stage, plan: KeyPlan, q_col, keys, names) -> SpeechBubble:
+        """The focus query's question. It stands in the room right of the key rows, a little under the
+        queries' names, its tail from the focus's own name, so it covers no name. Where that room is too
+        narrow, it hangs under its query (and the names under it step aside while it speaks)."""
+        th, say = stage.theme, stage.say
+        style = dict(theme=th, font_size=20, color=th.query, pad=0.14, max_width=4.2)
+        lean = RIGHT if q_col.get_x() < 2.5 else LEFT
+        under_query = SpeechBubble(say(plan.question), target=q_col.brackets, direction=DOWN + lean,
+                                   tail_length=0.22, **style)
+        name = dict(zip(getattr(names, "tokens", ()), names)).get(plan.focus)
+        if name is None:
+            return under_query
+        w, h = under_query.box_size
+        left = keys.get_right()[0] + QUESTION_GAP
+        if left + w > config.frame_width / 2 - EDGE_ROOM:
+            return under_query
+        tip = name.get_bottom() + DOWN * 0.06
+        centre = np.array([left + w / 2, names.get_bottom()[1] - QUESTION_DROP - h / 2, 0])
+        return SpeechBubble(say(plan.question), target=tip, at=centre, **style)
+
     # --- the queries across the top ------------------------------------------------------------
     def strip(self, stage: Stage, plan: KeyPlan):
         """The word row and the queries across the top: morphed from the query chapter's picture
@@ -117,6 +137,7 @@ class Key(Chapter):
         # each query named under its column: unnamed, the strip read as the embeddings W_K is about to turn
         names = VGroup(*(math(symbol_source("Q", j + 1), font_size=22, color=th.query).next_to(c, DOWN, buff=0.08)
                          for j, c in cols.items()))
+        names.tokens = list(cols)
         stage.drawn.setdefault(self.key, {})["query_names"] = names
         if not self.goes_on_from(stage):
             stage.clear()

@@ -4,7 +4,8 @@
     self.play(bubble.grow()); ...; self.play(FadeOut(bubble))
 
 The outline is one path (box and tail joined), so no seam shows where the tail meets the box.
-`direction` says where the bubble sits relative to the target (UP, UP+RIGHT, DOWN+LEFT ...).
+`direction` says where the bubble sits relative to the target (UP, UP+RIGHT, DOWN+LEFT ...); `at` puts the
+box's centre at a given point instead, the tail reaching from the box's nearest edge to the target.
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ except Exception:  # pragma: no cover
 
 class SpeechBubble(VGroup):
     """Parts: `.outline` (the bubble shape), `.text` (the Text, or a VGroup of lines),
-    `.tip` (the point the tail touches), `.message` (the string shown)."""
+    `.tip` (the point the tail touches), `.message` (the string shown), `.box_size` (the box's width and height,
+    without the tail)."""
 
     def __init__(self, text: str | VMobject, target: VMobject | np.ndarray | None = None, *,
                  direction=UP + RIGHT, theme: Theme = DARK, font_size: float = 28,
                  color: str | None = None, pad: float = 0.22, tail_length: float = 0.45,
-                 buff: float = 0.08, fill_opacity: float = 0.9, max_width: float | None = None):
+                 buff: float = 0.08, fill_opacity: float = 0.9, max_width: float | None = None,
+                 at: np.ndarray | None = None):
         super().__init__()
         self.theme = theme
         self.message = text if isinstance(text, str) else None
@@ -49,6 +52,7 @@ class SpeechBubble(VGroup):
         direction = direction / np.linalg.norm(direction)
 
         w, h = body.width + 2 * pad, body.height + 2 * pad
+        self.box_size = (w, h)
         box = RoundedRectangle(width=w, height=h, corner_radius=min(0.25, h / 2.5))
         # tip at the target, the box off along `direction`
         if target is None:
@@ -64,13 +68,20 @@ class SpeechBubble(VGroup):
         centre = tip + np.array([sx * (w / 2 - min(w / 4, 0.6)), sy * (h / 2 + tail_length), 0])
         if sy == 0:  # straight left/right: the tail comes out of the side
             centre = tip + np.array([sx * (w / 2 + tail_length), 0, 0])
+        if at is not None:  # the box where it is told; the tail leaves the edge that faces the tip
+            centre = np.asarray(at, dtype=float)
+            sy = -1.0 if tip[1] > centre[1] + h / 2 else 1.0 if tip[1] < centre[1] - h / 2 else 0.0
+            sx = -1.0 if tip[0] > centre[0] else 1.0
         box.move_to(centre)
         # tail: a narrow triangle from the box edge nearest the tip to the tip
         if sy != 0:
             base_y = centre[1] - sy * h / 2
-            bx = np.clip(tip[0] + sx * 0.25, centre[0] - w / 2 + 0.3, centre[0] + w / 2 - 0.3)
-            a = np.array([bx - 0.16, base_y + sy * 0.05, 0])
-            b = np.array([bx + 0.16, base_y + sy * 0.05, 0])
+            reach = np.hypot(tip[0] - centre[0], tip[1] - base_y)
+            half = min(0.3, 0.16 + 0.05 * max(0.0, reach - 1.0))  # a long tail a little wider at its base
+            margin = max(0.3, half + 0.12)
+            bx = np.clip(tip[0] + sx * 0.25, centre[0] - w / 2 + margin, centre[0] + w / 2 - margin)
+            a = np.array([bx - half, base_y + sy * 0.05, 0])
+            b = np.array([bx + half, base_y + sy * 0.05, 0])
         else:
             base_x = centre[0] - sx * w / 2
             a = np.array([base_x + sx * 0.05, centre[1] - 0.14, 0])
