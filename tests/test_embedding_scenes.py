@@ -650,9 +650,23 @@ def test_last_token_drawing(rendered, tracer, toy_model):
     else:
         assert f"{mean:.2f}" in text_of(drawn["note"])
     on_screen(scene)
+    # the close: the notes left-aligned on the left, the model's own best next words as bars to scale on the
+    # right, both under the shrunk passage (six centred lines read as a wall: review 48)
+    plan = scene.plans[0]
+    note, guesses = drawn["note"], drawn["guesses"]
+    assert guesses.bars.probs.tolist() == pytest.approx([p for _, p in plan.guesses])
+    assert [w.text for w in guesses.bars.words] == [w.replace(" ", "") for w, _ in plan.guesses]
+    for k, p in enumerate(guesses.bars.probs):
+        assert guesses.bars.bar_length(k) == pytest.approx(p * guesses.bars.unit, rel=1e-3)
+    assert note.get_right()[0] < guesses.get_left()[0]
+    assert max(note.get_top()[1], guesses.get_top()[1]) < drawn["passage"].get_bottom()[1]
+    assert len({round(line.get_left()[0], 3) for para in note for line in para}) == 1  # one left edge
+    from attention_manim.scenes.components.text import text_baseline
+
+    feet = [text_baseline(w) - b.get_y() for w, b in zip(guesses.bars.words, guesses.bars.bars)]
+    assert max(feet) - min(feet) < 0.01, "the guesses' words do not sit on one baseline beside their bars"
     # a word the passage holds more than once is named with how far back it is ("␣the" three times read
     # as one word): every strongest key that repeats says its distance, the others do not
-    plan = scene.plans[0]
     for h, panel in drawn["panels"].items():
         text = text_of(panel)
         for k in plan.heads[h].strongest:

@@ -6,18 +6,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from manim import DOWN, PI, FadeIn, FadeOut, ManimColor, VGroup, interpolate_color
+from manim import DOWN, LEFT, PI, RIGHT, UP, FadeIn, FadeOut, ManimColor, VGroup, interpolate_color
 
+from ..components.bars import ProbabilityBars
 from ..components.context_arcs import ContextArcs
 from ..components.text import label
 from ..components.word_boxes import BOX_OPACITY, WordBoxes
 from ..lesson import Chapter, Lesson
 from ..plans.last_token import NOTHING, HeadInto, LastTokenPlan, plan_last_token
-from ..stage import Region, Stage
+from ..stage import Stage
+from .beyond_parts import wrapped_words
 from .embedding_parts import arc_angle, fit_into, self_weight
 
 T = "embeddings.last_token"
 RELATIVE_BELOW = 0.5  # a head whose strongest arc weighs less draws its arcs against that one
+CLOSING_PASSAGE, CLOSING_FONT = 0.72, 24  # the close: the passage shrunk to this, the notes at this size
+NOTE_SHARE = 0.56  # the close's notes take this share of the width, the guesses the rest
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,14 @@ class LastToken(Chapter):
                 stage.wait(1.0)
             stage.play(FadeOut(panel), FadeOut(arcs), FadeOut(own), run_time=0.4)
 
+        self.closing(stage, plan, passage, title)
+
+    def closing(self, stage: Stage, plan: LastTokenPlan, passage, title) -> None:
+        """The honest close: the passage steps up and shrinks; left, what this model is and what a large one
+        does, left-aligned as a short read; right, the model's own best next words as bars to scale (six
+        centred lines read as a wall: review 48)."""
+        th, say = stage.theme, stage.say
+        full = stage.region("full")
         own = "real.last_token" if plan.real else T  # a real model is no toy, and nobody built its heads
         # "0.00 reaches past" reads oddly: below what two decimals show, the words say "almost none"
         reach = (say(f"{T}.summary_reach_none") if plan.mean_reach < 0.005
@@ -120,22 +132,36 @@ class LastToken(Chapter):
         if plan.real and plan.mean_first >= 0.1:  # much of that "reach" is resting on the first token
             facts.append(say("real.last_token.summary_first", weight=plan.mean_first,
                              word=say.quote(plan.tokens[0])))
-        paragraphs = [facts, [say(f"{T}.summary_deep")]]
+        deep = say(f"{T}.summary_deep").replace("\n", " ")
+        small = passage.copy().scale(CLOSING_PASSAGE).next_to(title, DOWN, buff=0.3)
+        top = small.get_bottom()[1] - 0.45
+        text_width = (full.width - 0.9) * (NOTE_SHARE if plan.guesses else 1.0)
+        paragraphs = VGroup(*(wrapped_words(" ".join(para), text_width, CLOSING_FONT, th.text, max_lines=6)
+                              for para in (facts, [deep]))).arrange(DOWN, buff=0.34, aligned_edge=LEFT)
+        fit_into(paragraphs, text_width, top - full.bottom - 0.2)
+        guesses = VGroup()
         if plan.guesses:
-            params = {}
-            for n, (w, p) in enumerate(plan.guesses):
-                params[f"w{n}"], params[f"p{n}"] = say.quote(w), p
-            paragraphs.append([say(f"{own}.guesses_{len(plan.guesses)}", **params)])
-        # three short paragraphs (what this model is, what a large one does, its guesses), not one wall
-        note = VGroup(*(VGroup(*(label(t, font_size=22, color=th.text if k < 2 else th.highlight)
-                                 for line in para for t in line.split("\n"))).arrange(DOWN, buff=0.12)
-                        for k, para in enumerate(paragraphs))).arrange(DOWN, buff=0.32)
-        below = Region("note", full.left, full.right, full.bottom, passage.get_bottom()[1] - 0.3)
-        fit_into(note, full.width - 0.9, below.height).move_to(below.center)
-        drawn["note"] = note
+            paragraphs.move_to([full.left + 0.45, top, 0], aligned_edge=LEFT + UP)
+            words = [say.mark_label(w) or w for w, _ in plan.guesses]
+            bars = ProbabilityBars(words, [p for _, p in plan.guesses], theme=th, highlight=0, max_length=2.4,
+                                   font_size=28)
+            heading = wrapped_words(say(f"{own}.guesses_title", word=say.quote(plan.tokens[plan.last])),
+                                    full.right - 0.45 - (paragraphs.get_right()[0] + 0.6), CLOSING_FONT, th.highlight,
+                                    max_lines=2)
+            guesses = VGroup(heading, bars).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
+            fit_into(guesses, full.right - 0.45 - (paragraphs.get_right()[0] + 0.6), top - full.bottom - 0.2)
+            guesses.move_to([full.right - 0.45, top, 0], aligned_edge=RIGHT + UP)
+            guesses.bars = bars
+        else:
+            paragraphs.move_to([0, top, 0], aligned_edge=UP)
+        drawn = stage.drawn[self.key]
+        drawn.update(note=paragraphs, guesses=guesses)
         with stage.narrating(say(f"{own}.caption_closing")):
-            stage.play(FadeIn(note, lag_ratio=0.1), run_time=1.5)
-            stage.wait(4.0)
+            stage.play(passage.animate.become(small), run_time=0.8)
+            stage.play(FadeIn(paragraphs, lag_ratio=0.1), run_time=1.2)
+            if plan.guesses:
+                stage.play(FadeIn(guesses[0]), guesses.bars.grow(), run_time=1.2)
+            stage.wait(3.5)
 
     @staticmethod
     def head_panel(stage: Stage, plan: LastTokenPlan, h: HeadInto) -> VGroup:

@@ -16,7 +16,7 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, GrowFromEdge, Line, Rectangle, VGroup
 
 from ..style import DARK, Theme
-from .text import label, number
+from .text import label, number, text_baseline
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -45,6 +45,7 @@ class ProbabilityBars(VGroup):
         top = float(self.probs.max()) if len(self.probs) else 1.0
         self.unit = max_length / top if top > 0 else max_length
         colors = [color] * len(self.probs) if (color is None or isinstance(color, str)) else list(color)
+        cap = label("H", font_size=font_size, color=theme.text).height  # words sit on one baseline per bar
         self.words, self.bars, self.values, self.rows = VGroup(), VGroup(), VGroup(), VGroup()
         for k, (w, p) in enumerate(zip(self.words_text, self.probs)):
             c = colors[k] or (theme.highlight if k == highlight else theme.delta_multi)
@@ -54,6 +55,7 @@ class ProbabilityBars(VGroup):
             bar.move_to([0, y, 0], aligned_edge=LEFT)
             word = label(w, font_size=font_size, color=theme.text)
             word.next_to([0, y, 0], LEFT, buff=0.18)
+            word.shift(UP * (y - cap / 2 - text_baseline(word)))  # "your" centred by its box stood high
             val = number(p, "weight", font_size=font_size * 0.85, color=theme.text)
             val.next_to(bar, RIGHT, buff=0.15)
             self.bars.add(bar)
