@@ -124,6 +124,17 @@ def test_flash_renders(lang, make_inputs, render_scene):
     # read as one sentence)
     assert drawn["ghost"].original_text.startswith(f"{n} × {n}")
     assert drawn["memory"].get_bottom()[1] > drawn["ghost"].get_top()[1] + 0.1
+    # the grid shows what the bars count, in their colours: every cell held by ordinary attention, one tile of
+    # mem_bq × mem_bk cells by flash (review 48: the chart stood beside an empty grid)
+    from manim import ManimColor
+
+    th = scene.stage.theme
+    held, one_tile = drawn["held"], drawn["one_tile"]
+    assert len(held) == n * n and all(c.get_fill_opacity() > 0.1 for c in held)
+    assert {c.get_fill_color().to_hex() for c in held} == {ManimColor(th.delta_multi).to_hex()}
+    cell = held[0].width
+    assert sorted([round(one_tile.width / cell), round(one_tile.height / cell)]) == sorted([plan.mem_bq, plan.mem_bk])
+    assert one_tile.get_fill_color().to_hex() == ManimColor(th.highlight).to_hex() and one_tile.get_fill_opacity() > 0.1
     # review 44: what flash's count is made of types m, l and O as the table's headers do (upright, "max m
     # and sum l" read as words), and the note's sums stay whole
     from manim import MathTypst

@@ -31,6 +31,7 @@ from .head_split import fixed, grouped, tiny
 from .honest import wrapped
 
 T = "blocks.flash"
+HELD_OPACITY, TILE_OPACITY = 0.28, 0.45  # the memory frame: every score ordinary attention holds, the one tile flash holds
 AXIS_NAME_ROOM = 0.3  # beside the level labels: the side axis's name ("keys" or "queries")
 SCORE_FILL = 0.85  # the widest score in a tile takes at most this share of a cell's width (a gap
 # of 0.075 cell, 3.6 px, each side of it, clear of the cell's lines)
@@ -361,12 +362,18 @@ class Flash(Chapter):
         fit_into(memory, full.right - 0.15 - left, top - floor)
         memory.move_to([left + memory.width / 2, top - memory.height / 2, 0])
         key = f"{T}.caption_memory" if plan.result.peak_tiled < plan.result.peak_ordinary else f"{T}.caption_memory_short"
+        # the grid says what the bars count, in their colours: ordinary attention holds every score of it,
+        # flash one tile (the chart beside an empty grid read as a wall of text: review 48)
+        cells, outlines = grid[0], grid[4]
+        held = cells.copy().set_fill(th.delta_multi, opacity=HELD_OPACITY).set_stroke(opacity=0).set_z_index(-1)
+        one_tile = outlines[0].copy().set_fill(th.highlight, opacity=TILE_OPACITY).set_stroke(th.highlight, width=3.5)
         with stage.narrating(say(key, ordinary=plan.result.peak_ordinary,
                                  tiled=plan.result.peak_tiled, n=plan.n_ctx, big=plan.ctx_ordinary)):
             stage.play(FadeOut(rows), FadeOut(diff), run_time=0.4)
-            stage.play(FadeIn(memory, shift=UP * 0.1), run_time=0.8)
-            stage.wait(1.5)
-        drawn.update(result=rows, memory=memory, ghost=grid[3])  # (rows[0]: the headers)
+            stage.play(FadeIn(memory, shift=UP * 0.1), FadeIn(held), run_time=0.8)
+            stage.play(FadeIn(one_tile), run_time=0.5)
+            stage.wait(1.2)
+        drawn.update(result=rows, memory=memory, ghost=grid[3], held=held, one_tile=one_tile)  # (rows[0]: the headers)
 
 
 def memory_chart(stage: Stage, plan: FlashPlan, width: float) -> VGroup:
