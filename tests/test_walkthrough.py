@@ -216,6 +216,8 @@ def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
     scene, frame = render_scene(SELF_ATTENTION_STEPS, make_inputs(lang="pt"))
     plan = scene.plans[0]
     one = scene.stage.drawn["steps_one"]
+    # the focus's input is named as every other lesson names it (x⃗₄ read as another vector: review 48)
+    assert one["qkv"]["x"].symbol_source == f"arrow(E)_{plan.focus + 1}"
     for name in ("q", "k", "v"):
         for m in one["qkv"][name].entries:
             assert m.value == pytest.approx(float(getattr(plan, name)[m.index]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from manim import LEFT, ORIGIN, RIGHT, Arrow, Brace, VGroup, config
+from manim import LEFT, ORIGIN, RIGHT, UP, Arrow, Brace, VGroup, config
 
 from ..components.text import label
 from ..components.vectors import VectorColumn, ellipsis_dots, math
@@ -115,6 +115,18 @@ def settle(stage: Stage, group: VGroup) -> VGroup:
 def zoom_on(stage: Stage, mob, min_width: float = 9.0, pad: float = 1.12, up: float = 0.0):
     frame = stage.camera_frame
     return frame.animate.set(width=max(mob.width * pad, min_width)).move_to(mob.get_center() + [0, up, 0])
+
+
+TAG_OVER_SYMBOL = 1.4  # a close-up's word tag: this many times its vector symbol's height
+
+
+def word_tag(stage: Stage, token: str, over, color: str, font_size: float = 24) -> WordBoxes:
+    """The word a close-up's vector belongs to, as a word box over it (`over`: the vector's symbol): with
+    the sentence out of the frame, "E⃗₃" alone did not say whose vector it was (review 48)."""
+    tag = WordBoxes([token], theme=stage.theme, font_size=font_size)
+    tag.highlight(0, color)
+    tag.scale(TAG_OVER_SYMBOL * over.height / tag.height)  # at the close-up's scale, as tall as its symbol allows
+    return tag.next_to(over, UP, buff=0.4 * over.height)
 
 
 def camera_home(stage: Stage, run_time: float = 1.0):

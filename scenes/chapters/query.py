@@ -20,7 +20,8 @@ from ..stage import Stage
 from .beyond_parts import head_name
 from .honest import wrapped
 from .qkv_parts import (
-    camera_home, dots_column, down_arrow, entry_kind, length_brace, settle, slot_row, token_group, vector, zoom_on,
+    camera_home, dots_column, down_arrow, entry_kind, length_brace, settle, slot_row, token_group, vector, word_tag,
+    zoom_on,
 )
 
 LIFT = 1.6  # the row starts lower (centre stage) and rises when the embedding appears
@@ -101,13 +102,14 @@ class Query(Chapter):
         prod.move_to(DOWN * 1.55)
         if plan.normalized:
             vec.add(label(say("qkv.units.normalized"), 16, th.dim).next_to(vec.brackets, DOWN, buff=0.1))
-        drawn.update(product=prod, W=W, E=vec)
+        tag = word_tag(stage, plan.tokens[i], vec.symbol, th.query)
+        drawn.update(product=prod, W=W, E=vec, word_tag=tag)
         q_brace = length_brace(stage, prod.result, plan.d_head, font_size=18, buff=0.08)
-        zoom_to = VGroup(prod, q_brace)
+        zoom_to = VGroup(prod, q_brace, tag)
         with stage.narrating(say("qkv.query.encode")):
             stage.play(FadeOut(brace), FadeOut(bubble), run_time=0.4)
             stage.play(ReplacementTransform(col, vec), FadeIn(W, shift=RIGHT * 0.3), FadeIn(prod.equals),
-                       FadeIn(prod.result), run_time=1.0)
+                       FadeIn(prod.result), FadeIn(tag), run_time=1.0)
             stage.play(zoom_on(stage, zoom_to, up=0.3), run_time=0.9)
         rows = prod.shown_rows()
         with stage.narrating(say("qkv.query.rows")):
@@ -166,7 +168,7 @@ class Query(Chapter):
         others = [c for j, c in columns.items() if j != i]
         with stage.narrating(say("qkv.query.every")):
             stage.play(camera_home(stage, run_time=0.9),
-                       FadeOut(VGroup(prod.matrix, prod.vector, prod.equals, q_brace,
+                       FadeOut(VGroup(prod.matrix, prod.vector, prod.equals, q_brace, drawn["word_tag"],
                                       *([drawn["rotated_product"]] if "rotated_product" in drawn else []))),
                        Transform(row, row_target), ReplacementTransform(prod.result, columns[i]), run_time=1.0)
             stage.play(FadeIn(e_syms, lag_ratio=0.1), FadeIn(arrows, lag_ratio=0.1), FadeIn(dots), run_time=0.9)

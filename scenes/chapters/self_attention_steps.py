@@ -126,14 +126,17 @@ class OneToken(Chapter):
 
         # 1. query, key and value of the focus
         fs = 20
-        x = VectorColumn(plan.x, head=COLUMN[0], tail=COLUMN[1], font_size=fs, theme=th, kind=shown_digits(plan.x, *COLUMN), symbol=symbol_source("x", i + 1),
+        # the focus's input named as every other lesson names it, E⃗ (Ê after a norm): x⃗₄ here read as
+        # another vector (review 48)
+        focus_input = symbol_source("E", i + 1, normed=plan.normalized)
+        x = VectorColumn(plan.x, head=COLUMN[0], tail=COLUMN[1], font_size=fs, theme=th, kind=shown_digits(plan.x, *COLUMN), symbol=focus_input,
                          symbol_color=th.embedding, show_symbol=True, brace=True,
                          brace_text=say(f"{T}.numbers", count=plan.d_model))
         made = []
         for name, vec, color in (("q", plan.q, th.query), ("k", plan.k, th.key), ("v", plan.v, th.value)):
             col = VectorColumn(vec, head=COLUMN[0], tail=COLUMN[1], font_size=fs, theme=th, bracket_color=color,
                                kind=digits(vec))
-            eq = math(f"arrow({name})_{i + 1} = W_{name.upper()} arrow(x)_{i + 1}", 26, color)  # columns: W·x, as lesson query
+            eq = math(f"arrow({name})_{i + 1} = W_{name.upper()} {focus_input}", 26, color)  # columns: W·x, as lesson query
             made.append(VGroup(eq, col))
         step = max(max(m[0].width, m[1].width) for m in made) + 0.4  # formulas side by side, clear of each other
         for k, m in enumerate(made):

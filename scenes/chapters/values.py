@@ -22,7 +22,9 @@ from .embedding_parts import direction_name, fit_into
 from .grid_parts import ensure_grid
 from .honest import honest_note, wrapped
 from .rounding_parts import declare_rows, rounding_marks
-from .qkv_parts import camera_home, drop_below, dots_column, entry_kind, length_brace, slot_row, vector, zoom_on
+from .qkv_parts import (
+    camera_home, drop_below, dots_column, entry_kind, length_brace, slot_row, vector, word_tag, zoom_on,
+)
 from .value_chips import fit_grid, value_chips
 
 BELOW = DOWN * (config.frame_height + 1.0)  # every word at once is drawn below the frame
@@ -95,14 +97,16 @@ class Values(Chapter):
         if plan.normalized:  # W_V reads E after the layer's norm: not the residual E the update adds to
             vec.add(label(stage.say("qkv.units.normalized"), 16, th.dim).next_to(vec.brackets, DOWN, buff=0.1))
         v_brace = length_brace(stage, prod.result, plan.d_head, font_size=18, buff=0.08, right_limit=float("inf"))
-        picture = VGroup(prod, v_brace)
+        tag = word_tag(stage, plan.tokens[j], vec.symbol, th.value)
+        picture = VGroup(prod, v_brace, tag)
         picture.scale_to_fit_width(panel.width)
         picture.move_to(panel.center)
         aside = list(stage.mobjects)
-        stage.drawn["values"].update(value_product=prod, W_V=W, value_input=vec, value_aside=aside)
+        stage.drawn["values"].update(value_product=prod, W_V=W, value_input=vec, value_aside=aside, value_tag=tag)
         # the camera closes in first, then the product appears: its numbers are read at the close-up's scale
         stage.play(zoom_on(stage, picture, min_width=5.5, pad=1.15), *(FadeOut(m) for m in aside), run_time=0.8)
-        stage.play(FadeIn(W, shift=RIGHT * 0.2), FadeIn(vec), FadeIn(prod.equals), FadeIn(prod.result), run_time=0.8)
+        stage.play(FadeIn(W, shift=RIGHT * 0.2), FadeIn(vec), FadeIn(prod.equals), FadeIn(prod.result), FadeIn(tag),
+                   run_time=0.8)
         rows = prod.shown_rows()
         stage.play(prod.sweep(rows=rows[:2], run_time_per_row=0.8, fade_boxes=False))
         stage.play(prod.sweep(rows=rows[2:], run_time_per_row=0.35))
@@ -169,15 +173,16 @@ class Values(Chapter):
         prod.move_to([panel.center[0], z_group.get_bottom()[1] - 0.3 - prod.height / 2, 0])
         # ΔE's real length, as V's is named: the caption's "back up to 576 numbers" is on screen
         d_brace = length_brace(stage, prod.result, plan.d_model, font_size=18, buff=0.08, right_limit=float("inf"))
-        stage.drawn["values"].update(product=prod, delta_brace=d_brace)
+        tag = word_tag(stage, plan.tokens[i], prod.result.symbol, th.query)
+        stage.drawn["values"].update(product=prod, delta_brace=d_brace, delta_tag=tag)
         # the camera closes in on the product: the grid side (grid, titles, chips) would be cut at the
         # frame's left edge, so it fades while the camera is close and comes back with it (update)
         aside = [m for m in stage.mobjects if m is not z_group and m.get_center()[0] < panel.left]
         stage.drawn["values"]["aside"] = aside
         with stage.narrating(say("qkv.values.lift", d_model=plan.d_model)):
             stage.play(ReplacementTransform(z_group.column, zvec), FadeOut(z_group[0]), FadeIn(Wo, shift=RIGHT * 0.2),
-                       FadeIn(prod.equals), FadeIn(prod.result), FadeIn(d_brace),
-                       zoom_on(stage, VGroup(prod, d_brace), min_width=5.5, pad=1.15),
+                       FadeIn(prod.equals), FadeIn(prod.result), FadeIn(d_brace), FadeIn(tag),
+                       zoom_on(stage, VGroup(prod, d_brace, tag), min_width=5.5, pad=1.15),
                        *(FadeOut(m) for m in aside), run_time=1.2)
             rows = prod.shown_rows()
             stage.play(prod.sweep(rows=rows[:2], run_time_per_row=0.9, fade_boxes=False))
@@ -248,7 +253,7 @@ class Values(Chapter):
                   if plan.n_heads > 1 else say("qkv.values.update", word=say.quote(plan.tokens[i])))
         with stage.narrating(update):
             stage.play(camera_home(stage), FadeOut(VGroup(prod.matrix, prod.vector, prod.equals)),
-                       *(FadeOut(m) for m in [stage.drawn["values"].get("delta_brace")] if m is not None),
+                       *(FadeOut(stage.drawn["values"][k]) for k in ("delta_brace", "delta_tag") if k in stage.drawn["values"]),
                        ReplacementTransform(prod.result, d_col), FadeIn(e_col), FadeIn(plus),
                        *([FadeIn(stage.drawn["values"]["residual_note"])] if plan.normalized else []),
                        *(FadeIn(m) for m in stage.drawn["values"].get("aside", [])), run_time=1.0)

@@ -110,6 +110,7 @@ class StepsPlan:
     P: np.ndarray  # [n, n] row-wise softmax
     Z: np.ndarray  # [n, d_head] P·V
     trace_z: np.ndarray  # [d_head] the trace's own z of the focus
+    normalized: bool = False  # the head reads E after its layer's norm: drawn Ê, as the other lessons draw it
 
 
 def plan_steps(setting: Setting) -> StepsPlan:
@@ -137,7 +138,7 @@ def plan_steps(setting: Setting) -> StepsPlan:
                      d_model=X.shape[1], d_head=d, rotary=setting.model.rotary, x=X[i], q=q, k=k, v=v,
                      slots=tuple(slots), scores=scores, blocked=mask[i], weights=weights, values=V,
                      weighted=weighted, z=z, X=X, Q=Q, K=K, V=V, S=S, S_masked=S_masked, P=P, Z=Z,
-                     trace_z=np.asarray(ht.z[i], float))
+                     trace_z=np.asarray(ht.z[i], float), normalized=setting.trace.model.norm != "none")
 
 
 # --- masked_self_attention ---------------------------------------------------------------------
