@@ -159,6 +159,9 @@ def test_the_chart_draws_every_size_to_scale_and_the_numbers_the_languages_way(l
             (x0, y0, _), (x1, y1, _) = lab.get_corner(DL), lab.get_corner(UR)
             on_tie = [tie.get_start() + f * (tie.get_end() - tie.get_start()) for f in np.linspace(0, 1, 101)]
             assert not any(x0 < p[0] < x1 and y0 < p[1] < y1 for p in on_tie), lab.text
+    # the lowest count's label stands a decade over the lengths' axis, not on its line in the corner (review 48)
+    lowest = min(chart.y_tick_labels, key=lambda m: m.get_y())
+    assert lowest.get_bottom()[1] > chart.axes[0].get_start()[1] + 0.1
     # what a way holds keeps 0.85 of its size at least: it wraps first (review 42: pt's ring line shrank to 15 px)
     from attention_manim.scenes.components.text import label
     for what in drawn["whats"]:  # (wrapped lines, or one line: a line set in pieces, its n typeset, says its words)

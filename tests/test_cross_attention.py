@@ -192,6 +192,9 @@ def test_tiny_render_shows_the_trace_weights(layout, render_scene, saved):
             assert segment_box_distance(line.get_start(), line.get_end(), box) > 0.02  # not even its plate
             checked += 1
     assert checked >= 2
+    # a split's Σ stands on an opaque plate: a faint line crossing its spot passes behind it (review 48)
+    totals = [tags[-1] for tags, s in zip(drawn["tags"], plan.stories) if len(s.keys) > 1]
+    assert totals and all(t.background_rectangle.get_fill_opacity() == pytest.approx(1.0) for t in totals)
     # drawn as every line is, while its figure shows too (a wider line read as the head settling on one word)
     assert scene.stage.drawn["cross_attention"]["spread_width"] == pytest.approx(lines[(0, 0)].get_stroke_width())
     # the learned alignments the last caption speaks of are outlined: every cell of 0.4 or more

@@ -332,6 +332,12 @@ def test_going_deeper_on_smollm2_rings_the_measured_layer(smol_inputs, render_sc
     assert shown == list(plan.guesses)
     named = [c for c in drawn["columns"] if say.mark_label(c.word.token)]
     assert named and all(c.word.original_text == say.mark_label(c.word.token) for c in named)
+    from attention_manim.scenes.chapters.going_deeper import NAME_MARGIN
+
+    for c in named:  # a name keeps its margin inside its card (edge to edge it read as the border's: review 48)
+        box = c.guess[0]
+        assert c.word.get_left()[0] >= box.get_left()[0] + NAME_MARGIN - 1e-6
+        assert c.word.get_right()[0] <= box.get_right()[0] - NAME_MARGIN + 1e-6
     marks = drawn["punctuation"]
     assert marks and set(marks) == {w for w in shown if punctuation(w)} and all(m in shown for m in marks)
     captions = [c for c, _ in scene.caption_log]

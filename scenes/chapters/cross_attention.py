@@ -154,7 +154,8 @@ class CrossAttention(Chapter):
                 total.move_to([(a.get_right()[0] + b.get_left()[0]) / 2, a.get_y(), 0])
                 if b.get_left()[0] - a.get_right()[0] < total.width + 0.2:  # no room between them: above
                     total.move_to([(a.get_x() + b.get_x()) / 2, max(a.get_top()[1], b.get_top()[1]) + 0.1 + total.height / 2, 0])
-                total.add_background_rectangle(color=th.background, opacity=0.85, buff=0.05)
+                # on an opaque plate: a faint line that crosses its spot passes behind it, not through its figures
+                total.add_background_rectangle(color=th.background, opacity=1.0, buff=0.08)
                 tags.add(total)
             tags_drawn.append(tags)
             with stage.narrating(text):

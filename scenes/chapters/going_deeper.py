@@ -29,6 +29,7 @@ TICK_Y = 0.48  # the layer numbers under the bars
 LENS_TOP = 0.05  # the logit lens's title; its cards below
 PER_ROW = 10  # lens cards per row
 CARD_W, CARD_H, CARD_GAP = 1.28, 0.74, 0.08
+NAME_MARGIN = 0.14  # a mark's name ("(comma)") keeps this much room each side inside its card
 
 
 def punctuation(token: str) -> bool:
@@ -82,7 +83,8 @@ class GoingDeeper(Chapter):
             word = label(named or token.strip() or "␣", font_size=24 if named else 30, color=th.query if right else th.text)
             word.token = token
             # (under the layer's number, clear of it: "1(vírgula)" read as one)
-            fit_into(word, CARD_W - 0.14, CARD_H - 0.4).move_to([cx, cy - 0.14, 0])
+            # a name keeps a margin inside its card ("(comma)" edge to edge read as part of the border: review 48)
+            fit_into(word, CARD_W - (2 * NAME_MARGIN if named else 0.14), CARD_H - 0.4).move_to([cx, cy - 0.14, 0])
             guess = VGroup(box, word)
             col = VGroup(attn, mlp, num, guess)
             col.attn, col.mlp, col.num, col.guess, col.word, col.right = attn, mlp, num, guess, word, right

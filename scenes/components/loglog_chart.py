@@ -40,9 +40,10 @@ class LogLogChart(VGroup):
         th = theme
         self.kx = math.floor(math.log10(min(xs)) + 1e-9)
         top_x = math.ceil(math.log10(max(xs)) - 1e-9)
-        # the count axis from a labelled power (every `y_step` decades) below the least count, up to the
-        # power of ten above the largest
-        self.ky = y_step * math.floor(math.log10(min(values)) / y_step)
+        # the count axis from a decade under the labelled power (every `y_step` decades) below the least count,
+        # up to the power of ten above the largest: the lowest label stands clear of the lengths' axis ("1 kB"
+        # sat on its line, in the corner with "1,000": review 48)
+        self.ky = y_step * math.floor(math.log10(min(values)) / y_step) - 1
         top_y = math.ceil(math.log10(max(values)) + 1e-9)
         # the tick labels left of the y axis take their own width out of `width`
         y_texts = {k: y_label(k) for k in range(self.ky, top_y + 1)}
