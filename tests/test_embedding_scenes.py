@@ -719,16 +719,18 @@ def test_unknown_direction_names_fall_back_to_the_models_spelling():
     assert direction_name(Say("ko"), "PC1") == "PC1"
 
 
-def test_a_direction_named_for_a_word_of_the_sentence_is_that_word_in_every_language():
-    """Review 48: fluffy_blue_creature in Portuguese said "na direção "azul"" beside the token "blue": a
-    direction named for a word of the sentence is shown as the model writes that word; any other is
-    translated as before."""
+def test_a_direction_named_for_a_word_of_the_sentence_says_that_word_in_every_language():
+    """Review 48: fluffy_blue_creature in Portuguese said "na direção "azul"" beside the token "blue"; review
+    49: multi_head's "wizard" stood untranslated beside "dano" and "realeza". A direction named for a word of the
+    sentence says its name, then the word as the model writes it; any other is translated as before."""
     from attention_manim.scenes.chapters.embedding_parts import direction_name
     from attention_manim.scenes.i18n import Say
 
     words = ["a", "fluffy", "␣blue", "creature"]
-    assert direction_name(Say("pt"), "blue", words) == "blue"
-    assert direction_name(Say("ko"), "fluffy", words) == "fluffy"
+    assert direction_name(Say("pt"), "blue", words) == "azul (blue)"
+    assert direction_name(Say("en"), "blue", words) == "blue"
+    ko = Say("ko")("embeddings.directions.fluffy")
+    assert ko != "fluffy" and direction_name(Say("ko"), "fluffy", words) == f"{ko}(fluffy)"
     assert direction_name(Say("pt"), "blue") == "azul"
     assert direction_name(Say("pt"), "noun", words) == "substantivo"
 
@@ -740,7 +742,7 @@ def test_the_values_lines_name_the_sentences_words_in_portuguese(rendered):
     assert lines, sorted(drawn)
     for line in lines:
         said = getattr(line[0], "original_text", None) or line[0].text
-        assert f"“{line.direction}”" in said or f'"{line.direction}"' in said, said
+        assert f"({line.direction})”" in said, said  # “azul (blue)”: its name, then the sentence's word
 
 
 def test_last_token_caption_follows_the_measured_pattern():

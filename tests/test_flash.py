@@ -152,6 +152,8 @@ def test_flash_renders(lang, make_inputs, render_scene):
     head, first = drawn["result"][0], drawn["result"][1]
     heads = [m for m in head.get_family() if isinstance(m, MathTypst)]
     assert len(heads) == O_SHOWN
+    # as what they are, O divided by l: "O₁" over 0.53 after the panel's O₁ read 1.06 (review 49)
+    assert all(len(h.family_members_with_points()) == 6 for h in heads)  # ( O / l ) and the index
     for h, cell in zip(heads, first[2:]):
         assert abs(h.get_right()[0] - cell.get_right()[0]) < 0.05 and h.get_bottom()[1] > cell.get_top()[1]
     # an axis's token labels at one size (review 44: "␣creature" alone shrunk to fit)

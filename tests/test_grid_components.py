@@ -608,3 +608,36 @@ def test_a_close_up_is_snapped_to_the_grids_lines():
     asked = cell.get_center()
     kept_at, kept_z = snapped_close_up(grid, asked, 0.45, frame, keep=huge)
     assert np.allclose(kept_at, asked) and kept_z == 0.45
+
+
+def test_a_close_ups_cut_cells_at_its_edges_are_veiled():
+    """Review 49: attention_formula's close-up showed a sliver of the first column, a "Q₁" fragment and its
+    fraction bar, at the frame's left edge. A cell the frame's edge cuts, showing less than ALMOST_WHOLE of
+    itself, is covered by a plate of the background while the camera is close; a cell showing nearly all of
+    itself is left; the plates go with `close_up_done`."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.grid_parts import ALMOST_WHOLE, close_up, close_up_done
+
+    data = synthetic(8)
+    grid = AttentionGrid(data["pattern"], None, layout="video", cell_size=(1.2, 0.9))
+    frame = SimpleNamespace(width=14.222, height=8.0)
+    left, top = grid.lines.get_left()[0], grid.lines.get_top()[1]
+    z = 4 * 0.9 / 8.0  # four rows tall: 7.1 units wide, 5.9 cells
+    w, h = z * frame.width, z * frame.height
+    # the right edge on a column's line, the left edge cutting a column with 0.9 of it shown (a sliver) ...
+    right = left + 7 * 1.2
+    centre = np.array([right - w / 2, top - h / 2, 0.0])
+    close_up(grid, centre, z, frame)
+    veils = grid.close_up_veils
+    shown = (left + 2 * 1.2) - (right - w)  # the cut column's part inside the frame
+    assert 0 < shown < ALMOST_WHOLE * 1.2 and len(veils) == 1
+    (v,) = veils
+    assert right - w - 0.06 < v.get_left()[0] <= right - w  # from just past the frame's edge ...
+    assert left + 2 * 1.2 - 0.03 < v.get_right()[0] < left + 2 * 1.2  # ... to the first whole column's line
+    assert v.get_fill_opacity() == 1.0 and v.z_index > grid.z_index
+    assert len(close_up_done(grid)) >= 1 and grid.close_up_veils == []
+    # ... and a frame whose cut cell shows nearly all of itself: nothing is veiled
+    centre = np.array([left + 1.2 + 0.05 + w / 2, top - h / 2, 0.0])  # column 1 shows 1.15 of its 1.2
+    close_up(grid, centre, z, frame)
+    assert not [v for v in grid.close_up_veils if v.get_x() < centre[0] - w / 2 + 1.2]

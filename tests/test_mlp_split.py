@@ -282,6 +282,18 @@ def test_mlp_renders_on_smollm2_without_english(lang, smol, tmp_path, monkeypatc
     assert h.height / y.height == pytest.approx(plan.d_mlp / plan.d_model, rel=1e-3)
     assert [e.value for e in drawn["after"].entries] == pytest.approx([plan.after[i] for i in plan.shown if i is not None])
     assert frame[..., :3].max() > 100
+    # a neuron row whose drawn SiLU(g) × u misses its drawn h (two decimals) is marked ≈, and only such a row
+    # (review 49: 1.23 × −1.08 = −1.33 beside a drawn −1.34, unmarked); a note says why
+    from decimal import Decimal
+
+    def two(x):
+        return Decimal(f"{x:.2f}")
+
+    off = [r for r in range(len(plan.neurons))
+           if abs(two(plan.gate_act[r]) * two(plan.up[r]) - two(plan.hidden[r])) > Decimal("0.005")]
+    table = drawn["neurons"]
+    assert table.marked == off and (len(table.rounding) > 0) == bool(off)
+    assert off, "the sentence no longer shows a row that needs the mark: pick one that does"
     # the first frame: every token into an MLP box of its own, under its word, the focus's in its colour
     from manim.utils.color import ManimColor
     boxes = drawn["per_token"].boxes

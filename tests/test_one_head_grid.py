@@ -330,6 +330,12 @@ def test_dot_products_draws_real_scores_and_spotlight(rendered, tracer, case):
     shown_dot, shown_score = (float(m.shown.replace("−", "-")) for m in (qk, sc))
     assert abs(shown_dot / np.sqrt(h.q.shape[1]) - shown_score) <= 0.005 + 0.005 / np.sqrt(h.q.shape[1]) + 1e-9
     assert len(qk.shown.split(".")[1]) == 2 and len(sc.shown.split(".")[1]) == 2
+    # the card covers no cell that holds a product (review 49: it sat on K⃗₄·Q⃗₄ under the cell it explains)
+    card, centres = d["card"], d["grid"].cell_centers()
+    (x0, y0, _), (x1, y1, _) = card.get_corner(np.array([-1, -1, 0])), card.get_corner(np.array([1, 1, 0]))
+    under = [(a, b) for a in range(len(t.tokens)) for b in range(len(t.tokens))
+             if not h.mask[a, b] and x0 < centres[a, b, 0] < x1 and y0 < centres[a, b, 1] < y1]
+    assert under == [], under
     # the spotlight: the focus's largest weights, its lowest visible score for contrast, the real scores named
     tops = expected_tops(h, i)
     others = [j for j in range(len(t.tokens)) if not h.mask[i, j] and j not in tops + [i]]
@@ -405,6 +411,11 @@ def test_masking_minus_infinity_then_zero_and_sums_of_one(rendered, tracer, case
     # the stair: one line per prefix, inside the frame
     assert [line.prefix_end for line in d["stair"]] == list(range(n - 1))
     assert inside(VGroup(d["stair"], d["heading"]), FRAME)
+    # the crossed-out arc stands over the focus's box, not across its edge (review 49), under the line above it
+    arc, box = d["cheat_arc"], d["cheat_box"]
+    assert arc.get_bottom()[1] > box.get_top()[1]
+    above = [line for line in d["stair"] if line.get_y() > box.get_y() + 0.05]
+    assert all(line.get_bottom()[1] > arc.get_top()[1] for line in above)
     # real scores in every cell first, the blocked ones too
     assert set(d["scores"]) == {(q, k) for q in range(n) for k in range(n)}
     check_numbers(d["scores"], h.scores, "score", h)

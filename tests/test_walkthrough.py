@@ -255,6 +255,16 @@ def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
                 assert shown.setdefault(c.shown, w) == w, (r, c.shown)
     assert any(c.shown.count(",") == 1 and len(c.shown.split(",")[1]) == 2 for c in s_table.cells.values())
     assert scene.chapters_played == ["steps_one", "steps_all"]
+    # a table's rows are queries only in Q and the n × n tables: K's and V's in their colours, X's and Z's in the
+    # text's (review 49: every table's rows in the queries' yellow)
+    from manim import ManimColor
+
+    th = scene.stage.theme
+    want = [th.text, th.query, th.key, th.value, th.query, th.query, th.query, th.text]  # X Q K V S S′ P Z
+    tables = scene.stage.drawn["steps_all"]["tables"]
+    assert len(tables) == len(want)
+    for t, color in zip(tables, want):
+        assert {ManimColor(m.get_fill_color()).to_hex() for m in t.row_labels.values()} == {ManimColor(color).to_hex()}
     # the square tables (S, S′, P) name their axes: queries down the rows, keys across the top (a reviewer
     # read them as the softmax lesson's columns transposed)
     names = scene.stage.drawn["steps_all"]["axis_names"]
@@ -380,7 +390,7 @@ def test_the_heaviest_value_is_drawn_at_full_brightness():
 def test_where_exp_runs_out_in_float32_is_drawn_on_a_line(lang):
     """Review 40: the frame said in four paragraphs why −10¹⁰ and −∞ give the same weights. The third is now a
     line of the exponent x: a tick at ln of the smallest positive float32 (e^−103.3 = 1.4 × 10⁻⁴⁵, named
-    over it), the red band of exp(x) = 0 from the line's left end to that tick, an arrow on to −10¹⁰ and −∞."""
+    over it), the red band of exp(x) = 0 from the line's left end to where exp gives 0, an arrow on to −10¹⁰ and −∞."""
     from manim import MathTypst
 
     from attention_manim.scenes.chapters.masked_rows import underflow_line
@@ -388,7 +398,7 @@ def test_where_exp_runs_out_in_float32_is_drawn_on_a_line(lang):
     from attention_manim.scenes.style import DARK
 
     tiny = float(np.finfo(np.float32).smallest_subnormal)
-    assert np.float32(tiny) / np.float32(2) == 0  # (below it, float32 has nothing: exp gives exactly 0)
+    assert np.float32(tiny) / np.float32(2) == 0  # (below it, float32 has nothing: under half of it exp gives 0)
     from attention_manim.scenes.components.text import reset_number_language, set_number_language
 
     say = Say(lang)
@@ -420,8 +430,12 @@ def test_where_exp_runs_out_in_float32_is_drawn_on_a_line(lang):
     assert text_baseline(e) == pytest.approx(digits[0].get_bottom()[1], abs=0.012)
     cap = digits[0].height
     assert 0.3 * cap < eq.get_y() - text_baseline(e) < 0.7 * cap
-    # the red band runs from the axis's left end to the tick, and the arrow on to the left
-    assert zone.get_left()[0] == pytest.approx(axis.get_left()[0]) and zone.get_right()[0] == pytest.approx(tick.get_x())
+    # the red band runs from the axis's left end to where float32's exp really gives 0 (review 49: from the tick,
+    # it claimed 0 where exp still gives 1.4 × 10⁻⁴⁵), and the arrow on to the left
+    right = line.zero_x
+    assert np.exp(np.float32(right - 0.01)) == 0 and np.exp(np.float32(right + 0.01)) > 0
+    assert zone.get_left()[0] == pytest.approx(axis.get_left()[0]) and zone.get_right()[0] == pytest.approx(line.at(right)[0])
+    assert zone.get_right()[0] < tick.get_x()
     assert far.get_end()[0] < axis.get_left()[0] and zero.get_top()[1] < axis.get_y() < said.get_bottom()[1]
     # the smallest float32, the language's way, with its words from the catalog
     shown = [m.shown for m in said.get_family() if hasattr(m, "shown") and isinstance(m, MathTypst)]

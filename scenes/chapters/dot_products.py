@@ -8,8 +8,9 @@ turn into the grid's labels, the queries across the top and the keys down the si
 
 from __future__ import annotations
 
+import numpy as np
 from manim import (
-    DOWN, LEFT, PI, RIGHT, FadeIn, FadeOut, Rectangle, ReplacementTransform, Restore, VGroup,
+    DOWN, LEFT, PI, RIGHT, UP, FadeIn, FadeOut, Rectangle, ReplacementTransform, Restore, VGroup,
 )
 
 from ..components.attention_grid import AttentionGrid
@@ -21,6 +22,14 @@ from ..stage import Stage
 from .grid_parts import NOTE_FS, close_up, close_up_done, new_grid, panel_note, score_legend, show_scores, snapped_close_up
 
 ZOOM = 0.45  # the close look at one cell: the camera frame at this fraction of its size
+
+
+def covered(grid: AttentionGrid, mob) -> int:
+    """How many of the grid's unmasked cells (those that hold a product) have their centre under `mob`."""
+    (x0, y0, _), (x1, y1, _) = mob.get_corner(DOWN + LEFT), mob.get_corner(UP + RIGHT)
+    c = grid.cell_centers()
+    under = (c[..., 0] > x0) & (c[..., 0] < x1) & (c[..., 1] > y0) & (c[..., 1] < y1)
+    return int((under & ~np.asarray(grid.mask, bool)).sum())
 
 
 class DotProducts(Chapter):
@@ -159,6 +168,11 @@ class DotProducts(Chapter):
         lean = LEFT if grid.layout == "video" else RIGHT
         card.next_to(cell_box, DOWN, buff=0.15 * z)
         card.shift(lean * max(0.0, card.width / 2 - cell_box.width / 2))
+        # leaning further, a whole cell's width, where it would otherwise cover a cell that holds a product (review
+        # 48/49: the card sat on K⃗₄·Q⃗₄ under the cell it explains)
+        further = card.copy().shift(lean * cell_box.width)
+        if covered(grid, further) < covered(grid, card):
+            card.shift(lean * cell_box.width)
         view = VGroup(cell_box, card)
         stage.drawn[self.key].update(card=card, card_numbers=[dot_mob, score_mob], card_cell=(i, j))
         tokens = plan.tokens

@@ -22,13 +22,17 @@ def direction_name(say: Say, name: str, words: Sequence[str] = ()) -> str:
     """A named direction of the model as the viewer reads it. Direction names are the model's data:
     the catalog translates the ones it knows (embeddings.directions.<name>); any other name (a
     model's own direction, "PC1") is shown as the model spells it. A direction named for one of
-    `words` (the sentence's tokens) is that word as the model writes it, in every language: beside the
-    token "blue", the Portuguese "na direção "azul"" read as another word (review 48)."""
-    for w in words:
-        if w.strip().lstrip("␣").lower() == name.lower():
-            return w.strip().lstrip("␣")
+    `words` (the sentence's tokens) says that word as the model writes it, in every language, after its
+    name where the language names it otherwise: "mago (wizard)". Beside the token "blue", the Portuguese
+    "na direção "azul"" read as another word (review 48); "wizard" alone beside "dano" and "realeza" read as
+    a name left untranslated (review 49)."""
     key = f"embeddings.directions.{name}"
-    return say(key) if say.has(key) else name
+    named = say(key) if say.has(key) else name
+    for w in words:
+        word = w.strip().lstrip("␣")
+        if word.lower() == name.lower():
+            return word if named.lower() == word.lower() else say("common.direction_for_word", name=named, word=word)
+    return named
 
 
 def mixed_label(text: str, font_size: float, color: str):

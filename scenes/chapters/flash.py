@@ -335,8 +335,10 @@ class Flash(Chapter):
         r0 = plan.q_block * plan.result.block_q
         r1 = min(r0 + plan.result.block_q, len(plan.tokens))
         d = plan.decimals
-        # headed as the panel's table was (review 46: bare columns of figures read as no O at all)
-        table = [[label("", 22, th.text), label("", 22, th.text)] + [math(f"O_{j + 1}", 28, th.text) for j in range(O_SHOWN)]]
+        # headed as the panel's table was (review 46: bare columns of figures read as no O at all), but as what
+        # they are, the running O divided by its l: "O₁" here stood over 0.53 where it had read 1.06 (review 49)
+        table = [[label("", 22, th.text), label("", 22, th.text)] +
+                 [math(f"(O slash l)_{j + 1}", 28, th.text) for j in range(O_SHOWN)]]
         for i in range(r0, r1):
             for k, (name, values, color) in enumerate(((f"{T}.tiled_name", plan.result.output, th.value),
                                                        (f"{T}.model_name", plan.trace_z, th.delta_multi))):

@@ -407,18 +407,56 @@ def close_up(grid: AttentionGrid, center, scale: float, frame) -> list:
     for sheet in faded:
         sheet.save_state()
     grid.close_up_faded = faded
+    grid.close_up_veils = edge_veils(grid, (fx0, fy0, fx1, fy1), grid.get_z_index() + 1)
     exempt(grid, "off_frame", CLOSE_UP)
-    return [sheet.animate.set_opacity(0.0) for sheet in faded]
+    return [sheet.animate.set_opacity(0.0) for sheet in faded] + [FadeIn(v) for v in grid.close_up_veils]
+
+
+ALMOST_WHOLE = 0.92  # a cell cut by a close-up's edge but showing this much of itself is left as it is
+
+
+def edge_veils(grid: AttentionGrid, frame_box, z: float) -> list:
+    """Plates of the background over the cells a close-up's frame cuts through at its edges, so that a
+    sliver of a column shows no piece of its figures (review 49: a "Q₁" fragment and its fraction bar at the
+    frame's left edge). A plate covers from the edge in to the first whole cell's line."""
+    from manim import Rectangle
+
+    fx0, fy0, fx1, fy1 = frame_box
+    ul, cw, ch, n = grid.lines.get_corner(UL), grid.cell_width, grid.cell_height, grid.n
+    xs, ys = ul[0] + np.arange(n + 1) * cw, ul[1] - np.arange(n + 1) * ch
+    tol = 0.02 * min(cw, ch)
+    plates = []
+
+    def plate(x0, x1, y0, y1):
+        # (a strip that shows nearly all of its cell shows its figure whole: it stays)
+        if tol < x1 - x0 < ALMOST_WHOLE * cw if y1 - y0 > x1 - x0 else tol < y1 - y0 < ALMOST_WHOLE * ch:
+            r = Rectangle(width=x1 - x0, height=y1 - y0, stroke_width=0).set_fill(grid.theme.background, opacity=1.0)
+            plates.append(r.move_to([(x0 + x1) / 2, (y0 + y1) / 2, 0]).set_z_index(z))
+
+    inside_x = xs[(xs > fx0 + tol) & (xs < fx1 - tol)]
+    inside_y = ys[(ys > fy0 + tol) & (ys < fy1 - tol)]
+    if len(inside_x):
+        if xs[0] < fx0 - tol:  # the left edge cuts a column
+            plate(fx0 - 0.05, inside_x.min() - 0.02, fy0 - 0.05, fy1 + 0.05)
+        if xs[-1] > fx1 + tol:
+            plate(inside_x.max() + 0.02, fx1 + 0.05, fy0 - 0.05, fy1 + 0.05)
+    if len(inside_y):
+        if ys[0] > fy1 + tol:  # the top edge cuts a row
+            plate(fx0 - 0.05, fx1 + 0.05, inside_y.max() + 0.02, fy1 + 0.05)
+        if ys[-1] < fy0 - tol:
+            plate(fx0 - 0.05, fx1 + 0.05, fy0 - 0.05, inside_y.min() - 0.02)
+    return plates
 
 
 def close_up_done(grid: AttentionGrid) -> list:
     """What to play with the camera's move back from a close-up: the faded labels come back."""
     faded = getattr(grid, "close_up_faded", [])
-    grid.close_up_faded = []
+    veils = getattr(grid, "close_up_veils", [])
+    grid.close_up_faded, grid.close_up_veils = [], []
     rules = dict(getattr(grid, "lint_exempt", None) or {})
     rules.pop("off_frame", None)
     grid.lint_exempt = rules
-    return [Restore(sheet) for sheet in faded]
+    return [Restore(sheet) for sheet in faded] + [FadeOut(v) for v in veils]
 
 
 def snapped_close_up(grid: AttentionGrid, center, scale: float, frame, keep=None) -> tuple[np.ndarray, float]:

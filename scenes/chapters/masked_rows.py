@@ -70,9 +70,12 @@ def underflow_line(say, th, tiny: float, width: float, font_size: float = 24) ->
     def at(x: float) -> np.ndarray:
         return np.array([left + (x - lo) / (hi - lo) * length, 0.0, 0.0])
 
+    # exp gives exactly 0 only where its value would round below half the smallest float32: from ln(tiny / 2),
+    # 0.7 short of the tick (between the two it still gives the smallest float, review 49)
+    x_zero = x_tiny - float(np.log(2.0))
     line = Line(at(lo), at(hi), stroke_color=th.dim, stroke_width=2)
-    zone = Rectangle(width=at(x_tiny)[0] - at(lo)[0], height=0.22, stroke_width=0).set_fill(th.mask, 0.55)
-    zone.move_to((at(lo) + at(x_tiny)) / 2)
+    zone = Rectangle(width=at(x_zero)[0] - at(lo)[0], height=0.22, stroke_width=0).set_fill(th.mask, 0.55)
+    zone.move_to((at(lo) + at(x_zero)) / 2)
     far = Arrow(at(lo), at(lo) - np.array([left, 0, 0]), buff=0, stroke_width=6, color=th.mask,
                 max_tip_length_to_length_ratio=0.35)
     ticks, marks = VGroup(), VGroup()
@@ -88,10 +91,11 @@ def underflow_line(say, th, tiny: float, width: float, font_size: float = 24) ->
     said = rich_lines(say.catalog[f"{T}.tiny_mark"], {}, width, font_size=font_size, color=th.text,
                       mobjects={"e": e, "tiny": sci_math(tiny, say, font_size, th.text)})
     said.next_to(tick, UP, buff=0.15).align_to(far, LEFT)
-    zero = math("exp(x) = 0", font_size * MATH_PER_TEXT, th.mask).next_to(marks, DOWN, buff=0.14).align_to(far, LEFT)
+    zero = math(f'exp(x) = 0 quad (x < "{figure(x_zero, ".1f")}")', font_size * MATH_PER_TEXT, th.mask)
+    zero.next_to(marks, DOWN, buff=0.14).align_to(far, LEFT)
     x_name = math("x", font_size * MATH_PER_TEXT, th.dim).next_to(at(hi), RIGHT, buff=0.12)
     out = VGroup(zone, line, far, ticks, marks, tick, said, zero, x_name)
-    out.tiny_x, out.at, out.said, out.tiny_figure, out.zero = x_tiny, at, said, marks[-1], zero
+    out.tiny_x, out.zero_x, out.at, out.said, out.tiny_figure, out.zero = x_tiny, x_zero, at, said, marks[-1], zero
     return out
 
 

@@ -7,6 +7,7 @@ back to the same place."""
 
 from __future__ import annotations
 
+import numpy as np
 from manim import (
     LEFT, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut, Indicate, LaggedStart, Line, MoveToTarget, Restore,
     SurroundingRectangle, Transform, VGroup,
@@ -169,8 +170,9 @@ class Masking(Chapter):
         line = next(m for m in stair if getattr(m, "prefix_end", None) == p)
         pre, ans = line[0], line[2]  # the guess, now the answer
         box = SurroundingRectangle(VGroup(pre, ans), color=th.query, buff=0.08, stroke_width=2.5)
-        start = ans.get_top() + UP * 0.05
-        end = pre.get_corner(UP + RIGHT) + UP * 0.05 + LEFT * 0.3
+        # from over the box, not from inside it: the arc and its ✕ crossed the box's top edge (review 49)
+        start = np.array([ans.get_x(), box.get_top()[1] + 0.06, 0.0])
+        end = np.array([pre.get_right()[0] - 0.3, box.get_top()[1] + 0.06, 0.0])
         arc = CurvedArrow(start, end, angle=0.7, color=th.mask, stroke_width=3, tip_length=0.15)
         mid = arc.point_from_proportion(0.5)
         cross = VGroup(Line(mid + [-0.14, -0.14, 0], mid + [0.14, 0.14, 0]),
@@ -179,7 +181,7 @@ class Masking(Chapter):
         with stage.narrating(say("grid.masking.cheat", word=say.quote(plan.tokens[p]),
                                  next=say.quote(plan.tokens[p + 1]))):
             # the lines above make room for the crossed-out arc, so that it crosses no word
-            lift = UP * 0.3
+            lift = UP * 0.4
             above = [m for m in stair if m is not line and m.get_y() > line.get_y()]
             below = [m for m in stair if m is not line and m not in above]
             stage.play(FadeIn(box), *(m.animate.set_opacity(0.35) for m in below),

@@ -5,6 +5,7 @@ model's own MLP output; GPT-2 small's plain 768 → 3072 → 768 from its config
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import ClassVar
 
 from manim import DOWN, LEFT, PI, RIGHT, UP, Arrow, FadeIn, FadeOut, Line, Rectangle, VGroup
@@ -18,7 +19,7 @@ from ..plans.mlp import MlpPlan, plan_mlp, with_mlp_probe
 from ..stage import Stage
 from .beyond_parts import diff_line
 from .embedding_parts import fit_into
-from ..plans.rounding import rounding_off
+from ..plans.rounding import drawn_value, rounding_off
 from .head_split import braced, fixed, grouped, model_name, tiny
 from .honest import wrapped
 from .rounding_parts import declare_rows, rounding_marks
@@ -65,6 +66,16 @@ def shape_diagram(stage: Stage, sizes: tuple[int, ...], gated: bool, color_in, c
     group = VGroup(head, VGroup(row, arrows)).arrange(DOWN, buff=0.3)
     group.columns, group.arrows = parts, arrows
     return group
+
+
+def product_rows_off(plan: MlpPlan) -> set[int]:
+    """The rows of the neuron table whose drawn SiLU(g) times drawn u, to two decimals, is not the drawn h."""
+    off = set()
+    for r in range(len(plan.neurons)):
+        a, b, h = (drawn_value(fixed(c[r], 2)) for c in (plan.gate_act, plan.up, plan.hidden))
+        if abs(a * b - h) > Decimal("0.005"):  # more than the last drawn digit's rounding
+            off.add(r)
+    return off
 
 
 def scale_bar(stage: Stage, count: int, unit: float) -> VGroup:
@@ -308,14 +319,25 @@ class Mlp(Chapter):
             head = [label("", 24, th.text), math("u", 32, th.key), math('h = "GELU"(u)', 30, th.text)]
             cols = (plan.up, plan.hidden)
         rows = [head]
+        off = product_rows_off(plan) if gated else set()
         for r, n in enumerate(plan.neurons):
-            rows.append([label(f"#{n}", 24, th.dim)] + [label(fixed(c[r], 2), 28, th.text) for c in cols])
+            cells = [label(fixed(c[r], 2), 28, th.text) for c in cols]
+            if r in off:  # the drawn factors miss the drawn product: "≈" before it (review 49: 1.23 × −1.08 ≠ −1.34)
+                mark = label(say("common.rounding.mark"), 28, th.dim)
+                cells[-1] = VGroup(mark, cells[-1]).arrange(RIGHT, buff=0.12)
+                cells[-1].mark = mark
+            rows.append([label(f"#{n}", 24, th.dim)] + cells)
         rows.append([label("⋮", 28, th.dim)] + [label("⋮", 28, th.dim) for _ in cols])
         grid = aligned_rows(rows, col_gap=0.5, row_step=0.56, align=["right"] * (len(cols) + 1))
         note = braced(grid, say(f"{T}.brace", shown=len(plan.neurons), d_mlp=grouped(plan.d_mlp, say)), th, RIGHT, 24)
         note[1].next_to(note[0], RIGHT, buff=0.1)
         table = VGroup(grid, note)
+        table.rounding = VGroup()
+        if off:  # why a row is marked ≈, under the rows
+            table.rounding = wrapped(say(f"{T}.rounding_note_product"), grid.width + note.width, 22, th.dim, 3)
+            table.add(table.rounding.next_to(grid, DOWN, buff=0.25).align_to(grid, LEFT))
         table.brace = note[0]
         table.grid = grid
+        table.marked = sorted(off)
         return table
 

@@ -45,6 +45,7 @@ from .embedding_parts import fit_into
 from .embedding_parts import mixed_label as text
 from .grid_parts import shown_token, side_title
 from .head_split import fixed, model_name, tiny
+from .honest import wrapped
 
 T = "ring"  # the catalog: scenes/locales/<lang>/ring.toml
 RING_PASSAGE = PASSAGES[0]  # 46 SmolLM2 tokens: a real model reads a real passage by default
@@ -846,11 +847,14 @@ class RingMemory(Chapter):
             seg.move_to([x + w / 2, 0, 0])
             bar.add(seg)
             x += w
-        per = say(f"{T}.memory.own_share", size=byte_text(say, big.kv_per_device))
+        per = say(f"{T}.memory.own_share", size=byte_text(say, big.kv_per_device).replace(" ", "\u00a0"))
         for i, seg in enumerate(bar):  # under each device's share: its name, then its own block's size
-            t = VGroup(label(say(f"{T}.steps.device", device=i), 22, device_color(i)),
-                       label(per, 26, th.text)).arrange(DOWN, buff=0.1)
-            fit_into(t, seg.width - 0.6, 0.8)  # clear gaps: four sizes must not read as one line
+            # (on two lines where one is too wide for the share: pt's "bloco próprio" shrank all to 10 px)
+            size = wrapped(per, seg.width - 0.6, 26, th.text, 2)
+            for line in size:
+                line.set_x(size.get_x())
+            t = VGroup(label(say(f"{T}.steps.device", device=i), 22, device_color(i)), size).arrange(DOWN, buff=0.1)
+            fit_into(t, seg.width - 0.6, 0.8 if len(size) == 1 else 1.2)  # clear gaps: four sizes must not read as one line
             t.next_to(seg, DOWN, buff=0.15)
             shares.add(t)
         whole = label(say(f"{T}.memory.whole", n=say.number(big.n, ",d"), size=byte_text(say, big.full_kv)), 30,

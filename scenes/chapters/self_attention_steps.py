@@ -312,8 +312,11 @@ class AllTokens(Chapter):
         drawn["road"] = road
         with stage.narrating(say(f"{T}.caption_matrix_intro", count=n, d_model=plan.d_model, d_head=plan.d_head)):
             stage.play(FadeIn(title), FadeIn(road, lag_ratio=0.15), run_time=1.0)
-        for k, (line, (_, _, M, kind, cap)) in enumerate(zip(lines, steps)):
+        for k, (line, (formula, _, M, kind, cap)) in enumerate(zip(lines, steps)):
             square = M.shape[1] == n
+            # a row is a query only in Q and the n × n tables: K's and V's rows in their own colours, X's and Z's
+            # in the text's (review 49: K's rows in the queries' yellow, the frame before S used it for queries)
+            rows_color = th.query if square else {"Q": th.query, "K": th.key, "V": th.value}.get(formula[0], th.text)
             cols = square_columns(plan) if square else (
                 list(range(M.shape[1])) if M.shape[1] <= sum(WINDOW) + 1 else
                 list(range(WINDOW[0])) + [None] + list(range(M.shape[1] - WINDOW[1], M.shape[1])))
@@ -324,7 +327,7 @@ class AllTokens(Chapter):
                             col_labels=toks if square else None, font_size=26, theme=th,
                             color=(lambda a, b, v: th.mask if np.isinf(v) or (kind == "weight" and plan.P.shape == M.shape
                                                                                 and b > a) else th.text),
-                            row_label_color=th.query, col_label_color=th.key, brackets=True)
+                            row_label_color=rows_color, col_label_color=th.key, brackets=True)
             # as large as the room beside the formulas allows (room kept under it for the check); an
             # n × n table needs the whole width: the list of formulas steps aside for it, and only
             # this step's formula stands over the table
