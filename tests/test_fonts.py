@@ -127,6 +127,7 @@ def test_an_apostrophe_inside_a_word_is_the_typographers():
             for g, h in zip(ma.submobjects, mb.submobjects))
 
     assert drawn_like("one head's query", "one head\u2019s query")
+    assert drawn_like("all 4 heads' ΔE", "all 4 heads\u2019 ΔE")  # a plural's too (review 49)
     assert not drawn_like("one head\u2019s query", "one head`s query")  # (the comparison can tell glyphs apart)
     assert label("one head's query", 24).original_text == "one head's query"  # the text it says: the catalog's
     assert drawn_like("'s", "'s") and not drawn_like("'s", "\u2019s")  # a token's own "'s" stays straight

@@ -609,6 +609,11 @@ def test_values_says_the_e_it_updates_is_the_residual(smol, render_scene):
     line = drawn["one_head_note"][0]
     assert line.get_color().to_hex().lower() == scene.stage.theme.updated.lower()
     assert line.height >= 0.8 * fig.height
+    # under ΔE and E′ both, in at most three lines (review 49: four narrow lines against the frame's edge), clear
+    # of the residual note under E
+    note, d_col, n_col = drawn["one_head_note"], drawn["delta_column"], drawn["updated_column"]
+    assert len(note) <= 3 and note.get_left()[0] >= d_col.get_left()[0] - 0.2
+    assert note.get_right()[0] <= n_col.get_right()[0] + 0.6 and note.get_left()[0] > drawn["residual_note"].get_right()[0]
     assert any("9 heads" in c or "9" in c and "head" in c for c, _ in scene.caption_log)
 
 

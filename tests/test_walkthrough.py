@@ -216,6 +216,12 @@ def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
     scene, frame = render_scene(SELF_ATTENTION_STEPS, make_inputs(lang="pt"))
     plan = scene.plans[0]
     one = scene.stage.drawn["steps_one"]
+    # the query meets every key: a masked key's raw score is shown first, then turns to −∞ (review 49)
+    raws = one["raw_scores"]
+    assert sorted(raws) == [j for j in range(len(plan.tokens)) if plan.blocked[j]] and raws
+    for j, m in raws.items():
+        assert m.value == pytest.approx(float(plan.S[plan.focus, j])) and m not in scene.mobjects
+        assert one["rows"][j][2].value == -np.inf
     # the focus's input is named as every other lesson names it (x⃗₄ read as another vector: review 48)
     assert one["qkv"]["x"].symbol_source == f"arrow(E)_{plan.focus + 1}"
     for name in ("q", "k", "v"):

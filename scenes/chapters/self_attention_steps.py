@@ -10,7 +10,7 @@ orientation (a row per token); the focus's row of Z is the z of the three steps.
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, SurroundingRectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, ReplacementTransform, SurroundingRectangle, VGroup
 
 from ..components.number_table import NumberTable
 from ..components.text import label, number
@@ -209,16 +209,22 @@ class OneToken(Chapter):
         fit_into(body, full.width, top - full.bottom)
         body.move_to([0, top - body.height / 2, 0])
         col = lambda c: VGroup(rows[0][c], *(r[c] for r in rows[1:]))  # noqa: E731
-        drawn.update(rows=by, z=zline[1], z_marks=zline[2])
+        # the query meets every key: a masked key's raw score is shown too, then turns to −∞ (review 49: four
+        # blank cells under "meets the key of every token", +6.99 on "verdant", the largest, never seen)
+        seen_row = next(j for j in by if not plan.blocked[j])
+        shrink = by[seen_row][2].height / number(plan.scores[seen_row], score_kind, fs, th.text).height  # as fitted
+        raws = {j: number(plan.S[i, j], score_kind, fs, th.text).scale(shrink).move_to(by[j][2])
+                for j in by if plan.blocked[j]}
+        drawn.update(rows=by, z=zline[1], z_marks=zline[2], raw_scores=raws)
         with stage.narrating(say(f"{T}.caption_step2", word=word, d_head=plan.d_head)):
             stage.play(FadeIn(body[0]), FadeIn(qline), FadeIn(col(0)), FadeIn(col(1)), run_time=1.0)
-            # the scores of the keys the query may see; the masked ones come with their own caption
-            infs = [s for s in col(2)[1:] if getattr(s, "value", 0) == -np.inf]
-            stage.play(FadeIn(VGroup(*(s for s in col(2) if not any(s is m for m in infs)))), run_time=0.8)
+            infs = {j: by[j][2] for j in raws}
+            stage.play(FadeIn(VGroup(*(s for s in col(2) if not any(s is m for m in infs.values())), *raws.values())),
+                       run_time=0.8)
             stage.wait(0.4)
         if plan.blocked.any():
             with stage.narrating(say(f"{T}.caption_masked")):
-                stage.play(*(FadeIn(s, scale=1.3) for s in infs), run_time=0.6)
+                stage.play(*(ReplacementTransform(raws[j], infs[j]) for j in raws), run_time=0.6)
                 stage.wait(0.4)
         with stage.narrating(say(f"{T}.caption_softmax")):
             stage.play(FadeIn(col(3)), run_time=0.8)

@@ -210,8 +210,11 @@ class Values(Chapter):
             stage.drawn["values"]["residual_note"] = residual
         if plan.n_heads > 1:  # E′ here is E plus one head's change: the layer adds every head's (multi_head)
             # the one thing that says this E′ is not the layer's: as large as the figures, in E′'s colour
-            alone = wrapped(say("qkv.units.one_head", count=plan.n_heads), n_col.width + 0.3, 22, th.updated, 4)
-            alone.next_to(n_col.brackets, DOWN, buff=0.12).set_x(n_col.get_x())
+            # under ΔE and E′ both, a line or two: under E′ alone it stood in four lines against the frame's edge
+            # (review 49)
+            span = VGroup(d_col.brackets, n_col.brackets)
+            alone = wrapped(say("qkv.units.one_head", count=plan.n_heads), span.width + 0.3, 22, th.updated, 3)
+            alone.next_to(span, DOWN, buff=0.12).set_x(span.get_x())
             total.add(alone)
             stage.drawn["values"]["one_head_note"] = alone
         plus.match_y(e_col.brackets)

@@ -277,7 +277,8 @@ def _prototype(text: str, font_size: float, color: str, font: str, weight: str, 
     return mob
 
 
-APOSTROPHE = re.compile(r"(?<=[^\W\d_])'(?=[^\W\d_])")  # between two letters
+# between two letters ("model's"), or after a plural's s before a space or a mark ("heads' ΔE", review 49)
+APOSTROPHE = re.compile(r"(?<=[^\W\d_])'(?=[^\W\d_])|(?<=[^\W\d_]s)'(?=[\s,.;:)]|$)")
 
 
 def label(text: str, font_size: float = 36, color: str = "#FFFFFF", font: str = FONT,
