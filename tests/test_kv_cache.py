@@ -109,6 +109,13 @@ def test_plan_and_render(make_inputs, render_scene):
     drawn_sum = round(sum(round(float(w.value), 2) for w in drawn["weights"][-1]), 2)
     assert drawn["total"].approx == (drawn_sum != 1.0)
     assert frame[..., :3].max() > 100
+    # the generated words' colour is named on the frame, in that colour, over the words (review 49)
+    from manim import ManimColor
+
+    made = drawn["generated_key"]
+    assert any(s.generated for s in plan.steps) and made.original_text == Say("en")("blocks.kv_cache.generated_key")
+    assert ManimColor(made.get_fill_color()).to_hex() == ManimColor(scene.stage.theme.generated).to_hex()
+    assert made.get_bottom()[1] > drawn["words"].get_top()[1] and made in scene.mobjects
     # the cache's size is written as the product that makes it (2 × layers × key/value heads × tokens × d_head)
     memory = drawn["check"][2]
     assert int(np.prod(memory.product)) == plan.cache_floats

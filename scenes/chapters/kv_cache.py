@@ -118,9 +118,17 @@ class KvCache(Chapter):
             fit_into(key, full.width / 2, 0.3)
             key.move_to([full.right - EDGE - key.width / 2, (title.get_bottom()[1] + words.get_top()[1]) / 2, 0])
             drawn["space_key"] = key
+        # what the orange words are, on the key's line at the left (review 49: nothing on the frame said it)
+        made = VGroup()
+        if any(s.generated for s in plan.steps):
+            made = label(say(f"{T}.generated_key"), 22, th.generated)
+            fit_into(made, full.width / 2 - 0.3, 0.3)
+            y = key.get_y() if key is not None else (title.get_bottom()[1] + words.get_top()[1]) / 2
+            made.move_to([full.left + EDGE + made.width / 2, y, 0])
+        drawn["generated_key"] = made
         with stage.narrating(say(f"{T}.caption_intro", model=model_name(say, plan.model_name), count=plan.prompt_len)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(kname), FadeIn(vname), FadeIn(wname),
-                       *([FadeIn(key)] if key is not None else []),
+                       *([FadeIn(key)] if key is not None else []), FadeIn(made),
                        FadeIn(ghosts, lag_ratio=0.1), FadeIn(slots, lag_ratio=0.02), FadeIn(header),
                        run_time=1.2)
         panel = macs = query = new_mark = None
