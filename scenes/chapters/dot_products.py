@@ -180,7 +180,7 @@ class DotProducts(Chapter):
                                  query=say.quote(tokens[i]), d=d)):
             at, zz = snapped_close_up(grid, view.get_center(), z, frame, keep=view)
             stage.play(frame.animate.scale(zz).move_to(at), FadeIn(cell_box), FadeOut(legend),
-                       *close_up(grid, at, zz, frame), run_time=1.5)
+                       *close_up(grid, at, zz, frame, others=stage.drawn[self.key]["titles"]), run_time=1.5)
             stage.play(FadeIn(back), FadeIn(l1, shift=LEFT * 0.1 * z), run_time=0.8)
         root = say.number(plan.root, f".{plan.root_digits}f")
         with stage.narrating(say("grid.dot_products.divide", d=d, root=root)):

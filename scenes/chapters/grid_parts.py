@@ -379,7 +379,7 @@ def masked_note(stage: Stage, grid: AttentionGrid, focus: int | None = None):
 
 # --- close-ups inside the grid --------------------------------------------------------------------
 
-def close_up(grid: AttentionGrid, center, scale: float, frame) -> list:
+def close_up(grid: AttentionGrid, center, scale: float, frame, others=()) -> list:
     """What to play with the camera's move into a close-up of `grid` (the frame scaled by `scale`
     and centred on `center`): each axis of labels that the close-up would cut (a label partly in
     the frame) fades out, so that no word is cut at the frame's edge. The grid's lines and cells do
@@ -404,6 +404,11 @@ def close_up(grid: AttentionGrid, center, scale: float, frame) -> list:
         x0, y0, x1, y1 = tag.get_left()[0], tag.get_bottom()[1], tag.get_right()[0], tag.get_top()[1]
         if not (x0 >= fx0 + m and x1 <= fx1 - m and y0 >= fy0 + m and y1 <= fy1 - m):
             faded.append(tag)
+    for mob in others:  # the axis names ("keys"): faded where the frame's edge would cut them
+        x0, y0, x1, y1 = mob.get_left()[0], mob.get_bottom()[1], mob.get_right()[0], mob.get_top()[1]
+        seen = x1 > fx0 and x0 < fx1 and y1 > fy0 and y0 < fy1
+        if seen and not (x0 >= fx0 + m and x1 <= fx1 - m and y0 >= fy0 + m and y1 <= fy1 - m):
+            faded.append(mob)
     for sheet in faded:
         sheet.save_state()
     grid.close_up_faded = faded

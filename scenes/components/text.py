@@ -277,8 +277,7 @@ def _prototype(text: str, font_size: float, color: str, font: str, weight: str, 
     return mob
 
 
-# between two letters ("model's"), or after a plural's s before a space or a mark ("heads' ΔE", review 49)
-APOSTROPHE = re.compile(r"(?<=[^\W\d_])'(?=[^\W\d_])|(?<=[^\W\d_]s)'(?=[\s,.;:)]|$)")
+APOSTROPHE = re.compile(r"(?<=[^\W\d_])'(?=[^\W\d_])|(?<=[^\W\d_]s)'(?=[\s,.;:)]|$)")  # "model's", "heads' ΔE"
 
 
 def label(text: str, font_size: float = 36, color: str = "#FFFFFF", font: str = FONT,
