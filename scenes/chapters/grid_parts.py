@@ -4,7 +4,7 @@ grid the chapter before left, notes in the side panel, the Σ under every query,
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, PI, RIGHT, UL, UP, Circle, Dot, FadeIn, FadeOut, Restore, VGroup
+from manim import DOWN, LEFT, PI, RIGHT, UL, UP, Circle, Dot, FadeIn, FadeOut, Rectangle, Restore, VGroup
 
 from ..components.attention_grid import AttentionGrid, drawn_weights
 from ..components.dot_legend import DotLegend, mask_note
@@ -424,8 +424,6 @@ def edge_veils(grid: AttentionGrid, frame_box, z: float) -> list:
     """Plates of the background over the cells a close-up's frame cuts through at its edges, so that a
     sliver of a column shows no piece of its figures (review 49: a "Q₁" fragment and its fraction bar at the
     frame's left edge). A plate covers from the edge in to the first whole cell's line."""
-    from manim import Rectangle
-
     fx0, fy0, fx1, fy1 = frame_box
     ul, cw, ch, n = grid.lines.get_corner(UL), grid.cell_width, grid.cell_height, grid.n
     xs, ys = ul[0] + np.arange(n + 1) * cw, ul[1] - np.arange(n + 1) * ch
@@ -433,8 +431,9 @@ def edge_veils(grid: AttentionGrid, frame_box, z: float) -> list:
     plates = []
 
     def plate(x0, x1, y0, y1):
-        # (a strip that shows nearly all of its cell shows its figure whole: it stays)
-        if tol < x1 - x0 < ALMOST_WHOLE * cw if y1 - y0 > x1 - x0 else tol < y1 - y0 < ALMOST_WHOLE * ch:
+        # the strip's depth into the grid: a strip that shows nearly all of its cell shows its figure whole
+        depth, cell = (x1 - x0, cw) if y1 - y0 > x1 - x0 else (y1 - y0, ch)
+        if tol < depth < ALMOST_WHOLE * cell:
             r = Rectangle(width=x1 - x0, height=y1 - y0, stroke_width=0).set_fill(grid.theme.background, opacity=1.0)
             plates.append(r.move_to([(x0 + x1) / 2, (y0 + y1) / 2, 0]).set_z_index(z))
 

@@ -145,11 +145,11 @@ class LastToken(Chapter):
             words = [say.mark_label(w) or w for w, _ in plan.guesses]
             bars = ProbabilityBars(words, [p for _, p in plan.guesses], theme=th, highlight=0, max_length=2.4,
                                    font_size=28)
+            room = full.right - 0.45 - (paragraphs.get_right()[0] + 0.6)  # right of the notes
             heading = wrapped_words(say(f"{own}.guesses_title", word=say.quote(plan.tokens[plan.last])),
-                                    full.right - 0.45 - (paragraphs.get_right()[0] + 0.6), CLOSING_FONT, th.highlight,
-                                    max_lines=2)
+                                    room, CLOSING_FONT, th.highlight, max_lines=2)
             guesses = VGroup(heading, bars).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
-            fit_into(guesses, full.right - 0.45 - (paragraphs.get_right()[0] + 0.6), top - full.bottom - 0.2)
+            fit_into(guesses, room, top - full.bottom - 0.2)
             guesses.move_to([full.right - 0.45, top, 0], aligned_edge=RIGHT + UP)
             guesses.bars = bars
         else:
