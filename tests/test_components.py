@@ -614,6 +614,35 @@ def test_angle_view_draws_a_short_vector_long_enough_with_its_labels_clear():
     assert plain.stretched == [] and plain.note.text.replace(" ", "") == "anglesreal"
 
 
+def test_angle_view_draws_two_keys_on_the_side_nearest_their_real_angle():
+    """Two keys at 69° and 108° to the query, 39° apart in the full space, go on the same side (the
+    key lesson drew them 177° apart, one above and one below); two that are 177° apart go on opposite
+    sides."""
+    from attention_manim.scenes.components.angle_view import AngleView
+
+    def unit(deg, lift=0.0):
+        r = np.radians(deg)
+        return np.array([np.cos(r), np.sin(r) * np.sqrt(1 - lift ** 2), np.sin(r) * lift, 0.0])
+
+    q = np.array([1.0, 0.0, 0.0, 0.0])
+    near = AngleView(q, [(unit(69), "#00ff00", "arrow(K)_3"), (unit(108), "#888888", "arrow(K)_1")])
+    ends = [a.get_end() for a in near.arrows]
+    assert near.sides == [1, 1] and ends[0][1] > 0 and ends[1][1] > 0
+    drawn = np.degrees(np.arccos(ends[0] @ ends[1] / np.linalg.norm(ends[0]) / np.linalg.norm(ends[1])))
+    assert drawn == pytest.approx(39, abs=0.5)
+    # the second key's cosine sits past its own arrow, off the first key's arrow (its wedge holds it) and
+    # off the first key's cosine, not on their bisector
+    from attention_manim.scenes.components.angle_view import _boxes_meet, _segment_meets
+
+    for arc in near.arcs:
+        assert not any(_segment_meets(arc[1], a.get_start(), a.get_end(), 0.04)
+                       for a in [near.ref_arrow, *near.arrows])
+    assert not _boxes_meet(near.arcs[0][1], near.arcs[1][1]) and near.arcs[1][1].get_x() < ends[1][0]
+    k1 = unit(108) * np.array([1, -1, 1, 1])  # the same angle to q, mirrored: 177° from the first key
+    far = AngleView(q, [(unit(69), "#00ff00", "arrow(K)_3"), (k1, "#888888", "arrow(K)_1")])
+    assert far.sides == [1, -1] and far.arrows[1].get_end()[1] < 0
+
+
 def test_embedding_space_measures_the_angle_it_draws(trace):
     """drawn_angle is the angle on screen: two vectors along the first two axes, unprojected, 90°;
     projected by the 3-D view, no longer (the key lesson compares it with the real cosine)."""

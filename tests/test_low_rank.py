@@ -136,7 +136,27 @@ def test_low_rank_renders(lang, make_inputs, render_scene):
     nz = shown > plan.tolerance
     np.testing.assert_allclose(heights[nz] / heights[0], shown[nz] / shown[0], rtol=1e-6)
     assert np.all(heights[~nz] < 0.02) and nz.sum() == plan.d_head
+    from manim import Text
+
     assert len(d["heat"]) == len(plan.rows) ** 2
+    # an upright axis with round ticks from 0 (review 49: a lone tick at the largest value), each at its height
+    ticks = d["bars"].axis.tick_labels
+    values = [t.value for t in ticks]
+    assert values[0] == 0 and len(values) >= 3 and values[-1] <= shown[0]
+    base = d["bars"].bars[0].get_bottom()[1]
+    for tick, value in zip(d["bars"].axis.ticks, values):
+        assert tick.get_y() - base == pytest.approx(heights[0] * value / shown[0], abs=1e-6)
+    # the non-zero bars' heading clears the tick labels (pt's ran over "1.51")
+    heading = d["bars"].notes[0]
+    assert heading.get_left()[0] > ticks.get_right()[0] + 0.1 or heading.get_bottom()[1] > ticks.get_top()[1]
+    # the toy's equal bars are explained on the frame, inside it
+    from attention_manim.scenes.i18n import Say
+
+    note = d["bars"].groups
+    shown_text = "".join(m.text for m in note.get_family() if isinstance(m, Text))
+    assert shown_text.replace(" ", "") == \
+        Say(lang)("low_rank.low_rank.toy_groups").replace(" ", "").replace("\u00a0", "")
+    assert note.get_bottom()[1] > d["rank_note"].get_top()[1] and note.get_right()[0] < 7.1
     # the colour key runs from the smallest to the largest entry drawn, coloured as the cells are, 0 marked
     # (a three-swatch key had drawn 0 in the positive colour)
     key = d["legend"]
@@ -144,7 +164,8 @@ def test_low_rank_renders(lang, make_inputs, render_scene):
     assert [m.value for m in key.end_mobs] == pytest.approx([plan.cells.min(), plan.cells.max()])
     assert key.zero_mob is not None and key.zero_mob.shown == "0"
     # the last caption block has its own step on screen: the rank, written under the chart
-    assert d["rank_note"].get_top()[1] < d["bars"].get_bottom()[1] and str(plan.rank) in d["rank_note"].text
+    rank_text = "".join(m.text for m in d["rank_note"].get_family() if isinstance(m, Text))
+    assert d["rank_note"].get_top()[1] < d["bars"].get_bottom()[1] and str(plan.rank) in rank_text
     if lang == "ko":
         assert all(any("\uac00" <= ch <= "\ud7a3" for ch in c) for c, _ in scene.caption_log)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from manim import (DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, Indicate, LaggedStart, Line, Rectangle, ReplacementTransform,
+from manim import (DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, GrowFromEdge, Indicate, LaggedStart, Line, Rectangle, ReplacementTransform,
                    SurroundingRectangle, VGroup)
 
 from ..components.text import SPACE_MARK, label, number_language
@@ -30,6 +30,16 @@ LENS_TOP = 0.05  # the logit lens's title; its cards below
 PER_ROW = 10  # lens cards per row
 CARD_W, CARD_H, CARD_GAP = 1.28, 0.74, 0.08
 NAME_MARGIN = 0.14  # a mark's name ("(comma)") keeps this much room each side inside its card
+
+
+def length_scale(plan: GoingDeeperPlan) -> tuple[float, float]:
+    """The bars' axis: a step of 1, 2 or 5 × 10ᵏ (two to five ticks up to the tallest bar), and the axis's
+    top, the first tick at or above the tallest bar. Every tick is a round length: a last tick at the tallest
+    bar's own length ("444" over 400) read as a stray figure (review 49)."""
+    top = max(max(plan.attn_norms), max(plan.mlp_norms), 1e-9)
+    base = 10 ** math.floor(math.log10(top))
+    step = next(m * base for m in (0.2, 0.5, 1, 2, 5) if top / (m * base) <= 5)
+    return step, math.ceil(top / step - 1e-9) * step
 
 
 def punctuation(token: str) -> bool:
@@ -54,7 +64,7 @@ class GoingDeeper(Chapter):
         n = plan.n_layers
         width = min((full.right - BARS_LEFT) / n, 1.6)
         x0 = BARS_LEFT + width / 2 if n > 1 else (BARS_LEFT + full.right) / 2
-        top = max(max(plan.attn_norms), max(plan.mlp_norms), 1e-9)
+        top = length_scale(plan)[1]
         per_row = min(PER_ROW, n)
         cols = VGroup()
         for l in range(n):
@@ -102,35 +112,22 @@ class GoingDeeper(Chapter):
 
     @staticmethod
     def y_scale(stage: Stage, plan: GoingDeeperPlan, base_y: float = BASE_Y, bar_h: float = BAR_H) -> VGroup:
-        """Left of the bars: a vertical axis with ticks at round lengths (a step of 1, 2 or 5 × 10ᵏ,
-        two to five of them up to the largest bar), so a bar's height reads as a number."""
+        """Left of the bars: a vertical axis with ticks at round lengths (`length_scale`), the last at its
+        top, so a bar's height reads as a number."""
         th = stage.theme
-        top = max(max(plan.attn_norms), max(plan.mlp_norms), 1e-9)
-        base = 10 ** math.floor(math.log10(top))
-        step = next(m * base for m in (0.2, 0.5, 1, 2, 5) if top / (m * base) <= 5)
+        step, top = length_scale(plan)
         x = BARS_LEFT - 0.08
         axis = Line([x, base_y, 0], [x, base_y + bar_h, 0], stroke_color=th.dim, stroke_width=2)
         marks = VGroup()
-        k = 1
-        while k * step <= top * (1 + 1e-9):
+        digits = max(0, -math.floor(math.log10(step)))
+        for k in range(1, round(top / step) + 1):
             y = base_y + bar_h * k * step / top
             tick = Line([x - 0.08, y, 0], [x, y, 0], stroke_color=th.dim, stroke_width=2)
-            digits = max(0, -math.floor(math.log10(step)))
             num = label(localize_number(f"{k * step:.{digits}f}", number_language()), 20, th.dim)
             num.next_to(tick, LEFT, buff=0.06)
             marks.add(VGroup(tick, num))
-            k += 1
-        # the axis's top, where the tallest bar ends, says its length too (review 34: the tallest bar ran
-        # past the last round tick with no number), unless that tick is close under it
-        y_top, y_last = base_y + bar_h, base_y + bar_h * (k - 1) * step / top
-        top_mark = VGroup()
-        if y_top - y_last > 0.3:
-            tick = Line([x - 0.08, y_top, 0], [x, y_top, 0], stroke_color=th.dim, stroke_width=2)
-            num = label(localize_number(f"{top:.{max(0, -math.floor(math.log10(step)))}f}", number_language()), 20,
-                        th.dim).next_to(tick, LEFT, buff=0.06)
-            top_mark.add(tick, num)
-        out = VGroup(axis, marks, top_mark)
-        out.step, out.marks, out.top_mark = step, marks, top_mark
+        out = VGroup(axis, marks)
+        out.step, out.top, out.marks = step, top, marks
         return out
 
     def tall_chart(self, stage: Stage, plan: GoingDeeperPlan, x_title, top: float) -> VGroup:
@@ -220,11 +217,18 @@ class GoingDeeper(Chapter):
                 # the marks stay coloured while the caption speaks of them (a pulse would leave the frame
                 # as it was, and a paused frame would not show what the caption points at)
                 said = [c.word for c in cols if c.word.token in marks]
-                # (in blue: yellow is the answer's colour on this frame)
-                stage.play(*(Indicate(w, color=th.positive, scale_factor=1.15) for w in said), run_time=1.0)
+                # (in blue: yellow is the answer's colour on this frame); a key under the cards says what
+                # the blue means while it lasts (review 49: blue cards with no key on a paused frame)
+                blue_key = label(say(f"{T}.punctuation_key"), font_size=26, color=th.positive)
+                fit_into(blue_key, full.width - 0.2, 0.45)
+                cards_foot = min(c.guess.get_bottom()[1] for c in cols)
+                blue_key.move_to([full.left + 0.1 + blue_key.width / 2, cards_foot - 0.2 - blue_key.height / 2, 0])
+                drawn["punctuation_key"] = blue_key
+                stage.play(*(Indicate(w, color=th.positive, scale_factor=1.15) for w in said), FadeIn(blue_key),
+                           run_time=1.0)
                 stage.play(*(w.animate.set_color(th.positive) for w in said), run_time=0.3)
                 stage.wait(0.5)
-            stage.play(*(w.animate.set_color(th.text) for w in said), run_time=0.3)
+            stage.play(*(w.animate.set_color(th.text) for w in said), FadeOut(blue_key), run_time=0.3)
         if plan.emergence is not None:
             col = cols[plan.emergence]
             # the card where the answer first leads, and that layer's bars above

@@ -14,9 +14,22 @@ from ..components.vectors import math
 from ..lesson import Chapter
 from ..plans.low_rank import LowRankPlan, plan_low_rank
 from ..stage import Stage
-from .beyond_parts import sci, sci_math
+from .beyond_parts import sci, sci_math, wrapped_words
 
 T = "low_rank.low_rank"
+
+
+def scale_ticks(top: float, most: int = 6) -> tuple[list[float], int]:
+    """Round values from 0 up to `top` for a bar chart's axis, 1, 2 or 5 times a power of ten apart: the
+    closest spacing that gives at most `most` of them; and the decimals that write them."""
+    if top <= 0:
+        return [0.0], 0
+    power = 10.0 ** np.floor(np.log10(top) - 1)
+    for step in (power * f for f in (1, 2, 5, 10, 20, 50)):
+        if int(top / step + 1e-9) + 1 <= most:
+            break
+    count = int(top / step + 1e-9) + 1
+    return [float(round(k * step, 12)) for k in range(count)], max(0, int(-np.floor(np.log10(step) + 1e-9)))
 
 
 def heat_map(cells: np.ndarray, scale: float, theme, size: float) -> VGroup:
@@ -110,7 +123,8 @@ class LowRank(Chapter):
         # 3. its singular values: at most d_head non-zero
         right = stage.region("full").right
         room = right - grid.get_right()[0] - 1.2
-        bars = self.bars(stage, plan, width=room - 1.2, height=min(box_h, 4.2))
+        # the toy's two-line note under the chart takes its room from the bars' height
+        bars = self.bars(stage, plan, width=room - 1.2, height=min(box_h, 4.2) - (0 if plan.real else 0.6))
         bars.move_to([(grid.get_right()[0] + 0.9 + right) / 2, grid.get_center()[1], 0])
         drawn["bars"] = bars
         stage.play(FadeIn(bars.axis), FadeIn(bars.axis_name), run_time=0.4)
@@ -120,11 +134,10 @@ class LowRank(Chapter):
             stage.play(FadeIn(bars.divider), FadeIn(bars.notes), run_time=0.6)
             stage.wait(1.0)
         # this block's own step: the rank the non-zero bars make, written under the chart
-        rank = label(say(f"{T}.rank_note", rank=plan.rank, d_model=plan.d_model), 26, th.output)
-        rank.next_to(bars, DOWN, buff=0.25)
         left = max(grid.get_right()[0], notes.get_right()[0]) + 0.3
-        if rank.width > right - left:
-            rank.scale_to_fit_width(right - left)
+        rank = wrapped_words(say(f"{T}.rank_note", rank=plan.rank, d_model=plan.d_model), right - left, 26,
+                             th.output, max_lines=2)
+        rank.next_to(bars, DOWN, buff=0.25)
         rank.set_x(min(max(rank.get_x(), left + rank.width / 2), right - rank.width / 2))
         drawn["rank_note"] = rank
         with stage.narrating(say(f"{T}.caption_meaning", d_head=plan.d_head, d_model=plan.d_model)):
@@ -159,13 +172,31 @@ class LowRank(Chapter):
         if len(s) < plan.d_model:
             more = label(say(f"{T}.first_bars", shown=len(s), total=plan.d_model), 22, th.text)
             notes.add(more.next_to(axis, DOWN, buff=0.4))
-        axis_name = math("sigma_i", 34, th.text).next_to(bars[0], DOWN, buff=0.1)
-        # the scale: a tick at the largest singular value, its value beside it
-        tick = Line([-step * 0.9, height, 0], [-step * 0.5, height, 0], color=th.text, stroke_width=2)
-        top_value = label(say.number(top, ".2f"), 24, th.text).next_to(tick, LEFT, buff=0.08)
-        axis = VGroup(axis, tick, top_value)
+        axis_name = math("sigma_i", 34, th.text).next_to(bars[0], DOWN, buff=0.1).shift(RIGHT * 0.08)
+        # the scale: an upright axis with round ticks from 0 (a lone tick at the top read as no scale)
+        x_axis = -step * 0.5
+        upright = Line([x_axis, 0, 0], [x_axis, height, 0], color=th.text, stroke_width=2)
+        ticks, tick_labels = VGroup(), VGroup()
+        values, decimals = scale_ticks(top)
+        for value in values:
+            y = height * value / top
+            ticks.add(Line([x_axis - step * 0.4, y, 0], [x_axis, y, 0], color=th.text, stroke_width=2))
+            tick_labels.add(label(say.number(value, f".{decimals}f"), 24, th.text).next_to(ticks[-1], LEFT, buff=0.08))
+            tick_labels[-1].value = value
+        axis = VGroup(axis, upright, ticks, tick_labels)
+        axis.ticks, axis.tick_labels = ticks, tick_labels
+        # a heading wider than its bars does not run over the tick labels
+        if left.get_left()[0] < tick_labels.get_right()[0] + 0.15:
+            left.shift(RIGHT * (tick_labels.get_right()[0] + 0.15 - left.get_left()[0]))
         chart = VGroup(bars, axis, divider, notes, axis_name)
         chart.bars, chart.axis, chart.divider, chart.notes, chart.axis_name = bars, axis, divider, notes, axis_name
         if chart.width > width + 1.2:
             chart.scale_to_fit_width(width + 1.2)
+        chart.groups = None
+        if not plan.real:  # the toy's plateaus are its training, not chance: the frame says why
+            groups = wrapped_words(say(f"{T}.toy_groups"), bars.width + 0.6, 20, th.dim, max_lines=2)
+            groups.next_to(notes[-1] if len(s) < plan.d_model else axis, DOWN, buff=0.15).set_x(bars.get_x())
+            notes.add(groups)
+            chart.add(groups)
+            chart.groups = groups
         return chart

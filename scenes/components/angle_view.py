@@ -10,9 +10,10 @@ High-dimensional vectors cannot be drawn, but the angle between two of them can:
 except that an arrow shorter than `min_share` of the longest is drawn at that share (a stub with
 no visible head reads as a glitch): its direction stays real, and `length_note` (a second line under
 the picture, in the chapter's words) says the lengths are then not to scale.
-Only angles *to the reference* are real. Two other vectors are drawn on alternating sides (first
-above, then below, ...) so the picture never suggests an angle between them; a small note under
-the picture says so. Each arc carries its real cosine (a `number` of kind "signed2", so tests can
+Only angles *to the reference* are real. The first other vector is drawn above; each later one on
+the side where its drawn angle to those before it comes nearest their real angle (two keys at 69°
+and 108° from a query, 40° apart in the full space, go on the same side, not 177° apart); a small
+note under the picture says only the angles to the reference are measured. Each arc carries its real cosine (a `number` of kind "signed2", so tests can
 read `.value`).
 """
 
@@ -43,7 +44,8 @@ class AngleView(VGroup):
 
     Parts: `.ref_arrow`, `.ref_label`, `.arrows`, `.labels`, `.arcs`, `.cosines` (number mobjects,
     `.value` = the real cosine), `.angles` (radians), `.note` (the caveat line, or None).
-    `sides` optionally fixes each other vector's side (+1 above, -1 below). `note`: a caveat line
+    `sides` optionally fixes each other vector's side (+1 above, -1 below); by default the first is
+    above and each later one on the side nearest its real angles to those before it (`nearest_sides`). `note`: a caveat line
     under the drawing, in the chapter's words (from its catalog); None: no line. `number_scale` and
     `note_scale`: the cosines' and the note's size, as a share of `font_size`. `min_share`: the shortest
     drawn arrow, as a share of `extent`; `.stretched` lists the arrows drawn longer than to scale
@@ -78,10 +80,11 @@ class AngleView(VGroup):
             self.ref_label.next_to(self.ref_arrow.get_end(), RIGHT, buff=0.12)
             self.add(self.ref_label)
         self.arrows, self.labels, self.arcs, self.cosines, self.angles = VGroup(), VGroup(), VGroup(), VGroup(), []
+        self.sides = list(sides) if sides is not None else nearest_sides(ref, [v for v, _, _ in others])
         for k, (v, color, text) in enumerate(others):
             c = cosine(ref, v)
             theta = float(np.arccos(c))
-            side = (sides[k] if sides is not None else (1 if k % 2 == 0 else -1))
+            side = self.sides[k]
             direction = np.array([np.cos(theta), side * np.sin(theta), 0.0])
             end = direction * drawn[k + 1]
             arr = Arrow(ORIGIN, end, buff=0, color=color, stroke_width=5, max_tip_length_to_length_ratio=0.12)
@@ -90,14 +93,15 @@ class AngleView(VGroup):
             r = (arc_radii[k] if arc_radii is not None else 0.45 + 0.22 * k)
             arc = Arc(radius=r, start_angle=0, angle=side * theta, color=color, stroke_width=2.5,
                       stroke_opacity=0.8)
-            mid = side * theta / 2
             cos_num = number(c, "signed2", font_size=font_size * number_scale, color=color)
             cos_word = label("cos", font_size=font_size * number_scale, color=color)
             cos_grp = VGroup(cos_word, cos_num).arrange(RIGHT, buff=0.08)
             cos_word.align_to(cos_num, DOWN)  # one baseline (neither has descenders)
-            # the cosine sits outside its arc: on the bisector when the wedge is wide enough,
-            # else just past the far arrow
-            at = mid if theta >= 0.7 else side * (theta + 0.35)
+            # the cosine sits outside its arc: on the bisector when the wedge is wide enough and empty, else
+            # just past the far arrow (a wedge with an earlier arrow inside it, a second key on the same side,
+            # would put it on that arrow or on the first key's cosine)
+            crowded = any(s_ == side and t < theta for t, s_ in zip(self.angles, self.sides))
+            at = side * theta / 2 if theta >= 0.7 and not crowded else side * (theta + 0.35)
             b = np.array([np.cos(at), np.sin(at), 0.0])
             reach = r + 0.1 + abs(b[0]) * cos_grp.width / 2 + abs(b[1]) * cos_grp.height / 2
             cos_grp.move_to(b * reach)
@@ -107,12 +111,14 @@ class AngleView(VGroup):
             if self.ref_label is not None:
                 placed.append(self.ref_label)
             # nor may it sit on the two arrows that bound its wedge
-            segments = [(ORIGIN, self.ref_arrow.get_end()), (ORIGIN, end)]
+            segments = [(ORIGIN, self.ref_arrow.get_end()), (ORIGIN, end),
+                        *((a.get_start(), a.get_end()) for a in self.arrows)]
             for _ in range(30):
                 if not any(_boxes_meet(cos_grp, m, label_gap) for m in placed) and \
                         not any(_segment_meets(cos_grp, p, q, label_gap) for p, q in segments):
                     break
-                cos_grp.shift(b * 0.1)
+                # (past a steep arrow it moves sideways, off the arrow, rather than up along it)
+                cos_grp.shift((np.array([np.sign(b[0]), 0.0, 0.0]) if crowded and abs(b[0]) > 0.3 else b) * 0.1)
             self.arrows.add(arr)
             self.labels.add(lab)
             # a label placed now keeps clear of the cosines placed before it: out along its arrow
@@ -142,6 +148,23 @@ class AngleView(VGroup):
         if self.note is not None:
             anims.append(FadeIn(self.note))
         return AnimationGroup(*anims, **kwargs)
+
+
+def nearest_sides(reference: np.ndarray, others: Sequence[np.ndarray]) -> list[int]:
+    """+1 (above) or -1 (below) for each of `others` drawn at its real angle to `reference`: the first
+    above, each later one on the side where its drawn angles to those before it miss their real
+    angles least (in total, in degrees)."""
+    thetas = [float(np.arccos(cosine(reference, v))) for v in others]
+    sides: list[int] = []
+    for k, v in enumerate(others):
+        def miss(side: int) -> float:
+            total = 0.0
+            for m, s in enumerate(sides):
+                apart = abs(side * thetas[k] - s * thetas[m])
+                total += abs(min(apart, 2 * np.pi - apart) - np.arccos(cosine(v, others[m])))
+            return total
+        sides.append(1 if not sides or miss(1) <= miss(-1) else -1)
+    return sides
 
 
 def _boxes_meet(a, b, gap: float = 0.04) -> bool:
