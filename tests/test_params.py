@@ -176,6 +176,22 @@ def test_lessons_render_with_the_configs_numbers(name, lang, make_inputs, render
     assert localize_number(f"{t.total:,}", lang) in captions
     if name.endswith("gpt3"):
         assert localize_number("1,572,864", lang) in captions and plan.tally.total == 175_181_291_520
+    # every part of the bar is named; a sliver thinner than its name (GPT-3's embedding) with its share, in
+    # the frame, beside the end it sits at (review 49: two unnamed slivers)
+    from attention_manim.scenes.i18n import Say
+
+    say = Say(lang)
+    for seg, tag in zip(drawn["bar"], drawn["bar_names"]):
+        assert max(m.get_fill_opacity() for m in tag.family_members_with_points()) > 0.9
+        text = tag[-1].original_text if getattr(tag, "sliver", False) else tag.original_text
+        name_ = say(f"params.bar.{seg.part}")
+        if getattr(tag, "sliver", False):
+            assert text == say("params.bar.sliver", name=name_, share=seg.count / t.total)
+            assert tag.get_right()[0] <= 7.1 and abs(tag[0].get_start()[1] - seg.get_y()) < 0.05
+        else:
+            assert text == name_
+    if name.endswith("gpt3"):
+        assert [getattr(tag, "sliver", False) for tag in drawn["bar_names"]] == [True, False, False, True]
 
 
 def test_grouped_query_attention_is_said(smollm2, tmp_path):

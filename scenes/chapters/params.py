@@ -275,11 +275,27 @@ class ParameterCount(Chapter):
             segs.add(seg)
         segs.arrange(DOWN, buff=0).move_to([p_left + 0.6 + W / 2, p_bottom + H / 2, 0])
         tags = VGroup()
-        for seg in segs:
-            tag = label(say(f"params.bar.{seg.part}"), 26, colors[seg.part] if seg.part != "attention" else th.text)
+        for k, seg in enumerate(segs):
+            color = colors[seg.part] if seg.part != "attention" else th.text
+            tag = label(say(f"params.bar.{seg.part}"), 26, color)
             tag.next_to(seg, RIGHT, buff=0.25)
-            if seg.height < tag.height:  # a sliver: its name would crowd the next one; it stays unnamed
-                tag.set_opacity(0.0)
+            if seg.height < tag.height:
+                # a sliver (GPT-3's embedding, 0.4 %): named with its share, beside the bar's end it sits at
+                # and tied to it by a short leader (review 49: two unnamed slivers at the bar's ends)
+                tag = label(say("params.bar.sliver", name=say(f"params.bar.{seg.part}"), share=seg.count / t.total),
+                            24, color)
+                tag.next_to(seg, RIGHT, buff=0.45)
+                room = PANEL[1] - tag.get_left()[0]
+                if tag.width > room:
+                    tag.scale_to_fit_width(room).next_to(seg, RIGHT, buff=0.45)
+                if k == 0:
+                    tag.align_to(seg, UP)
+                elif k == len(segs) - 1:
+                    tag.align_to(seg, DOWN)
+                leader = Line(seg.get_right() + RIGHT * 0.04, [tag.get_left()[0] - 0.06, tag.get_y(), 0],
+                              color=color, stroke_width=2)
+                tag = VGroup(leader, tag)
+                tag.sliver = True
             tags.add(tag)
         share.next_to(segs, UP, buff=0.25).align_to(segs, LEFT)
         stage.drawn[self.key].update(bar=list(segs), share=share, bar_names=tags)

@@ -45,7 +45,7 @@ OWN_MARGIN = 0.08  # an arrow's label may sit nearer another arrow's shaft than 
 AXIS_MARGIN = 0.5  # an axis's name sits nearer its axis than any arrow by this much at least
 POINT_ROOM = 0.5  # and this far from every point an arrow's label names (review 36: "Paris" by E′'s tip)
 OWN_RINGS = 0.45  # how far out (beyond the first place) that rule holds
-OWN_TIP_FREE = 0.4  # the end of a label's own arrow by its tip, where the label may stand (units)
+OWN_TIP_FREE = 0.4  # the end of a label's own arrow by its tip, where the label may stand (units), off the tip
 TIP_ROOM = 0.1  # and more from another arrow's tip ("파리" by the tip of E′ read as that arrow's name)
 ALONG = (0.5, 0.4, 0.6, 0.3, 0.7)  # where along a difference's shaft its name is tried, beside it (fractions)
 TURNS = (0, *(s * a for a in range(15, 181, 15) for s in (1, -1) if s * a != -180))  # nearest sides first
@@ -226,9 +226,9 @@ class EmbeddingSpace(VGroup):
             for a in others:
                 field.add_segments(np.array([[a.start_point()[:2], a.end_point()[:2]]]),
                                      0.5 * STROKE_UNIT * float(a.shaft.get_stroke_width()))
-            for a in others:  # a tip is given more room than a line: a label touching it reads as its name
-                field.add_segments(np.array([[a.tip.get_center()[:2], a.end_point()[:2]]]),
-                                     0.5 * max(a.tip.width, a.tip.height) + TIP_ROOM)
+            for a in [*others, *([own] if own is not None else [])]:  # another's tip: a label by it names it; own: off it
+                field.add_segments(np.array([[a.tip.get_center()[:2], a.end_point()[:2]]]),  # (review 49: ΔE⃗ on its tip)
+                                     0.5 * max(a.tip.width, a.tip.height) + (TIP_ROOM if a is not own else 0.0))
             if own is not None and (run := float(np.linalg.norm((own.end_point() - own.start_point())[:2]))) > OWN_TIP_FREE:
                 s0, s1 = own.start_point()[:2], own.end_point()[:2]  # its own shaft short of its tip (review 48, pt)
                 field.add_segments(np.array([[s0, s1 - (s1 - s0) / run * OWN_TIP_FREE]]),
