@@ -594,6 +594,21 @@ def test_the_windowed_next_token_draws_each_kl_as_a_bar_on_one_scale(smollm2_mod
                     if hasattr(m, "original_text")}
         assert coloured[Say(lang)("beyond.window.kept_word")] == _theme().key.lower()
         assert coloured[Say(lang)("beyond.window.lost_word")] == _theme().mask.lower()
+        # a wider window whose KL (as written) rises is said, with the first such pair (review 49: 10.19 at 8,
+        # 10.76 at 16); a table where no KL rises says nothing of it
+        rises = [(c, k) for c, col in enumerate((plan.window_kl, plan.sink_kl)) for k in range(len(col) - 1)
+                 if float(kl_text(col[k + 1])) > float(kl_text(col[k]))]
+        if rises:
+            c, k = rises[0]
+            col = (plan.window_kl, plan.sink_kl)[c]
+            say = Say(lang)
+            wanted = say("beyond.window.kl_rise", column=say(f"beyond.window.{('col_window', 'col_sinks')[c]}"),
+                         narrow=plan.windows[k], wide=plan.windows[k + 1], a=kl_text(col[k], say), b=kl_text(col[k + 1], say))
+            written = " ".join(m.original_text for m in drawn["kl_rise"].get_family() if hasattr(m, "original_text"))
+            assert written.replace(" ", "") == wanted.replace(" ", "")
+            assert drawn["kl_rise"].get_bottom()[1] > -4.0
+        else:
+            assert "kl_rise" not in drawn
         if top >= 1.0:  # the largest fills its track
             assert max(widths) == pytest.approx(1.0)
         else:

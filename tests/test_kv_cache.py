@@ -119,6 +119,8 @@ def test_plan_and_render(make_inputs, render_scene):
     # the cache's size is written as the product that makes it (2 × layers × key/value heads × tokens × d_head)
     memory = drawn["check"][2]
     assert int(np.prod(memory.product)) == plan.cache_floats
+    # the closing lines share one left edge (review 49: centred lines beside left-aligned blocks)
+    assert len({round(part.get_left()[0], 6) for part in drawn["check"]}) == 1
     assert memory.product[1:] == (plan.n_layers, scene.setting.trace.model.n_kv_heads or scene.setting.trace.model.n_heads,
                                   len(plan.steps), plan.d_head)
 

@@ -49,12 +49,16 @@ class ContextSize(Chapter):
     def plan(self, setting) -> ContextSizePlan:
         return plan_context_size(setting)
 
-    def count(self, stage: Stage, n: int, cells: int, allowed: int, font_size: float = 30) -> VGroup:
-        """"n × n = n²" and how many of those cells the mask leaves open."""
+    def count(self, stage: Stage, n: int, cells: int, allowed: int, font_size: float = 30, every: int = 1) -> VGroup:
+        """"n × n = n²", how many of those cells the mask leaves open, and (`every` > 1) how many tokens
+        apart the grid's faint lines are."""
         say, th = stage.say, stage.theme
         eq = label(say("grid.context_size.count", n=n, cells=cells), font_size, th.text)
         sub = label(say("grid.context_size.open", count=allowed), font_size * 0.7, th.dim)
-        out = VGroup(eq, sub).arrange(DOWN, buff=0.15 * font_size / 30)
+        parts = [eq, sub]
+        if every > 1:
+            parts.append(label(say("grid.context_size.lines_every", every=every), font_size * 0.7, th.dim))
+        out = VGroup(*parts).arrange(DOWN, buff=0.15 * font_size / 30)
         width = stage.region("panel").width * font_size / 30
         if out.width > width:
             out.scale_to_fit_width(width)
@@ -95,9 +99,10 @@ class ContextSize(Chapter):
         F = grid.cell_height / big.cell_height
         big.scale(F)
         big.shift(grid.lines.get_corner(UP + LEFT) - big.lines.get_corner(UP + LEFT))
-        w0 = self.count(stage, N, plan.long_cells, plan.long_open).width  # the count at its normal size
+        every = big.line_every
+        w0 = self.count(stage, N, plan.long_cells, plan.long_open, every=every).width  # the count at its normal size
         F = max(F, (big.height + 1.2) / fh, big.width / (fw - w0 - 1.2))
-        big_cnt = self.count(stage, N, plan.long_cells, plan.long_open, font_size=30 * F)
+        big_cnt = self.count(stage, N, plan.long_cells, plan.long_open, font_size=30 * F, every=every)
         frame_w = fw * F
         center = np.array([big.get_left()[0] - 0.3 * F + frame_w / 2, big.get_y(), 0])
         right = center[0] + frame_w / 2 - 0.3 * F  # the count sits between the grid and the frame's edge

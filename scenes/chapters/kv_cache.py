@@ -235,7 +235,8 @@ class KvCache(Chapter):
         memory = wrapped(say(f"{T}.memory", floats=grouped(plan.cache_floats, say), count=plan.n_layers, kv=kv,
                              tokens=tokens, d_head=plan.d_head), full.width * 0.78, 24, th.dim, 2)
         memory.product = (2, plan.n_layers, kv, tokens, plan.d_head)
-        box = VGroup(line, saving, memory).arrange(DOWN, buff=0.16)
+        # one left edge for the three (review 49: centred lines and left-aligned blocks mixed)
+        box = VGroup(line, saving, memory).arrange(DOWN, buff=0.16, aligned_edge=LEFT)
         fit_into(box, full.width - 0.2, Y_MACS + 0.2 - full.bottom)
         box.move_to([0, full.bottom + box.height / 2, 0])
         with stage.narrating(say(f"{T}.caption_check", diff=tiny(say, plan.max_diff), ratio=plan.saving)):

@@ -62,6 +62,16 @@ def title_of(stage: Stage, words: str):
     return title
 
 
+def kl_rise(plan) -> tuple[int, int] | None:
+    """The first place where a wider window moves further from the full model (its KL as written rises): the
+    column (0 window alone, 1 first token + window) and the row k (windows k and k + 1); None if none."""
+    for c, kls in enumerate((plan.window_kl, plan.sink_kl)):
+        for k in range(len(kls) - 1):
+            if float(kl_text(kls[k + 1])) > float(kl_text(kls[k])):
+                return c, k
+    return None
+
+
 def kl_text(x: float, say=None) -> str:
     """A KL divergence: two decimals, three below 0.01 (a figure, or with `say` the language's prose)."""
     digits = 3 if abs(float(x)) < 0.01 else 2
@@ -434,11 +444,26 @@ class WindowSinks(Chapter):
         colors_note = rich_line(say.catalog[f"{T}.kl_colors"], {"kept": say(f"{T}.kept_word"), "lost": say(f"{T}.lost_word")},
                                 font_size=24, color=th.dim, colors={"kept": th.key, "lost": th.mask})
         fit_into(colors_note, rows.width, 0.5)
-        notes = VGroup(kl_note, colors_note).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
+        # "␣ = a space before the word", its ␣ at the table's size: beside the colours' line where both fit the
+        # table's width (a line saved for the rise note below), else a line of its own at the end
         spaces = space_key([plan.token, *plan.window_token, *plan.sink_token], say, th, font_size=24, mark_size=32)
-        if spaces is not None:  # "␣ = a space before the word", under the KL note, its ␣ at the table's size
+        beside = spaces is not None and colors_note.width + 0.6 + spaces.width <= rows.width
+        colors_line = VGroup(colors_note, spaces.next_to(colors_note, RIGHT, buff=0.6)) if beside else colors_note
+        notes = VGroup(kl_note, colors_line)
+        # a wider window that moves further from the full model is real, and said (review 49: 10.19 at 8, then
+        # 10.76 at 16, unexplained)
+        rise = kl_rise(plan)
+        if rise is not None:
+            c, k = rise
+            kls = (plan.window_kl, plan.sink_kl)[c]
+            wider = say(f"{T}.kl_rise", column=say(f"{T}.{('col_window', 'col_sinks')[c]}"),
+                        narrow=plan.windows[k], wide=plan.windows[k + 1],
+                        a=kl_text(kls[k], say), b=kl_text(kls[k + 1], say))
+            drawn["kl_rise"] = wrapped_words(wider, rows.width, 24, th.dim, 2)
+            notes.add(drawn["kl_rise"])
+        if spaces is not None and not beside:
             notes.add(spaces)
-            notes.arrange(DOWN, buff=0.15, aligned_edge=LEFT)
+        notes.arrange(DOWN, buff=0.15, aligned_edge=LEFT)
         parts = [said, VGroup(rows, notes.next_to(rows, DOWN, buff=0.3))]
         note = None
         if plan.reach_not_enough:  # the cone of chapter 2 reaches the token: why is it lost all the same?

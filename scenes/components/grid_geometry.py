@@ -205,7 +205,9 @@ class GridGeometry:
         pairs += [(ul + [i * cw, 0, 0], ul + [i * cw, -h, 0]) for i in range(n + 1)]
         # interior lines only while cells are big enough for them not to grey out the grid;
         # beyond that, the border and a faint line every `every` cells
-        every = 1 if min(cw, ch) >= 0.09 else math.ceil(0.45 / min(cw, ch))
+        # (a round count of tokens, 2, 5, 10, 20, …: lines every 6 tokens counted nothing a reader could use)
+        every = 1 if min(cw, ch) >= 0.09 else next(
+            k * 10 ** e for e in range(9) for k in (1, 2, 5) if k * 10 ** e >= math.ceil(0.45 / min(cw, ch)))
         keep = [0, n] + [i for i in range(1, n) if i % every == 0]
         pairs = [pairs[i] for i in sorted(set(keep))] + [pairs[n + 1 + i] for i in sorted(set(keep))]
         self.line_every = every
