@@ -145,6 +145,16 @@ def test_the_chart_draws_every_size_to_scale_and_the_numbers_the_languages_way(l
             if float(f"{b / unit_size:.2f}") >= 1 or unit_size == 1:  # bytes in decimal units, written out here
                 assert size.text == sep(str(b) if unit_size == 1 else three_digits(b / unit_size, group="")) + unit, r.way
                 break
+    # a dot on another series' dot is a ring around it, so both show (review 49: window and flash at 1,000)
+    from manim import Circle
+
+    seen = []
+    for dots in chart.dots:
+        for dot in dots:
+            near = any(np.linalg.norm(dot.get_center() - q) < 0.16 for q in seen)
+            assert (type(dot) is Circle and dot.get_fill_opacity() == 0 and dot.width > 0.2) == near
+        seen += [d.get_center() for d in dots]
+    assert any(type(d) is Circle for dots in chart.dots for d in dots)  # (the toy's window and flash at 1,000)
     # n² climbs twice as steeply as n; flash and linear lie flat
     slope = {r.way: (chart.value_of(d[-1].get_center())[1] / chart.value_of(d[0].get_center())[1]) for r, d in zip(rows, chart.dots)}
     assert slope["full"] == pytest.approx(1e6) and slope["window"] == pytest.approx(1e3) and slope["flash"] == pytest.approx(1)

@@ -22,9 +22,9 @@ from .conftest import tiny_config
 # "MLP" too: the name of the function MLP(E) drawn on screen, which the Korean text introduces once,
 # after 다층 퍼셉트론 (review 34: the screen's "MLP" was never tied to the captions' 다층 퍼셉트론)
 MATH_WORDS = {"softmax", "cos", "max", "exp", "sqrt", "dk", "d_k", "d_head", "d_model", "elu", "mlp"}
-# names of models (and of methods: StreamingLLM) are names, in every language (Korean writers keep "GPT-3"
+# names of models (and of methods: StreamingLLM, RMSNorm) are names, in every language (Korean writers keep "GPT-3"
 # and "SmolLM2" as they are)
-MODEL_NAMES = {"gpt", "smollm", "smollm2", "llama", "mistral", "streamingllm"}
+MODEL_NAMES = {"gpt", "smollm", "smollm2", "llama", "mistral", "streamingllm", "rmsnorm", "layernorm"}
 ENGLISH_WORDS = {"the", "and", "of", "is", "looks", "at", "with", "each", "every", "its", "from", "word",
                  "words", "weight", "weights", "which", "this", "that", "into", "becomes", "next", "first"}
 

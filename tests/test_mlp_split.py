@@ -294,6 +294,15 @@ def test_mlp_renders_on_smollm2_without_english(lang, smol, tmp_path, monkeypatc
     table = drawn["neurons"]
     assert table.marked == off and (len(table.rounding) > 0) == bool(off)
     assert off, "the sentence no longer shows a row that needs the mark: pick one that does"
+    # the brace spans the neurons' rows and their ellipsis, not the header; the arrow from E ends short of the
+    # rows' indices and names the norm SmolLM2 applies before the MLP (review 49)
+    grid = table.grid
+    assert table.brace.get_top()[1] < grid[0].get_bottom()[1] + 0.1 and table.brace.get_bottom()[1] < grid[-1].get_top()[1]
+    from attention_manim.scenes.i18n import Say
+
+    assert plan.norm == "rmsnorm" and drawn["norm_label"].original_text == Say(lang)("blocks.mlp.norm_rmsnorm")
+    indices = [row[0] for row in grid[1:-1]]
+    assert all(i.get_left()[0] > drawn["norm_label"].get_right()[0] - 0.3 for i in indices)
     # the first frame: every token into an MLP box of its own, under its word, the focus's in its colour
     from manim.utils.color import ManimColor
     boxes = drawn["per_token"].boxes

@@ -203,15 +203,22 @@ class Mlp(Chapter):
         xname = math("E", 34, th.embedding).next_to(x, UP, buff=0.12)
         xg = VGroup(x, xname, label(str(plan.d_model), 24, th.dim).next_to(x, DOWN, buff=0.1))
         table = self.neurons(stage, plan)
-        flow = VGroup(xg, table).arrange(RIGHT, buff=0.9)
-        arrow = Arrow(xg.get_right(), table.get_left(), buff=0.1, stroke_width=2, color=th.dim)
+        # the arrow names the norm the MLP's input goes through first (the table's g and u are computed from the
+        # normed E, not E), and is long enough for that name; it ends short of the rows' indices (review 49: it
+        # touched "#1254")
+        norm = label(say(f"{T}.norm_{plan.norm}"), 22, th.dim) if plan.norm in ("rmsnorm", "layernorm") else None
+        flow = VGroup(xg, table).arrange(RIGHT, buff=max(0.9, norm.width + 0.6 if norm is not None else 0.0))
+        arrow = Arrow(xg.get_right(), table.get_left() + LEFT * 0.15, buff=0.1, stroke_width=2, color=th.dim)
         body = VGroup(flow, arrow)
+        if norm is not None:
+            body.add(norm.next_to(arrow, UP, buff=0.08))
+            drawn["norm_label"] = norm
         fit_into(body, full.width - 0.2, top - full.bottom - 0.9)
         body.move_to([0, (top + full.bottom + 0.7) / 2, 0])
         with stage.narrating(say(f"{T}.caption_neurons_gated" if gated else f"{T}.caption_neurons_plain", word=word,
                                  shown=len(plan.neurons), d_mlp=grouped(plan.d_mlp, say))):
             stage.play(FadeOut(mine), FadeOut(gpt), FadeOut(bar), FadeOut(keys), run_time=0.5)
-            stage.play(FadeIn(xg), FadeIn(arrow), FadeIn(table, lag_ratio=0.05), run_time=1.4)
+            stage.play(FadeIn(VGroup(*body[1:])), FadeIn(xg), FadeIn(table, lag_ratio=0.05), run_time=1.4)
             stage.wait(0.8)
         # the count the caption says, written under the brace's words
         active = label(say(f"{T}.active_note", count=plan.active, d_mlp=grouped(plan.d_mlp, say)), 26, th.highlight)
@@ -232,7 +239,7 @@ class Mlp(Chapter):
         fit_into(check, full.width, 0.4).next_to(down, DOWN, buff=0.35).set_x(0)
         with stage.narrating(say(f"{T}.caption_out", d_model=plan.d_model, d_mlp=grouped(plan.d_mlp, say),
                                  diff=tiny(say, plan.max_diff))):
-            stage.play(FadeOut(VGroup(xg, arrow, table, active)), run_time=0.5)
+            stage.play(FadeOut(VGroup(xg, *body[1:], table, active)), run_time=0.5)
             stage.play(FadeIn(down.matrix), FadeIn(down.hidden), run_time=1.0)
             stage.play(FadeIn(down.result, shift=RIGHT * 0.2), run_time=1.0)
             stage.play(FadeIn(check), run_time=0.6)
@@ -329,7 +336,9 @@ class Mlp(Chapter):
             rows.append([label(f"#{n}", 24, th.dim)] + cells)
         rows.append([label("⋮", 28, th.dim)] + [label("⋮", 28, th.dim) for _ in cols])
         grid = aligned_rows(rows, col_gap=0.5, row_step=0.56, align=["right"] * (len(cols) + 1))
-        note = braced(grid, say(f"{T}.brace", shown=len(plan.neurons), d_mlp=grouped(plan.d_mlp, say)), th, RIGHT, 24)
+        # the brace spans the neurons' rows and their ellipsis, not the header (review 49)
+        note = braced(VGroup(*grid[1:]), say(f"{T}.brace", shown=len(plan.neurons), d_mlp=grouped(plan.d_mlp, say)),
+                      th, RIGHT, 24)
         note[1].next_to(note[0], RIGHT, buff=0.1)
         table = VGroup(grid, note)
         table.rounding = VGroup()

@@ -17,7 +17,7 @@ import math
 from typing import Callable, Sequence
 
 import numpy as np
-from manim import Dot, Line, VGroup, VMobject
+from manim import Circle, Dot, Line, VGroup, VMobject
 
 from ..style import DARK, Theme
 from .text import label
@@ -81,10 +81,16 @@ class LogLogChart(VGroup):
                                         [x1, self.y0 + self.uy * (k - self.ky), 0], stroke_color=th.dim,
                                         stroke_width=1, stroke_opacity=0.35) for k in y_labels if k > self.ky))
         self.lines, self.dots, self.ends = VGroup(), VGroup(), VGroup()
+        placed: list[np.ndarray] = []
         for vs, color in series:
             pts = [self.point(x, v) for x, v in zip(xs, vs)]
             line = VMobject(stroke_color=color, stroke_width=5).set_points_as_corners(pts)
-            dots = VGroup(*(Dot(p, radius=0.07, color=color) for p in pts))
+            # a point on another series' dot is drawn as a ring around it, so both show (review 49: the window's
+            # and flash's dots as one at 1,000 tokens)
+            dots = VGroup(*(Circle(radius=0.12, stroke_color=color, stroke_width=4).move_to(p)
+                            if any(np.linalg.norm(p - q) < 0.16 for q in placed) else Dot(p, radius=0.07, color=color)
+                            for p in pts))
+            placed += pts
             for d, v in zip(dots, vs):
                 d.value = float(v)
             self.lines.add(line)

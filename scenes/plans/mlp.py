@@ -64,6 +64,7 @@ class MlpPlan:
     ratio: float  # d_mlp / d_model
     gpt2: tuple[int, int]  # GPT-2 small: (d_model, d_mlp)
     model_name: str
+    norm: str = "none"  # the norm the MLP's input goes through first: layernorm | rmsnorm | none
 
 
 def sum_kind(a: np.ndarray, b: np.ndarray, shown) -> str:
@@ -99,4 +100,4 @@ def plan_mlp(setting: Setting) -> MlpPlan:
         x=x, out=out, trace_out=np.asarray(p.trace_out, float),
         max_diff=p.max_diff, after=after, after_diff=float(np.abs(after - trace_after).max()),
         after_kind=sum_kind(x, out, shown), shown=shown, ratio=p.d_mlp / m.d_model,
-        gpt2=(GPT2.d_model, GPT2.d_mlp), model_name=m.name)
+        gpt2=(GPT2.d_model, GPT2.d_mlp), model_name=m.name, norm=getattr(setting.trace.model, "norm", "none"))
