@@ -138,6 +138,9 @@ def test_renders_with_the_trace_numbers(render_scene, make_inputs, lang):
         word, pointer = top
         assert pointer.get_start()[0] >= word.get_right()[0] and pointer.get_end()[0] > pointer.get_start()[0]
         assert top.original_text == Say(lang)("grid.axes.queries") and side.original_text == Say(lang)("grid.axes.keys")
+    # one dot key for every sentence (review 49: 0.10 beside the first sentence, 0.25 beside the next)
+    keys = {d["legend"].weights for d in drawn["sentences"] if d["legend"] is not None}
+    assert len(keys) == 1 and len(drawn["sentences"]) == 3
     shown = sorted(round(m.value, 4) for m in numbers_in(drawn["compare"]))
     expected = sorted(round(v, 4) for s in plan.sentences for pair in s.projections for v in pair)
     assert shown == expected

@@ -356,15 +356,17 @@ def dot_legend(stage: Stage, grid: AttentionGrid, obstacles=(), corners=None, re
     return legend
 
 
-def corner_legend(stage: Stage, grid: AttentionGrid, obstacles=(), region: Region | str = "full") -> DotLegend | None:
+def corner_legend(stage: Stage, grid: AttentionGrid, obstacles=(), region: Region | str = "full",
+                  smallest: float = 0.0) -> DotLegend | None:
     """The dot legend in a free corner of `region` (for a frame with no room beside the grid): the
     caption over the dots in a lower corner, else the caption beside them in any corner, else over them in
-    an upper corner; None when no corner is free."""
+    an upper corner; None when no corner is free. `smallest`: its smallest weight at least this."""
     box = stage.region(region) if isinstance(region, str) else region
     low = [([box.left, box.bottom, 0], DOWN + LEFT), ([box.right, box.bottom, 0], DOWN + RIGHT)]
     high = [([box.left, box.top, 0], UP + LEFT), ([box.right, box.top, 0], UP + RIGHT)]
     for side, corners in (("up", low), ("left", low + high), ("up", high)):
-        legend = DotLegend(grid, stage.say("grid.axes.dot_legend"), theme=stage.theme, caption_side=side)
+        legend = DotLegend(grid, stage.say("grid.axes.dot_legend"), theme=stage.theme, caption_side=side,
+                           smallest=smallest)
         if free_spot(stage, legend, corners, obstacles, box):
             return legend
     return None

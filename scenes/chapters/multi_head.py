@@ -10,6 +10,7 @@ from math import floor
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, ReplacementTransform, SurroundingRectangle, VGroup
 
 from ..components.attention_grid import AttentionGrid
+from ..components.dot_legend import SMALL_GRID_WEIGHTS
 from ..components.text import baseline_row, label, number, text_baseline
 from ..components.vectors import VectorColumn, math, symbol_source
 from ..components.word_boxes import WordBoxes
@@ -243,7 +244,14 @@ class MultiHead(Chapter):
         row.move_to([0, top - row.height / 2, 0])
         names = axis_names(stage, grids[0]) if show_labels else VGroup()
         # what a dot's size means (the grids' dots are all one size function), in a free corner
-        legend = corner_legend(stage, grids[0], [*(part for c in cells for part in c), title, words, *names])
+        # one key for every sentence of the lesson (review 49: 0.10, then 0.25 on the next sentence's smaller
+        # grids): with several sentences it starts at 0.25, and never goes under an earlier sentence's key
+        key_floor = max(SMALL_GRID_WEIGHTS[0][0] if len(plan.sentences) > 1 else 0.0,
+                    stage.drawn.get("multi_head_key_floor", 0.0))
+        legend = corner_legend(stage, grids[0], [*(part for c in cells for part in c), title, words, *names],
+                               smallest=key_floor)
+        if legend is not None:
+            stage.drawn["multi_head_key_floor"] = legend.weights[0]
         grids[0].legend, grids[0].axis_names = legend, names
         shown_legend = [FadeIn(legend)] if legend is not None else []
         shown_legend += [FadeIn(names)] if len(names) else []

@@ -37,11 +37,13 @@ class DotLegend(VGroup):
     the left with `caption_side="left"`)."""
 
     def __init__(self, grid, caption: str, *, weights=None, theme: Theme = DARK,
-                 font_size: float = LEGEND_FS, caption_side: str = "up"):
+                 font_size: float = LEGEND_FS, caption_side: str = "up", smallest: float = 0.0):
         super().__init__()
         if weights is None:  # the default: trade 0.1 for larger weights when its dot is a speck
-            weights = LEGEND_WEIGHTS
-            for larger in SMALL_GRID_WEIGHTS:
+            # (`smallest`: no key under this weight, so that a lesson's keys agree from grid to grid)
+            choices = [w for w in (LEGEND_WEIGHTS, *SMALL_GRID_WEIGHTS) if w[0] >= smallest] or [SMALL_GRID_WEIGHTS[-1]]
+            weights = choices[0]
+            for larger in choices[1:]:
                 if 2 * grid.dot_radius_for(weights[0]) * PX_PER_UNIT >= MIN_DOT_PX:
                     break
                 weights = larger
