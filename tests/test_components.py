@@ -314,6 +314,10 @@ def test_matvec_sweep_counts_up_to_the_real_values(trace, head, render_scene):
         left, right = prod.matrix.brackets
         assert left.get_left()[0] + 0.05 < prod.row_box.get_left()[0] < prod.matrix.grid.get_left()[0]
         assert prod.matrix.grid.get_right()[0] < prod.row_box.get_right()[0] < right.get_right()[0] - 0.05
+        # and the vector's box around its brackets, clear of them on every side (review 49: on E⃗₄'s brackets)
+        b = prod.vector.brackets
+        assert prod.vec_box.get_left()[0] < b.get_left()[0] - 0.05 and prod.vec_box.get_right()[0] > b.get_right()[0] + 0.05
+        assert prod.vec_box.get_top()[1] > b.get_top()[1] + 0.05 and prod.vec_box.get_bottom()[1] < b.get_bottom()[1] - 0.05
         later = [prod.result.entry(i) for i in prod.shown_rows()[1:]]
         assert later and all(m.get_fill_opacity() == 0 for m in later)
         scene.play(prod.sweep(rows=prod.shown_rows()[1:2], run_time_per_row=0.4))

@@ -236,7 +236,9 @@ class MatVecProduct(VGroup):
         x0 = grid.get_left()[0] - 0.35 * (grid.get_left()[0] - left.get_left()[0])  # a third of the way to the bracket's stroke
         x1 = grid.get_right()[0] + 0.35 * (right.get_right()[0] - grid.get_right()[0])
         target_row.stretch_to_fit_width(x1 - x0).set_x((x0 + x1) / 2)
-        target_vec = SurroundingRectangle(self.vector.rows, color=self.theme.highlight, buff=0.05, stroke_width=2.5)
+        # the whole vector is what a row multiplies: its box goes around its brackets, clear of them (review 49:
+        # inside them, its edges ran over the brackets' ends, 0.02 from the entries)
+        target_vec = SurroundingRectangle(self.vector.brackets, color=self.theme.highlight, buff=0.08, stroke_width=2.5)
         entry = self.result.entry(i)
         # the result's box spans the column's width, at entry i's height (an entry is narrower than its column)
         target_out = self._row_rect(entry).stretch_to_fit_width(self.result.rows.width + 0.1)
