@@ -254,3 +254,20 @@ def test_no_wrapped_line_starts_or_ends_with_a_relation():
     role = "head 0 adjectives → nouns"
     lines = [line.original_text for line in wrapped(role, label("head 0 adjectives →", 24).width, 24, "#FFFFFF", 3)]
     assert lines == ["head 0 adjectives →", "nouns"], lines
+
+
+def test_wrapped_lines_stand_on_evenly_spaced_baselines():
+    """Review 49 (last_token, pt): "Nenhum / dos 4 heads" stood closer than the lines after it, boxes 0.12
+    apart whatever their descenders. A wrapped text's baselines are one pitch apart, at least the boxes' gap."""
+    from attention_manim.scenes.chapters.honest import wrapped
+    from attention_manim.scenes.components.text import text_baseline
+
+    text = ("Este modelo didático tem 1 camada. Nenhum dos 4 heads mostrados aqui foi feito para mistérios. "
+            "Quase nada da atenção da última palavra vai além da palavra anterior.")
+    lines = wrapped(text, 6.0, 24, "#FFFFFF", 4)
+    assert len(lines) >= 3
+    bases = [text_baseline(line) for line in lines]
+    gaps = np.diff(bases)
+    assert np.ptp(gaps) < 1e-6, gaps
+    for a, b in zip(lines, lines[1:]):  # and no line touches the next
+        assert a.get_bottom()[1] - b.get_top()[1] >= 0.12 - 1e-6
