@@ -149,7 +149,7 @@ class DotProducts(Chapter):
         z = ZOOM
         cell_box = grid.cell_rect(i, j, color=th.key, buff=0.02)
         sym = math(f"{{{{ {symbol_source('K', j + 1)} : k }}}} dot {{{{ {symbol_source('Q', i + 1)} : q }}}} =",
-                   34, th.text)
+                   32 * MATH_PER_TEXT, th.text)  # (at the numbers' size, as l2's: review 49, two sizes in one card)
         sym.select("k").set_color(th.key)
         sym.select("q").set_color(th.query)
         # both to two decimals: "+21.36 ÷ √16 = +5.34" checks by hand and is the grid's +5.34 (the grid's
