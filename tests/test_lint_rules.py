@@ -1045,3 +1045,21 @@ def test_sums_in_a_column_mark_each_row_whose_drawn_weights_miss():
     sigma = [m for m in sums if hasattr(m, "submobjects") and len(m) and getattr(m[0], "original_text", "") == "Σ"][0]
     assert len(sigma) == 1  # no "≈" in the header
     assert list(sums.lint_sums[0].marks) == [mark] and not sums.lint_sums[1].marks
+
+
+def test_the_roots_bar_is_thickened_upward_not_onto_its_digits():
+    """Review 49: under every cell the root's bar read as a hairline. Its rule is ROOT_RULE times as thick as
+    Typst draws it, grown upward: its bottom edge (over the digits) stays where it was."""
+    from attention_manim.scenes.components.grid_symbols import ROOT_RULE, thicker_rules
+    from attention_manim.scenes.components.vectors import math_points
+
+    plain = math_points("sqrt(16)", 40)
+    thick = thicker_rules(plain, ROOT_RULE)
+    starts = [0] + [k for k in range(4, len(plain), 4) if np.linalg.norm(plain[k] - plain[k - 1]) > 1e-6] + [len(plain)]
+    rules = [(a, b) for a, b in zip(starts, starts[1:]) if np.ptp(plain[a:b, 1]) < 0.1 * np.ptp(plain[a:b, 0])]
+    assert len(rules) == 1  # the bar alone: no glyph is that flat
+    a, b = rules[0]
+    assert np.ptp(thick[a:b, 1]) == pytest.approx(ROOT_RULE * np.ptp(plain[a:b, 1]))
+    assert thick[a:b, 1].min() == pytest.approx(plain[a:b, 1].min())
+    others = np.r_[0:a, b:len(plain)]
+    np.testing.assert_array_equal(thick[others], plain[others])  # the glyphs untouched

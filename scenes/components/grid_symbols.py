@@ -53,6 +53,22 @@ def _vector_letter(letter: str, index: int | None) -> tuple[np.ndarray, float]:
     return np.concatenate(parts), x
 
 
+ROOT_RULE = 3.0  # the root's bar, thickened upward: at a cell's size Typst's rule drew a dim hairline (review 49)
+
+
+def thicker_rules(pts: np.ndarray, factor: float) -> np.ndarray:
+    """`pts` (cubic outlines, 4 points a curve) with each thin horizontal rule (a closed path far wider than
+    tall: a root's bar) `factor` times as thick, grown upward from its bottom edge (clear of what is under it)."""
+    pts = pts.copy()
+    starts = [0] + [k for k in range(4, len(pts), 4) if np.linalg.norm(pts[k] - pts[k - 1]) > 1e-6] + [len(pts)]
+    for a, b in zip(starts, starts[1:]):
+        path = pts[a:b]
+        if np.ptp(path[:, 1]) < 0.1 * np.ptp(path[:, 0]):
+            bottom = path[:, 1].min()
+            pts[a:b, 1] = bottom + (path[:, 1] - bottom) * factor
+    return pts
+
+
 @lru_cache(maxsize=64)
 def denominator_glyphs(text: str) -> dict:
     """`text` (e.g. "√16") as outline points at REF_FS, centred on x = 0 with its bottom at y = 0. A
@@ -60,6 +76,7 @@ def denominator_glyphs(text: str) -> dict:
     the text font's lone "√"."""
     if text.startswith("√"):
         pts = math_points(f"sqrt({text[1:]})", REF_FS * MATH_PER_TEXT)
+        pts = thicker_rules(pts, ROOT_RULE)
     else:
         pts = np.concatenate(text_points(text))
     pts = pts - np.array([(pts[:, 0].min() + pts[:, 0].max()) / 2, pts[:, 1].min(), 0])
