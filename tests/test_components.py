@@ -334,6 +334,21 @@ def test_matvec_sweep_counts_up_to_the_real_values(trace, head, render_scene):
 # --- speech bubble ------------------------------------------------------------------------------
 
 
+def test_a_bubble_is_one_outline_whatever_side_its_tail_leaves():
+    """Review 49 (key's answers): the tail, wound against the box, stayed a contour of its own and its base was
+    drawn across the box ("[<|"). The box and tail are one outline for every direction, and for a box placed
+    with `at`."""
+    from manim import DOWN, LEFT, RIGHT, UP, Square
+
+    for d in (RIGHT, LEFT, UP, DOWN, UP + RIGHT, DOWN + LEFT, UP + LEFT, DOWN + RIGHT):
+        b = SpeechBubble("Me! An adjective.", target=Square(0.5), direction=d, font_size=19, pad=0.13, tail_length=0.4)
+        assert len(b.outline.get_subpaths()) == 1, d
+        # the tail still reaches its tip
+        assert min(np.linalg.norm(p - b.tip) for p in b.outline.points) < 1e-6
+    placed = SpeechBubble("Me!", target=np.zeros(3), at=np.array([2.0, 1.0, 0.0]), font_size=19)
+    assert len(placed.outline.get_subpaths()) == 1
+
+
 def test_bubble_points_at_its_target(trace):
     boxes = WordBoxes(trace.tokens).shift(np.array([0, -1.0, 0]))
     target = boxes.box(3)

@@ -82,7 +82,7 @@ class Key(Chapter):
         for j, line in zip(plan.tops, plan.answers):
             kv = keys.by_token[j]
             b = SpeechBubble(say(line), target=kv.brackets, direction=RIGHT, theme=th, font_size=19, color=th.key,
-                             tail_length=0.25 + right_edge - kv.get_right()[0], pad=0.13, max_width=3.2)
+                             tail_length=0.25 + right_edge - kv.get_right()[0], pad=0.13, max_width=3.2, buff=0.14)
             b.answer_for = j
             answers.add(b)
         drawn["answers"] = list(answers)

@@ -53,7 +53,8 @@ class SpeechBubble(VGroup):
 
         w, h = body.width + 2 * pad, body.height + 2 * pad
         self.box_size = (w, h)
-        box = RoundedRectangle(width=w, height=h, corner_radius=min(0.25, h / 2.5))
+        radius = min(0.25, h / 2.5)
+        box = RoundedRectangle(width=w, height=h, corner_radius=radius)
         # tip at the target, the box off along `direction`
         if target is None:
             tip = np.zeros(3)
@@ -83,9 +84,16 @@ class SpeechBubble(VGroup):
             a = np.array([bx - half, base_y + sy * 0.05, 0])
             b = np.array([bx + half, base_y + sy * 0.05, 0])
         else:
+            # the base inside the box past its rounded corners: from the edge itself, a low box's corners
+            # left a sliver of its edge standing across the tail (review 49, key's answers: "[<|")
             base_x = centre[0] - sx * w / 2
-            a = np.array([base_x + sx * 0.05, centre[1] - 0.14, 0])
-            b = np.array([base_x + sx * 0.05, centre[1] + 0.14, 0])
+            half = min(0.14, h / 2 - 0.04)
+            a = np.array([base_x + sx * (radius + 0.02), centre[1] - half, 0])
+            b = np.array([base_x + sx * (radius + 0.02), centre[1] + half, 0])
+        # counter-clockwise, as the box: against its winding the union kept the tail as a contour of its own,
+        # its base drawn across the box (review 49, key's answers)
+        if (tip[0] - a[0]) * (b[1] - a[1]) - (tip[1] - a[1]) * (b[0] - a[0]) < 0:
+            a, b = b, a
         tail = Polygon(a, tip, b)
         if Union is not None:
             outline = Union(box, tail)
