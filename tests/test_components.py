@@ -855,3 +855,28 @@ def test_a_tip_inset_with_no_room_on_the_right_takes_a_smaller_box_elsewhere(tra
     inset = TipInset.beside([a, d, b], (d.start_point(), d.end_point()), DARK, lambda k: f"×{k}", right,
                             avoid=[], half=0.9, smaller=[left], names=names)
     assert inset.frame.get_center()[:2] == pytest.approx(right[0][:2]) and inset.frame.width == pytest.approx(1.8)
+
+
+def test_a_row_vector_spaces_its_entries_wider_where_the_decimal_mark_is_a_comma():
+    """Review 49 (pt): "+1,5 −2,0 0,0" read tight, the commas inside the entries like the list's own. In a
+    decimal-comma language a row vector's entries stand COMMA_GAP times further apart; a column is unchanged."""
+    from attention_manim.scenes.components.text import reset_number_language, set_number_language
+    from attention_manim.scenes.components.vectors import COMMA_GAP
+
+    values = np.array([1.5, -2.0, 0.0, 0.4, -1.2])
+
+    def gaps(lang, horizontal=True):
+        token = set_number_language(lang)
+        try:
+            v = VectorColumn(values, head=5, tail=0, horizontal=horizontal, entry_gap=0.14)
+        finally:
+            reset_number_language(token)
+        e = v.entries
+        if not horizontal:
+            return [a.get_y() - b.get_y() for a, b in zip(e, e[1:])]
+        return [b.get_left()[0] - a.get_right()[0] for a, b in zip(e, e[1:])]
+
+    assert gaps("en") == pytest.approx([0.14] * 4)
+    assert gaps("pt") == pytest.approx([0.14 * COMMA_GAP] * 4)
+    assert gaps("ko") == pytest.approx([0.14] * 4)
+    assert gaps("pt", horizontal=False) == pytest.approx(gaps("en", horizontal=False))

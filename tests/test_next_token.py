@@ -332,6 +332,8 @@ def test_going_deeper_on_smollm2_rings_the_measured_layer(smol_inputs, render_sc
     assert named and all(c.word.original_text == say.mark_label(c.word.token) for c in named)
     from attention_manim.scenes.chapters.going_deeper import NAME_MARGIN
 
+    # every name at one size (review 49: "(vírgula)" smaller than "(ponto)")
+    assert np.ptp([c.word.height for c in named]) < 1e-6
     for c in named:  # a name keeps its margin inside its card (edge to edge it read as the border's: review 48)
         box = c.guess[0]
         assert c.word.get_left()[0] >= box.get_left()[0] + NAME_MARGIN - 1e-6

@@ -98,7 +98,15 @@ class GoingDeeper(Chapter):
             guess = VGroup(box, word)
             col = VGroup(attn, mlp, num, guess)
             col.attn, col.mlp, col.num, col.guess, col.word, col.right = attn, mlp, num, guess, word, right
+            col.named = bool(named)
             cols.add(col)
+        # every mark's name at one size, the smallest any card needed ("(vírgula)" beside a larger "(ponto)"
+        # read as two kinds of card: review 49)
+        names = [c.word for c in cols if c.named]
+        if names:
+            size = min(w.height for w in names)
+            for w in names:
+                w.scale(size / w.height, about_point=w.get_center())
         return cols
 
     @staticmethod

@@ -21,10 +21,11 @@ from manim import (
     ManimColor, VMobject, interpolate_color,
 )
 
+from ..i18n import number_symbols
 from ..style import DARK, Theme
 from ..plans.windows import token_window, window_indices  # pure: plans use them too
 from .batched_shapes import rect_points
-from .text import drop_svg_paths, label, number, remember_size
+from .text import drop_svg_paths, label, number, number_language, remember_size
 
 # --------------------------------------------------------------------------------------------
 # symbols
@@ -58,6 +59,7 @@ def math(source: str, font_size: float = 36, color: str = "#FFFFFF") -> MathTyps
     return _math_prototype(source, float(font_size), color).copy()
 
 
+COMMA_GAP = 1.7  # a row vector's gap between entries where the decimal mark is a comma ("+1,5  −2,0")
 MATH_PER_TEXT = 1.33  # a Typst math size whose digits stand as tall as the text font's at size 1
 
 
@@ -166,6 +168,10 @@ class VectorColumn(VGroup):
         rows = VGroup()
         right_x = 0.0
         x = 0.0  # horizontal layout: the left edge of the next entry
+        if horizontal and number_symbols(number_language())[0] == ",":
+            # a decimal comma inside each entry: entries further apart, or "+1,5 −2,0" read as a list of four
+            # (review 49, pt)
+            entry_gap *= COMMA_GAP
         for r, idx in enumerate(self.shown_indices):
             y = -r * row_h
             if idx is None:
