@@ -677,3 +677,14 @@ def test_the_normalizer_formula_is_set_as_tall_as_its_sentence(make_inputs):
     drawn = _chapter_drawn("linear_attention", make_inputs(lang="en"), "linear_kernel")
     words, formula = drawn["normalizer"]
     assert formula.height < 1.5 * words.height, (formula.height, words.height)
+
+
+def test_the_reach_charts_passage_start_is_not_in_the_highlighted_layers_colour(make_inputs):
+    """Review 49 (ko): yellow named both the passage's start and the layer whose reach first covers it. The
+    start is drawn in the text's colour; yellow is left to that layer's bar."""
+    drawn = _chapter_drawn("sliding_window", make_inputs(lang="ko"), "window_reach")
+    th = _theme()
+    start = drawn["start"]
+    assert start.get_stroke_color().to_hex().lower() == th.text.lower() != th.highlight.lower()
+    lit = [b for b in drawn["bars"] if b.get_fill_color().to_hex().lower() == th.highlight.lower()]
+    assert len(lit) <= 1

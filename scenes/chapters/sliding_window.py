@@ -233,9 +233,10 @@ class WindowReach(Chapter):
             ticks.add(label(count(t, say), 20, th.dim).move_to([x, bottom - 0.32, 0]))
         axis_name = text(say(f"{T}.tokens_back"), FS, th.dim).next_to(ticks, DOWN, buff=0.1).set_x((left + right) / 2)
         x0 = right - start_back * unit
-        start = DashedLine([x0, bottom - 0.1, 0], [x0, top + 0.15, 0], color=th.highlight, stroke_width=2.5,
+        # (in the text's colour: yellow is the layer whose reach first covers it, review 49)
+        start = DashedLine([x0, bottom - 0.1, 0], [x0, top + 0.15, 0], color=th.text, stroke_width=2.5,
                            dash_length=0.1)
-        start_note = text(say(f"{T}.passage_start", back=start_back), FS, th.highlight)
+        start_note = text(say(f"{T}.passage_start", back=start_back), FS, th.text)
         start_note.next_to(start, UP, buff=0.1)
         if start_note.get_left()[0] < full.left:
             start_note.shift(RIGHT * (full.left - start_note.get_left()[0]))
