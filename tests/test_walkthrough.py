@@ -237,6 +237,10 @@ def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
     assert one["weights_total"].original_text == ("Σ = 1" if drawn_total == 1 else "Σ ≈ 1")
     row = next(iter(one["rows"].values()))
     assert [m.index for m in one["z"].entries] == [m.index for m in row[-1].entries]
+    # a z entry's "≈" stands clear over its digits (review 49: it sat on them)
+    for mark in one["z_marks"]:
+        under = min(one["z"].entries, key=lambda m: abs(m.get_x() - mark.get_x()))
+        assert mark.get_bottom()[1] - under.get_top()[1] >= 0.12  # (0.16 before the panel is fitted)
     z_table = scene.stage.drawn["steps_all"]["tables"][-1]
     row = [(j, cell) for (i, j), cell in z_table.cells.items() if i == plan.focus]
     assert len(row) == 5  # four columns and the last, of 16

@@ -257,7 +257,7 @@ class OneToken(Chapter):
             approx = drawn_misses([e.shown for e in parts], m.shown)
             mark = None
             if approx:
-                mark = label(stage.say("common.rounding.mark"), size * 0.9, stage.theme.dim).next_to(m, UP, buff=0.1)
+                mark = label(stage.say("common.rounding.mark"), size * 0.9, stage.theme.dim).next_to(m, UP, buff=0.16)
                 marks.add(mark)
             declare_sum(z, parts, m, [mark] if mark is not None else [], name=f"z entry {m.index}")
         return marks
