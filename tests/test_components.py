@@ -880,3 +880,21 @@ def test_a_row_vector_spaces_its_entries_wider_where_the_decimal_mark_is_a_comma
     assert gaps("pt") == pytest.approx([0.14 * COMMA_GAP] * 4)
     assert gaps("ko") == pytest.approx([0.14] * 4)
     assert gaps("pt", horizontal=False) == pytest.approx(gaps("en", horizontal=False))
+
+
+def test_a_cosine_and_its_word_share_a_baseline_with_a_decimal_comma():
+    """Review 50 (pt): "cos −0,31" aligned by its box, the comma's tail lifted the digits 5 px over "cos"."""
+    from attention_manim.scenes.components.angle_view import AngleView
+    from attention_manim.scenes.components.text import reset_number_language, set_number_language, text_baseline
+
+    q = np.array([1.0, 0.0, 0.0])
+    token = set_number_language("pt")
+    try:
+        view = AngleView(q, [(np.array([0.36, 0.93, 0.0]), "#00ff00", "arrow(K)_3"),
+                             (np.array([-0.31, 0.95, 0.1]), "#888888", "arrow(K)_1")])
+    finally:
+        reset_number_language(token)
+    for arc in view.arcs:
+        word, num = arc[1]
+        assert "," in num.shown
+        assert text_baseline(word) == pytest.approx(text_baseline(num), abs=1e-3)

@@ -287,6 +287,9 @@ def test_ring_renders(lang, make_inputs, render_scene):
     assert len(mem["shares"]) == N and all(lines_said(t[1]) == own for t in mem["shares"])
     assert all(len(t[1]) <= 2 for t in mem["shares"])
     assert mem["own_bytes"] * N >= mem["whole_bytes"] > mem["own_bytes"] * (N - 1)
+    # the traffic line, the frame's claim, is one line at its size, as wide as the bar at most (review 50, pt: shrunk
+    # to fit, its capitals stood 10 px tall and the whole frame shrank with it)
+    assert len(mem["sent"]) == 1 and mem["sent"].width <= mem["bar"].width + 1e-6
     # a busy device whose table reads as the step before is named in the step's note (the toy's heads put
     # nearly all weight on one key: steps 3 and 4 of its ring), with the weight its rows give the new keys
     notes = drawn["notes"]

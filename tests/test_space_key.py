@@ -37,6 +37,16 @@ def test_a_real_models_tokens_come_with_the_key(lang, smollm2_model, session, re
     drawn = scene.stage.drawn["masked_rows"]
     for notes in (drawn["why"], *drawn["readings"], drawn["legend"]):  # (review 39: the last frame's dot legend)
         assert notes.get_bottom()[1] >= key.get_top()[1] + 0.1
+    # a row whose Σ reads "≈1.00" is explained on the frame while the Σ column shows (review 50),
+    # above the key, and no reading runs into it
+    why = drawn["rounding_note"]
+    assert bool(drawn["sums_group"].missed) == bool(len(why))
+    if not len(why):
+        return
+    said = " ".join(line.original_text for line in why).replace("\u00a0", " ")
+    assert said.replace(" ", "") == Say(lang)("common.rounding.rows").replace("\u00a0", " ").replace(" ", "")
+    assert why.get_bottom()[1] >= key.get_top()[1] + 0.1
+    assert all(r.get_bottom()[1] > why.get_top()[1] for r in drawn["readings"])
 
 
 def test_the_toys_words_have_no_key(make_inputs, render_scene):

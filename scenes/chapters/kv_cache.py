@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Rectangle, SurroundingRectangle, Transform, VGroup
 
-from ..components.text import label, number
+from ..components.text import baseline_row, label, number
 from ..plans.rounding import drawn_misses
 from ..review import declare_sum
 from ..components.vectors import VectorColumn, math
@@ -198,7 +198,8 @@ class KvCache(Chapter):
         total = number(1.0, "weight", FONT, th.text)
         approx = drawn_misses([w.shown for w in weights], total.shown)
         sigma = label("Σ ≈" if approx else "Σ =", FONT, th.text)  # symbols, as the softmax column's
-        row = VGroup(sigma, total).arrange(RIGHT, buff=0.12).move_to([PANEL_X, Y_W, 0], aligned_edge=LEFT)
+        # on one baseline (centred by their boxes, pt's "1,00" stood 3 px over the Σ: review 50)
+        row = baseline_row([sigma, total], buff=0.12).move_to([PANEL_X, Y_W, 0], aligned_edge=LEFT)
         declare_sum(row, list(weights), total, [sigma] if approx else [], name="kv weights")
         row.approx = approx
         return row

@@ -209,13 +209,21 @@ class MaskedRows(Chapter):
             z.value, z.shown, z.index = 0.0, "0", tuple(c)
             zeros.add(z)
         sums = query_sums(stage, grid)
+        # a row whose Σ reads "≈1.00" is explained on the frame from the moment it shows, at the panel's foot
+        # (review 50: only the one row's reading said why; the last caption's "every row sums to 1" beside it)
+        why = VGroup()
+        if sums.missed:
+            why = wrapped(say("common.rounding.rows"), pw, 20, th.dim, 4)
+            fit_into(why, pw, 1.2)
+            why.move_to([panel.left + why.width / 2, stage.floor() + 0.1 + why.height / 2, 0])
         with stage.narrating(say(f"{T}.caption_softmax")):
             stage.play(grid.show_weights(run_time=1.4), grid.clear_mask(run_time=1.4), FadeIn(zeros))
-            stage.play(FadeIn(sums), run_time=0.8)
+            stage.play(FadeIn(sums), FadeIn(why), run_time=0.8)
             stage.wait(0.6)
-        drawn.update(weights=dict(grid.number_mobs), zeros=list(zeros), sums=sums.numbers, sums_group=sums)
+        drawn.update(weights=dict(grid.number_mobs), zeros=list(zeros), sums=sums.numbers, sums_group=sums,
+                     rounding_note=why)
 
-        # every row read out
+        # every row read out (above the note, if there is one)
         box = None
         readings = VGroup()
         room_top = values.get_bottom()[1] - 0.45
@@ -227,7 +235,7 @@ class MaskedRows(Chapter):
             frame.move_to([(left + right) / 2, (ll[1] + ur[1]) / 2, 0])
             text = reading_text(say, plan, reading)
             line = wrapped(text, pw, 26, th.text, 5)
-            fit_into(line, pw, room_top - stage.floor() - 0.2)
+            fit_into(line, pw, room_top - (why.get_top()[1] + 0.1 if len(why) else stage.floor()) - 0.2)
             line.move_to([panel.left + line.width / 2, room_top - line.height / 2, 0])
             readings.add(line)
             # the percents add up to 100% as drawn, or the sentence says ≈ (the lint checks it)
@@ -250,6 +258,8 @@ class MaskedRows(Chapter):
             # what a dot's size means, in the panel's lower corner, clear of what is on screen
             panel = stage.region("panel")
             low = max(stage.floor(), full.bottom + 0.1)  # above the corner key to ␣ (review 39: it hid the key)
+            if len(why):  # and above the rounding note
+                low = why.get_top()[1] + 0.15
             legend = dot_legend(stage, grid, [m for m in stage.mobjects if m is not grid and m is not zeros],
                                 corners=[([panel.right, low, 0], DOWN + RIGHT), ([panel.left, low, 0], DOWN + LEFT)])
             drawn["legend"] = legend

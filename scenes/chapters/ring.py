@@ -860,8 +860,9 @@ class RingMemory(Chapter):
         whole = label(say(f"{T}.memory.whole", n=say.number(big.n, ",d"), size=byte_text(say, big.full_kv)), 30,
                       th.text)
         fit_into(whole, width, 0.4)
-        sent = label(say(f"{T}.memory.sent", size=byte_text(say, big.sent_per_step)), 28, th.highlight)
-        fit_into(sent, width, 0.4)
+        # two lines where one would shrink it (review 50, pt: the frame's claim at 10 px capitals); the size kept whole
+        sent = wrapped(say(f"{T}.memory.sent", size=byte_text(say, big.sent_per_step).replace(" ", "\u00a0")), width,
+                       28, th.highlight, max_lines=2)
         picture = VGroup(whole, VGroup(bar, shares), sent).arrange(DOWN, buff=0.3)
         for m in (whole, sent):
             m.align_to(bar, LEFT)
@@ -885,7 +886,7 @@ class RingMemory(Chapter):
         body = VGroup(picture, tab).arrange(DOWN, buff=0.7)
         fit_into(body, full.width - 0.6, sizes.get_bottom()[1] - 0.3 - full.bottom)
         body.move_to([0, (sizes.get_bottom()[1] - 0.3 + full.bottom) / 2, 0])
-        drawn.update(bar=bar, table=table, shares=shares, own_bytes=big.kv_per_device, whole_bytes=big.full_kv)
+        drawn.update(bar=bar, table=table, shares=shares, own_bytes=big.kv_per_device, whole_bytes=big.full_kv, sent=sent)
         with stage.narrating(say(f"{T}.memory.caption_share", model=name, layers=plan.n_layers, heads=plan.n_kv_heads,
                                  d=plan.d_head, bytes=plan.kv_token)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(sizes), run_time=0.8)

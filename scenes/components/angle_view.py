@@ -27,7 +27,7 @@ from manim import (
 )
 
 from ..style import DARK, Theme
-from .text import label, number
+from .text import baseline_row, label, number
 from .vectors import math
 
 
@@ -95,8 +95,8 @@ class AngleView(VGroup):
                       stroke_opacity=0.8)
             cos_num = number(c, "signed2", font_size=font_size * number_scale, color=color)
             cos_word = label("cos", font_size=font_size * number_scale, color=color)
-            cos_grp = VGroup(cos_word, cos_num).arrange(RIGHT, buff=0.08)
-            cos_word.align_to(cos_num, DOWN)  # one baseline (neither has descenders)
+            # one baseline: by their boxes, a decimal comma's tail ("−0,31") lifted the digits over "cos" (review 50)
+            cos_grp = baseline_row([cos_word, cos_num], buff=0.08)
             # the cosine sits outside its arc: on the bisector when the wedge is wide enough and empty, else
             # just past the far arrow (a wedge with an earlier arrow inside it, a second key on the same side,
             # would put it on that arrow or on the first key's cosine)
