@@ -108,6 +108,12 @@ def test_plan_and_render(make_inputs, render_scene):
                                    for s in slots)
     drawn_sum = round(sum(round(float(w.value), 2) for w in drawn["weights"][-1]), 2)
     assert drawn["total"].approx == (drawn_sum != 1.0)
+    # a "Σ ≈" says why on the frame (review 50), and only then
+    assert bool(len(drawn["total"].note)) == drawn["total"].approx
+    if drawn["total"].approx:
+        said = " ".join(line.original_text for line in drawn["total"].note)
+        assert said.replace(" ", "") == Say("en")("common.rounding.cells").replace(" ", "")
+        assert drawn["total"].note.get_right()[0] < 7.1 and drawn["total"].note.get_bottom()[1] > -4.0
     assert frame[..., :3].max() > 100
     # the generated words' colour is named on the frame, in that colour, over the words (review 49)
     from manim import ManimColor

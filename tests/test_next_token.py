@@ -228,7 +228,7 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
         assert picked.get_bottom()[1] < row.get_y() < picked.get_top()[1]
         # "Σ = 1.00" on one baseline (review 44: centred, "Σ =" stood 3 px under its figure)
         for chart in drawn["charts"]:
-            sigma, total = chart.sum_row
+            sigma, total = chart.sum_row[:2]
             assert abs(text_baseline(sigma) - text_baseline(total)) < 0.01
         # the closing row of cards: one height, one line for their numbers
         cards = drawn["cards"]
@@ -261,6 +261,12 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
             places = len(shown[0].replace(",", ".").split(".")[-1])
             misses = round(sum(float(f.replace(",", ".").replace("−", "-")) for f in shown), places) != 1.0
             assert chart.approx == misses and ("≈" in chart.sum_row[0].original_text) == misses
+            # a "Σ ≈" says why on the frame (review 50), under the Σ, inside the frame
+            note = getattr(chart.sum_row, "note", None)
+            assert (note is not None) == misses
+            if misses:
+                assert note.original_text == Say(lang)("common.rounding.rounded")
+                assert note.get_right()[0] <= 7.1 and note.get_top()[1] < chart.sum_row[0].get_bottom()[1]
         # a title that names the model (the toy here: in words, never its id)
         from attention_manim.scenes.i18n import Say
         assert drawn["title"].original_text.endswith(Say(lang)("blocks.toy_model"))

@@ -164,6 +164,11 @@ class NextToken(Chapter):
         sum_row = baseline_row([sigma, total], buff=0.2)  # (at 0.12 "≈1,00" touched; centred, "Σ =" stood 3 px low)
         sum_row.shift([val.get_left()[0] - total.get_left()[0], y - ROW * 0.75 - total.get_y(), 0])  # under the figures
         declare_sum(sum_row, vals, total, [sigma] if approx else [], name="next-token probabilities")
+        if approx:  # the ≈ says why, in a word under it, clear of the picks' row (review 50: "Σ ≈ 1.00" unexplained)
+            why = label(stage.say("common.rounding.rounded"), font_size=22, color=th.dim)
+            why.next_to(sum_row, DOWN, buff=0.1).align_to(sum_row, RIGHT)
+            sum_row.add(why)
+            sum_row.note = why
         chart = VGroup(rows, rest, sum_row)
         chart.rows, chart.rest, chart.sum_row, chart.approx, chart.kind = rows, rest, sum_row, approx, kind
         return chart
