@@ -149,6 +149,8 @@ def test_low_rank_renders(lang, make_inputs, render_scene):
     # the non-zero bars' heading clears the tick labels (pt's ran over "1.51")
     heading = d["bars"].notes[0]
     assert heading.get_left()[0] > ticks.get_right()[0] + 0.1 or heading.get_bottom()[1] > ticks.get_top()[1]
+    # and short of the divider after the non-zero bars (review 50, pt)
+    assert heading.get_right()[0] < d["bars"].divider.get_x()
     # the toy's equal bars are explained on the frame, inside it
     from attention_manim.scenes.i18n import Say
 

@@ -5,7 +5,7 @@ d_head of them are non-zero."""
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, DashedLine, FadeIn, FadeOut, GrowFromEdge, Line, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, DashedLine, FadeIn, FadeOut, GrowFromEdge, Indicate, Line, Rectangle, VGroup
 
 from ..components.color_scale import ColorScale
 from ..components.matrices import signed_color
@@ -141,7 +141,9 @@ class LowRank(Chapter):
         rank.set_x(min(max(rank.get_x(), left + rank.width / 2), right - rank.width / 2))
         drawn["rank_note"] = rank
         with stage.narrating(say(f"{T}.caption_meaning", d_head=plan.d_head, d_model=plan.d_model)):
-            stage.play(FadeIn(rank, shift=UP * 0.1), bars.notes[0].animate.scale(1.15), run_time=0.8)
+            # (the heading pulses, it does not grow: scaled, pt's ran over the divider and the tick: review 50)
+            stage.play(FadeIn(rank, shift=UP * 0.1), Indicate(bars.notes[0], color=th.output, scale_factor=1.1),
+                       run_time=0.8)
             stage.wait(1.0)
 
     def bars(self, stage: Stage, plan: LowRankPlan, width: float, height: float) -> VGroup:
@@ -185,9 +187,12 @@ class LowRank(Chapter):
             tick_labels[-1].value = value
         axis = VGroup(axis, upright, ticks, tick_labels)
         axis.ticks, axis.tick_labels = ticks, tick_labels
-        # a heading wider than its bars does not run over the tick labels
-        if left.get_left()[0] < tick_labels.get_right()[0] + 0.15:
-            left.shift(RIGHT * (tick_labels.get_right()[0] + 0.15 - left.get_left()[0]))
+        # the heading stands between the tick labels and the divider: over its bars (review 50: pt's ran past the
+        # divider and onto the "1,5")
+        lo, hi = tick_labels.get_right()[0] + 0.15, split - 0.08
+        if left.width > hi - lo:
+            left.scale_to_fit_width(hi - lo)
+        left.set_x(min(max(left.get_x(), lo + left.width / 2), hi - left.width / 2))
         chart = VGroup(bars, axis, divider, notes, axis_name)
         chart.bars, chart.axis, chart.divider, chart.notes, chart.axis_name = bars, axis, divider, notes, axis_name
         if chart.width > width + 1.2:

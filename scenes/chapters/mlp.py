@@ -336,8 +336,8 @@ class Mlp(Chapter):
             rows.append([label(f"#{n}", 24, th.dim)] + cells)
         rows.append([label("⋮", 28, th.dim)] + [label("⋮", 28, th.dim) for _ in cols])
         grid = aligned_rows(rows, col_gap=0.5, row_step=0.56, align=["right"] * (len(cols) + 1))
-        # the brace spans the neurons' rows and their ellipsis, not the header (review 49)
-        note = braced(VGroup(*grid[1:]), say(f"{T}.brace", shown=len(plan.neurons), d_mlp=grouped(plan.d_mlp, say)),
+        # the brace spans the neurons' rows only: not the header (review 49), not the ellipsis under them (review 50)
+        note = braced(VGroup(*grid[1:-1]), say(f"{T}.brace", shown=len(plan.neurons), d_mlp=grouped(plan.d_mlp, say)),
                       th, RIGHT, 24)
         note[1].next_to(note[0], RIGHT, buff=0.1)
         table = VGroup(grid, note)
