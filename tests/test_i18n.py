@@ -217,7 +217,7 @@ def test_ko_logit_lens_names_the_top_guess_one_way():
     say = Say("ko")
     texts = [say.catalog[k] for k in say.catalog if k.startswith("deeper.") and isinstance(say.catalog[k], str)]
     assert not any("첫째 추측" in t or "유력한 예측" in t or "유력한 추측" in t for t in texts)
-    assert "1위 추측" in say.catalog["deeper.going_deeper.lens_title"]
+    assert "1위 추측" in say.catalog["deeper.going_deeper.lens_title"].replace("\u00a0", " ")
 
 
 def test_ko_says_attention_one_way_for_each_meaning():
