@@ -159,6 +159,8 @@ def test_low_rank_renders(lang, make_inputs, render_scene):
     assert shown_text.replace(" ", "") == \
         Say(lang)("low_rank.low_rank.toy_groups").replace(" ", "").replace("\u00a0", "")
     assert note.get_bottom()[1] > d["rank_note"].get_top()[1] and note.get_right()[0] < 7.1
+    # within the chart's width, clear of the heat map's notes on the left (review 50, pt: they touched)
+    assert note.get_left()[0] >= d["bars"].bars.get_left()[0] - 1e-6 > d["heat_notes"].get_right()[0]
     # the colour key runs from the smallest to the largest entry drawn, coloured as the cells are, 0 marked
     # (a three-swatch key had drawn 0 in the positive colour)
     key = d["legend"]

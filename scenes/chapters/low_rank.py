@@ -199,8 +199,9 @@ class LowRank(Chapter):
             chart.scale_to_fit_width(width + 1.2)
         chart.groups = None
         if not plan.real:  # the toy's plateaus are its training, not chance: the frame says why
-            groups = wrapped_words(say(f"{T}.toy_groups"), bars.width + 0.6, 20, th.dim, max_lines=2)
-            groups.next_to(notes[-1] if len(s) < plan.d_model else axis, DOWN, buff=0.15).set_x(bars.get_x())
+            # (as wide as the bars at most, left-aligned with them: wider, it ran into the heat map's notes)
+            groups = wrapped_words(say(f"{T}.toy_groups"), bars.width, 20, th.dim, max_lines=3)
+            groups.next_to(notes[-1] if len(s) < plan.d_model else axis, DOWN, buff=0.15).align_to(bars, LEFT)
             notes.add(groups)
             chart.add(groups)
             chart.groups = groups
