@@ -111,9 +111,12 @@ def test_plan_and_render(make_inputs, render_scene):
     # a "Σ ≈" says why on the frame (review 50), and only then
     assert bool(len(drawn["total"].note)) == drawn["total"].approx
     if drawn["total"].approx:
-        said = " ".join(line.original_text for line in drawn["total"].note)
-        assert said.replace(" ", "") == Say("en")("common.rounding.cells").replace(" ", "")
-        assert drawn["total"].note.get_right()[0] < 7.1 and drawn["total"].note.get_bottom()[1] > -4.0
+        note = drawn["total"].note
+        assert note.original_text == Say("en")("common.rounding.cells")
+        # on the work bars' heading line, right of it, clear of the bars and their figures
+        header = drawn["header"]
+        assert note.get_right()[0] < 7.1 and note.get_left()[0] > header.get_right()[0] + 0.3
+        assert abs(note.get_y() - header.get_y()) < 0.05  # (the lint checks it clears the bars' figures)
     assert frame[..., :3].max() > 100
     # the generated words' colour is named on the frame, in that colour, over the words (review 49)
     from manim import ManimColor

@@ -30,7 +30,7 @@ PANEL_X = 4.2
 Y_WORDS, Y_K, Y_W, Y_V = 2.6, 1.45, 0.22, -1.0  # the rows, top to bottom
 Y_MACS = -2.35  # the multiply-add bars: their header, then one bar with the cache and one without
 BAR_W = 7.0  # the longest bar (recomputing all, at the last step)
-NOTE_W, NOTE_Y = 2.7, -2.75  # a rounding note's width and top, under the panel, right of the work bars
+NOTE_W, NOTE_RIGHT = 6.4, 6.95  # a rounding note's widest and its right edge, on the work bars' heading line
 FONT = 22  # the vectors' and weights' numbers (≥ 14 px at 720p)
 EDGE = 0.3  # the panel's text keeps this far from the frame's right edge
 
@@ -204,9 +204,11 @@ class KvCache(Chapter):
         declare_sum(row, list(weights), total, [sigma] if approx else [], name="kv weights")
         row.approx = approx
         row.note = VGroup()
-        if approx:  # the ≈ says why on the frame, in the free corner under the panel (review 50)
-            row.note = wrapped(stage.say("common.rounding.cells"), NOTE_W, 18, th.dim, 3)
-            row.note.move_to([PANEL_X + row.note.width / 2, NOTE_Y - row.note.height / 2, 0])
+        if approx:  # the ≈ says why on the frame (review 50): one line on the work bars' heading line, at the right
+            # (under the panel, the bars' figures reached it)
+            row.note = label(stage.say("common.rounding.cells"), 20, th.dim)
+            fit_into(row.note, NOTE_W, 0.4)
+            row.note.move_to([NOTE_RIGHT - row.note.width / 2, Y_MACS, 0])
             row.add(row.note)
         return row
 
