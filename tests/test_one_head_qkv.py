@@ -316,6 +316,25 @@ def test_query_draws_the_trace_and_hands_on_the_row_and_the_queries(rendered, tr
 
 
 @pytest.mark.render
+def test_key_question_stands_right_of_the_keys_in_portuguese(rendered, tracer):
+    """Review 50 (pt): the question did not fit the room right of the wider key rows on one line and hung under
+    its query, over the names Q⃗₄–Q⃗₆. On two lines it stands right of the keys, clear of every name."""
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.lessons import KEY
+
+    sentence, focus = CASES["fluffy"]
+    scene = rendered(KEY, lang="pt", sentences=(sentence,), focus=focus)
+    drawn, stage = scene.stage.drawn["key"], scene.stage
+    question = drawn["question"]
+    assert question.text.get_left()[0] > stage.keys.get_right()[0]
+    assert question.get_right()[0] < 7.1
+    for name in drawn["query_names"]:
+        assert (name.get_right()[0] < question.get_left()[0] or name.get_left()[0] > question.get_right()[0]
+                or name.get_bottom()[1] > question.get_top()[1])
+    assert question.message.replace("\n", " ") == Say("pt")("qkv.lines.adjective_noun.question")
+
+
+@pytest.mark.render
 def test_key_draws_the_trace_answers_and_the_side_view(rendered, tracer):
     from attention_manim.scenes.lessons import KEY
 

@@ -290,6 +290,9 @@ def test_ring_renders(lang, make_inputs, render_scene):
     # the traffic line, the frame's claim, is one line at its size, as wide as the bar at most (review 50, pt: shrunk
     # to fit, its capitals stood 10 px tall and the whole frame shrank with it)
     assert len(mem["sent"]) == 1 and mem["sent"].width <= mem["bar"].width + 1e-6
+    # and the picture keeps its size in every language (review 50: pt's wider table shrank it to 81 %)
+    # (the table is fitted on its own: the bar, the picture's widest part, is never narrower than the table)
+    assert mem["bar"].width >= mem["table"].width - 1e-6
     # a busy device whose table reads as the step before is named in the step's note (the toy's heads put
     # nearly all weight on one key: steps 3 and 4 of its ring), with the weight its rows give the new keys
     notes = drawn["notes"]

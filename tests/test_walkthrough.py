@@ -206,6 +206,9 @@ def test_masked_render_draws_the_traces_weights(make_inputs, render_scene):
     assert all(z.shown == "0" and pattern[z.index] == 0 for z in drawn["zeros"])
     assert grid.content_kind == "dots"  # the lesson ends on the grid of dots
     assert [m.value for m in drawn["sums"]] == pytest.approx([1.0] * n, abs=1e-5)
+    # the Σ over the sums stands above the grid's top line: the box around the first row ran through it (review 50)
+    sigma = drawn["sums_group"][-2]
+    assert sigma.get_bottom()[1] >= grid.lines.get_top()[1] + 0.1
     assert drawn["mask_value"].shown == "−∞"
     assert frame[..., :3].any()
     assert len(scene.caption_log) == 5 + n

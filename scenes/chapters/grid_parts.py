@@ -280,8 +280,9 @@ def query_sums(stage: Stage, grid: AttentionGrid) -> VGroup:
             out.add(mark)
     if grid.layout == "video":
         sigma.next_to(sums[0], LEFT, buff=0.25)
-    else:
+    else:  # over the column, above the grid's top line: a box around the first row (and its Σ) ran through it
         sigma.next_to(sums[0], UP, buff=0.2)
+        sigma.shift(UP * max(0.0, grid.lines.get_top()[1] + 0.12 - sigma.get_bottom()[1]))
     out.add(sigma, sums)
     for q in range(grid.n):
         keys = [k for k in range(grid.n) if not grid.mask[q, k]]

@@ -107,13 +107,22 @@ class Key(Chapter):
         name = dict(zip(getattr(names, "tokens", ()), names)).get(plan.focus)
         if name is None:
             return under_query
-        w, h = under_query.box_size
         left = keys.get_right()[0] + QUESTION_GAP
-        if left + w > config.frame_width / 2 - EDGE_ROOM:
+        room = config.frame_width / 2 - EDGE_ROOM - left
+        # in the room right of the keys on one line, else on two (review 50, pt: the one line did not fit and
+        # the bubble hung under its query, over the names Q⃗₄–Q⃗₆)
+        text = say(plan.question)
+        words = text.split(" ")
+        tries = [text] + [" ".join(words[:k]) + "\n" + " ".join(words[k:]) for k in range(1, len(words))]
+        fitting = [t for t in tries if SpeechBubble(t, **style).box_size[0] <= room]
+        if not fitting:
             return under_query
+        text = min(fitting, key=lambda t: (t.count("\n"), SpeechBubble(t, **style).box_size[0]))
+        probe = SpeechBubble(text, **style)
+        w, h = probe.box_size
         tip = name.get_bottom() + DOWN * 0.06
         centre = np.array([left + w / 2, names.get_bottom()[1] - QUESTION_DROP - h / 2, 0])
-        return SpeechBubble(say(plan.question), target=tip, at=centre, **style)
+        return SpeechBubble(text, target=tip, at=centre, **style)
 
     # --- the queries across the top ------------------------------------------------------------
     def strip(self, stage: Stage, plan: KeyPlan):

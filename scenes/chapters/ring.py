@@ -883,6 +883,9 @@ class RingMemory(Chapter):
         held = label(say(f"{T}.memory.held_note", count=plan.n_layers), 24, th.dim)
         fit_into(held, table.width, 0.4).next_to(table, DOWN, buff=0.2)
         tab = VGroup(table, rule, held)
+        # the table fitted to the frame's width on its own: a wider table (pt's, ko's headers) had shrunk the
+        # picture over it with it, to 81 % (review 50)
+        fit_into(tab, full.width - 0.6, 10.0)
         body = VGroup(picture, tab).arrange(DOWN, buff=0.7)
         fit_into(body, full.width - 0.6, sizes.get_bottom()[1] - 0.3 - full.bottom)
         body.move_to([0, (sizes.get_bottom()[1] - 0.3 + full.bottom) / 2, 0])
