@@ -258,8 +258,8 @@ class MaskedRows(Chapter):
             # what a dot's size means, in the panel's lower corner, clear of what is on screen
             panel = stage.region("panel")
             low = max(stage.floor(), full.bottom + 0.1)  # above the corner key to ␣ (review 39: it hid the key)
-            if len(why):  # and above the rounding note
-                low = why.get_top()[1] + 0.15
+            if len(why):  # and above the rounding note, a clear gap apart (at 0.15 the two read as one block)
+                low = why.get_top()[1] + 0.45
             legend = dot_legend(stage, grid, [m for m in stage.mobjects if m is not grid and m is not zeros],
                                 corners=[([panel.right, low, 0], DOWN + RIGHT), ([panel.left, low, 0], DOWN + LEFT)])
             drawn["legend"] = legend
