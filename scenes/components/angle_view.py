@@ -121,9 +121,11 @@ class AngleView(VGroup):
                 cos_grp.shift((np.array([np.sign(b[0]), 0.0, 0.0]) if crowded and abs(b[0]) > 0.3 else b) * 0.1)
             self.arrows.add(arr)
             self.labels.add(lab)
-            # a label placed now keeps clear of the cosines placed before it: out along its arrow
+            # a label placed now keeps clear of the cosines and the labels placed before it (two keys on one side at
+            # close angles: SmolLM2's K⃗ labels met), out along its arrow
+            before = [a[1] for a in self.arcs] + list(self.labels[:-1]) + ([self.ref_label] if self.ref_label else [])
             for _ in range(30):
-                if not any(_boxes_meet(lab, a[1], label_gap) for a in self.arcs):
+                if not any(_boxes_meet(lab, m, label_gap) for m in before):
                     break
                 lab.shift(direction * 0.1)
             self.arcs.add(VGroup(arc, cos_grp))

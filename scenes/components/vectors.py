@@ -59,7 +59,7 @@ def math(source: str, font_size: float = 36, color: str = "#FFFFFF") -> MathTyps
     return _math_prototype(source, float(font_size), color).copy()
 
 
-COMMA_GAP = 1.7  # a row vector's gap between entries where the decimal mark is a comma ("+1,5  −2,0")
+COMMA_GAP = 1.5  # a row vector's gap between entries where the decimal mark is a comma ("+1,5  −2,0")
 MATH_PER_TEXT = 1.33  # a Typst math size whose digits stand as tall as the text font's at size 1
 
 
