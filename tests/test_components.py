@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from manim import DEGREES, ManimColor, MovingCameraScene, ThreeDScene, config
 
-from attention_manim.scenes.components.bars import ProbabilityBars, softmax
+from attention_manim.scenes.components.bars import ProbabilityBars, round_ticks, softmax
 from attention_manim.scenes.components.bubble import SpeechBubble
 from attention_manim.scenes.components.formula import PARTS, AttentionFormula
 from attention_manim.scenes.components.matrices import MatVecProduct, WeightMatrix, signed_color
@@ -101,6 +101,20 @@ def drawn_fraction(frame: np.ndarray, background=(0, 0, 0)) -> float:
 
 
 # --- word boxes ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("top, past_top, ticks, decimals", [
+    (444.0, False, [0, 100, 200, 300, 400], 0),   # under the tallest bar
+    (444.0, True, [0, 100, 200, 300, 400, 500], 0),  # the axis ends on the next round value ("444" read as stray)
+    (1.51, False, [0, 0.5, 1.0, 1.5], 1),
+    (1.51, True, [0, 0.5, 1.0, 1.5, 2.0], 1),
+    (0.07, False, [0, 0.02, 0.04, 0.06], 2),
+    (3.0, True, [0, 1, 2, 3], 0),  # a top on a round value is its own last tick
+])
+def test_round_ticks_pick_one_two_five_steps(top, past_top, ticks, decimals):
+    values, digits = round_ticks(top, past_top=past_top)
+    assert values == pytest.approx(ticks) and digits == decimals
+    assert len(round_ticks(97.0, most=4)[0]) <= 4
 
 
 def test_word_boxes_follow_the_tokens_in_order(trace):

@@ -235,3 +235,39 @@ def test_the_flash_panel_names_a_tie_it_cannot_write(make_inputs):
     assert not any(f"{a:.2f} and" in t for t in two)
     m = float(step.m[i - step.rows[0]])
     assert f"{m:.2f}".replace("-", "−") in two
+
+
+def test_the_flash_panel_says_when_its_rounded_scores_give_another_l(make_inputs):
+    """creature's tile shows 5.29 and 5.34, whose exponentials sum to 1.95, beside l = 1.96 from the unrounded
+    scores (review 50): the panel gives both sums; a row whose rounded scores give its l gets no note."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.flash import Flash, tied_queries
+    from attention_manim.scenes.i18n import LANGUAGES, Say, load_catalog, template_fields
+    from attention_manim.scenes.plans.flash import plan_flash
+    from attention_manim.scenes.registry import load_all
+    from attention_manim.scenes.style import DARK
+
+    for lang in LANGUAGES:
+        assert {"word", "l", "value", "shown"} == template_fields(load_catalog(lang)["blocks.flash.l_unrounded"]), lang
+    plan = plan_flash(load_all()["flash_attention"].lesson.setting(make_inputs(lang="en")))
+    stage = SimpleNamespace(theme=DARK, say=Say("en"))
+    first = [s for s in plan.result.steps if not s.skipped and not np.isfinite(s.m_before).any()]
+    noted = quiet = 0
+    for s in first:  # a first tile: l is the sum of exp(score − m) over the tile's row alone
+        decimals = 2 if any(s.rows[0] <= i < s.rows[1] for i in tied_queries(plan.result.steps)) else 1
+        texts = " ".join(m.original_text for m in Flash.panel(stage, plan, s, decimals, {}).get_family()
+                         if hasattr(m, "original_text"))
+        for a in range(s.rows[1] - s.rows[0]):
+            row = np.asarray(s.scores[a], dtype=float)
+            row = row[np.isfinite(row)]
+            by_hand = np.exp(np.round(row, decimals) - np.round(row.max(), decimals)).sum()
+            written = f"{float(s.l[a]):.2f}"
+            if f"{by_hand:.2f}" != written:
+                noted += 1
+                said = texts.replace("\u00a0", " ")
+                assert f"give {by_hand:.2f}" in said and written in said[said.index("unrounded"):], texts
+        if not noted:
+            quiet += 1
+            assert "unrounded" not in texts
+    assert noted and quiet, "the toy's sentence has both cases (creature's 1.96 against 1.95)"

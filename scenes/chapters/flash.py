@@ -83,6 +83,36 @@ def tie_notes(say, th, plan: FlashPlan, s, tied: dict, width: float) -> list:
     return notes
 
 
+def l_from_shown(plan: FlashPlan, s, a: int, decimals: int) -> float | None:
+    """Row `a`'s running sum l as a student works it out from this frame: the old l as the panel before wrote it
+    (two decimals), times the rescaling factor as written, plus exp(score − m) over the tile's scores and m as
+    they are written. None where the row has no finite score yet."""
+    if s.skipped or not np.isfinite(s.m[a]):
+        return None
+    m = round(float(s.m[a]), decimals)
+    total = sum(np.exp(round(float(x), decimals) - m) for x in s.scores[a] if np.isfinite(x))
+    before = [t for t in plan.result.steps if t.q_block == s.q_block and t.k_block < s.k_block and not t.skipped]
+    if before and np.isfinite(s.m_before[a]):
+        f = float(s.rescale[a])
+        total += round(float(before[-1].l[a]), 2) * round(f, factor_digits(f))
+    return float(total)
+
+
+def unrounded_notes(say, th, plan: FlashPlan, s, decimals: int, width: float) -> list:
+    """Under a step's table: for each row whose l, worked out from the rounded numbers on screen, is not the l
+    written (creature's 5.29 and 5.34 give 1.95, the unrounded scores 1.96: review 50), both sums, so the
+    frame agrees with a student's arithmetic."""
+    notes = []
+    for a, i in enumerate(range(*s.rows)):
+        shown = l_from_shown(plan, s, a, decimals)
+        if shown is not None and fixed(shown, 2) != fixed(float(s.l[a]), 2):
+            notes.append(rich_lines(say.catalog[f"{T}.l_unrounded"],
+                                    {"word": say.quote(plan.tokens[i]), "value": fixed(float(s.l[a]), 2),
+                                     "shown": fixed(shown, 2)},
+                                    width, font_size=20, color=th.dim, mobjects={"l": math("l", 24, th.dim)}))
+    return notes
+
+
 def factor_digits(x: float) -> int:
     """Decimals for a rescaling factor: three, more when it is smaller (two significant digits), at most eight."""
     return 3 if x <= 0 else min(8, max(3, 1 - floor(log10(x))))
@@ -327,6 +357,7 @@ class Flash(Chapter):
                                                                    "rescale": fixed(f, factor_digits(f))},
                                     max(table.width, where.width), font_size=22, color=th.highlight, mobjects=symbols))
         parts += tie_notes(say, th, plan, s, tied or {}, max(table.width, where.width))
+        parts += unrounded_notes(say, th, plan, s, decimals, max(table.width, where.width))
         return VGroup(*parts).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
 
     def finish(self, stage: Stage, plan: FlashPlan, drawn: dict, grid: VGroup) -> None:

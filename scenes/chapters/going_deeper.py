@@ -6,11 +6,10 @@ On the toy (one layer, no MLP) the chapter says so and names a real model to try
 
 from __future__ import annotations
 
-import math
-
 from manim import (DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, GrowFromEdge, Indicate, LaggedStart, Line, Rectangle, ReplacementTransform,
                    SurroundingRectangle, VGroup)
 
+from ..components.bars import round_ticks
 from ..components.text import SPACE_MARK, label, number_language
 from ..i18n import localize_number
 from ..components.word_boxes import WordBoxes, space_key
@@ -32,14 +31,11 @@ CARD_W, CARD_H, CARD_GAP = 1.28, 0.74, 0.08
 NAME_MARGIN = 0.14  # a mark's name ("(comma)") keeps this much room each side inside its card
 
 
-def length_scale(plan: GoingDeeperPlan) -> tuple[float, float]:
-    """The bars' axis: a step of 1, 2 or 5 × 10ᵏ (two to five ticks up to the tallest bar), and the axis's
-    top, the first tick at or above the tallest bar. Every tick is a round length: a last tick at the tallest
-    bar's own length ("444" over 400) read as a stray figure (review 49)."""
-    top = max(max(plan.attn_norms), max(plan.mlp_norms), 1e-9)
-    base = 10 ** math.floor(math.log10(top))
-    step = next(m * base for m in (0.2, 0.5, 1, 2, 5) if top / (m * base) <= 5)
-    return step, math.ceil(top / step - 1e-9) * step
+def length_scale(plan: GoingDeeperPlan) -> tuple[list[float], int]:
+    """The bars' axis: round lengths (1, 2 or 5 × 10ᵏ apart, at most six from 0) ending on the first at or above the
+    tallest bar, and their decimals. Every tick is a round length: a last tick at the tallest bar's own length
+    ("444" over 400) read as a stray figure (review 49)."""
+    return round_ticks(max(max(plan.attn_norms), max(plan.mlp_norms), 1e-9), past_top=True)
 
 
 def punctuation(token: str) -> bool:
@@ -64,7 +60,7 @@ class GoingDeeper(Chapter):
         n = plan.n_layers
         width = min((full.right - BARS_LEFT) / n, 1.6)
         x0 = BARS_LEFT + width / 2 if n > 1 else (BARS_LEFT + full.right) / 2
-        top = length_scale(plan)[1]
+        top = length_scale(plan)[0][-1]
         per_row = min(PER_ROW, n)
         cols = VGroup()
         for l in range(n):
@@ -123,15 +119,15 @@ class GoingDeeper(Chapter):
         """Left of the bars: a vertical axis with ticks at round lengths (`length_scale`), the last at its
         top, so a bar's height reads as a number."""
         th = stage.theme
-        step, top = length_scale(plan)
+        values, digits = length_scale(plan)
+        step, top = values[1], values[-1]
         x = BARS_LEFT - 0.08
         axis = Line([x, base_y, 0], [x, base_y + bar_h, 0], stroke_color=th.dim, stroke_width=2)
         marks = VGroup()
-        digits = max(0, -math.floor(math.log10(step)))
-        for k in range(1, round(top / step) + 1):
-            y = base_y + bar_h * k * step / top
+        for value in values[1:]:
+            y = base_y + bar_h * value / top
             tick = Line([x - 0.08, y, 0], [x, y, 0], stroke_color=th.dim, stroke_width=2)
-            num = label(localize_number(f"{k * step:.{digits}f}", number_language()), 20, th.dim)
+            num = label(localize_number(f"{value:.{digits}f}", number_language()), 20, th.dim)
             num.next_to(tick, LEFT, buff=0.06)
             marks.add(VGroup(tick, num))
         out = VGroup(axis, marks)

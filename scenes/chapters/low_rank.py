@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, DashedLine, FadeIn, FadeOut, GrowFromEdge, Indicate, Line, Rectangle, VGroup
 
+from ..components.bars import round_ticks
 from ..components.color_scale import ColorScale
 from ..components.matrices import signed_color
 from ..components.text import label
@@ -17,19 +18,6 @@ from ..stage import Stage
 from .beyond_parts import sci, sci_math, wrapped_words
 
 T = "low_rank.low_rank"
-
-
-def scale_ticks(top: float, most: int = 6) -> tuple[list[float], int]:
-    """Round values from 0 up to `top` for a bar chart's axis, 1, 2 or 5 times a power of ten apart: the
-    closest spacing that gives at most `most` of them; and the decimals that write them."""
-    if top <= 0:
-        return [0.0], 0
-    power = 10.0 ** np.floor(np.log10(top) - 1)
-    for step in (power * f for f in (1, 2, 5, 10, 20, 50)):
-        if int(top / step + 1e-9) + 1 <= most:
-            break
-    count = int(top / step + 1e-9) + 1
-    return [float(round(k * step, 12)) for k in range(count)], max(0, int(-np.floor(np.log10(step) + 1e-9)))
 
 
 def heat_map(cells: np.ndarray, scale: float, theme, size: float) -> VGroup:
@@ -179,7 +167,7 @@ class LowRank(Chapter):
         x_axis = -step * 0.5
         upright = Line([x_axis, 0, 0], [x_axis, height, 0], color=th.text, stroke_width=2)
         ticks, tick_labels = VGroup(), VGroup()
-        values, decimals = scale_ticks(top)
+        values, decimals = round_ticks(top)
         for value in values:
             y = height * value / top
             ticks.add(Line([x_axis - step * 0.4, y, 0], [x_axis, y, 0], color=th.text, stroke_width=2))

@@ -19,6 +19,20 @@ from ..style import DARK, Theme
 from .text import label, number, text_baseline
 
 
+def round_ticks(top: float, most: int = 6, past_top: bool = False) -> tuple[list[float], int]:
+    """Round values from 0 for a bar chart's axis, 1, 2 or 5 times a power of ten apart: the closest spacing that
+    gives at most `most` of them; and the decimals that write them. They stop at or under `top`, or, with
+    `past_top`, the last one is the first round value at or above `top` (the axis then ends on a tick)."""
+    if top <= 0:
+        return [0.0], 0
+    power = 10.0 ** np.floor(np.log10(top) - 1)
+    for step in (power * f for f in (1, 2, 5, 10, 20, 50)):
+        count = int(np.ceil(top / step - 1e-9) if past_top else int(top / step + 1e-9)) + 1
+        if count <= most:
+            break
+    return [float(round(k * step, 12)) for k in range(count)], max(0, int(-np.floor(np.log10(step) + 1e-9)))
+
+
 def softmax(logits: np.ndarray) -> np.ndarray:
     z = np.asarray(logits, dtype=np.float64)
     z = z - z.max()
