@@ -688,3 +688,30 @@ def test_the_reach_charts_passage_start_is_not_in_the_highlighted_layers_colour(
     assert start.get_stroke_color().to_hex().lower() == th.text.lower() != th.highlight.lower()
     lit = [b for b in drawn["bars"] if b.get_fill_color().to_hex().lower() == th.highlight.lower()]
     assert len(lit) <= 1
+
+
+def test_role_hits_count_the_queries_whose_top_key_is_the_roles():
+    from attention_manim.scenes.plans.honesty import role_hits
+
+    p = np.array([[1, 0, 0, 0], [0.9, 0.1, 0, 0], [0.1, 0.6, 0.3, 0], [0.5, 0.2, 0.1, 0.2]])
+    assert role_hits(p, "previous_token") == (2, 3)  # rows 1 and 2 pick the token before; row 3 the first
+    assert role_hits(p, "first_token") == (2, 3)  # rows 1 and 3
+    assert role_hits(p, "induction") is None and role_hits(p, "") is None
+
+
+def test_a_previous_token_head_says_how_often_it_is_one_on_this_sentence(smollm2_model):
+    """SmolLM2's 11.1, measured a previous-token head over many passages, sends "d" and "ant" (pieces of
+    "␣verdant") back to "␣the" on the lesson's sentence (review 50): the head line under the title says for how
+    many of the queries the token before is the top key, counted here from the drawn softmax pattern."""
+    from attention_manim.scenes.batch import Job
+
+    lint("sliding_window", "en", "smollm2")  # loads the session once
+    drawn = _chapter_drawn("linear_attention", _WORKER.inputs(Job(scene="linear_attention", model="smollm2")),
+                           "linear_pattern")
+    setting = load_all()["linear_attention"].lesson.setting(_WORKER.inputs(Job(scene="linear_attention", model="smollm2")))
+    plan = load_all()["linear_attention"].lesson.plans(setting)[1]
+    assert plan.role == "previous_token"
+    p = plan.softmax
+    hits = sum(int(np.argmax(p[i])) == i - 1 for i in range(1, len(p)))
+    assert 0 < hits < len(p) - 1
+    assert drawn["head_line"].original_text.endswith(f"(the top key for {hits} of {len(p) - 1} queries)")

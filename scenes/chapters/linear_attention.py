@@ -315,7 +315,12 @@ class LinearPattern(Chapter):
         hname = head_name(say, plan.layer, plan.head, plan.role)
         title = title_of(stage, say(f"{T}.pattern_title"))
         full = stage.region("full")
-        sub = text(say(f"{T}.pattern_head", head=hname, model=model_name(say, plan.model_name)), 24, th.dim)
+        hits = plan.role_hits
+        if hits and hits[0] < hits[1]:  # the role held on only some of this sentence's queries: said beside it
+            sub = text(say(f"{T}.pattern_head_partly", head=hname, model=model_name(say, plan.model_name),
+                           hits=hits[0], total=hits[1]), 24, th.dim)
+        else:
+            sub = text(say(f"{T}.pattern_head", head=hname, model=model_name(say, plan.model_name)), 24, th.dim)
         fit_into(sub, full.width - 0.6, 0.4).move_to([0, title.get_bottom()[1] - 0.1 - sub.height / 2, 0])
         top = sub.get_bottom()[1] - 0.1
         bottom = full.bottom + 1.0  # the row notes and the key under the grids

@@ -76,6 +76,22 @@ def role_idle(pattern: np.ndarray, real: bool = False) -> float | None:
     return least if least >= IDLE else None
 
 
+ROLE_TARGETS = {"previous_token": lambda i: i - 1, "first_token": lambda i: 0}  # the key a role's query should pick
+
+
+def role_hits(pattern: np.ndarray, role: str) -> tuple[int, int] | None:
+    """How many queries (every one but the first) put their largest weight where `role` says (the token just
+    before, the first token), out of how many; None for a role with no single target key. A head the probes
+    call "previous token" over many passages may still look elsewhere on this sentence (SmolLM2's 11.1 sends
+    "d" and "ant", pieces of "␣verdant", back to "␣the"): a frame that names the role says how often it held."""
+    target = ROLE_TARGETS.get(role)
+    p = np.asarray(pattern, dtype=float)
+    if target is None or p.shape[0] < 2:
+        return None
+    rows = range(1, p.shape[0])
+    return sum(int(np.argmax(p[i])) == target(i) for i in rows), len(rows)
+
+
 def read_head(ht: HeadTrace, focus: int) -> Honesty:
     """What `ht` does with the token `focus`, and the note a chapter adds when it is not what the
     head's story says (see the module doc)."""

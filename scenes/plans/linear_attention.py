@@ -20,6 +20,7 @@ from attention_manim.model.linear_attention import (COST_LENGTHS, attention_cost
                                                     linear_causal, linear_quadratic, linear_regrouped)
 
 from ..setting import SceneInputs, Setting
+from .honesty import role_hits
 from .kv_cache import session_of
 
 LINEAR_STUDY = "linear_study"  # Setting.options key: the model's LinearStudy
@@ -80,6 +81,8 @@ class PatternPlan:
     layer: int
     head: int
     role: str  # the head's role when the model names or measured one ("" otherwise)
+    role_hits: tuple[int, int] | None  # queries whose top key is where the role says, of how many (None: no role
+    # with one target key); the grid's head line says it when not every query does
     tokens: tuple[str, ...]
     layout: str  # video: keys as rows, queries as columns; paper: the transpose
     softmax: np.ndarray  # [n, n] softmax(q·kᵀ/√d), masked: the model's own pattern
@@ -120,7 +123,9 @@ def plan_linear_pattern(setting: Setting) -> PatternPlan:
     i = setting.focus_index() if setting.focus is not None else n - 1
     j = int(np.argmax(c.softmax[i]))
     L, H = st.tv.shape
-    return PatternPlan(model_name=tr.model.name, layer=ht.layer, head=ht.head, role=measured_role(setting, ht.layer, ht.head), tokens=tr.tokens,
+    role = measured_role(setting, ht.layer, ht.head)
+    return PatternPlan(model_name=tr.model.name, layer=ht.layer, head=ht.head, role=role,
+                       role_hits=role_hits(c.softmax, role), tokens=tr.tokens,
                        layout=setting.layout,
                        softmax=c.softmax, linear=c.linear, mask=np.asarray(ht.mask, bool), query=i, top_key=j,
                        row_softmax=float(c.softmax[i, j]), row_linear=float(c.linear[i, j]),
