@@ -221,3 +221,9 @@ def test_every_lesson_writes_a_tiny_difference_one_way():
         assert tiny(say, 2.34e-7) == tiny(say, -2.34e-7) == sci(2.34e-7, say) == want
         assert typeset(2.34e-7, say, 28, "#FFFFFF").shown == want
     assert tiny(Say("en"), 0.0123) == "0.012" and tiny(Say("en"), 0.0) == "0"
+    # the z's are named under them, in the language, clear of the product's column (review 50: caption only)
+    words = "".join(m.text for m in d["z_name"].get_family() if isinstance(m, Text)).replace(" ", "")
+    said = Say(lang)("low_rank.output_matrix.z_name", count=tr.model.n_heads, d_head=plan.d_head)
+    assert words == said.replace(" ", "").replace("\u00a0", "") and str(plan.d_head) in words
+    lhs_z = d["z_name"]
+    assert lhs_z.get_top()[1] < d["left"].get_center()[1] and lhs_z.get_right()[0] < d["left"].get_left()[0]

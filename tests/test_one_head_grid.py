@@ -411,6 +411,9 @@ def test_masking_minus_infinity_then_zero_and_sums_of_one(rendered, tracer, case
     # the stair: one line per prefix, inside the frame
     assert [line.prefix_end for line in d["stair"]] == list(range(n - 1))
     assert inside(VGroup(d["stair"], d["heading"]), FRAME)
+    # alone on the frame, it grows into its room (review 50: a third of the frame empty): fluffy's seven lines
+    # as wide as 70 % of the frame, fox's eight as far as their height allows
+    assert d["stair"].width > (0.7 if case == "fluffy" else 0.58) * 14.22
     # the crossed-out arc stands over the focus's box, not across its edge (review 49), under the line above it
     arc, box = d["cheat_arc"], d["cheat_box"]
     assert arc.get_bottom()[1] > box.get_top()[1]

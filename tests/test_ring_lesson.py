@@ -526,3 +526,37 @@ def test_the_toys_head_is_the_one_whose_running_update_shows(make_inputs):
     # the user's head wins
     assert setting_for(make_inputs, layer=0, head=1).head == HeadRef(0, 1)
     assert setting_for(make_inputs, head=2).head == HeadRef(0, 2)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt", "ko"])
+def test_the_causal_key_names_the_masked_half_of_a_block(lang, make_inputs):
+    """The causal panels' blocks on the diagonal are half coloured, half black; a key between the two grids
+    names the black half (review 50: unkeyed), its little block coloured on the side the panels keep (video:
+    keys as rows, so the upper right), clear of both panels, at a readable size."""
+    from manim import Polygon, Text, VGroup
+
+    from attention_manim.scenes import review
+    from attention_manim.scenes.i18n import Say
+
+    watch = AtChapterEnd("ring_causal")
+    review.play_watched(load_all()[NAME], make_inputs(lang=lang), watch)
+    masked = watch.drawn["masked"]
+    words = [m for m in masked.words.get_family() if isinstance(m, Text)]
+    assert "".join(w.text for w in words).replace(" ", "") == Say(lang)("ring.causal.masked_key").replace(" ", "")
+    on_screen = {id(t.mob) for t in watch.texts}
+    assert all(id(w) in on_screen for w in words)
+    assert min(text_px(w) for w in words) >= 13
+    kept = next(m for m in masked.block.get_family() if type(m) is Polygon)  # (a Square is a Polygon too)
+    centroid = kept.get_vertices().mean(axis=0)  # (a triangle's bounding box is centred on the square's)
+    square = masked.block[0]
+    assert centroid[0] > square.get_center()[0] + 0.03 and centroid[1] > square.get_center()[1] + 0.03
+    left, right = watch.drawn["contiguous"], watch.drawn["striped"]
+    lo, hi = VGroup(left.matrix, left.axes).get_right()[0], VGroup(right.matrix, right.axes).get_left()[0]
+    assert lo + 0.1 < masked.get_left()[0] and masked.get_right()[0] < hi - 0.1
+    assert left.matrix.get_bottom()[1] < masked.get_bottom()[1] and masked.get_top()[1] < left.matrix.get_top()[1]
+    mine = {id(w) for w in words}
+    for t in watch.texts:  # no other text on screen runs into it
+        if id(t.mob) not in mine:
+            apart = (t.mob.get_right()[0] < masked.get_left()[0] or t.mob.get_left()[0] > masked.get_right()[0]
+                     or t.mob.get_top()[1] < masked.get_bottom()[1] or t.mob.get_bottom()[1] > masked.get_top()[1])
+            assert apart, t.mob

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (
-    LEFT, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut, Indicate, LaggedStart, Line, MoveToTarget, Restore,
+    DOWN, LEFT, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut, Indicate, LaggedStart, Line, MoveToTarget, Restore,
     SurroundingRectangle, Transform, VGroup,
 )
 
@@ -18,6 +18,10 @@ from ..lesson import Chapter
 from ..plans.grid import MaskingPlan, plan_masking
 from ..stage import Region, Stage
 from .grid_parts import ensure_grid, new_grid, query_sums, show_scores, softmax_strip, titles_of
+
+
+STAIR_GROWTH = 1.45  # a short stair of prefixes is set at most this much larger than its 28 px
+CHEAT_LIFT = 0.4  # the lines over the boxed prefix rise this much to make room for the crossed-out arc
 
 
 class Masking(Chapter):
@@ -157,9 +161,19 @@ class Masking(Chapter):
         if every.width > width:
             every.scale_to_fit_width(width)
             every.shift(RIGHT * (left - every.get_left()[0]))
+        elif every.width < 0.8 * width:  # a short stair grows into its room (review 50: a third of the frame empty)
+            # (room kept over it for the heading, its gap and the cheat's lift of the lines above)
+            room = area.height - 1.2 * heading.height - 0.5 - CHEAT_LIFT - 0.9
+            k = min(0.85 * width / every.width, room / every.height, STAIR_GROWTH)
+            if k > 1:
+                every.scale(k, about_point=np.array([left, every.get_center()[1], 0.0]))
+                heading.scale(min(k, 1.2))
         if heading.width > width:
             heading.scale_to_fit_width(width)
         heading.next_to(every, UP, buff=0.5).align_to(every, LEFT)
+        over = heading.get_top()[1] - (area.top - 0.35 - CHEAT_LIFT)
+        if over > 0:  # the lift must not push the heading off the frame
+            VGroup(every, heading).shift(DOWN * over)
         return stair, answers, heading
 
     @staticmethod
@@ -181,7 +195,7 @@ class Masking(Chapter):
         with stage.narrating(say("grid.masking.cheat", word=say.quote(plan.tokens[p]),
                                  next=say.quote(plan.tokens[p + 1]))):
             # the lines above make room for the crossed-out arc, so that it crosses no word
-            lift = UP * 0.4
+            lift = UP * CHEAT_LIFT
             above = [m for m in stair if m is not line and m.get_y() > line.get_y()]
             below = [m for m in stair if m is not line and m not in above]
             stage.play(FadeIn(box), *(m.animate.set_opacity(0.35) for m in below),

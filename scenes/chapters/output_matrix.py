@@ -15,6 +15,7 @@ from ..plans.low_rank import OutputMatrixPlan, plan_output_matrix
 from ..stage import Stage
 from ..style import fmt_fixed
 from .beyond_parts import sci, sci_math, with_math
+from .honest import wrapped
 from .low_rank import heat_map
 
 T = "low_rank.output_matrix"
@@ -97,7 +98,13 @@ class OutputMatrix(Chapter):
         # W_O · [z⁽⁰⁾ … z⁽³⁾] = (its product) = (the sum of ΔEs), the sum's name under its vector
         eq = VGroup(lhs, math("=", 30, th.text), left, math("=", 30, th.text), right).arrange(RIGHT, buff=0.3)
         rhs.next_to(right, DOWN, buff=0.15)
-        eq.add(rhs)
+        # what the z's are, under them (review 50: named only in the caption)
+        z_name = wrapped(say(f"{T}.z_name", count=plan.n_heads, d_head=plan.d_head), lhs.width + 0.5, 22,
+                         th.dim, 3)
+        for line in z_name:  # each line centred under the z's
+            line.set_x(z_name.get_x())
+        z_name.next_to(lhs, DOWN, buff=0.2)
+        eq.add(rhs, z_name)
         # one value for the screen and the caption: a figure beside the vectors (decimal point in every
         # language), in the caption the language's decimal mark
         largest = sci(plan.max_diff_focus, say)
@@ -121,10 +128,10 @@ class OutputMatrix(Chapter):
         bottom.move_to([(room_left + room_right) / 2, mid, 0])
         k, where = target.height / matrix.height, target.get_center()
         stage.play(matrix.animate.scale(k).move_to(where), one.animate.move_to(one_at), run_time=0.8)
-        drawn.update(left=left, right=right, diff=diff, word=of)
+        drawn.update(left=left, right=right, diff=diff, word=of, z_name=z_name)
         with stage.narrating(say(f"{T}.caption_concat", word=say.quote(word), count=plan.n_heads,
                                  d_head=plan.d_head, total=plan.n_heads * plan.d_head)):
-            stage.play(FadeIn(of), FadeIn(lhs), FadeIn(eq[1]), FadeIn(left), run_time=0.8)
+            stage.play(FadeIn(of), FadeIn(lhs), FadeIn(z_name), FadeIn(eq[1]), FadeIn(left), run_time=0.8)
         with stage.narrating(say(f"{T}.caption_equal", decimals=plan.decimals, value=largest)):
             stage.play(FadeIn(eq[3]), FadeIn(right), FadeIn(rhs), run_time=0.8)
             stage.play(FadeIn(diff, shift=UP * 0.1), run_time=0.5)

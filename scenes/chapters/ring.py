@@ -23,7 +23,7 @@ from math import ceil, floor, log10
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, Line, Rectangle, RoundedRectangle, VGroup,
+    DL, DOWN, DR, LEFT, RIGHT, UL, UP, UR, Arrow, FadeIn, FadeOut, Line, Polygon, Rectangle, RoundedRectangle, Square, VGroup,
 )
 
 from attention_manim.model.passages import PASSAGES
@@ -640,10 +640,15 @@ class RingCausal(Chapter):
             x = full.left + half / 2 if i == 0 else full.right - half / 2
             panel.move_to([x, y_top - panel.height / 2, 0])
         left, right = panels
-        drawn.update(contiguous=left, striped=right, legend=legend, gain=gain)
+        # between the two grids, level with them: what their black halves are
+        # (from the left grid's edge to the right grid's axis name: the panels' lines under the grids reach further)
+        lo, hi = VGroup(left.matrix, left.axes).get_right()[0], VGroup(right.matrix, right.axes).get_left()[0]
+        masked = self.masked_key(stage, plan.layout == "video", hi - lo - 0.4)
+        masked.move_to([(lo + hi) / 2, left.matrix.get_center()[1], 0])
+        drawn.update(contiguous=left, striped=right, legend=legend, gain=gain, masked=masked)
         with stage.narrating(say(f"{T}.causal.caption_mask", count=N)):
             stage.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(VGroup(left.heading, left.strip, left.matrix,
-                                                                      left.axes)), run_time=1.0)
+                                                                      left.axes)), FadeIn(masked), run_time=1.0)
             stage.wait(0.4)
         with stage.narrating(say(f"{T}.causal.caption_contiguous", count=N, low=min(c.busy_steps),
                                  high=max(c.busy_steps), least=min(c.cells), most=max(c.cells))):
@@ -675,6 +680,20 @@ class RingCausal(Chapter):
         steps = VGroup(busy, idle).arrange(RIGHT, buff=0.5)
         out = VGroup(skip, steps).arrange(RIGHT, buff=0.8)
         out.skip, out.steps = skip, steps
+        return out
+
+    @staticmethod
+    def masked_key(stage: Stage, video: bool, width: float) -> VGroup:
+        """A diagonal block in little, its computed half in colour and the half whose keys come after their
+        queries black, over what the black means, wrapped to `width` (review 50: the black half-triangles had
+        no key). Video: keys as rows, so the upper right is computed."""
+        th, say = stage.theme, stage.say
+        corners = [UL, UR, DR] if video else [UL, DL, DR]
+        kept = Polygon(*(np.array(c) * 0.2 for c in corners), stroke_width=0).set_fill(device_color(0), opacity=0.8)
+        block = VGroup(Square(0.4, stroke_color=th.dim, stroke_width=2), kept)
+        words = wrapped(say(f"{T}.causal.masked_key"), width, 22, th.text, 4)
+        out = VGroup(block, words).arrange(DOWN, buff=0.15)
+        out.block, out.words = block, words
         return out
 
     def panel(self, stage: Stage, plan: RingCausalPlan, res, name: str) -> VGroup:
