@@ -641,3 +641,30 @@ def test_a_close_ups_cut_cells_at_its_edges_are_veiled():
     centre = np.array([left + 1.2 + 0.05 + w / 2, top - h / 2, 0.0])  # column 1 shows 1.15 of its 1.2
     close_up(grid, centre, z, frame)
     assert not [v for v in grid.close_up_veils if v.get_x() < centre[0] - w / 2 + 1.2]
+
+
+def test_a_close_up_keeps_the_row_labels_whose_cut_rows_are_veiled():
+    """Review 50: dot_products' close-up faded every row label because the frame's edge cut the last row's,
+    leaving a band of black at the left. A label in a row the frame cuts lies under that row's plate: the
+    others stay and name the rows shown; a label the frame cuts outside any plate still fades the sheet."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.grid_parts import close_up, close_up_done, snapped_close_up
+
+    data = synthetic(8)
+    grid = AttentionGrid(data["pattern"], [f"w{i}" for i in range(8)], layout="video", cell_size=(1.2, 0.9))
+    frame = SimpleNamespace(width=14.222, height=8.0)
+    labels_left, top = grid.row_labels.get_left()[0], grid.lines.get_top()[1]
+    z = 5.5 * 0.9 / 8.0  # five and a half rows tall: the sixth row cut in half
+    w, h = z * frame.width, z * frame.height
+    centre = np.array([labels_left - 0.2 + w / 2, top - h / 2, 0.0])
+    close_up(grid, centre, z, frame)
+    assert grid.row_labels not in grid.close_up_faded and len(grid.close_up_veils) >= 1
+    close_up_done(grid)
+    # the frame's left edge through the labels: cut outside any plate, the sheet fades
+    close_up(grid, centre + np.array([0.5, 0.0, 0.0]), z, frame)
+    assert grid.row_labels in grid.close_up_faded
+    close_up_done(grid)
+    # asked to hold a width, a snapped close-up is never closer than asked (whole rows added)
+    at, zz = snapped_close_up(grid, centre, 0.61, frame, at_least=True)
+    assert zz >= 0.61 and (zz * frame.height / 0.9) == pytest.approx(round(zz * frame.height / 0.9), abs=1e-6)

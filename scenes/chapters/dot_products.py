@@ -22,6 +22,7 @@ from ..stage import Stage
 from .grid_parts import NOTE_FS, close_up, close_up_done, new_grid, panel_note, score_legend, show_scores, snapped_close_up
 
 ZOOM = 0.45  # the close look at one cell: the camera frame at this fraction of its size
+WIDE_ZOOM = 0.66  # ... or up to this, where the grid's whole width with its row labels then fits
 
 
 def covered(grid: AttentionGrid, mob) -> int:
@@ -178,7 +179,21 @@ class DotProducts(Chapter):
         tokens = plan.tokens
         with stage.narrating(say("grid.dot_products.closeup", key_word=say.quote(tokens[j]),
                                  query=say.quote(tokens[i]), d=d)):
-            at, zz = snapped_close_up(grid, view.get_center(), z, frame, keep=view)
+            # the grid's whole width with its row labels where that is nearly as close: no column cut at the right
+            # and no empty band at the left where the cut labels had faded (review 50)
+            span = VGroup(grid.lines, grid.row_labels) if grid.row_labels.has_points() else grid.lines
+            wide = (span.width + 0.4) / frame.width
+            centre = view.get_center()
+            at_least = z < wide <= WIDE_ZOOM
+            if at_least:
+                z = wide
+                # its top on the grid's top line (the turned column labels over it would be cut: they fade), or,
+                # where every row fits, the grid's middle
+                rows = min(np.ceil(z * frame.height / grid.cell_height - 1e-6), grid.n)
+                y = grid.lines.get_top()[1] - rows * grid.cell_height / 2
+                centre = np.array([span.get_right()[0] + 0.15 - z * frame.width / 2,
+                                   grid.lines.get_center()[1] if rows >= grid.n else y, 0.0])
+            at, zz = snapped_close_up(grid, centre, z, frame, keep=view, at_least=at_least)
             stage.play(frame.animate.scale(zz).move_to(at), FadeIn(cell_box), FadeOut(legend),
                        *close_up(grid, at, zz, frame, others=stage.drawn[self.key]["titles"]), run_time=1.5)
             stage.play(FadeIn(back), FadeIn(l1, shift=LEFT * 0.1 * z), run_time=0.8)

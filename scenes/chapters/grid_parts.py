@@ -390,6 +390,13 @@ def close_up(grid: AttentionGrid, center, scale: float, frame, others=()) -> lis
     w, h = frame.width * scale, frame.height * scale
     m = 0.12 * h / 8.0
     fx0, fx1, fy0, fy1 = center[0] - w / 2, center[0] + w / 2, center[1] - h / 2, center[1] + h / 2
+    veils = edge_veils(grid, (fx0, fy0, fx1, fy1), grid.get_z_index() + 1)
+
+    def veiled(x0, y0, x1, y1) -> bool:  # what the frame shows of a label lies under one of the edge's plates
+        seen = (max(x0, fx0), max(y0, fy0), min(x1, fx1), min(y1, fy1))
+        return any(v.get_left()[0] <= seen[0] + 1e-6 and seen[2] <= v.get_right()[0] + 1e-6 and
+                   v.get_bottom()[1] <= seen[1] + 1e-6 and seen[3] <= v.get_top()[1] + 1e-6 for v in veils)
+
     faded = []
     for which, sheet in (("rows", grid.row_labels), ("cols", grid.col_labels)):
         if not sheet.has_points():
@@ -397,7 +404,8 @@ def close_up(grid: AttentionGrid, center, scale: float, frame, others=()) -> lis
         for x0, y0, x1, y1 in grid.label_boxes(which):
             seen = x1 > fx0 and x0 < fx1 and y1 > fy0 and y0 < fy1
             whole = x0 >= fx0 + m and x1 <= fx1 - m and y0 >= fy0 + m and y1 <= fy1 - m
-            if seen and not whole:
+            # (a label in a row the frame cuts is hidden with the row: the others stay, naming the rows shown)
+            if seen and not whole and not veiled(x0, y0, x1, y1):
                 faded.append(sheet)
                 break
     if grid.ticks.has_points() and grid.row_labels in faded:
@@ -415,7 +423,7 @@ def close_up(grid: AttentionGrid, center, scale: float, frame, others=()) -> lis
     for sheet in faded:
         sheet.save_state()
     grid.close_up_faded = faded
-    grid.close_up_veils = edge_veils(grid, (fx0, fy0, fx1, fy1), grid.get_z_index() + 1)
+    grid.close_up_veils = veils
     exempt(grid, "off_frame", CLOSE_UP)
     return [sheet.animate.set_opacity(0.0) for sheet in faded] + [FadeIn(v) for v in grid.close_up_veils]
 
@@ -466,16 +474,19 @@ def close_up_done(grid: AttentionGrid) -> list:
     return [Restore(sheet) for sheet in faded] + [FadeOut(v) for v in veils]
 
 
-def snapped_close_up(grid: AttentionGrid, center, scale: float, frame, keep=None) -> tuple[np.ndarray, float]:
+def snapped_close_up(grid: AttentionGrid, center, scale: float, frame, keep=None,
+                     at_least: bool = False) -> tuple[np.ndarray, float]:
     """A close-up's centre and scale, moved a little so that the frame's edges fall on the grid's lines where
     the grid runs past them: a whole number of rows tall, its top on a row's line, and on the side where the
     grid's figures are (the upper triangle's right in the video layout, the lower's left in the paper one) a
     column's line. No row or column of figures is cut in half at the frame's edge (review 48: "K₁·Q" cut
-    through at the frame's top). `keep` (a mobject) stays inside the frame, else the close-up is left as it was."""
+    through at the frame's top). `keep` (a mobject) stays inside the frame, else the close-up is left as it was.
+    `at_least`: never closer than `scale` (whole rows added, not taken away: a close-up sized to hold a width
+    keeps it)."""
     center = np.asarray(center, dtype=float)
     ul, cw, ch = grid.lines.get_corner(UL), grid.cell_width, grid.cell_height
     n, H, W = grid.n, frame.height, frame.width
-    rows = max(1, round(scale * H / ch))
+    rows = max(1, int(np.ceil(scale * H / ch - 1e-6)) if at_least else round(scale * H / ch))
     z = rows * ch / H if abs(rows * ch / H - scale) <= 0.25 * scale else scale
     h, w = z * H, z * W
     ys, xs = ul[1] - np.arange(n + 1) * ch, ul[0] + np.arange(n + 1) * cw
