@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from manim import DEGREES, ManimColor, MovingCameraScene, ThreeDScene, config
+from manim import DEGREES, UP, ManimColor, MovingCameraScene, ThreeDScene, config
 
 from attention_manim.scenes.components.bars import ProbabilityBars, round_ticks, softmax
 from attention_manim.scenes.components.bubble import SpeechBubble
 from attention_manim.scenes.components.formula import PARTS, AttentionFormula
 from attention_manim.scenes.components.matrices import MatVecProduct, WeightMatrix, signed_color
 from attention_manim.scenes.components.space3d import EmbeddingSpace, choose_axes
-from attention_manim.scenes.components.text import label, parse_shown
+from attention_manim.scenes.components.text import label, parse_shown, text_baseline
 from attention_manim.scenes.components.vectors import VectorColumn, shade_grey, symbol_source
 from attention_manim.scenes.components.word_boxes import WordBoxes
 from attention_manim.scenes.style import DARK, LIGHT, fmt_vec, fmt_weight
@@ -321,13 +321,15 @@ def test_matvec_sweep_counts_up_to_the_real_values(trace, head, render_scene):
         # mid-sweep: the row, the vector and the entry being made are boxed; later entries still hidden
         entry = prod.result.entry(first)
         assert prod.out_box.get_y() == pytest.approx(entry.get_y(), abs=0.01)
-        assert prod.out_box.get_x() == pytest.approx(prod.result.rows.get_x(), abs=1e-3)
+        assert prod.out_box.get_x() == pytest.approx(prod.result.brackets.get_x(), abs=1e-3)
+        assert prod.out_box.width > prod.result.brackets.width + 0.1  # its sides outside the brackets
         assert prod.out_box.height < prod.matrix.row_height  # its edges run between rows
         assert prod.row_box.get_y() == pytest.approx(entry.get_y(), abs=0.01)
-        # the row's box spans the columns, clear of both brackets
+        # the row's box spans the matrix, its sides clear outside both brackets (review 50: inside, they read as on
+        # the brackets)
         left, right = prod.matrix.brackets
-        assert left.get_left()[0] + 0.05 < prod.row_box.get_left()[0] < prod.matrix.grid.get_left()[0]
-        assert prod.matrix.grid.get_right()[0] < prod.row_box.get_right()[0] < right.get_right()[0] - 0.05
+        assert prod.row_box.get_left()[0] < left.get_left()[0] - 0.05
+        assert prod.row_box.get_right()[0] > right.get_right()[0] + 0.05
         # and the vector's box around its brackets, clear of them on every side (review 49: on E⃗₄'s brackets)
         b = prod.vector.brackets
         assert prod.vec_box.get_left()[0] < b.get_left()[0] - 0.05 and prod.vec_box.get_right()[0] > b.get_right()[0] + 0.05
@@ -889,14 +891,27 @@ def test_a_row_vector_spaces_its_entries_wider_where_the_decimal_mark_is_a_comma
         finally:
             reset_number_language(token)
         e = v.entries
-        if not horizontal:
-            return [a.get_y() - b.get_y() for a, b in zip(e, e[1:])]
+        if not horizontal:  # (baselines: a "+" is taller than a "−", so middles differ)
+            return [text_baseline(a) - text_baseline(b) for a, b in zip(e, e[1:])]
         return [b.get_left()[0] - a.get_right()[0] for a, b in zip(e, e[1:])]
 
     assert gaps("en") == pytest.approx([0.14] * 4)
     assert gaps("pt") == pytest.approx([0.14 * COMMA_GAP] * 4)
     assert gaps("ko") == pytest.approx([0.14] * 4)
     assert gaps("pt", horizontal=False) == pytest.approx(gaps("en", horizontal=False))
+
+
+def test_a_columns_entries_stand_on_evenly_spaced_baselines():
+    """Review 50 (mlp 07): centred on their rows, "−0.10" stood 6 px lower than "+5.18" beside it (a plus is
+    taller than a minus), so E, MLP(E) and E′ did not share their rows. Every entry of a column sits on its row's
+    baseline: one pitch apart, and level with the same row of a column of other signs."""
+    a = VectorColumn(np.array([5.18, -2.22, 4.51, 0.14]), head=4, tail=0, kind="signed2", font_size=40)
+    b = VectorColumn(np.array([0.37, -0.10, -1.07, 0.42]), head=4, tail=0, kind="signed2", font_size=40)
+    for v in (a, b):
+        feet = [text_baseline(m) for m in v.entries]
+        assert np.diff(feet) == pytest.approx([-v.row_height] * 3, abs=1e-6)
+    b.shift(UP * (text_baseline(a.entries[0]) - text_baseline(b.entries[0])))  # first rows level: all rows level
+    assert [text_baseline(m) for m in a.entries] == pytest.approx([text_baseline(m) for m in b.entries], abs=1e-6)
 
 
 def test_a_cosine_and_its_word_share_a_baseline_with_a_decimal_comma():

@@ -249,6 +249,10 @@ def test_steps_render_draws_the_focus_numbers(make_inputs, render_scene):
     assert len(row) == 5  # four columns and the last, of 16
     for j, cell in row:
         assert cell.value == pytest.approx(float(plan.trace_z[j]), abs=1e-4)
+    # the focus's row of Z is boxed with its label, the box's right side clear outside the bracket (review 50)
+    box = scene.stage.drawn["steps_all"]["z_row_box"]
+    assert box.get_right()[0] >= z_table.get_right()[0] + 0.06
+    assert box.get_left()[0] < z_table.row_labels[plan.focus].get_left()[0]
     # P: every column of every row drawn (8 tokens): the row's weights, as drawn, add up to 1
     p_table = scene.stage.drawn["steps_all"]["tables"][6]
     n = len(plan.tokens)

@@ -11,7 +11,7 @@ from typing import ClassVar
 from manim import DOWN, LEFT, PI, RIGHT, UP, Arrow, FadeIn, FadeOut, Line, Rectangle, VGroup
 
 from ..components.number_table import aligned_rows
-from ..components.text import label
+from ..components.text import label, text_baseline
 from ..components.vectors import VectorColumn, math
 from ..components.word_boxes import WordBoxes, space_key
 from ..lesson import Chapter, Lesson
@@ -299,6 +299,8 @@ class Mlp(Chapter):
             cols.append(VGroup(v, math(name, 44, color).next_to(v, UP, buff=0.15)))
         plus, eq = label("+", 52, th.text), label("=", 52, th.text)
         row = VGroup(cols[0], plus, cols[1], eq, cols[2]).arrange(RIGHT, buff=0.6)
+        for col in cols[1:]:  # the three vectors' rows level (centred with their names, "MLP(E)" took E′'s down)
+            col.shift(UP * (text_baseline(cols[0][0].entries[0]) - text_baseline(col[0].entries[0])))
         for sign in (plus, eq):  # the signs on the numbers' middle line
             sign.set_y(cols[0][0].get_y())
         # ≈ beside E′'s rows whose drawn terms miss the drawn sum (the lint checks every row), one note why

@@ -381,6 +381,12 @@ class AllTokens(Chapter):
         z_table = tables[-1]
         row = VGroup(z_table.row_labels[i], z_table.row(i))
         frame = SurroundingRectangle(row, buff=0.08, color=th.highlight, stroke_width=2)
+        # its right side clear outside the table's bracket (review 50: it ran down the bracket's stroke)
+        bracket_right = z_table.get_right()[0]
+        if frame.get_right()[0] < bracket_right + 0.08:
+            x0 = frame.get_left()[0]
+            frame.stretch_to_fit_width(bracket_right + 0.08 - x0).align_to([x0, 0, 0], LEFT)
+        drawn["z_row_box"] = frame
         diff = float(np.abs(plan.Z[i] - plan.z).max())
         # two lines: what is equal, then the largest difference with its figure (a figure alone on a
         # line read as a stray number)

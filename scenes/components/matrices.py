@@ -28,6 +28,8 @@ from ..style import DARK, Theme, fmt_vec
 from .text import label, number
 from .vectors import VectorColumn, bracket_pair, ellipsis_dots, math, window_indices
 
+ROW_BOX_BUFF = 0.08  # a row's box stands this far outside its matrix's brackets (as a vector's box does)
+
 
 def signed_color(value: float, scale: float, theme: Theme = DARK) -> str:
     """Positive: theme.positive, negative: theme.negative; from a faint version (|value| ≈ 0) to
@@ -230,19 +232,20 @@ class MatVecProduct(VGroup):
         """Boxes move to row `i`, the vector and result entry `i`, which counts up to its real value."""
         row = self.matrix.row_mobjects(i)
         target_row = self._row_rect(row)
-        # every row's box as wide as the matrix's columns, inside its brackets (a right-aligned last
-        # entry put the box's edge on the bracket)
-        grid, (left, right) = self.matrix.grid, self.matrix.brackets
-        x0 = grid.get_left()[0] - 0.35 * (grid.get_left()[0] - left.get_left()[0])  # a third of the way to the bracket's stroke
-        x1 = grid.get_right()[0] + 0.35 * (right.get_right()[0] - grid.get_right()[0])
+        # every row's box as wide as the matrix with its brackets, its sides clear outside them (review 50: inside,
+        # the gap to the brackets' strokes was a few pixels, and the box's sides read as drawn on the brackets)
+        left, right = self.matrix.brackets
+        x0, x1 = left.get_left()[0] - ROW_BOX_BUFF, right.get_right()[0] + ROW_BOX_BUFF
         target_row.stretch_to_fit_width(x1 - x0).set_x((x0 + x1) / 2)
         # the whole vector is what a row multiplies: its box goes around its brackets, clear of them (review 49:
         # inside them, its edges ran over the brackets' ends, 0.02 from the entries)
         target_vec = SurroundingRectangle(self.vector.brackets, color=self.theme.highlight, buff=0.08, stroke_width=2.5)
         entry = self.result.entry(i)
         # the result's box spans the column's width, at entry i's height (an entry is narrower than its column)
-        target_out = self._row_rect(entry).stretch_to_fit_width(self.result.rows.width + 0.1)
-        target_out.set_x(self.result.rows.get_x())
+        # (its sides outside the column's brackets, as the row's: inside, they ran down the brackets' strokes)
+        edges = self.result.brackets
+        target_out = self._row_rect(entry).stretch_to_fit_width(edges.width + 2 * ROW_BOX_BUFF)
+        target_out.set_x(edges.get_x())
         anims = []
         if self.row_box is None:
             self.row_box, self.vec_box, self.out_box = target_row, target_vec, target_out

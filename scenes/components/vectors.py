@@ -25,7 +25,7 @@ from ..i18n import number_symbols
 from ..style import DARK, Theme
 from ..plans.windows import token_window, window_indices  # pure: plans use them too
 from .batched_shapes import rect_points
-from .text import drop_svg_paths, label, number, number_language, remember_size
+from .text import drop_svg_paths, label, number, number_language, remember_size, text_baseline
 
 # --------------------------------------------------------------------------------------------
 # symbols
@@ -172,6 +172,8 @@ class VectorColumn(VGroup):
             # a decimal comma inside each entry: entries further apart, or "+1,5 −2,0" read as a list of four
             # (review 49, pt)
             entry_gap *= COMMA_GAP
+        probe = number(0.0, kind, font_size=font_size)  # a digit's baseline under its middle, for every row
+        seat = probe.get_center()[1] - text_baseline(probe)
         for r, idx in enumerate(self.shown_indices):
             y = -r * row_h
             if idx is None:
@@ -191,8 +193,10 @@ class VectorColumn(VGroup):
             if horizontal:  # left to right, on one line
                 m.move_to([x + m.width / 2, 0, 0])
                 x += m.width + entry_gap
-            else:  # right-align on a common edge; vertical centre on the row
+            else:  # right-align on a common edge; on the row's baseline (centred, "−0.10" stood 6 px under
+                # "+5.18" beside it: a plus is taller than a minus, review 50)
                 m.move_to([right_x - m.width / 2, y, 0])
+                m.shift(UP * (y - seat - text_baseline(m)))
             self.entries.add(m)
             rows.add(m)
         # centre the ellipsis under the numbers (or on the line, when horizontal)
