@@ -226,6 +226,11 @@ def test_renders_on_the_toy(name, lang, make_inputs, render_scene):
         assert picked.get_right()[0] <= row.get_left()[0] - 0.2
         assert picked.get_left()[0] >= -scene.camera.frame_width / 2 + 0.2
         assert picked.get_bottom()[1] < row.get_y() < picked.get_top()[1]
+        # ... and on the closing frame it stays, one line under the cards brought up large (review 50: bare figures)
+        closing = drawn["closing_picked"]
+        assert closing.original_text == Say(lang)("deeper.next_token.picked")
+        assert closing.get_top()[1] < min(c.get_bottom()[1] for c in drawn["cards"]) - 0.1
+        assert abs(closing.get_x()) < 0.05 and closing.get_bottom()[1] > -scene.camera.frame_height / 2 + 0.2
         # "Σ = 1.00" on one baseline (review 44: centred, "Σ =" stood 3 px under its figure)
         for chart in drawn["charts"]:
             sigma, total = chart.sum_row[:2]

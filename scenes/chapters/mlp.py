@@ -101,7 +101,7 @@ def per_token(stage: Stage, words: WordBoxes, focus: int, top: float, bottom: fl
     """Under every word an arrow into an MLP box of its own, all alike, a brace under them saying the
     weights are the same: each token goes through the MLP on its own (the focus's box in its colour)."""
     th, say = stage.theme, stage.say
-    box_h = min(2.2, (top - bottom) * 0.45)
+    box_h = min(3.4, (top - bottom) * 0.6)  # (review 50: at 2.2, the lower third of the frame stood empty)
     # one width for every box, as near as their words stand (review 48: boxes as wide as their words
     # contradicted "the same weights for every token")
     xs = [words[i].get_x() for i in range(len(words))]

@@ -322,6 +322,12 @@ class NextToken(Chapter):
         target = picks.copy().scale(1.6).move_to([0, -0.9, 0])
         note.move_to([0, 1.1, 0])
         drawn["note"] = note
+        # what the numbers on the cards are stays said, one line under them (review 50: bare "0.577"s on the
+        # closing frame, its lower third empty)
+        said = label(say(f"{T}.picked"), 28, th.dim)
+        fit_into(said, stage.region("full").width - 0.6, 0.6).next_to(target, DOWN, buff=0.35)
+        drawn["closing_picked"] = said
         with stage.narrating(say(f"{T}.caption_closing", count=added)):
-            stage.play(FadeOut(old), FadeOut(picked), FadeIn(note), picks.animate.scale(1.6).move_to(target), run_time=0.8)
+            stage.play(FadeOut(old), FadeOut(picked), FadeIn(said), FadeIn(note),
+                       picks.animate.scale(1.6).move_to(target), run_time=0.8)
             stage.wait(2.0)
