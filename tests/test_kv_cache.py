@@ -203,3 +203,16 @@ def test_one_earlier_token_reads_naturally():
         one = say("blocks.kv_cache.caption_prompt", word="“A”", count=1)
         assert " 1 " not in one, one
         assert " 3 " in say("blocks.kv_cache.caption_prompt", word="“A”", count=3)
+
+
+@pytest.mark.render
+def test_the_caches_product_stays_whole_on_its_line_where_it_fits(make_inputs, render_scene):
+    """Review 50 (ko): the cache's size broke inside its product ("… 헤드 3개" / "× 토큰 8개 …"). Where the product
+    fits a line of its own, the count breaks after its "=" and the product stands whole on the next line."""
+    from attention_manim.scenes.registry import load_all
+
+    scene, _ = render_scene(load_all()["kv_cache"], make_inputs(lang="ko"))
+    memory = scene.stage.drawn["kv_cache"]["check"][2]
+    lines = [next(m.original_text for m in line.get_family() if hasattr(m, "original_text")) for line in memory]
+    assert len(lines) == 2
+    assert lines[0].rstrip().endswith("=") and lines[1].lstrip().startswith("2"), lines
