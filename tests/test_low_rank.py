@@ -146,6 +146,10 @@ def test_low_rank_renders(lang, make_inputs, render_scene):
     base = d["bars"].bars[0].get_bottom()[1]
     for tick, value in zip(d["bars"].axis.ticks, values):
         assert tick.get_y() - base == pytest.approx(heights[0] * value / shown[0], abs=1e-6)
+    # σᵢ names the heights: left of the tick labels, halfway up (review 50: under the first bar it named the x line)
+    name = d["bars"].axis_name
+    assert name.get_right()[0] < ticks.get_left()[0]
+    assert ticks[0].get_y() < name.get_y() < ticks[-1].get_y()
     # the non-zero bars' heading clears the tick labels (pt's ran over "1.51")
     heading = d["bars"].notes[0]
     assert heading.get_left()[0] > ticks.get_right()[0] + 0.1 or heading.get_bottom()[1] > ticks.get_top()[1]

@@ -162,7 +162,6 @@ class LowRank(Chapter):
         if len(s) < plan.d_model:
             more = label(say(f"{T}.first_bars", shown=len(s), total=plan.d_model), 22, th.text)
             notes.add(more.next_to(axis, DOWN, buff=0.4))
-        axis_name = math("sigma_i", 34, th.text).next_to(bars[0], DOWN, buff=0.1).shift(RIGHT * 0.08)
         # the scale: an upright axis with round ticks from 0 (a lone tick at the top read as no scale)
         x_axis = -step * 0.5
         upright = Line([x_axis, 0, 0], [x_axis, height, 0], color=th.text, stroke_width=2)
@@ -173,6 +172,9 @@ class LowRank(Chapter):
             ticks.add(Line([x_axis - step * 0.4, y, 0], [x_axis, y, 0], color=th.text, stroke_width=2))
             tick_labels.add(label(say.number(value, f".{decimals}f"), 24, th.text).next_to(ticks[-1], LEFT, buff=0.08))
             tick_labels[-1].value = value
+        # the heights' name beside the upright axis, halfway up, as an axis title (review 50: under the first bar it
+        # read as the name of the horizontal line)
+        axis_name = math("sigma_i", 34, th.text).next_to(tick_labels, LEFT, buff=0.2).set_y(height / 2)
         axis = VGroup(axis, upright, ticks, tick_labels)
         axis.ticks, axis.tick_labels = ticks, tick_labels
         # the heading stands between the tick labels and the divider: over its bars (review 50: pt's ran past the
