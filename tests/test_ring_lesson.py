@@ -560,3 +560,18 @@ def test_the_causal_key_names_the_masked_half_of_a_block(lang, make_inputs):
             apart = (t.mob.get_right()[0] < masked.get_left()[0] or t.mob.get_left()[0] > masked.get_right()[0]
                      or t.mob.get_top()[1] < masked.get_bottom()[1] or t.mob.get_bottom()[1] > masked.get_top()[1])
             assert apart, t.mob
+
+
+@pytest.mark.parametrize("lang", ["en", "pt", "ko"])
+def test_the_passage_says_its_token_ranges_count_from_zero(lang, make_inputs):
+    """The devices' token ranges ("tokens 0–11") count from 0, where the suite's sentences count words from 1
+    (review 50): the passage's frame says so, in the language, in the bottom-left corner clear of the ␣ key."""
+    from attention_manim.scenes import review
+    from attention_manim.scenes.i18n import Say
+
+    watch = AtChapterEnd("ring")
+    review.play_watched(load_all()[NAME], make_inputs(lang=lang), watch)
+    counted = watch.drawn["from_zero"]
+    assert counted.original_text == Say(lang)("ring.steps.from_zero") and "0" in counted.original_text
+    assert counted.get_left()[0] < -6.5 and counted.get_bottom()[1] < -3.5
+    assert text_px(counted) >= 11

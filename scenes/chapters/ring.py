@@ -167,8 +167,13 @@ class Ring(Chapter):
             for t in toks:
                 recolor.append(words[int(t)].box.animate.set_stroke(device_color(i), width=3)
                                .set_fill(device_color(i), opacity=0.3))
+        # the devices' token ranges count from 0, as their devices do, not from 1 as a sentence's words elsewhere:
+        # said in the corner the ␣ key leaves free (review 50)
+        counted = label(say(f"{T}.steps.from_zero"), 22, th.dim)
+        counted.move_to([full.left + counted.width / 2, full.bottom + counted.height / 2, 0])
+        drawn["from_zero"] = counted
         with stage.narrating(say(f"{T}.steps.caption_split", count=N, n=plan.n)):
-            stage.play(*recolor, FadeIn(legend, shift=UP * 0.1), run_time=1.2)
+            stage.play(*recolor, FadeIn(legend, shift=UP * 0.1), FadeIn(counted), run_time=1.2)
             stage.wait(0.6)
 
         # the key to the tables' columns (m, l, O), along the frame's foot; the ring above it
@@ -215,7 +220,7 @@ class Ring(Chapter):
             chip.move_to(chip_spot(slots[i], chip))
         drawn.update(boxes=boxes, arrows=arrows, chips=chips, key=key)
         with stage.narrating(say(f"{T}.steps.caption_ring", count=N)):
-            stage.play(FadeOut(words), FadeOut(legend), FadeOut(intro_key), run_time=0.5)
+            stage.play(FadeOut(words), FadeOut(legend), FadeOut(intro_key), FadeOut(counted), run_time=0.5)
             stage.play(FadeIn(boxes), FadeIn(VGroup(*heads)), FadeIn(VGroup(*chips)), run_time=1.0)
             stage.play(FadeIn(arrows, lag_ratio=0.2), run_time=0.8)
 
