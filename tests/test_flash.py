@@ -249,25 +249,36 @@ def test_the_flash_panel_says_when_its_rounded_scores_give_another_l(make_inputs
     from attention_manim.scenes.style import DARK
 
     for lang in LANGUAGES:
-        assert {"word", "l", "value", "shown"} == template_fields(load_catalog(lang)["blocks.flash.l_unrounded"]), lang
+        assert {"word", "l", "sum", "value", "shown"} == template_fields(load_catalog(lang)["blocks.flash.l_unrounded"])
+        assert {"word", "l", "sum", "value", "shown", "others"} == template_fields(
+            load_catalog(lang)["blocks.flash.l_unrounded_more"])
     plan = plan_flash(load_all()["flash_attention"].lesson.setting(make_inputs(lang="en")))
     stage = SimpleNamespace(theme=DARK, say=Say("en"))
-    first = [s for s in plan.result.steps if not s.skipped and not np.isfinite(s.m_before).any()]
+    steps = [s for s in plan.result.steps if not s.skipped]
     noted = quiet = 0
-    for s in first:  # a first tile: l is the sum of exp(score − m) over the tile's row alone
+    for s in steps:  # l by hand: Σ exp(score − m) over the row's rounded scores of this tile and the earlier ones
         decimals = 2 if any(s.rows[0] <= i < s.rows[1] for i in tied_queries(plan.result.steps)) else 1
         texts = " ".join(m.original_text for m in Flash.panel(stage, plan, s, decimals, {}).get_family()
                          if hasattr(m, "original_text"))
+        said = texts.replace("\u00a0", " ")
+        seen = [t for t in steps if t.q_block == s.q_block and t.k_block <= s.k_block]
+        missed = []
         for a in range(s.rows[1] - s.rows[0]):
-            row = np.asarray(s.scores[a], dtype=float)
-            row = row[np.isfinite(row)]
-            by_hand = np.exp(np.round(row, decimals) - np.round(row.max(), decimals)).sum()
+            row = np.concatenate([np.asarray(t.scores[a], dtype=float) for t in seen])
+            row = np.round(row[np.isfinite(row)], decimals)
+            if not len(row):
+                continue
+            by_hand = np.exp(row - row.max()).sum()
             written = f"{float(s.l[a]):.2f}"
             if f"{by_hand:.2f}" != written:
-                noted += 1
-                said = texts.replace("\u00a0", " ")
-                assert f"give {by_hand:.2f}" in said and written in said[said.index("unrounded"):], texts
-        if not noted:
+                missed.append((a, by_hand, written))
+        if missed:  # the first such row with both sums, the others named in the same note
+            noted += 1
+            a, by_hand, written = missed[0]
+            note = said[said.index("unrounded"):]
+            assert f" {by_hand:.2f}" in note and written in note, texts
+            assert all(f"“{plan.tokens[s.rows[0] + b]}”" in note for b, _, _ in missed[1:]), texts
+        else:
             quiet += 1
             assert "unrounded" not in texts
     assert noted and quiet, "the toy's sentence has both cases (creature's 1.96 against 1.95)"

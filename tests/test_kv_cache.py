@@ -206,12 +206,13 @@ def test_one_earlier_token_reads_naturally():
 
 
 @pytest.mark.render
-def test_the_caches_product_stays_whole_on_its_line_where_it_fits(make_inputs, render_scene):
-    """Review 50 (ko): the cache's size broke inside its product ("… 헤드 3개" / "× 토큰 8개 …"). Where the product
-    fits a line of its own, the count breaks after its "=" and the product stands whole on the next line."""
+@pytest.mark.parametrize("lang", ["en", "pt", "ko"])
+def test_the_caches_product_stays_whole_on_its_line_where_it_fits(lang, make_inputs, render_scene):
+    """Review 50 (ko), 51 (en, pt): the cache's size broke inside its product ("… 헤드 3개" / "× 토큰 8개 …"). The
+    count breaks after its "=" and the product stands whole on the next line."""
     from attention_manim.scenes.registry import load_all
 
-    scene, _ = render_scene(load_all()["kv_cache"], make_inputs(lang="ko"))
+    scene, _ = render_scene(load_all()["kv_cache"], make_inputs(lang=lang))
     memory = scene.stage.drawn["kv_cache"]["check"][2]
     lines = [next(m.original_text for m in line.get_family() if hasattr(m, "original_text")) for line in memory]
     assert len(lines) == 2

@@ -32,6 +32,7 @@ from .honest import wrapped
 
 T = "blocks.flash"
 HELD_OPACITY, TILE_OPACITY = 0.28, 0.45  # the memory frame: every score ordinary attention holds, the one tile flash holds
+PANEL_H = 5.4  # a step's panel at most this tall (its notes under the table; at 4.2 SmolLM2's shrank under 14 px)
 AXIS_NAME_ROOM = 0.3  # beside the level labels: the side axis's name ("keys" or "queries")
 SCORE_FILL = 0.85  # the widest score in a tile takes at most this share of a cell's width (a gap
 # of 0.075 cell, 3.6 px, each side of it, clear of the cell's lines)
@@ -84,33 +85,35 @@ def tie_notes(say, th, plan: FlashPlan, s, tied: dict, width: float) -> list:
 
 
 def l_from_shown(plan: FlashPlan, s, a: int, decimals: int) -> float | None:
-    """Row `a`'s running sum l as a student works it out from this frame: the old l as the panel before wrote it
-    (two decimals), times the rescaling factor as written, plus exp(score − m) over the tile's scores and m as
-    they are written. None where the row has no finite score yet."""
+    """Row `a`'s running sum l as a student works it out from the rounded numbers the tiles have shown so far:
+    Σ exp(score − m) over the row's scores of this and the earlier key blocks and the largest of them, each as
+    written (`decimals`). None where the row has no finite score yet."""
     if s.skipped or not np.isfinite(s.m[a]):
         return None
-    m = round(float(s.m[a]), decimals)
-    total = sum(np.exp(round(float(x), decimals) - m) for x in s.scores[a] if np.isfinite(x))
-    before = [t for t in plan.result.steps if t.q_block == s.q_block and t.k_block < s.k_block and not t.skipped]
-    if before and np.isfinite(s.m_before[a]):
-        f = float(s.rescale[a])
-        total += round(float(before[-1].l[a]), 2) * round(f, factor_digits(f))
-    return float(total)
+    steps = [t for t in plan.result.steps if t.q_block == s.q_block and t.k_block <= s.k_block and not t.skipped]
+    scores = [round(float(x), decimals) for t in steps for x in t.scores[a] if np.isfinite(x)]
+    m = max(scores)
+    return float(sum(np.exp(x - m) for x in scores))
 
 
 def unrounded_notes(say, th, plan: FlashPlan, s, decimals: int, width: float) -> list:
-    """Under a step's table: for each row whose l, worked out from the rounded numbers on screen, is not the l
-    written (creature's 5.29 and 5.34 give 1.95, the unrounded scores 1.96: review 50), both sums, so the
-    frame agrees with a student's arithmetic."""
-    notes = []
+    """Under a step's table, where a row's l, worked out from the rounded numbers on screen, is not the l written
+    (creature's 5.29 and 5.34 give 1.95, the unrounded scores 1.96: review 50): both sums for the first such row,
+    the other such rows named (one note: a note per row shrank SmolLM2's panel under 14 px)."""
+    missed = []
     for a, i in enumerate(range(*s.rows)):
         shown = l_from_shown(plan, s, a, decimals)
         if shown is not None and fixed(shown, 2) != fixed(float(s.l[a]), 2):
-            notes.append(rich_lines(say.catalog[f"{T}.l_unrounded"],
-                                    {"word": say.quote(plan.tokens[i]), "value": fixed(float(s.l[a]), 2),
-                                     "shown": fixed(shown, 2)},
-                                    width, font_size=20, color=th.dim, mobjects={"l": math("l", 24, th.dim)}))
-    return notes
+            missed.append((i, a, shown))
+    if not missed:
+        return []
+    i, a, shown = missed[0]
+    values = {"word": say.quote(plan.tokens[i]), "value": fixed(float(s.l[a]), 2), "shown": fixed(shown, 2)}
+    key = f"{T}.l_unrounded"
+    if len(missed) > 1:
+        key, values["others"] = f"{T}.l_unrounded_more", ", ".join(say.quote(plan.tokens[j]) for j, _, _ in missed[1:])
+    symbols = {"l": math("l", 24, th.dim), "sum": math("Sigma e^(s - m)", 24, th.dim)}
+    return [rich_lines(say.catalog[key], values, width, font_size=20, color=th.dim, mobjects=symbols)]
 
 
 def factor_digits(x: float) -> int:
@@ -236,7 +239,7 @@ class Flash(Chapter):
                         nums.add(m.move_to(at(i, j)))
             new_panel = self.panel(stage, plan, s, decimals, {} if decimals == 2 else tied)
             left, right, y = panel_box
-            fit_into(new_panel, right - left, 4.2)
+            fit_into(new_panel, right - left, PANEL_H)
             new_panel.move_to([(left + right) / 2, y, 0])
             anims = [FadeIn(nums)]
             tile, panel = state["tile"], state["panel"]

@@ -242,8 +242,8 @@ class KvCache(Chapter):
         kv = plan.cache_floats // (2 * plan.n_layers * plan.d_head * tokens)
         # two lines, not one from edge to edge (review 37)
         memory = wrapped(say(f"{T}.memory", floats=grouped(plan.cache_floats, say), count=plan.n_layers, kv=kv,
-                             tokens=tokens, d_head=plan.d_head), full.width * 0.78, 24, th.dim, 2,
-                         break_after=" = ")  # (the product whole on its line where it fits one: review 50, ko)
+                             tokens=tokens, d_head=plan.d_head), full.width - 0.6, 24, th.dim, 2,
+                         break_after=" = ")  # (the product whole on its own line: review 50 broke it, ko, en, pt)
         memory.product = (2, plan.n_layers, kv, tokens, plan.d_head)
         # one left edge for the three (review 49: centred lines and left-aligned blocks mixed)
         box = VGroup(line, saving, memory).arrange(DOWN, buff=0.16, aligned_edge=LEFT)

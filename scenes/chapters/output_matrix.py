@@ -99,8 +99,9 @@ class OutputMatrix(Chapter):
         eq = VGroup(lhs, math("=", 30, th.text), left, math("=", 30, th.text), right).arrange(RIGHT, buff=0.3)
         rhs.next_to(right, DOWN, buff=0.15)
         # what the z's are, under them (review 50: named only in the caption)
-        z_name = wrapped(say(f"{T}.z_name", count=plan.n_heads, d_head=plan.d_head), lhs.width + 0.5, 22,
-                         th.dim, 3)
+        # (two lines where they fit, broken after the comma: "the 4 heads' outputs," / "16 numbers each", review 51)
+        z_name = wrapped(say(f"{T}.z_name", count=plan.n_heads, d_head=plan.d_head), max(lhs.width + 1.2, 3.1), 22,
+                         th.dim, 3, break_after=", ")
         for line in z_name:  # each line centred under the z's
             line.set_x(z_name.get_x())
         z_name.next_to(lhs, DOWN, buff=0.2)
