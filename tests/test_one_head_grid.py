@@ -336,6 +336,9 @@ def test_dot_products_draws_real_scores_and_spotlight(rendered, tracer, case):
     under = [(a, b) for a in range(len(t.tokens)) for b in range(len(t.tokens))
              if not h.mask[a, b] and x0 < centres[a, b, 0] < x1 and y0 < centres[a, b, 1] < y1]
     assert under == [], under
+    # the card is set for the zoom the camera takes: its figures read at their own size on screen (review 51: set
+    # for a closer zoom than the one taken, they read at half the cells' size)
+    assert d["card_scale"] == pytest.approx(d["close_zoom"], rel=0.15)
     # the spotlight: the focus's largest weights, its lowest visible score for contrast, the real scores named
     tops = expected_tops(h, i)
     others = [j for j in range(len(t.tokens)) if not h.mask[i, j] and j not in tops + [i]]

@@ -147,7 +147,13 @@ class DotProducts(Chapter):
         i, j, d = plan.focus, plan.card_key, plan.d_head
         frame = stage.camera_frame
         frame.save_state()
-        z = ZOOM
+        # the grid's whole width with its row labels where that is nearly as close: no column cut at the right
+        # and no empty band at the left where the cut labels had faded (review 50); the card is set for that zoom
+        # (set for the closer one, its figures read at half the cells' size: review 51)
+        span = VGroup(grid.lines, grid.row_labels) if grid.row_labels.has_points() else grid.lines
+        wide = (span.width + 0.4) / frame.width
+        at_least = ZOOM < wide <= WIDE_ZOOM
+        z = wide if at_least else ZOOM
         cell_box = grid.cell_rect(i, j, color=th.key, buff=0.02)
         sym = math(f"{{{{ {symbol_source('K', j + 1)} : k }}}} dot {{{{ {symbol_source('Q', i + 1)} : q }}}} =",
                    32 * MATH_PER_TEXT, th.text)  # (at the numbers' size, as l2's: review 49, two sizes in one card)
@@ -179,14 +185,8 @@ class DotProducts(Chapter):
         tokens = plan.tokens
         with stage.narrating(say("grid.dot_products.closeup", key_word=say.quote(tokens[j]),
                                  query=say.quote(tokens[i]), d=d)):
-            # the grid's whole width with its row labels where that is nearly as close: no column cut at the right
-            # and no empty band at the left where the cut labels had faded (review 50)
-            span = VGroup(grid.lines, grid.row_labels) if grid.row_labels.has_points() else grid.lines
-            wide = (span.width + 0.4) / frame.width
             centre = view.get_center()
-            at_least = z < wide <= WIDE_ZOOM
             if at_least:
-                z = wide
                 # its top on the grid's top line (the turned column labels over it would be cut: they fade), or,
                 # where every row fits, the grid's middle
                 rows = min(np.ceil(z * frame.height / grid.cell_height - 1e-6), grid.n)
@@ -194,6 +194,7 @@ class DotProducts(Chapter):
                 centre = np.array([span.get_right()[0] + 0.15 - z * frame.width / 2,
                                    grid.lines.get_center()[1] if rows >= grid.n else y, 0.0])
             at, zz = snapped_close_up(grid, centre, z, frame, keep=view, at_least=at_least)
+            stage.drawn[self.key].update(card_scale=z, close_zoom=zz)
             stage.play(frame.animate.scale(zz).move_to(at), FadeIn(cell_box), FadeOut(legend),
                        *close_up(grid, at, zz, frame, others=stage.drawn[self.key]["titles"]), run_time=1.5)
             stage.play(FadeIn(back), FadeIn(l1, shift=LEFT * 0.1 * z), run_time=0.8)
