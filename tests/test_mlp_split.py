@@ -281,6 +281,11 @@ def test_mlp_renders_on_smollm2_without_english(lang, smol, tmp_path, monkeypatc
     assert mat.width / mat.height == pytest.approx(plan.d_mlp / plan.d_model, rel=1e-3)
     assert h.height / y.height == pytest.approx(plan.d_mlp / plan.d_model, rel=1e-3)
     assert [e.value for e in drawn["after"].entries] == pytest.approx([plan.after[i] for i in plan.shown if i is not None])
+    # the closing sum's figures in the text's colour, not shaded against the largest of 576 (review 51: all dim grey)
+    from manim import ManimColor
+
+    text_hex = ManimColor(scene.stage.theme.text).to_hex()
+    assert all(ManimColor(e.get_fill_color()).to_hex() == text_hex for e in drawn["after"].entries)
     assert frame[..., :3].max() > 100
     # a neuron row whose drawn SiLU(g) × u misses its drawn h (two decimals) is marked ≈, and only such a row
     # (review 49: 1.23 × −1.08 = −1.33 beside a drawn −1.34, unmarked); a note says why

@@ -295,7 +295,10 @@ class Mlp(Chapter):
         cols = []
         for vec, name, color in ((plan.x, "E", th.embedding), (plan.out, '"MLP"(E)', th.delta_multi),
                                  (plan.after, "E'", th.updated)):
-            v = VectorColumn(vec, head=3, tail=1, kind=plan.after_kind, font_size=40, theme=th, bracket_color=color)
+            # in the text's colour: shaded against the largest of the 576 entries (a real model's outlier
+            # dimensions), every shown entry was a dim grey on the closing frame (review 51)
+            v = VectorColumn(vec, head=3, tail=1, kind=plan.after_kind, font_size=40, theme=th, bracket_color=color,
+                             shade=False)
             cols.append(VGroup(v, math(name, 44, color).next_to(v, UP, buff=0.15)))
         plus, eq = label("+", 52, th.text), label("=", 52, th.text)
         row = VGroup(cols[0], plus, cols[1], eq, cols[2]).arrange(RIGHT, buff=0.6)
