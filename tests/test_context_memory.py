@@ -155,6 +155,13 @@ def test_the_chart_draws_every_size_to_scale_and_the_numbers_the_languages_way(l
             assert (type(dot) is Circle and dot.get_fill_opacity() == 0 and dot.width > 0.2) == near
         seen += [d.get_center() for d in dots]
     assert any(type(d) is Circle for dots in chart.dots for d in dots)  # (the toy's window and flash at 1,000)
+    # ... and the frame says what a ring is, in the language, with a ring beside it (review 51: unkeyed)
+    from attention_manim.scenes.i18n import Say
+
+    ring_key = drawn["ring_key"]
+    assert type(ring_key[0]) is Circle and ring_key[1].original_text == Say(lang)("grid.context_memory.ring_key")
+    assert ring_key.get_right()[0] <= scene.camera.frame_width / 2 - 0.1
+    assert all(ring_key.get_top()[1] < t.get_bottom()[1] or ring_key.get_left()[0] > t.get_right()[0] for t in drawn["tags"])
     # n² climbs twice as steeply as n; flash and linear lie flat
     slope = {r.way: (chart.value_of(d[-1].get_center())[1] / chart.value_of(d[0].get_center())[1]) for r, d in zip(rows, chart.dots)}
     assert slope["full"] == pytest.approx(1e6) and slope["window"] == pytest.approx(1e3) and slope["flash"] == pytest.approx(1)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, Line, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Circle, Create, DashedLine, FadeIn, FadeOut, Line, Rectangle, VGroup
 
 from ..components.attention_grid import AttentionGrid
 from ..components.loglog_chart import LogLogChart
@@ -396,8 +396,15 @@ class ContextMemory(Chapter):
                 m.move_to([x_ratio - m.width / 2, 0, 0]).shift(UP * (text_baseline(t[0]) - text_baseline(m)))
         ratio_head.move_to([x_ratio - ratio_head.width / 2, head_top - ratio_head.height / 2, 0])
         at_head.move_to([x_tags + at_head.width / 2, 0, 0]).shift(UP * (text_baseline(ratio_head) - text_baseline(at_head)))
+        # a ring (a dot on another line's dot) is said, on the axis name's line at the right (review 51: unkeyed)
+        ringed = [k for k, dots in enumerate(chart.dots) if any(isinstance(d, Circle) for d in dots)]
+        ring_key = VGroup()
+        if ringed:
+            ring_key = VGroup(Circle(radius=0.1, stroke_color=th.dim, stroke_width=3),
+                              label(say(f"{M}.ring_key"), 20, th.dim)).arrange(RIGHT, buff=0.12)
+            ring_key.move_to([full.right - ring_key.width / 2, tokens.get_y(), 0])  # (apart from the last name's note)
         drawn.update(chart=chart, tags=tags, sizes=sizes, ratios=ratios, whats=whats, title=title, counted=counted,
-                     beyond=beyond, ratio_head=ratio_head, at_head=at_head, ties=ties)
+                     beyond=beyond, ratio_head=ratio_head, at_head=at_head, ties=ties, ring_key=ring_key)
 
         frame = VGroup(chart.axes, chart.grid_lines, chart.x_ticks, chart.x_tick_labels, chart.y_ticks,
                        chart.y_tick_labels, tokens, at_head)
@@ -414,7 +421,8 @@ class ContextMemory(Chapter):
             with stage.narrating(say(f"{M}.caption_{r.way}", n=longest, size=byte_text(say, r.bytes[-1]),
                                      **words[r.way])):
                 stage.play(Create(chart.lines[k]), FadeIn(chart.dots[k], lag_ratio=0.3), run_time=1.0)
-                stage.play(FadeIn(ties[k]), FadeIn(tags[k], shift=RIGHT * 0.2), run_time=0.6)
+                stage.play(FadeIn(ties[k]), FadeIn(tags[k], shift=RIGHT * 0.2),
+                           *([FadeIn(ring_key)] if ringed and k == ringed[0] else []), run_time=0.6)
                 stage.wait(0.4)
         others = {r.way: ratio_text(say, r, mark=False) for r in plan.rows if r.way != "full"}
         with stage.narrating(say(f"{M}.caption_point", n=longest, **others)):
