@@ -161,6 +161,17 @@ def test_the_chart_draws_every_size_to_scale_and_the_numbers_the_languages_way(l
     ring_key = drawn["ring_key"]
     assert type(ring_key[0]) is Circle and ring_key[1].original_text == Say(lang)("grid.context_memory.ring_key")
     assert ring_key.get_right()[0] <= scene.camera.frame_width / 2 - 0.1
+    # ... shown with the first line drawn with a ring, its ring in that line's colour (review 52: a grey key came
+    # with the first line, three lines before any ring)
+    first = next(k for k, dots in enumerate(chart.dots) if any(type(d) is Circle for d in dots))
+    assert drawn["ring_key_with"] == first
+    ring = next(d for d in chart.dots[first] if type(d) is Circle)
+    assert ring_key[0].get_stroke_color().to_hex() == ring.get_stroke_color().to_hex()
+    # no ring touches an axis's label (review 52: the ring at 1,000 tokens on "1 MB")
+    for dots in chart.dots:
+        for d in (d for d in dots if type(d) is Circle):
+            for lab in chart.y_tick_labels:
+                assert lab.get_right()[0] <= d.get_left()[0] - 0.05 or abs(lab.get_y() - d.get_y()) > (lab.height + d.height) / 2
     assert all(ring_key.get_top()[1] < t.get_bottom()[1] or ring_key.get_left()[0] > t.get_right()[0] for t in drawn["tags"])
     # n² climbs twice as steeply as n; flash and linear lie flat
     slope = {r.way: (chart.value_of(d[-1].get_center())[1] / chart.value_of(d[0].get_center())[1]) for r, d in zip(rows, chart.dots)}

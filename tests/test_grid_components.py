@@ -643,6 +643,35 @@ def test_a_close_ups_cut_cells_at_its_edges_are_veiled():
     assert not [v for v in grid.close_up_veils if v.get_x() < centre[0] - w / 2 + 1.2]
 
 
+def test_a_close_up_keeps_row_labels_near_its_top_edge_on_the_grids_line():
+    """Review 52: on SmolLM2, dot_products' close-up had its top on the grid's top line, and the first row's label
+    "A" stood a few pixels under it, inside the margin kept from the frame's edge: every row label faded and the
+    left sixth of the frame was black. Along its own axis a label lies inside its row, and a snapped edge lies on
+    a line: a label wholly inside the frame there is whole. Across the axis the margin still holds."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.grid_parts import close_up, close_up_done
+
+    data = synthetic(8)
+    grid = AttentionGrid(data["pattern"], [f"w{i}" for i in range(8)], layout="video", cell_size=(1.2, 0.9))
+    frame = SimpleNamespace(width=14.222, height=8.0)
+    top = grid.lines.get_top()[1]
+    gap = top - grid.label_boxes("rows")[0][3]  # from the first label's top up to the grid's top line
+    h = max(gap * 8 / 0.12 * 1.2, 8 * 0.9 + 0.5)  # a frame whose edge margin (0.12 h / 8) is wider than the gap
+    z = h / frame.height
+    w = z * frame.width
+    labels_left, m = grid.row_labels.get_left()[0], 0.12 * h / 8
+    centre = np.array([labels_left - 2 * m + w / 2, top - h / 2, 0.0])
+    assert 0 < gap < m
+    close_up(grid, centre, z, frame)
+    assert grid.row_labels not in grid.close_up_faded
+    close_up_done(grid)
+    # the frame's left edge within the margin of the labels' left: across their axis, they still fade
+    close_up(grid, centre + np.array([1.5 * m, 0.0, 0.0]), z, frame)
+    assert grid.row_labels in grid.close_up_faded
+    close_up_done(grid)
+
+
 def test_a_close_up_keeps_the_row_labels_whose_cut_rows_are_veiled():
     """Review 50: dot_products' close-up faded every row label because the frame's edge cut the last row's,
     leaving a band of black at the left. A label in a row the frame cuts lies under that row's plate: the

@@ -339,6 +339,22 @@ def test_dot_products_draws_real_scores_and_spotlight(rendered, tracer, case):
     # the card is set for the zoom the camera takes: its figures read at their own size on screen (review 51: set
     # for a closer zoom than the one taken, they read at half the cells' size)
     assert d["card_scale"] == pytest.approx(d["close_zoom"], rel=0.15)
+    # the pair's words over their symbols, in their colours: the turned column labels are out of the close-up's
+    # frame, and nothing else tied Q⃗ᵢ to its word (review 51)
+    th = scene.stage.theme
+    key_word, dot, query_word = d["card_words"]
+    k_sym, q_sym = d["card_symbols"]
+    assert key_word.text == scene.stage.say.quote(t.tokens[k]) and query_word.text == scene.stage.say.quote(t.tokens[q])
+    assert key_word.get_color().to_hex().lower() == th.key.lower()
+    assert query_word.get_color().to_hex().lower() == th.query.lower()
+    assert k_sym.get_right()[0] < dot.get_x() < q_sym.get_left()[0]
+    assert key_word.get_right()[0] < dot.get_left()[0] and dot.get_right()[0] < query_word.get_left()[0]
+    assert key_word.get_bottom()[1] > k_sym.get_top()[1] and query_word.get_bottom()[1] > q_sym.get_top()[1]
+    # ... and the card stands inside the grid's side, never over the row labels the close-up keeps (review 52)
+    grid = d["grid"]
+    assert grid.lines.get_left()[0] <= x0 and x1 <= grid.lines.get_right()[0]
+    if d["card_scale"] > 0.46:  # the whole width with the row labels: they stay, naming the rows
+        assert grid.row_labels not in d["close_faded"]
     # the spotlight: the focus's largest weights, its lowest visible score for contrast, the real scores named
     tops = expected_tops(h, i)
     others = [j for j in range(len(t.tokens)) if not h.mask[i, j] and j not in tops + [i]]

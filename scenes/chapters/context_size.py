@@ -397,14 +397,16 @@ class ContextMemory(Chapter):
         ratio_head.move_to([x_ratio - ratio_head.width / 2, head_top - ratio_head.height / 2, 0])
         at_head.move_to([x_tags + at_head.width / 2, 0, 0]).shift(UP * (text_baseline(ratio_head) - text_baseline(at_head)))
         # a ring (a dot on another line's dot) is said, on the axis name's line at the right (review 51: unkeyed)
-        ringed = [k for k, dots in enumerate(chart.dots) if any(isinstance(d, Circle) for d in dots)]
+        # (`type is`: a Dot is a Circle too, and with isinstance the key came with the first line: review 52)
+        ringed = [k for k, dots in enumerate(chart.dots) if any(type(d) is Circle for d in dots)]
         ring_key = VGroup()
-        if ringed:
-            ring_key = VGroup(Circle(radius=0.1, stroke_color=th.dim, stroke_width=3),
+        if ringed:  # its ring in the colour of the first line drawn with one, and shown with that line
+            ring_key = VGroup(Circle(radius=0.1, stroke_color=colors[plan.rows[ringed[0]].way], stroke_width=3),
                               label(say(f"{M}.ring_key"), 20, th.dim)).arrange(RIGHT, buff=0.12)
             ring_key.move_to([full.right - ring_key.width / 2, tokens.get_y(), 0])  # (apart from the last name's note)
         drawn.update(chart=chart, tags=tags, sizes=sizes, ratios=ratios, whats=whats, title=title, counted=counted,
-                     beyond=beyond, ratio_head=ratio_head, at_head=at_head, ties=ties, ring_key=ring_key)
+                     beyond=beyond, ratio_head=ratio_head, at_head=at_head, ties=ties, ring_key=ring_key,
+                     ring_key_with=ringed[0] if ringed else None)
 
         frame = VGroup(chart.axes, chart.grid_lines, chart.x_ticks, chart.x_tick_labels, chart.y_ticks,
                        chart.y_tick_labels, tokens, at_head)

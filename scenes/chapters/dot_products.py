@@ -25,12 +25,36 @@ ZOOM = 0.45  # the close look at one cell: the camera frame at this fraction of 
 WIDE_ZOOM = 0.66  # ... or up to this, where the grid's whole width with its row labels then fits
 
 
-def covered(grid: AttentionGrid, mob) -> int:
-    """How many of the grid's unmasked cells (those that hold a product) have their centre under `mob`."""
-    (x0, y0, _), (x1, y1, _) = mob.get_corner(DOWN + LEFT), mob.get_corner(UP + RIGHT)
+def covered(grid: AttentionGrid, mob=None, box=None) -> int:
+    """How many of the grid's unmasked cells (those that hold a product) have their centre under `mob` (or in
+    `box`, (x0, y0, x1, y1))."""
+    if box is None:
+        (x0, y0, _), (x1, y1, _) = mob.get_corner(DOWN + LEFT), mob.get_corner(UP + RIGHT)
+    else:
+        x0, y0, x1, y1 = box
     c = grid.cell_centers()
     under = (c[..., 0] > x0) & (c[..., 0] < x1) & (c[..., 1] > y0) & (c[..., 1] < y1)
     return int((under & ~np.asarray(grid.mask, bool)).sum())
+
+
+def card_shift(grid: AttentionGrid, card, lean, lowest: float) -> np.ndarray:
+    """Where to move a card that stands under its cell: leaning a whole number of cells into the grid's empty
+    (blocked) half and down a whole number of rows, over the fewest cells that hold a product, then the nearest;
+    never past the grid's side (over its row labels: review 52, SmolLM2's card on "fluffy", "blue") nor under
+    `lowest` (the frame's bottom). The card's own place where nothing fits."""
+    (x0, y0, _), (x1, y1, _) = card.get_corner(DOWN + LEFT), card.get_corner(UP + RIGHT)
+    left, right = grid.lines.get_left()[0] + 0.02, grid.lines.get_right()[0] - 0.02
+    best, shift = None, np.zeros(3)
+    for down in range(grid.n):
+        for over in range(grid.n + 1):
+            d = lean * over * grid.cell_width + DOWN * down * grid.cell_height
+            box = (x0 + d[0], y0 + d[1], x1 + d[0], y1 + d[1])
+            if box[0] < left or box[2] > right or box[1] < lowest:
+                continue
+            score = (covered(grid, box=box), down + over)
+            if best is None or score < best:
+                best, shift = score, d
+    return shift
 
 
 class DotProducts(Chapter):
@@ -168,20 +192,32 @@ class DotProducts(Chapter):
         l2 = VGroup(math(f"div sqrt({d}) =", 32 * MATH_PER_TEXT, th.text), score_mob).arrange(RIGHT, buff=0.15)
         l3 = label(say("grid.dot_products.card_score"), 26, th.dim)
         text = VGroup(l1, l2, l3).arrange(DOWN, buff=0.22, aligned_edge=RIGHT)
+        # the pair's words over their symbols, in their colours: with the camera close, the turned column labels
+        # are out of the frame, and nothing else tied Q⃗₄ to its word (review 51)
+        k_sym, q_sym = sym.select("k"), sym.select("q")
+        words = VGroup(label(say.quote(plan.tokens[j]), 26, th.key), math("dot", 26 * MATH_PER_TEXT, th.text),
+                       label(say.quote(plan.tokens[i]), 26, th.query))
+        words[1].move_to([(k_sym.get_right()[0] + q_sym.get_left()[0]) / 2, 0, 0])
+        words[0].next_to(words[1], LEFT, buff=0.12)
+        words[2].next_to(words[1], RIGHT, buff=0.12)
+        words.next_to(l1, UP, buff=0.18)
+        words.shift(RIGHT * ((k_sym.get_right()[0] + q_sym.get_left()[0]) / 2 - words[1].get_center()[0]))
+        text.add_to_back(words)
         back = Rectangle(width=text.width + 0.5, height=text.height + 0.4, stroke_color=th.key, stroke_width=2,
                          fill_color=th.background, fill_opacity=1.0).move_to(text)
         card = VGroup(back, text).scale(z)
-        # below the cell, leaning into the empty (blocked) half of the grid
+        # below the cell, its far side over the cell's, leaning into the empty (blocked) half of the grid, and
+        # further where it would otherwise cover a cell that holds a product (review 48/49: the card sat on
+        # K⃗₄·Q⃗₄ under the cell it explains)
         lean = LEFT if grid.layout == "video" else RIGHT
         card.next_to(cell_box, DOWN, buff=0.15 * z)
         card.shift(lean * max(0.0, card.width / 2 - cell_box.width / 2))
-        # leaning further, a whole cell's width, where it would otherwise cover a cell that holds a product (review
-        # 48/49: the card sat on K⃗₄·Q⃗₄ under the cell it explains)
-        further = card.copy().shift(lean * cell_box.width)
-        if covered(grid, further) < covered(grid, card):
-            card.shift(lean * cell_box.width)
+        rows = min(np.ceil(z * frame.height / grid.cell_height - 1e-6), grid.n)  # what a close-up from the top shows
+        lowest = grid.lines.get_top()[1] - rows * grid.cell_height + 0.1 * z if at_least else -np.inf
+        card.shift(card_shift(grid, card, lean, lowest))
         view = VGroup(cell_box, card)
-        stage.drawn[self.key].update(card=card, card_numbers=[dot_mob, score_mob], card_cell=(i, j))
+        stage.drawn[self.key].update(card=card, card_numbers=[dot_mob, score_mob], card_cell=(i, j),
+                                     card_words=words, card_symbols=(k_sym, q_sym))
         tokens = plan.tokens
         with stage.narrating(say("grid.dot_products.closeup", key_word=say.quote(tokens[j]),
                                  query=say.quote(tokens[i]), d=d)):
@@ -189,7 +225,6 @@ class DotProducts(Chapter):
             if at_least:
                 # its top on the grid's top line (the turned column labels over it would be cut: they fade), or,
                 # where every row fits, the grid's middle
-                rows = min(np.ceil(z * frame.height / grid.cell_height - 1e-6), grid.n)
                 y = grid.lines.get_top()[1] - rows * grid.cell_height / 2
                 centre = np.array([span.get_right()[0] + 0.15 - z * frame.width / 2,
                                    grid.lines.get_center()[1] if rows >= grid.n else y, 0.0])
@@ -197,7 +232,8 @@ class DotProducts(Chapter):
             stage.drawn[self.key].update(card_scale=z, close_zoom=zz)
             stage.play(frame.animate.scale(zz).move_to(at), FadeIn(cell_box), FadeOut(legend),
                        *close_up(grid, at, zz, frame, others=stage.drawn[self.key]["titles"]), run_time=1.5)
-            stage.play(FadeIn(back), FadeIn(l1, shift=LEFT * 0.1 * z), run_time=0.8)
+            stage.drawn[self.key]["close_faded"] = list(grid.close_up_faded)
+            stage.play(FadeIn(back), FadeIn(words), FadeIn(l1, shift=LEFT * 0.1 * z), run_time=0.8)
         root = say.number(plan.root, f".{plan.root_digits}f")
         with stage.narrating(say("grid.dot_products.divide", d=d, root=root)):
             stage.play(FadeIn(l2, shift=LEFT * 0.1 * z), FadeIn(l3), run_time=0.8)

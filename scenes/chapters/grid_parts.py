@@ -401,9 +401,13 @@ def close_up(grid: AttentionGrid, center, scale: float, frame, others=()) -> lis
     for which, sheet in (("rows", grid.row_labels), ("cols", grid.col_labels)):
         if not sheet.has_points():
             continue
+        # along its own axis a label stands inside its row (column), and a snapped close-up's edge lies on a line:
+        # a label wholly in the frame there is whole, however near the edge (review 52: SmolLM2's "A", 10 px
+        # under the frame's top, faded every row label and left a black band at the left)
+        mx, my = (m, 0.0) if which == "rows" else (0.0, m)
         for x0, y0, x1, y1 in grid.label_boxes(which):
             seen = x1 > fx0 and x0 < fx1 and y1 > fy0 and y0 < fy1
-            whole = x0 >= fx0 + m and x1 <= fx1 - m and y0 >= fy0 + m and y1 <= fy1 - m
+            whole = x0 >= fx0 + mx and x1 <= fx1 - mx and y0 >= fy0 + my and y1 <= fy1 - my
             # (a label in a row the frame cuts is hidden with the row: the others stay, naming the rows shown)
             if seen and not whole and not veiled(x0, y0, x1, y1):
                 faded.append(sheet)

@@ -4,7 +4,7 @@ the heads' ΔEs: a few entries of the focus's ΔE both ways, and their largest d
 
 from __future__ import annotations
 
-from manim import DOWN, RIGHT, UP, Brace, FadeIn, Line, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Brace, FadeIn, Line, VGroup
 
 from ..components.color_scale import ColorScale
 from ..components.text import label, number_language
@@ -19,6 +19,7 @@ from .honest import wrapped
 from .low_rank import heat_map
 
 T = "low_rank.output_matrix"
+Z_NAME_GAP = 0.25  # the z note's least gap from the product's bracket
 
 
 def shown_number(x: float, decimals: int, font_size: float, color: str):
@@ -105,6 +106,8 @@ class OutputMatrix(Chapter):
         for line in z_name:  # each line centred under the z's
             line.set_x(z_name.get_x())
         z_name.next_to(lhs, DOWN, buff=0.2)
+        # clear of the product's bracket (review 51: pt's "heads," touched it)
+        z_name.shift(LEFT * max(0.0, z_name.get_right()[0] - (left.get_left()[0] - Z_NAME_GAP)))
         eq.add(rhs, z_name)
         # one value for the screen and the caption: a figure beside the vectors (decimal point in every
         # language), in the caption the language's decimal mark

@@ -22,6 +22,8 @@ from manim import Circle, Dot, Line, VGroup, VMobject
 from ..style import DARK, Theme
 from .text import label
 
+RING_RADIUS = 0.12  # a dot on another series' dot is drawn as a ring this wide
+
 
 class LogLogChart(VGroup):
     """Parts: `.axes` (x, y), `.x_ticks`, `.x_tick_labels`, `.y_ticks`, `.y_tick_labels`, `.lines` (one
@@ -75,7 +77,8 @@ class LogLogChart(VGroup):
                                   stroke_width=2))
             if labelled:
                 lab = y_labels[k]
-                self.y_tick_labels.add(lab.move_to([self.x0 - 0.15 - lab.width / 2, y, 0]))
+                # (clear of a ring on the first length's dot, round the axis: review 52, a ring on "1 MB")
+                self.y_tick_labels.add(lab.move_to([self.x0 - RING_RADIUS - 0.12 - lab.width / 2, y, 0]))
         # a faint line at each labelled count, across the chart: a series is read against them
         self.grid_lines = VGroup(*(Line([self.x0, self.y0 + self.uy * (k - self.ky), 0],
                                         [x1, self.y0 + self.uy * (k - self.ky), 0], stroke_color=th.dim,
@@ -87,7 +90,7 @@ class LogLogChart(VGroup):
             line = VMobject(stroke_color=color, stroke_width=5).set_points_as_corners(pts)
             # a point on another series' dot is drawn as a ring around it, so both show (review 49: the window's
             # and flash's dots as one at 1,000 tokens)
-            dots = VGroup(*(Circle(radius=0.12, stroke_color=color, stroke_width=4).move_to(p)
+            dots = VGroup(*(Circle(radius=RING_RADIUS, stroke_color=color, stroke_width=4).move_to(p)
                             if any(np.linalg.norm(p - q) < 0.16 for q in placed) else Dot(p, radius=0.07, color=color)
                             for p in pts))
             placed += pts

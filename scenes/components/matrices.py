@@ -29,6 +29,7 @@ from .text import label, number
 from .vectors import VectorColumn, bracket_pair, ellipsis_dots, math, window_indices
 
 ROW_BOX_BUFF = 0.08  # a row's box stands this far outside its matrix's brackets (as a vector's box does)
+VEC_BOX_BUFF = 0.08  # the vector's box, round its brackets
 
 
 def signed_color(value: float, scale: float, theme: Theme = DARK) -> str:
@@ -200,6 +201,10 @@ class MatVecProduct(VGroup):
         self.equals = label("=", font_size=vector.font_size * 1.4, color=theme.text)
         vector.next_to(matrix.brackets, RIGHT, buff=buff)
         vector.match_y(matrix.brackets)
+        sym = vector.symbol
+        if sym is not None and sym in vector.submobjects and not vector.horizontal:
+            # its name clear of the box the sweep draws round the vector (review 51: Σⱼ's j on the box's line)
+            sym.shift(UP * max(0.0, vector.brackets.get_top()[1] + VEC_BOX_BUFF + 0.1 - sym.get_bottom()[1]))
         self.equals.next_to(vector.brackets, RIGHT, buff=buff)
         self.result.next_to(self.equals, RIGHT, buff=buff)
         # line the result rows up with the matrix rows
@@ -239,7 +244,8 @@ class MatVecProduct(VGroup):
         target_row.stretch_to_fit_width(x1 - x0).set_x((x0 + x1) / 2)
         # the whole vector is what a row multiplies: its box goes around its brackets, clear of them (review 49:
         # inside them, its edges ran over the brackets' ends, 0.02 from the entries)
-        target_vec = SurroundingRectangle(self.vector.brackets, color=self.theme.highlight, buff=0.08, stroke_width=2.5)
+        target_vec = SurroundingRectangle(self.vector.brackets, color=self.theme.highlight, buff=VEC_BOX_BUFF,
+                                          stroke_width=2.5)
         entry = self.result.entry(i)
         # the result's box spans the column's width, at entry i's height (an entry is narrower than its column)
         # (its sides outside the column's brackets, as the row's: inside, they ran down the brackets' strokes)
