@@ -697,3 +697,33 @@ def test_a_close_up_keeps_the_row_labels_whose_cut_rows_are_veiled():
     # asked to hold a width, a snapped close-up is never closer than asked (whole rows added)
     at, zz = snapped_close_up(grid, centre, 0.61, frame, at_least=True)
     assert zz >= 0.61 and (zz * frame.height / 0.9) == pytest.approx(round(zz * frame.height / 0.9), abs=1e-6)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt", "ko"])
+def test_the_corner_head_tag_takes_the_fewest_lines(lang):
+    """Review 52: in pt the corner tag stood in four lines ("camada 0" / "head 0" / "adjetivos →" / "substantivos")
+    at 22 px, where at 16 px it takes three. The tag takes the fewest lines at any of its sizes, then the largest
+    size; the head's name stays whole on its line wherever the role is wrapped; never under the least size."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.grid_parts import TAG_MIN_FS, new_grid
+    from attention_manim.scenes.i18n import Say
+    from attention_manim.scenes.stage import Region
+    from attention_manim.scenes.style import DARK
+
+    tokens = "a fluffy blue creature roamed the verdant forest".split()
+    n = len(tokens)
+    pattern = np.tril(np.ones((n, n))) / np.arange(1, n + 1)[:, None]
+    data = SimpleNamespace(pattern=pattern, mask=np.tril(np.ones((n, n), bool)), scores=None, layer=0, head=0,
+                           role="adjective_noun")
+    regions = {"full": Region("full", -6.9, 6.9, -3.8, 3.8), "grid": Region("grid", -6.9, 2.3, -3.8, 3.2)}
+    say = Say(lang)
+    stage = SimpleNamespace(say=say, theme=DARK, region=lambda name: regions[name])
+    grid, titles = new_grid(stage, data, tokens, "video", region=regions["grid"], tag=True)
+    lines = list(titles.head_tag)
+    head = say("common.head.layer_head", layer=0, head=0)
+    role = say.role("adjective_noun", 0, 0)
+    assert 2 <= len(lines) <= 3 and lines[0].original_text == head  # the head on one line
+    assert " ".join(t.original_text for t in lines[1:]) == role
+    assert min(t.font_size for t in lines) >= TAG_MIN_FS - 0.01
+    assert titles.head_tag.get_right()[0] < grid.lines.get_left()[0]

@@ -195,16 +195,25 @@ def test_each_arcs_weight_is_written_under_the_word_it_leaves(lang):
             row = WordBoxes(tokens, theme=DARK, font_size=32).move_to([0, 2.68, 0])
             focus = next((k for k, t in enumerate(tokens) if t.lstrip("␣") in ("tower", "mole")), len(tokens) - 1)
             boxes = [row.box(j) for j in range(len(tokens))]
-            out = word_weights(Say(lang), DARK, weights, boxes, focus)
+            after = boxes[focus + 1] if focus + 1 < len(tokens) else None
+            out = word_weights(Say(lang), DARK, weights, boxes[: focus + 1], focus, after=after)
             assert [f.value for f in out.figures] == pytest.approx(weights[: focus + 1])
             assert len(out) == focus + 1
             for j, (f, b) in enumerate(zip(out.figures, boxes)):
                 assert b.get_left()[0] <= f.get_center()[0] <= b.get_right()[0], (tokens, j)  # under its own word
                 assert f.get_top()[1] < min(x.get_bottom()[1] for x in boxes)  # under the row, off the boxes
                 assert text_baseline(f) == pytest.approx(text_baseline(out.figures[0]), abs=0.01)
-            for a, b in zip(out, out[1:]):  # left to right, apart
+            for a, b in zip(out.figures, out.figures[1:]):  # left to right, apart
                 assert a.get_right()[0] < b.get_left()[0]
             assert out.font_size >= 18
+            # the focus's "self" never runs on under the word after it (review 52: pt's "0,00 em si mesma" under
+            # "mole" reached under "of" and read as its label): where a word follows, under the focus's figure
+            own = out[-1][-1]
+            assert own.original_text == Say(lang)("embeddings.self")
+            if after is not None:
+                fig = out.figures[-1]
+                assert own.get_top()[1] < fig.get_bottom()[1] and abs(own.get_x() - fig.get_x()) < 1e-6
+                assert own.get_right()[0] < after.get_left()[0] + 0.5 * after.width
     finally:
         set_number_language("en")
 

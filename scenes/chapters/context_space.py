@@ -263,7 +263,8 @@ class ContextSpace(Chapter):
             rise = min(0.62, full.top - max(b.get_top()[1] for b in srcs))
             ang = arc_angle([b.get_top() for b in srcs], tgt.get_top(), max_rise=rise)
             arcs = ContextArcs(srcs, tgt, s.weights[: s.focus + 1], theme=th, angle=ang, max_stroke=12)
-            wl = word_weights(say, th, s.weights, srcs, s.focus)
+            wl = word_weights(say, th, s.weights, srcs, s.focus,
+                              after=row.box(s.focus + 1) if s.focus + 1 < len(s.tokens) else None)
             drawn["arcs"].append(arcs)
             drawn.setdefault("weights", []).append(wl)
             with stage.narrating(attention_caption(say, s)):
@@ -368,7 +369,8 @@ class ContextSpace(Chapter):
         """The words after the focus are masked for it; what they say can only flow forward."""
         th, say = stage.theme, stage.say
         box = framed(causal_lines(say, s), th, th.mask, font_size=22)
-        lower_left(box, table, notes, right=room_left_of(stage.drawn[ContextSpace.key]["space"], 0.2))
+        # (0.4 clear of the space: at 0.2, the box stood 17 px from ko's "화학", review 51)
+        lower_left(box, table, notes, right=room_left_of(stage.drawn[ContextSpace.key]["space"], 0.4))
         stage.drawn[ContextSpace.key]["causal"].append(box)
         later = list(s.causal.later)
         with stage.narrating(say(f"{T}.caption_causal", word=word, after=say.quote(s.causal.after))):

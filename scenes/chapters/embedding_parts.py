@@ -107,37 +107,48 @@ LABEL_ROOM = 0.08  # the room a weight label keeps from every arc's edge (the li
 
 
 def word_weights(say: Say, theme, weights: Sequence[float], words: Sequence, focus: int,
-                 font_size: float = 22, smallest: float = 18) -> VGroup:
+                 font_size: float = 22, smallest: float = 18, after=None) -> VGroup:
     """The weight each word before the focus (and the focus itself, "0.16 self") gives into the focus word,
     under the word, on one line: which weight belongs to which arc is read from the word it leaves
     (review 46: figures set over crossing arcs were hard to pair with theirs). Every word of the arcs is
     labelled, so the line sums to 1. One size for all, the largest (down to `smallest`) at which each
-    figure stays within its word's reach (half the gap to the next word on either side)."""
+    figure stays within its word's reach (half the gap to the next word on either side). `after`: the box of the
+    word after the focus, if any: "self" then stands under the focus's figure, not on under that word (review 52:
+    pt's "0,00 em si mesma" under "mole" ran on under "of" and read as its label)."""
     boxes = list(words)[: focus + 1]
     reach = []  # the x-range a word's figure may take: its box, widened to half the gap to each neighbour
     for j, b in enumerate(boxes):
         left = b.get_left()[0] - (b.get_left()[0] - boxes[j - 1].get_right()[0]) / 2 + 0.05 if j else b.get_left()[0] - 0.3
-        right = (b.get_right()[0] + (boxes[j + 1].get_left()[0] - b.get_right()[0]) / 2 - 0.05 if j + 1 < len(boxes)
-                 else b.get_right()[0] + 1.2)  # the focus's "self" may run on under the words after it (no arcs)
+        following = boxes[j + 1] if j + 1 < len(boxes) else after
+        right = (b.get_right()[0] + (following.get_left()[0] - b.get_right()[0]) / 2 - 0.05 if following is not None
+                 else b.get_right()[0] + 1.2)  # the focus's "self" may run on where no word follows
         reach.append((left, right))
     size = font_size
     while True:
         figures = [number(float(w), "weight", font_size=size, color=theme.text) for w in weights[: focus + 1]]
         own = label(say("embeddings.self"), font_size=size, color=theme.dim)
-        last = baseline_row([figures[-1], own], buff=0.06 * size / 18)
+        if after is None:  # on after its figure
+            last = baseline_row([figures[-1], own], buff=0.06 * size / 18)
+            wide = last
+        else:  # under its figure, on a line of its own: only the figure keeps to the word's reach
+            last = VGroup(figures[-1], own.next_to(figures[-1], DOWN, buff=0.08 * size / 18))
+            wide = figures[-1]
         parts = figures[:-1] + [last]
-        if size <= smallest or all(p.width <= r - l for p, (l, r) in zip(parts, reach)):
+        if size <= smallest or all(p.width <= r - l for p, (l, r) in zip(figures[:-1] + [wide], reach)):
             break
         size -= 1
     top = min(b.get_bottom()[1] for b in boxes) - 0.06
     base, edge = None, -np.inf
     for j, (p, b, (l, r)) in enumerate(zip(parts, boxes, reach)):
         x = min(max(b.get_center()[0], l + p.width / 2), r - p.width / 2)
-        if j == focus:  # the figure under its word, "self" after it
+        if j == focus and after is not None:  # the figure under its word, "self" under the figure (both centred)
+            x = min(max(b.get_center()[0], l + figures[-1].width / 2), r - figures[-1].width / 2)
+        elif j == focus:  # the figure under its word, "self" after it
             x = min(max(b.get_center()[0] + (p.width - figures[-1].width) / 2, l + p.width / 2), r - p.width / 2)
         # at the smallest size a figure wider than its short word's reach moves right, clear of the one before
-        x = max(x, edge + 0.1 + p.width / 2)
-        edge = x + p.width / 2
+        w = figures[-1].width if j == focus and after is not None else p.width
+        x = max(x, edge + 0.1 + w / 2)
+        edge = x + w / 2
         p.move_to([x, 0, 0])
         fig = figures[j]
         if base is None:

@@ -69,21 +69,23 @@ def head_tag(stage: Stage, grid: AttentionGrid, head_trace) -> VGroup:
     say, role = stage.say, getattr(head_trace, "role", "")
     head = say("common.head.layer_head", layer=head_trace.layer, head=head_trace.head)
     role = say.role(role, head_trace.layer, head_trace.head) if role and say.has(f"common.roles.{role}") else ""
-    # the role on one line at any of the sizes first, then wrapped (review 48: "형용사 →" / "명사" at 22 px where
-    # "형용사 → 명사" fitted one line at 18)
-    for fs, role_lines in [(fs, 1) for fs in (TAG_FS, 20, 18, TAG_MIN_FS)] + [(fs, 2) for fs in (TAG_FS, 20, 18, TAG_MIN_FS)]:
+    # the fewest lines at any of the sizes, then the largest size: "형용사 → 명사" on one line at 18 px before
+    # "형용사 →" / "명사" at 22 (review 48); pt's "camada 0 · head 0" / "adjetivos →" / "substantivos" at 18
+    # before four lines at 22 (review 52: the head split in two over a role in two)
+    best = None
+    for fs in (TAG_FS, 20, 18, TAG_MIN_FS):
         # the head on its line, its role under it (wrapped): never "layer 0 · head" / "0: adjectives"
         lines = [label(head, fs, stage.theme.dim)]
         if lines[0].width > width:  # "camada 13" over "head 2": the layer and the head, each on its line
             lines = [label(part, fs, stage.theme.dim) for part in head.split(" · ")]
         if role:  # wider than asked or scaled down where it cannot fit: refused below
-            said = list(wrapped(role, width, fs, stage.theme.dim, max_lines=2))
-            if len(said) > role_lines:
-                continue
-            lines += said
+            lines += list(wrapped(role, width, fs, stage.theme.dim, max_lines=2))
         tag = VGroup(*lines).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
         if tag.width <= width + 1e-6 and tag.height <= height and min(t.font_size for t in lines) >= fs - 0.01:
-            return tag.move_to([full.left + tag.width / 2, full.top - tag.height / 2, 0])
+            if best is None or len(lines) < len(best):
+                best = tag
+    if best is not None:
+        return best.move_to([full.left + best.width / 2, full.top - best.height / 2, 0])
     return VGroup()
 
 
