@@ -474,6 +474,22 @@ def test_masking_minus_infinity_then_zero_and_sums_of_one(rendered, tracer, case
     for (qq, kk) in blocked:
         assert np.abs(pixel(frame, g.cell_center(qq, kk))[:3].astype(int)).max() < 40, (qq, kk)
     assert at_default_frame(scene)
+    # the rule in the panel (review 51: the grid at the left, the right half empty): a blocked cell as the grid
+    # draws it ("−∞" in the mask's colour) beside its words; with the weights, e^(−∞) = 0 beside theirs
+    say = scene.stage.say
+    rule, rule_all = d["rule"], d["rule_all"]
+    assert rule not in scene.mobjects and rule_all in scene.mobjects
+    for note, keys in ((rule, ["key_blocked"]), (rule_all, ["key_blocked", "zero_weight"])):
+        assert len(note) == len(keys)
+        for row, key in zip(note, keys):
+            sym, words = row
+            assert " ".join(w.original_text for w in words) == say(f"grid.masking.{key}")
+            assert words.get_left()[0] > sym.get_right()[0] and abs(words[0].get_y() - sym.get_y()) < 0.05
+        cell_value = next(m for m in note[0][0].get_family() if hasattr(m, "value"))
+        assert cell_value.value == -np.inf and ManimColor(cell_value.get_fill_color()) == ManimColor(scene.stage.theme.mask)
+        assert note.get_left()[0] > g.get_right()[0] and inside(note, FRAME)
+        # the words' column is one: every row's words start at the same x
+        assert len({round(r[1].get_left()[0], 6) for r in note}) == 1
 
 
 @pytest.mark.render
@@ -822,3 +838,24 @@ def test_the_dot_legend_stands_right_of_the_grid_in_every_language(lang, make_in
     d = scene.stage.drawn["pattern"]
     assert d["legend"].get_left()[0] > d["grid"].lines.get_right()[0]
     assert d["legend"].get_right()[0] <= scene.stage.region("full").right + 1e-6
+
+
+@pytest.mark.render
+def test_softmax_keeps_the_camera_still(make_inputs, tmp_path, monkeypatch):
+    """Review 51: softmax's "close-up" of the first column beside its strip came to the whole frame (the grid fills
+    its region) and only moved the grid 17 px up and back. The camera stays where it is, after every animation."""
+    from attention_manim.scenes.stage import Stage
+
+    seen = []
+    play = Stage.play
+
+    def recording(self, *a, **kw):
+        out = play(self, *a, **kw)
+        seen.append((*self.camera_frame.get_center()[:2], self.camera_frame.width))
+        return out
+
+    monkeypatch.setattr(Stage, "play", recording)
+    sentence, focus = CASES["fluffy"]
+    render(lesson_class("softmax"), make_inputs(sentences=[sentence], focus=focus), tmp_path, png=False)
+    assert len(seen) > 10
+    assert np.allclose(np.array(seen), np.array(seen[0]), atol=1e-6), seen

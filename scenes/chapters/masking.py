@@ -10,14 +10,16 @@ from __future__ import annotations
 import numpy as np
 from manim import (
     DOWN, LEFT, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut, Indicate, LaggedStart, Line, MoveToTarget, Restore,
-    SurroundingRectangle, Transform, VGroup,
+    Rectangle, SurroundingRectangle, Transform, VGroup,
 )
 
-from ..components.text import label, text_baseline
+from ..components.text import label, number, text_baseline
+from ..components.vectors import MATH_PER_TEXT, math
 from ..lesson import Chapter
 from ..plans.grid import MaskingPlan, plan_masking
 from ..stage import Region, Stage
-from .grid_parts import ensure_grid, new_grid, query_sums, show_scores, softmax_strip, titles_of
+from .grid_parts import NOTE_FS, ensure_grid, new_grid, query_sums, show_scores, softmax_strip, titles_of
+from .honest import wrapped
 
 
 STAIR_GROWTH = 1.45  # a short stair of prefixes is set at most this much larger than its 28 px
@@ -86,9 +88,15 @@ class Masking(Chapter):
             stage.play(show_scores(grid, 1.2))
             stage.wait(0.4)
         drawn.update(grid=grid, scores=dict(grid.number_mobs))
+        # the rule beside the grid, in the panel the softmax strip takes next (review 51: the grid left, the
+        # right half empty): a blocked cell's look and what it means; then e^(−∞) = 0 with the weights
+        rule, rule_all = self.rule_notes(stage, grid)
+        drawn.update(rule=rule, rule_all=rule_all)
         with stage.narrating(say("grid.masking.minus_inf")):
-            stage.play(grid.reveal_mask(run_time=2.5))
+            stage.play(grid.reveal_mask(run_time=2.5), FadeIn(rule, run_time=1.0))
             stage.wait(0.5)
+        stage.play(FadeOut(rule), run_time=0.4)
+        stage.remove(rule)
         drawn.update(minus_inf=dict(grid.mask_number_mobs), scores_after_mask=dict(grid.number_mobs))
 
         q = plan.strip_query
@@ -117,9 +125,41 @@ class Masking(Chapter):
             stage.play(FadeOut(outline), faded.animate.set_opacity(1.0), run_time=0.4)
             stage.play(sm.settle())
             stage.play(grid.clear_mask(run_time=1.2), grid.show_weights(run_time=1.2))
-            stage.play(FadeIn(sums, lag_ratio=0.05), run_time=0.8)
+            stage.play(FadeIn(sums, lag_ratio=0.05), FadeIn(rule_all), run_time=0.8)
             stage.wait(1.0)
         drawn.update(weights=dict(grid.number_mobs), sums=sums.numbers, sums_group=sums)
+
+    @staticmethod
+    def rule_notes(stage: Stage, grid) -> tuple[VGroup, VGroup]:
+        """The panel's key: a blocked cell as the grid draws it ("−∞" in red in its red square) beside "a key
+        after its query"; and, with the weights, e^(−∞) = 0 beside "its weight". Two notes, the second with
+        both lines."""
+        say, th = stage.say, stage.theme
+
+        def blocked_cell():
+            side = 0.62
+            square = Rectangle(width=side * 1.45, height=side, stroke_color=th.mask, stroke_width=2.5)
+            square.set_fill(th.mask, opacity=0.12)
+            return VGroup(square, number(float("-inf"), "score", font_size=NOTE_FS, color=th.mask).move_to(square))
+
+        panel = stage.region("panel")
+
+        def lines(both: bool) -> VGroup:  # each symbol, its words wrapped beside it (one column), first line on it
+            pairs = [(blocked_cell(), "grid.masking.key_blocked")]
+            if both:
+                pairs.append((math("e^(-infinity) = 0", NOTE_FS * MATH_PER_TEXT, th.text), "grid.masking.zero_weight"))
+            column = max(sym.width for sym, _ in pairs) + 0.3
+            rows = []
+            for sym, key in pairs:
+                words = wrapped(say(key), panel.width - column, NOTE_FS, th.text, 3)
+                sym.move_to([panel.left + sym.width / 2, 0, 0])
+                words.move_to([panel.left + column + words.width / 2, 0, 0])
+                words.shift(UP * (sym.get_y() - words[0].get_y()))
+                rows.append(VGroup(sym, words))
+            out = VGroup(*rows).arrange(DOWN, buff=0.4, aligned_edge=LEFT)  # (arrange centres the group)
+            return out.shift(RIGHT * (panel.left - out.get_left()[0])).set_y(stage.region("grid").center[1])
+
+        return lines(False), lines(True)
 
     # --- the stair of prefixes ------------------------------------------------------------------
     @staticmethod

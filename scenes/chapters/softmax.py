@@ -6,14 +6,13 @@ Goes on with the grid the dot-products chapter left (its scores stay where they 
 
 from __future__ import annotations
 
-import numpy as np
-from manim import DOWN, RIGHT, FadeIn, FadeOut, Indicate, Line, Rectangle, Restore, VGroup, Write
+from manim import DOWN, RIGHT, FadeIn, FadeOut, Indicate, Rectangle, Write
 
 from ..components.vectors import math
 from ..lesson import Chapter
 from ..plans.grid import SoftmaxPlan, plan_softmax
 from ..stage import Region, Stage
-from .grid_parts import close_up, close_up_done, dot_legend, ensure_grid, query_sums, softmax_strip
+from .grid_parts import dot_legend, ensure_grid, query_sums, softmax_strip
 from .honest import honest_note
 
 
@@ -37,8 +36,6 @@ class Softmax(Chapter):
             stage.play(Write(formula), run_time=1.2)
             stage.wait(0.5)
 
-        frame = stage.camera_frame
-        frame.save_state()
         readable = grid.content_kind in ("scores", "columns")
         # each column's Σ comes in with its weights: the weights as drawn may make 0.99 or 1.01, and the
         # Σ row (its "≈") says so while they are on screen
@@ -57,32 +54,16 @@ class Softmax(Chapter):
                 caption = say(f"grid.softmax.take_{layout}", query=say.quote(tokens[q]), count=visible)
             else:
                 caption = say("grid.softmax.same", query=say.quote(tokens[q]))
-            zoom = first and layout == "video"
+            # (no camera move: a close-up of the column beside its strip came to the whole frame, since the grid
+            # fills its region; it only moved the grid 17 px up and back, review 51)
             with stage.narrating(caption):
                 stage.play(sm.lift(), *([grid.show_columns({q: "none"}, run_time=0.6)] if readable else []))
-                if zoom:  # lean in: the column in the grid and its strip, side by side
-                    ll, ur = grid.column_region(q)
-                    # the column's word, and the keys' words at the grid's left: no label cut by the close-up
-                    lx, ly = grid._label_extent()
-                    ll = np.array([min(ll[0], lx), ll[1], 0])
-                    ur = np.array([ur[0], max(ur[1], ly), 0])
-                    col = VGroup(Rectangle().replace(VGroup(Line(ll, ur)), stretch=True), sm.box)
-                    full = stage.region("full")  # close enough to read, far enough to see all of the strip
-                    z = float(np.clip(max((col.width + 1.5) / full.width, (col.height + 0.6) / full.height), 0.6, 1.0))
-                    c, fw, fh = col.get_center(), frame.width * z / 2 - 0.15, frame.height * z / 2 - 0.15
-                    formula_cut = (formula.get_left()[0] < c[0] - fw or formula.get_right()[0] > c[0] + fw
-                                   or formula.get_top()[1] > c[1] + fh)  # it waits above, out of the close-up
-                    stage.play(frame.animate.scale(z).move_to(c), *close_up(grid, c, z, frame),
-                               *([formula.animate.set_opacity(0.0)] if formula_cut else []), run_time=1.0)
                 stage.play(sm.normalize(run_time=1.6 if first else 1.2))
                 stage.wait(0.6 if first else 0.3)
             if first:
                 with stage.narrating(say("grid.softmax.real", key_word=say.quote(tokens[plan.first_top]),
                                          weight=plan.first_top_weight, total=plan.first_sum, count=visible)):
                     stage.play(Indicate(sm.sum_row, color=th.query), run_time=1.0)
-                    if zoom:
-                        stage.play(Restore(frame), *close_up_done(grid),
-                                   *([formula.animate.set_opacity(1.0)] if formula_cut else []), run_time=1.0)
             arriving = ([sums.numbers[q]] + ([] if shown_sums else [sums[0]])) if summed else []
             shown_sums += arriving
             # a column of weights is tinted while others still hold scores: 0.48 among +3.76 and −1.12, in one
