@@ -320,6 +320,14 @@ def test_mlp_renders_on_smollm2_without_english(lang, smol, tmp_path, monkeypatc
     assert ManimColor(boxes[plan.focus][0].get_stroke_color()) == ManimColor(scene.stage.theme.query)
     # the ␣ on SmolLM2's tokens has its key beside the row, and every count is grouped one way (1,536 beside 1,000)
     assert drawn["space_key"] is not None and "␣" in drawn["space_key"].original_text
+    # ... on the title's line where it fits there, and the word row, centred, takes most of the frame's width
+    # (review 51: the key on the row's line left the words and their boxes in the frame's left half)
+    words, key = drawn["words"], drawn["space_key"]
+    assert abs(key.get_y() - drawn["title"].get_y()) < 0.1 and key.get_left()[0] > drawn["title"].get_right()[0] + 0.3
+    from attention_manim.scenes.chapters.mlp import WORDS_MAX_FS
+
+    assert words.width > 0.6 * scene.camera.frame_width or words.font_size == pytest.approx(WORDS_MAX_FS)
+    assert abs(words.get_x()) < 0.3
     assert not [t for t in seen if "1536" in str(t)] and [t for t in seen if "1,536" in str(t) or "1.536" in str(t)]
 
 

@@ -273,7 +273,8 @@ def query_sums(stage: Stage, grid: AttentionGrid) -> VGroup:
     elif missed:
         # sums in a column (paper): each missing row's own "≈" before its figure, the figures right-aligned
         # (review 44: the header's "Σ ≈" alone did not say which rows' weights miss)
-        room = label(say("common.rounding.mark"), fs, th.dim).width + 0.08
+        # (and a little further: 0.12 from the grid, a row's "≈" read as touching its line, review 51)
+        room = label(say("common.rounding.mark"), fs, th.dim).width + 0.08 + 0.1
         sums.shift(RIGHT * room)
         for q in missed:
             mark = mark_glyph(say("common.rounding.mark"), fs, th.dim)

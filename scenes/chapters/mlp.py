@@ -97,6 +97,9 @@ def legend(stage: Stage, entries) -> VGroup:
     return VGroup(*items).arrange(RIGHT, buff=0.6)
 
 
+WORDS_FILL, WORDS_MAX_FS = 0.92, 40  # the word row fills this much of its width, its words up to this size
+
+
 def per_token(stage: Stage, words: WordBoxes, focus: int, top: float, bottom: float) -> VGroup:
     """Under every word an arrow into an MLP box of its own, all alike, a brace under them saying the
     weights are the same: each token goes through the MLP on its own (the focus's box in its colour)."""
@@ -147,13 +150,22 @@ class Mlp(Chapter):
         stage.region("title").fit(title)
         # a real model's tokens show their leading space as ␣: its key at the row's right, as every lesson has it
         key = space_key(plan.tokens, say, th, font_size=22, mark_size=24)
-        words = WordBoxes(plan.tokens, theme=th, font_size=24,
-                          max_width=full.width - (key.width + 0.4 if key is not None else 0.0))
+        # the key on the title's line at the right where it fits there (the title moved left as far as it must):
+        # the word row then takes the frame's width (review 51: the words and their boxes in its left half)
+        key_up = key is not None and title.width + key.width + 0.6 <= full.width
+        if key_up:
+            key.move_to([full.right - key.width / 2, title.get_y(), 0])
+            title.shift(LEFT * max(0.0, title.get_right()[0] - (key.get_left()[0] - 0.4)))
+        room = full.width - (key.width + 0.4 if key is not None and not key_up else 0.0)
+        words = WordBoxes(plan.tokens, theme=th, font_size=24, max_width=room)
+        if words.width < WORDS_FILL * room:  # a short text's row grows to the width
+            words = WordBoxes(plan.tokens, theme=th, font_size=min(WORDS_MAX_FS, 24 * WORDS_FILL * room / words.width),
+                              max_width=room)
         words.move_to([0, title.get_bottom()[1] - 0.2 - words.height / 2, 0])
-        if key is not None:
+        if key is not None and not key_up:
             words.align_to([full.left, 0, 0], LEFT)
             key.move_to([full.right - key.width / 2, words.get_y(), 0])
-        drawn["space_key"] = key
+        drawn.update(space_key=key, title=title, words=words)
         top = words.get_bottom()[1] - 0.3
         alone = per_token(stage, words, plan.focus, top, full.bottom)
         drawn["per_token"] = alone
