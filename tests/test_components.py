@@ -621,6 +621,10 @@ def test_gallery_is_registered_and_runs_with_captions(make_inputs, tracer, rende
     tr = tracer(toy_model.info.examples["fluffy_blue_creature"])
     p = softmax(tr.logits[plan.focus])
     assert [n.value for n in drawn["gallery_bars"]["bars"].values] == pytest.approx(list(np.sort(p)[::-1][:6]))
+    # named over it, and as large as the frame allows (review 51: small and untitled; half the frame empty)
+    bars, heading = drawn["gallery_bars"]["bars"], drawn["gallery_bars"]["heading"]
+    assert heading.original_text == Say("en")("gallery.bars.heading") and heading.get_bottom()[1] > bars.get_top()[1]
+    assert bars.width > 0.5 * 14.22 or bars.height > 0.4 * 8.0
 
 
 def test_angle_view_draws_a_short_vector_long_enough_with_its_labels_clear():

@@ -257,13 +257,18 @@ class Bars(Beat):
         if not plan.next_words:
             return
         words, probs = zip(*plan.next_words)
-        bars = ProbabilityBars(words, probs, theme=th, highlight=0, max_length=4.5)
-        prompt = WordBoxes(plan.tokens[: plan.focus + 1], theme=th, font_size=28).to_edge(UP, buff=1.0)
+        # the chart as large as the frame allows, named over it (review 51: small and untitled)
+        bars = ProbabilityBars(words, probs, theme=th, highlight=0, max_length=7.0, bar_height=0.42, gap=0.18,
+                               font_size=30)
+        prompt = WordBoxes(plan.tokens[: plan.focus + 1], theme=th, font_size=30).to_edge(UP, buff=1.0)
         prompt.highlight(plan.focus, th.query)
-        bars.next_to(prompt, DOWN, buff=0.6)
-        stage.drawn[self.key] = {"bars": bars}
+        heading = label(self.say(stage, "heading"), 26, th.dim).next_to(prompt, DOWN, buff=0.45)
+        bars.next_to(heading, DOWN, buff=0.35)
+        fit_into(bars, stage.region("full").width - 1.0, heading.get_bottom()[1] - 0.35 - stage.region("full").bottom)
+        bars.next_to(heading, DOWN, buff=0.35)
+        stage.drawn[self.key] = {"bars": bars, "heading": heading}
         with stage.narrating(self.say(stage, "caption")):
-            stage.play(FadeIn(self.title(stage)), FadeIn(prompt), run_time=0.6)
+            stage.play(FadeIn(self.title(stage)), FadeIn(prompt), FadeIn(heading), run_time=0.6)
             stage.play(bars.grow(), run_time=1.2)
             stage.wait(1.4)
         stage.clear(run_time=0.4)
