@@ -520,8 +520,11 @@ def test_context_size_grows_to_a_real_long_pattern(rendered, tracer, case):
     n = len(t.tokens)
     assert d["short_count"].texts[0] == f"{n}×{n}={n * n}"  # Text drops the spaces
     # the first frame says what it is about and whose pattern it is, above the count
+    # (once: the grid's corner names the head, so the heading does not again; review 51)
     heading = "".join(m.original_text for m in d["heading"])
-    assert "Context size" in heading and "layer 0" in heading and "head 0" in heading
+    tag = " ".join(m.original_text for m in d["grid"].head_tag)
+    assert "Context size" in heading and "layer 0" in tag and "head 0" in tag
+    assert "layer" not in heading and "head" not in heading
     assert d["heading"].get_bottom()[1] > d["short_count"].get_top()[1]
     assert d["long_count"].texts[0] == f"{N}×{N}={N * N:,}" and f"{N * (N + 1) // 2:,}" in d["long_count"].texts[1]
     # the close look names the real strongest keys with their real weights

@@ -75,9 +75,13 @@ class ContextSize(Chapter):
         cnt = self.count(stage, n, plan.short_cells, plan.short_open)
         panel = stage.region("panel")
         cnt.move_to([panel.center[0], stage.region("grid").center[1], 0])
-        # what the lesson is about, and whose pattern this is, over the count
-        heading = wrapped(say("grid.context_size.heading", layer=plan.head.layer, head=plan.head.head),
-                          panel.width, 30, th.text, 2, break_after=": ")
+        # what the lesson is about, and whose pattern this is (unless the grid's corner names it: review 51, "layer
+        # 0 · head 0" twice on one frame), over the count
+        tag = getattr(grid, "head_tag", None)
+        named = tag is not None and len(tag) > 0 and tag.get_family()[0] in stage.scene.get_mobject_family_members()
+        text = (say("grid.context_size.heading_plain") if named else
+                say("grid.context_size.heading", layer=plan.head.layer, head=plan.head.head))
+        heading = wrapped(text, panel.width, 30, th.text, 2, break_after=": ")
         heading.move_to([panel.center[0], cnt.get_top()[1] + 0.6 + heading.height / 2, 0])
         drawn.update(short_count=cnt, heading=heading)
         with stage.narrating(say("grid.context_size.short", count=n, cells=plan.short_cells)):
