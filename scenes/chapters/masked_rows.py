@@ -213,8 +213,8 @@ class MaskedRows(Chapter):
         # (review 50: only the one row's reading said why; the last caption's "every row sums to 1" beside it)
         why = VGroup()
         if sums.missed:
-            why = wrapped(say("common.rounding.rows"), pw, 20, th.dim, 4)
-            fit_into(why, pw, 1.2)
+            why = wrapped(say("common.rounding.rows"), pw, 23, th.dim, 4)  # (at 20, fitted into 1.2: 15 px, review 51)
+            fit_into(why, pw, 1.7)
             why.move_to([panel.left + why.width / 2, stage.floor() + 0.1 + why.height / 2, 0])
         with stage.narrating(say(f"{T}.caption_softmax")):
             stage.play(grid.show_weights(run_time=1.4), grid.clear_mask(run_time=1.4), FadeIn(zeros))
