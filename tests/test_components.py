@@ -336,7 +336,7 @@ def test_matvec_sweep_counts_up_to_the_real_values(trace, head, render_scene):
         assert prod.vec_box.get_left()[0] < b.get_left()[0] - 0.05 and prod.vec_box.get_right()[0] > b.get_right()[0] + 0.05
         assert prod.vec_box.get_top()[1] > b.get_top()[1] + 0.05 and prod.vec_box.get_bottom()[1] < b.get_bottom()[1] - 0.05
         # ... and the vector's name over it clear of that box (review 51: Σⱼ's j on the box's top line)
-        assert prod.vector.symbol.get_bottom()[1] > prod.vec_box.get_top()[1] + 0.09
+        assert prod.vector.symbol.get_bottom()[1] > prod.vec_box.get_top()[1] + 0.19
         later = [prod.result.entry(i) for i in prod.shown_rows()[1:]]
         assert later and all(m.get_fill_opacity() == 0 for m in later)
         scene.play(prod.sweep(rows=prod.shown_rows()[1:2], run_time_per_row=0.4))

@@ -586,6 +586,12 @@ def test_eiffel_tower_drawing(rendered, tracer):
         if any(f"{d:+.1f}" != f"{t:+.1f}" for d, t in zip(drawn_diff, b - a)):
             assert all(len(s.split(".")[1]) == 2 for s in shown), shown
             assert any(shown[0].replace("-", "−") in t.replace("-", "−") for t, _ in scene.caption_log)
+    # the two E′s each change comes from, to two decimals as the change (reviews 51-52: "−0.1493" and "3.3492"
+    # among two-decimal figures read as a formatting slip)
+    import re
+
+    pairs = [m.original_text for c in cmp for m in c.get_family() if "→" in getattr(m, "original_text", "")]
+    assert pairs and all(len(f.split(".")[1]) == 2 for p in pairs for f in re.findall(r"\d+\.\d+", p)), pairs
     on_screen(scene)
 
 
@@ -770,21 +776,3 @@ def test_last_token_caption_follows_the_measured_pattern():
     near = caption([0.0, 0.0, 0.02, 0.98])
     assert "nothing" not in near and "just before" in near
     assert "layer 0" not in kept.lower().split(":")[1]  # the head is named once, in words
-
-
-def test_the_two_e_primes_before_rounding_round_to_the_tables_figures():
-    """Review 49: "large −4.80 (8.15 → 3.35)" under a table whose E′ read +3.3 (3.3499 rounds down; "3.35", read
-    half up, does not). Each E′ is written to two decimals, or as many more as agree with the table's one."""
-    from decimal import ROUND_HALF_UP, Decimal
-
-    from attention_manim.scenes.chapters.context_space import agreeing
-    from attention_manim.scenes.i18n import Say
-
-    say = Say("en")
-    assert agreeing(say, 8.1501) == "8.15" and agreeing(say, 0.0213) == "0.02"
-    assert agreeing(say, 3.3499) == "3.3499" and agreeing(say, -0.1499) == "−0.1499"
-    for x in (3.3499, -0.1499, 8.1501, -4.9502, 7.6600, 0.049, 2.2501):
-        shown = agreeing(say, x).replace("−", "-")
-        assert Decimal(shown).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP) == Decimal(f"{x:.1f}"), (x, shown)
-        assert len(shown.split(".")[1]) in (2, 4, 5)  # never three decimals: read as thousands
-    assert agreeing(Say("pt"), 3.3499) == "3,3499"

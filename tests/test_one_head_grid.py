@@ -475,21 +475,23 @@ def test_masking_minus_infinity_then_zero_and_sums_of_one(rendered, tracer, case
         assert np.abs(pixel(frame, g.cell_center(qq, kk))[:3].astype(int)).max() < 40, (qq, kk)
     assert at_default_frame(scene)
     # the rule in the panel (review 51: the grid at the left, the right half empty): a blocked cell as the grid
-    # draws it ("−∞" in the mask's colour) beside its words; with the weights, e^(−∞) = 0 beside theirs
+    # draws it ("−∞" in the mask's colour) beside its words while the grid shows −∞; with the weights, when no
+    # −∞ is left, e^(−∞) = 0 beside theirs (review 52: the −∞ key stayed beside a grid without one)
     say = scene.stage.say
     rule, rule_all = d["rule"], d["rule_all"]
     assert rule not in scene.mobjects and rule_all in scene.mobjects
-    for note, keys in ((rule, ["key_blocked"]), (rule_all, ["key_blocked", "zero_weight"])):
-        assert len(note) == len(keys)
-        for row, key in zip(note, keys):
-            sym, words = row
-            assert " ".join(w.original_text for w in words) == say(f"grid.masking.{key}")
-            assert words.get_left()[0] > sym.get_right()[0] and abs(words[0].get_y() - sym.get_y()) < 0.05
-        cell_value = next(m for m in note[0][0].get_family() if hasattr(m, "value"))
-        assert cell_value.value == -np.inf and ManimColor(cell_value.get_fill_color()) == ManimColor(scene.stage.theme.mask)
+    for note, key in ((rule, "key_blocked"), (rule_all, "zero_weight")):
+        (sym, words), = note
+        assert " ".join(w.original_text for w in words) == say(f"grid.masking.{key}")
+        assert words.get_left()[0] > sym.get_right()[0] and abs(words[0].get_y() - sym.get_y()) < 0.05
         assert note.get_left()[0] > g.get_right()[0] and inside(note, FRAME)
-        # the words' column is one: every row's words start at the same x
-        assert len({round(r[1].get_left()[0], 6) for r in note}) == 1
+    cell_value = next(m for m in rule[0][0].get_family() if hasattr(m, "value"))
+    assert cell_value.value == -np.inf and ManimColor(cell_value.get_fill_color()) == ManimColor(scene.stage.theme.mask)
+    assert not any(hasattr(m, "value") for m in rule_all.get_family())
+    # ... and e^(−∞) = 0 is on the frame while the caption says it, under the strip (review 52)
+    exp_zero = d["exp_zero"]
+    assert len(exp_zero) and exp_zero.get_top()[1] < sm.box.get_bottom()[1] and inside(exp_zero, FRAME)
+    assert exp_zero not in scene.mobjects
 
 
 @pytest.mark.render

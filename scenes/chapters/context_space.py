@@ -379,18 +379,6 @@ class ContextSpace(Chapter):
         stage.play(FadeOut(box), row.animate.recolor(later, th.dim), *uncover(box, table), run_time=0.5)
 
 
-def agreeing(say, x: float) -> str:
-    """`x` to two decimals, or to as many more as it takes for them to round (half up, as a reader does) to the
-    tables' one decimal: "3.35" beside a table's +3.3 looked like a slip (review 49); "3.3499" does not."""
-    from decimal import ROUND_HALF_UP, Decimal
-
-    one = Decimal(f"{x:.1f}")
-    for d in (2, 4, 5):  # (never three: "3.349" reads as a thousands separator's figure, 3,349)
-        if Decimal(f"{x:.{d}f}").quantize(Decimal("0.1"), rounding=ROUND_HALF_UP) == one:
-            return say.number(x, f".{d}f")
-    return say.number(x, ".5f")
-
-
 def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str],
                input_part: Phrase | None = None, previous: Phrase | None = None):
     """Under the table: this phrase's E′ (phrase k + 1) minus the previous phrase's, on each axis.
@@ -421,7 +409,9 @@ def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str],
         # (review 34: "+4.80" beside tables whose one-decimal E′s differ by 4.9 looked like a slip)
         nums = VGroup(*(baseline_row([label(n, font_size=22, color=th.dim),
                                       number(c, kind, font_size=24, color=th.updated),
-                                      label(f"({agreeing(say, a)} → {agreeing(say, b)})".replace("-", "−"),
+                                      # (both to two decimals, as the change: four among two read as a
+                                      # formatting slip, reviews 51-52; the heading says "before rounding")
+                                      label(f"({say.number(a, '.2f')} → {say.number(b, '.2f')})".replace("-", "−"),
                                             font_size=22, color=th.dim)], buff=0.12)
                         for n, c, a, b in zip(names, s.compare.change, previous.coords[2], s.coords[2])))
         nums.arrange(DOWN, aligned_edge=LEFT, buff=0.08)

@@ -195,8 +195,8 @@ class DotProducts(Chapter):
         # the pair's words over their symbols, in their colours: with the camera close, the turned column labels
         # are out of the frame, and nothing else tied Q⃗₄ to its word (review 51)
         k_sym, q_sym = sym.select("k"), sym.select("q")
-        words = VGroup(label(say.quote(plan.tokens[j]), 26, th.key), math("dot", 26 * MATH_PER_TEXT, th.text),
-                       label(say.quote(plan.tokens[i]), 26, th.query))
+        words = VGroup(label(say.quote(plan.tokens[j]), 30, th.key), math("dot", 30 * MATH_PER_TEXT, th.text),
+                       label(say.quote(plan.tokens[i]), 30, th.query))  # (at 26, 16 px: review 52)
         words[1].move_to([(k_sym.get_right()[0] + q_sym.get_left()[0]) / 2, 0, 0])
         words[0].next_to(words[1], LEFT, buff=0.12)
         words[2].next_to(words[1], RIGHT, buff=0.12)

@@ -104,6 +104,7 @@ def arc_angle(sources: Sequence[np.ndarray], target: np.ndarray, max_rise: float
 
 
 LABEL_ROOM = 0.08  # the room a weight label keeps from every arc's edge (the lint asks for at least 0.04)
+SELF_GAP = 0.16  # the gap between a word's own weight and "self" after it, at size 18
 
 
 def word_weights(say: Say, theme, weights: Sequence[float], words: Sequence, focus: int,
@@ -128,7 +129,7 @@ def word_weights(say: Say, theme, weights: Sequence[float], words: Sequence, foc
         figures = [number(float(w), "weight", font_size=size, color=theme.text) for w in weights[: focus + 1]]
         own = label(say("embeddings.self"), font_size=size, color=theme.dim)
         if after is None:  # on after its figure
-            last = baseline_row([figures[-1], own], buff=0.06 * size / 18)
+            last = baseline_row([figures[-1], own], buff=SELF_GAP * size / 18)  # (at 0.06, "0.01self": review 52)
             wide = last
         else:  # under its figure, on a line of its own: only the figure keeps to the word's reach
             last = VGroup(figures[-1], own.next_to(figures[-1], DOWN, buff=0.08 * size / 18))
@@ -169,7 +170,7 @@ def self_weight(say: Say, theme, weight: float, target, font_size: float = 22, a
     to the word's right on its own line first (words on a line above would claim a label above)."""
     n = number(weight, "weight", font_size=font_size, color=theme.text).next_to(target, UP, buff=0.08)
     word = label(say("embeddings.self"), font_size=font_size, color=theme.dim)  # as large as its figure (14/18 read as 12 px)
-    out = VGroup(n, word.next_to(n, RIGHT, buff=0.06 * font_size / 18))
+    out = VGroup(n, word.next_to(n, RIGHT, buff=SELF_GAP * font_size / 18))
     top, right = target.get_top(), target.get_right()
     right_mid = [right[0] + 0.12 + out.width / 2, target.get_center()[1], 0]
     if beside:

@@ -51,7 +51,7 @@ class Formula(Chapter):
         grid = grid_on_stage(stage, plan.head_trace, tokens, layout)
         if grid is None:
             stage.clear()
-            grid, titles = new_grid(stage, plan.head_trace, tokens, layout, area, tag=True)
+            grid, titles = new_grid(stage, plan.head_trace, tokens, layout, area, tag=True, tag_avoid=[f])
             grid.set_mask("cleared")
             stage.hand_on(grid=grid, grid_titles=titles)
             stage.play(FadeIn(grid), FadeIn(titles), run_time=1.0)
@@ -214,7 +214,7 @@ class Formula(Chapter):
         say = stage.say
         other = plan.other_layout
         f2 = self.formula(stage, other).move_to(f)
-        g2, t2 = new_grid(stage, plan.head_trace, plan.tokens, other, self.grid_area(stage, f), tag=True)
+        g2, t2 = new_grid(stage, plan.head_trace, plan.tokens, other, self.grid_area(stage, f), tag=True, tag_avoid=[f2])
         g2.set_mask("cleared")
         g2.set_content("dots")
         d2 = grid.lines.get_center() - g2.lines.get_center()  # the flip turns about the cells' centre

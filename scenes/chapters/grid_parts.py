@@ -59,34 +59,56 @@ def grid_key(head_trace, tokens, layout: str) -> tuple:
 TAG_FS, TAG_MIN_FS = 22, 16  # the head's name in the grid's corner: at least 14 px (cap height) at 720p
 
 
-def head_tag(stage: Stage, grid: AttentionGrid, head_trace) -> VGroup:
+def head_tag(stage: Stage, grid: AttentionGrid, head_trace, titles: VGroup | None = None, avoid=()) -> VGroup:
     """Which head the grid shows ("layer 0 · head 0: adjectives → nouns"), dim, in the empty corner over
-    the row labels and left of the column labels; an empty group where it cannot be read there."""
+    the row labels and left of the column labels; an empty group where it cannot be read there. A line
+    standing above every column label may reach further right, to the grid's middle and short of the axis
+    title (`titles`, axis_titles') beside it (review 52: pt's "camada 0" / "head 0" / "adjetivos →" /
+    "substantivos" in a corner 1.6 units wide). `avoid`: more that stands over the grid (a formula)."""
     full = stage.region("full")
     right = min(grid.lines.get_left()[0], grid.col_labels.get_left()[0] if grid.col_labels.has_points() else 9) - 0.15
     bottom = max(grid.lines.get_top()[1], grid.row_labels.get_top()[1] if grid.row_labels.has_points() else -9) + 0.1
+    labels_top = (grid.col_labels.get_top()[1] if grid.col_labels.has_points() else grid.lines.get_top()[1]) + 0.1
+    over = [t for t in [*(titles or []), *avoid] if t.get_bottom()[1] > grid.lines.get_top()[1]]  # titles over the grid
+
+    def reach(line) -> float:  # how far right this line may reach, where it stands
+        if line.get_bottom()[1] < labels_top:
+            return right
+        limit = grid.lines.get_x()
+        for t in over:
+            if t.get_bottom()[1] - 0.1 < line.get_top()[1] and line.get_bottom()[1] < t.get_top()[1] + 0.1:
+                limit = min(limit, t.get_left()[0] - 0.3)
+        return limit
+
     width, height = right - full.left, full.top - bottom
     say, role = stage.say, getattr(head_trace, "role", "")
     head = say("common.head.layer_head", layer=head_trace.layer, head=head_trace.head)
     role = say.role(role, head_trace.layer, head_trace.head) if role and say.has(f"common.roles.{role}") else ""
     # the fewest lines at any of the sizes, then the largest size: "형용사 → 명사" on one line at 18 px before
-    # "형용사 →" / "명사" at 22 (review 48); pt's "camada 0 · head 0" / "adjetivos →" / "substantivos" at 18
-    # before four lines at 22 (review 52: the head split in two over a role in two)
+    # "형용사 →" / "명사" at 22 (review 48); each size tried in the corner's width, then as wide as the lines
+    # over the column labels may reach
     best = None
     for fs in (TAG_FS, 20, 18, TAG_MIN_FS):
-        # the head on its line, its role under it (wrapped): never "layer 0 · head" / "0: adjectives"
-        lines = [label(head, fs, stage.theme.dim)]
-        if lines[0].width > width:  # "camada 13" over "head 2": the layer and the head, each on its line
-            lines = [label(part, fs, stage.theme.dim) for part in head.split(" · ")]
-        if role:  # wider than asked or scaled down where it cannot fit: refused below
-            lines += list(wrapped(role, width, fs, stage.theme.dim, max_lines=2))
-        tag = VGroup(*lines).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
-        if tag.width <= width + 1e-6 and tag.height <= height and min(t.font_size for t in lines) >= fs - 0.01:
-            if best is None or len(lines) < len(best):
-                best = tag
-    if best is not None:
-        return best.move_to([full.left + best.width / 2, full.top - best.height / 2, 0])
-    return VGroup()
+        for wide in (max(width, reach_wide(grid, full, labels_top, reach)), width):
+            # the head on its line, its role under it (wrapped): never "layer 0 · head" / "0: adjectives"
+            lines = [label(head, fs, stage.theme.dim)]
+            if lines[0].width > wide:  # "camada 13" over "head 2": the layer and the head, each on its line
+                lines = [label(part, fs, stage.theme.dim) for part in head.split(" · ")]
+            if role:  # wider than asked or scaled down where it cannot fit: refused below
+                lines += list(wrapped(role, wide, fs, stage.theme.dim, max_lines=2))
+            tag = VGroup(*lines).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+            tag.move_to([full.left + tag.width / 2, full.top - tag.height / 2, 0])
+            fits = tag.height <= height and min(t.font_size for t in lines) >= fs - 0.01
+            if fits and all(t.get_right()[0] <= reach(t) + 1e-6 for t in lines):
+                if best is None or len(lines) < len(best):
+                    best = tag
+    return best if best is not None else VGroup()
+
+
+def reach_wide(grid: AttentionGrid, full, labels_top: float, reach) -> float:
+    """The widest a tag's line over the column labels may be (its reach at the frame's top)."""
+    probe = Rectangle(width=0.1, height=0.3).move_to([full.left, full.top - 0.15, 0])
+    return reach(probe) - full.left if probe.get_bottom()[1] >= labels_top else 0.0
 
 
 def shown_token(say, token: str) -> str:
@@ -98,10 +120,11 @@ def shown_token(say, token: str) -> str:
 
 
 def new_grid(stage: Stage, head_trace, tokens, layout: str, region: Region | str = "grid", tag: bool = False,
-             **kwargs) -> tuple[AttentionGrid, VGroup]:
+             tag_avoid=(), **kwargs) -> tuple[AttentionGrid, VGroup]:
     """A grid of this head filling `region` (labels and axis titles included), not yet on screen. `tag`:
     the titles also name the head, in the corner over the labels (a lesson whose frames name it nowhere
-    else). A small mark's token is labelled by its name (`shown_token`)."""
+    else; `tag_avoid`: what else stands over the grid, the tag clear of it). A small mark's token is labelled by
+    its name (`shown_token`)."""
     box = stage.region(region) if isinstance(region, str) else region
     room_w, room_h = box.width - 0.45, box.height - 0.4
     labels = None if tokens is None else [shown_token(stage.say, str(t)) for t in tokens]
@@ -123,7 +146,7 @@ def new_grid(stage: Stage, head_trace, tokens, layout: str, region: Region | str
     grid.shift(shift)
     titles.shift(shift)
     if tag:
-        titles.head_tag = grid.head_tag = head_tag(stage, grid, head_trace)
+        titles.head_tag = grid.head_tag = head_tag(stage, grid, head_trace, titles, tag_avoid)
         titles.add(titles.head_tag)
     return grid, titles
 

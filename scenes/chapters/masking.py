@@ -102,9 +102,15 @@ class Masking(Chapter):
         q = plan.strip_query
         sm = softmax_strip(stage, grid, q)
         drawn["strip"] = sm
+        # what the caption says of the red zeros, under the strip where it fits (review 52: said, not shown)
+        exp_zero = math("e^(-infinity) = 0", NOTE_FS * MATH_PER_TEXT, th.mask)
+        exp_zero.next_to(sm.box, DOWN, buff=0.2)
+        if exp_zero.get_bottom()[1] < stage.region("full").bottom + 0.05:
+            exp_zero = VGroup()
+        drawn["exp_zero"] = exp_zero
         with stage.narrating(say(f"grid.masking.strip_{layout}", query=say.quote(tokens[q]))):
             stage.play(sm.lift())
-            stage.play(sm.normalize())
+            stage.play(sm.normalize(), FadeIn(exp_zero))
             stage.wait(0.8)
         # the block about the visible weights ends on them: the column settles back under the next caption
         # this block's own step: the visible keys' weights and their sum outlined (the blocked ones dimmed)
@@ -122,7 +128,8 @@ class Masking(Chapter):
             stage.wait(0.6)
         sums = query_sums(stage, grid)
         with stage.narrating(say(f"grid.masking.all_{layout}")):
-            stage.play(FadeOut(outline), faded.animate.set_opacity(1.0), run_time=0.4)
+            stage.play(FadeOut(outline), faded.animate.set_opacity(1.0), FadeOut(exp_zero), run_time=0.4)
+            stage.remove(exp_zero)
             stage.play(sm.settle())
             stage.play(grid.clear_mask(run_time=1.2), grid.show_weights(run_time=1.2))
             stage.play(FadeIn(sums, lag_ratio=0.05), FadeIn(rule_all), run_time=0.8)
@@ -132,8 +139,8 @@ class Masking(Chapter):
     @staticmethod
     def rule_notes(stage: Stage, grid) -> tuple[VGroup, VGroup]:
         """The panel's key: a blocked cell as the grid draws it ("−∞" in red in its red square) beside "a key
-        after its query"; and, with the weights, e^(−∞) = 0 beside "its weight". Two notes, the second with
-        both lines."""
+        after its query"; and, with the weights (no −∞ left on the grid: review 52), e^(−∞) = 0 beside "a
+        blocked key gets no weight". Two notes of one line each."""
         say, th = stage.say, stage.theme
 
         def blocked_cell():
@@ -144,10 +151,7 @@ class Masking(Chapter):
 
         panel = stage.region("panel")
 
-        def lines(both: bool) -> VGroup:  # each symbol, its words wrapped beside it (one column), first line on it
-            pairs = [(blocked_cell(), "grid.masking.key_blocked")]
-            if both:
-                pairs.append((math("e^(-infinity) = 0", NOTE_FS * MATH_PER_TEXT, th.text), "grid.masking.zero_weight"))
+        def lines(pairs) -> VGroup:  # each symbol, its words wrapped beside it (one column), first line on it
             column = max(sym.width for sym, _ in pairs) + 0.3
             rows = []
             for sym, key in pairs:
@@ -159,7 +163,8 @@ class Masking(Chapter):
             out = VGroup(*rows).arrange(DOWN, buff=0.4, aligned_edge=LEFT)  # (arrange centres the group)
             return out.shift(RIGHT * (panel.left - out.get_left()[0])).set_y(stage.region("grid").center[1])
 
-        return lines(False), lines(True)
+        return (lines([(blocked_cell(), "grid.masking.key_blocked")]),
+                lines([(math("e^(-infinity) = 0", NOTE_FS * MATH_PER_TEXT, th.text), "grid.masking.zero_weight")]))
 
     # --- the stair of prefixes ------------------------------------------------------------------
     @staticmethod

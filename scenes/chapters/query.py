@@ -7,11 +7,10 @@ from __future__ import annotations
 from manim import (
     DOWN, LEFT, RIGHT, UP, Create, DashedVMobject, FadeIn, FadeOut, LaggedStart, ReplacementTransform,
     SurroundingRectangle, Transform,
-    VGroup, config,
+    VGroup,
 )
 
 from ..components.bubble import SpeechBubble
-from ..components.color_scale import ColorScale
 from ..components.matrices import MatVecProduct, WeightMatrix
 from ..components.text import label
 from ..components.vectors import VectorColumn, math, symbol_source
@@ -115,19 +114,11 @@ class Query(Chapter):
         rows = prod.shown_rows()
         with stage.narrating(say("qkv.query.rows")):
             stage.play(prod.sweep(rows=rows[:2], run_time_per_row=1.1, fade_boxes=False))
-        # what the entries' colours mean, as the caption says it: the matrix's smallest to largest entry, under
-        # it, at the close-up's scale (review 51: blue and red entries with no key on the frame)
-        key = ColorScale(W.values.min(), W.values.max(), scale=W.scale_ref, caption=say("common.colour.matrix_scale"),
-                         theme=th, kind="vec")
-        zoom = max(zoom_to.width * 1.12, 9.0) / config.frame_width  # the frame zoom_on sets
-        key.scale(1.2 * zoom).next_to(W.brackets, DOWN, buff=0.3 * zoom).align_to(W.brackets, LEFT)
-        drawn["colour_key"] = key
         with stage.narrating(say("qkv.query.weights")):
-            stage.play(prod.sweep(rows=rows[2:], run_time_per_row=0.45), FadeIn(key, run_time=0.6))
+            stage.play(prod.sweep(rows=rows[2:], run_time_per_row=0.45))
         with stage.narrating(say("qkv.query.short", d_head=plan.d_head, d_model=plan.d_model)):
-            stage.play(FadeIn(q_brace), FadeOut(key), run_time=0.6)
+            stage.play(FadeIn(q_brace), run_time=0.6)
             stage.wait(1.0)
-        stage.remove(key)
         drawn["product_result"] = prod.result
         # a model with biases: the query is W_Q E plus b_Q; a rotary model then turns it by position
         steps = [(ht.q_unrotated[i], "qkv.query.bias")] if plan.has_bias else []

@@ -30,6 +30,7 @@ from .vectors import VectorColumn, bracket_pair, ellipsis_dots, math, window_ind
 
 ROW_BOX_BUFF = 0.08  # a row's box stands this far outside its matrix's brackets (as a vector's box does)
 VEC_BOX_BUFF = 0.08  # the vector's box, round its brackets
+SYMBOL_CLEAR = 0.2  # ... and its name this far over that box (at 0.1, Σⱼ's j read as on the box once scaled: review 52)
 
 
 def signed_color(value: float, scale: float, theme: Theme = DARK) -> str:
@@ -204,7 +205,7 @@ class MatVecProduct(VGroup):
         sym = vector.symbol
         if sym is not None and sym in vector.submobjects and not vector.horizontal:
             # its name clear of the box the sweep draws round the vector (review 51: Σⱼ's j on the box's line)
-            sym.shift(UP * max(0.0, vector.brackets.get_top()[1] + VEC_BOX_BUFF + 0.1 - sym.get_bottom()[1]))
+            sym.shift(UP * max(0.0, vector.brackets.get_top()[1] + VEC_BOX_BUFF + SYMBOL_CLEAR - sym.get_bottom()[1]))
         self.equals.next_to(vector.brackets, RIGHT, buff=buff)
         self.result.next_to(self.equals, RIGHT, buff=buff)
         # line the result rows up with the matrix rows
