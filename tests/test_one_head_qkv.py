@@ -291,6 +291,14 @@ def test_query_draws_the_trace_and_hands_on_the_row_and_the_queries(rendered, tr
     tag = drawn["word_tag"]
     assert tag.tokens[0] == tr.tokens[i] and tag.get_bottom()[1] > prod.vector.symbol.get_top()[1]
     assert abs(tag.get_x() - prod.vector.symbol.get_x()) < 0.05 and tag not in scene.mobjects
+    # what the entries' colours mean, under W_Q while the caption says it (review 51: blue and red unkeyed): its
+    # ends the matrix's smallest and largest entry, its words the catalog's, gone with the next caption
+    key = drawn["colour_key"]
+    assert (key.low, key.high) == pytest.approx((float(head.W_Q.min()), float(head.W_Q.max())))
+    assert key.get_top()[1] < prod.matrix.brackets.get_bottom()[1] and key not in scene.mobjects
+    # ... under W_Q only, clear of E⃗ (review 52: wider, it ran under E⃗ and its note), its words on the bar's line
+    assert key.get_right()[0] < prod.vector.get_left()[0] and abs(key.caption.get_y() - key.bar.get_y()) < 0.05
+    assert Say("en")("common.colour.matrix_scale") in [m.original_text for m in key.get_family() if hasattr(m, "original_text")]
     row, cols = drawn["row"], drawn["q_columns"]
     assert set(cols) == set(range(tr.n_tokens))
     for j, col in cols.items():

@@ -7,10 +7,11 @@ from __future__ import annotations
 from manim import (
     DOWN, LEFT, RIGHT, UP, Create, DashedVMobject, FadeIn, FadeOut, LaggedStart, ReplacementTransform,
     SurroundingRectangle, Transform,
-    VGroup,
+    VGroup, config,
 )
 
 from ..components.bubble import SpeechBubble
+from ..components.color_scale import ColorScale
 from ..components.matrices import MatVecProduct, WeightMatrix
 from ..components.text import label
 from ..components.vectors import VectorColumn, math, symbol_source
@@ -114,11 +115,34 @@ class Query(Chapter):
         rows = prod.shown_rows()
         with stage.narrating(say("qkv.query.rows")):
             stage.play(prod.sweep(rows=rows[:2], run_time_per_row=1.1, fade_boxes=False))
+        # what the entries' colours mean, as the caption says it: the matrix's smallest to largest entry, under
+        # it, its words on the bar's line (review 51: blue and red entries with no key on the frame), at the
+        # close-up's scale, 0.4 over the frame's foot (review 52: under it, 10 px from the edge); where the
+        # frame has no room for it there even a little smaller, no key (the caption says it); never wider than W_Q
+        key = ColorScale(W.values.min(), W.values.max(), scale=W.scale_ref, caption=say("common.colour.matrix_scale"),
+                         theme=th, kind="vec")
+        key.caption.next_to(key.bar, LEFT, buff=0.25)
+        width = max(zoom_to.width * 1.12, 9.0)  # the frame zoom_on sets
+        zoom = width / config.frame_width
+        bottom = zoom_to.get_center()[1] + 0.3 - width * 9 / 32
+        built = key.height  # at scale 1
+        for k in (1.2, 1.0):
+            key.scale(k * zoom * built / key.height)
+            room = min(W.brackets.get_right()[0], vec.get_left()[0] - 0.2 * zoom) - W.brackets.get_left()[0]
+            if key.width > room:  # under W_Q only, clear of E⃗ and its note (wider, it ran under them)
+                key.scale_to_fit_width(room)
+            key.next_to(W.brackets, DOWN, buff=0.3 * zoom).align_to(W.brackets, LEFT)
+            if key.get_bottom()[1] >= bottom + 0.4 * zoom:
+                break
+        else:
+            key = VGroup()
+        drawn["colour_key"] = key
         with stage.narrating(say("qkv.query.weights")):
-            stage.play(prod.sweep(rows=rows[2:], run_time_per_row=0.45))
+            stage.play(prod.sweep(rows=rows[2:], run_time_per_row=0.45), FadeIn(key, run_time=0.6))
         with stage.narrating(say("qkv.query.short", d_head=plan.d_head, d_model=plan.d_model)):
-            stage.play(FadeIn(q_brace), run_time=0.6)
+            stage.play(FadeIn(q_brace), FadeOut(key), run_time=0.6)
             stage.wait(1.0)
+        stage.remove(key)
         drawn["product_result"] = prod.result
         # a model with biases: the query is W_Q E plus b_Q; a rotary model then turns it by position
         steps = [(ht.q_unrotated[i], "qkv.query.bias")] if plan.has_bias else []
