@@ -104,6 +104,10 @@ def test_flash_renders(lang, make_inputs, render_scene):
     drawn = scene.stage.drawn["flash"]
     plan = scene.plans[0]
     assert [t[:2] for t in drawn["tiles"]] == [(s.rows, s.cols) for s in plan.steps]
+    # every step's panel stands with its top in one place (review 52: centred, a step with a longer note moved
+    # the table up and down as a teacher stepped through)
+    tops = drawn["panel_tops"]
+    assert len(tops) > 3 and max(tops) - min(tops) < 1e-6
     # while the blocks are told, the grid is drawn cut into tiles of the plan's own block sizes
     n, bq, bk = len(plan.tokens), plan.result.block_q, plan.result.block_k
     assert len(drawn["outlines"]) == -(-n // bq) * -(-n // bk) == plan.n_query_blocks * plan.n_key_blocks

@@ -240,7 +240,9 @@ class Flash(Chapter):
             new_panel = self.panel(stage, plan, s, decimals, {} if decimals == 2 else tied)
             left, right, y = panel_box
             fit_into(new_panel, right - left, PANEL_H)
-            new_panel.move_to([(left + right) / 2, y, 0])
+            # its top where every step's stands (centred, a step with a longer note moved the table: review 52)
+            new_panel.move_to([(left + right) / 2, y + PANEL_H / 2 - new_panel.height / 2, 0])
+            drawn.setdefault("panel_tops", []).append(new_panel.get_top()[1])
             anims = [FadeIn(nums)]
             tile, panel = state["tile"], state["panel"]
             anims.append(FadeIn(new_tile) if tile is None else Transform(tile, new_tile))
