@@ -353,6 +353,9 @@ def test_dot_products_draws_real_scores_and_spotlight(rendered, tracer, case):
     # ... and the card stands inside the grid's side, never over the row labels the close-up keeps (review 52)
     grid = d["grid"]
     assert grid.lines.get_left()[0] <= x0 and x1 <= grid.lines.get_right()[0]
+    # ... its sides off the grid's lines (review 52: on one, the card's edge read as a doubled line)
+    xs = grid.lines.get_left()[0] + np.arange(grid.n + 1) * grid.cell_width
+    assert min(abs(xs - x0).min(), abs(xs - x1).min()) > 0.05
     if d["card_scale"] > 0.46:  # the whole width with the row labels: they stay, naming the rows
         assert grid.row_labels not in d["close_faded"]
     # the spotlight: the focus's largest weights, its lowest visible score for contrast, the real scores named

@@ -178,7 +178,8 @@ class DotProducts(Chapter):
         wide = (span.width + 0.4) / frame.width
         at_least = ZOOM < wide <= WIDE_ZOOM
         z = wide if at_least else ZOOM
-        cell_box = grid.cell_rect(i, j, color=th.key, buff=0.02)
+        # (inside the cell's lines: a close-up from the grid's top cut the first row's box at the frame, review 52)
+        cell_box = grid.cell_rect(i, j, color=th.key, buff=-0.03)
         sym = math(f"{{{{ {symbol_source('K', j + 1)} : k }}}} dot {{{{ {symbol_source('Q', i + 1)} : q }}}} =",
                    32 * MATH_PER_TEXT, th.text)  # (at the numbers' size, as l2's: review 49, two sizes in one card)
         sym.select("k").set_color(th.key)
@@ -211,7 +212,8 @@ class DotProducts(Chapter):
         # K⃗₄·Q⃗₄ under the cell it explains)
         lean = LEFT if grid.layout == "video" else RIGHT
         card.next_to(cell_box, DOWN, buff=0.15 * z)
-        card.shift(lean * max(0.0, card.width / 2 - cell_box.width / 2))
+        # (a little short of the cell's line: on it, the card's edge read as a doubled grid line, review 52)
+        card.shift(lean * (max(0.0, card.width / 2 - cell_box.width / 2) + 0.12 * z))
         rows = min(np.ceil(z * frame.height / grid.cell_height - 1e-6), grid.n)  # what a close-up from the top shows
         lowest = grid.lines.get_top()[1] - rows * grid.cell_height + 0.1 * z if at_least else -np.inf
         card.shift(card_shift(grid, card, lean, lowest))
