@@ -593,6 +593,10 @@ def test_values_says_the_e_it_updates_is_the_residual(smol, render_scene):
     note = " ".join(m.original_text for m in drawn["residual_note"])
     assert note.replace(" ", "") == Say("pt")("qkv.units.residual").replace(" ", "")
     assert drawn["residual_note"].get_top()[1] < drawn["e_column"].brackets.get_bottom()[1]
+    # under E⃗ and the "+", short of ΔE⃗ (review 52: under E⃗ alone, "the layer's / input, / before its / norm")
+    res = drawn["residual_note"]
+    assert abs(res.get_left()[0] - drawn["e_column"].get_left()[0]) < 1e-6
+    assert drawn["e_column"].get_right()[0] < res.get_right()[0] < drawn["delta_column"].brackets.get_left()[0] - 0.2
     # and the two are two symbols: Ê⃗ for what W_V reads, E⃗ for the residual the update adds to
     assert drawn["value_input"].symbol_source.startswith("hat(E)")
     assert drawn["e_column"].symbol_source.startswith("arrow(E)")

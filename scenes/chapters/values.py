@@ -204,8 +204,11 @@ class Values(Chapter):
         plus, eq = label("+", font_size=36, color=th.text), label("=", font_size=36, color=th.text)
         total = VGroup(e_col, plus, d_col, eq, n_col).arrange(RIGHT, buff=0.3)
         if plan.normalized:  # E here is the residual, not the normalised E the head read (query, W_V above)
-            residual = wrapped(say("qkv.units.residual"), e_col.width + 0.3, 22, th.dim, 4)
-            residual.next_to(e_col.brackets, DOWN, buff=0.12).set_x(e_col.get_x())
+            # under E⃗ and the "+", short of ΔE⃗ (under E⃗ alone it broke "the layer's / input, / before its / norm":
+            # review 52)
+            room = d_col.brackets.get_left()[0] - 0.25 - e_col.get_left()[0]
+            residual = wrapped(say("qkv.units.residual"), max(e_col.width + 0.3, room), 22, th.dim, 4)
+            residual.next_to(e_col.brackets, DOWN, buff=0.12).align_to(e_col, LEFT)
             total.add(residual)
             stage.drawn["values"]["residual_note"] = residual
         if plan.n_heads > 1:  # E′ here is E plus one head's change: the layer adds every head's (multi_head)
