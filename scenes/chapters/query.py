@@ -116,26 +116,24 @@ class Query(Chapter):
         with stage.narrating(say("qkv.query.rows")):
             stage.play(prod.sweep(rows=rows[:2], run_time_per_row=1.1, fade_boxes=False))
         # what the entries' colours mean, as the caption says it: the matrix's smallest to largest entry, under
-        # it, its words on the bar's line (review 51: blue and red entries with no key on the frame), at the
-        # close-up's scale, 0.4 over the frame's foot (review 52: under it, 10 px from the edge); where the
-        # frame has no room for it there even a little smaller, no key (the caption says it); never wider than W_Q
-        key = ColorScale(W.values.min(), W.values.max(), scale=W.scale_ref, caption=say("common.colour.matrix_scale"),
-                         theme=th, kind="vec")
-        key.caption.next_to(key.bar, LEFT, buff=0.25)
+        # W_Q (review 51: blue and red entries with no key on the frame), at the close-up's scale or a little
+        # under, 0.4 over the frame's foot (review 52: 10 px from the edge), under W_Q only (wider, it ran under
+        # E⃗ and its note): its words on the bar's line, else over it; where none of these fits, no key (the caption
+        # says it). Never shrunk to fit: its figures would read under 14 px (review 52, on SmolLM2)
         width = max(zoom_to.width * 1.12, 9.0)  # the frame zoom_on sets
         zoom = width / config.frame_width
         bottom = zoom_to.get_center()[1] + 0.3 - width * 9 / 32
-        built = key.height  # at scale 1
-        for k in (1.2, 1.0):
-            key.scale(k * zoom * built / key.height)
-            room = min(W.brackets.get_right()[0], vec.get_left()[0] - 0.2 * zoom) - W.brackets.get_left()[0]
-            if key.width > room:  # under W_Q only, clear of E⃗ and its note (wider, it ran under them)
-                key.scale_to_fit_width(room)
-            key.next_to(W.brackets, DOWN, buff=0.3 * zoom).align_to(W.brackets, LEFT)
-            if key.get_bottom()[1] >= bottom + 0.4 * zoom:
+        room = min(W.brackets.get_right()[0], vec.get_left()[0] - 0.2 * zoom) - W.brackets.get_left()[0]
+        key = VGroup()
+        for beside, k in ((True, 1.2), (True, 1.0), (False, 1.2), (False, 1.0)):
+            trial = ColorScale(W.values.min(), W.values.max(), scale=W.scale_ref,
+                               caption=say("common.colour.matrix_scale"), theme=th, kind="vec")
+            if beside:
+                trial.caption.next_to(trial.bar, LEFT, buff=0.25)
+            trial.scale(k * zoom).next_to(W.brackets, DOWN, buff=0.3 * zoom).align_to(W.brackets, LEFT)
+            if trial.width <= room and trial.get_bottom()[1] >= bottom + 0.4 * zoom:
+                key = trial
                 break
-        else:
-            key = VGroup()
         drawn["colour_key"] = key
         with stage.narrating(say("qkv.query.weights")):
             stage.play(prod.sweep(rows=rows[2:], run_time_per_row=0.45), FadeIn(key, run_time=0.6))
