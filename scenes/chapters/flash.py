@@ -60,12 +60,10 @@ def tied_queries(steps) -> dict[int, tuple[float, float]]:
     return tied
 
 
-def tile_text(x: float, decimals: int, signed: bool = False) -> str:
-    """A score in its tile (and a running maximum in the panel): every one to the same decimals; `signed`: a "+"
-    on the positive ones, as every other lesson's grid writes a score (review 52: "5.29" here, "+5.29" there)."""
-    if not np.isfinite(x):
-        return score_text(x)
-    return ("+" if signed and x >= 0 else "") + fixed(x, decimals)
+def tile_text(x: float, decimals: int) -> str:
+    """A score in its tile (and a running maximum in the panel): every one to the same decimals. (No "+" as the
+    other grids write: a tile's cell is narrower, and on a longer sentence "+11.56" read under 14 px: review 52.)"""
+    return fixed(x, decimals) if np.isfinite(x) else score_text(x)
 
 
 def score_decimals(tied: dict, digit_px_at) -> int:
@@ -208,7 +206,7 @@ class Flash(Chapter):
         # one size for every score, set by the cell: the widest signed score fills at most
         # SCORE_FILL of a cell's width, so neighbours keep a gap and stay inside the grid
         def fitted_size(decimals: int) -> float:
-            widest = max((tile_text(float(x), decimals, signed=True) for st in res.steps if not st.skipped
+            widest = max((tile_text(float(x), decimals) for st in res.steps if not st.skipped
                           for x in np.ravel(st.scores)), key=len, default="−0.0")
             probe = label(widest, 18, th.text)
             return 18 * min(1.0, SCORE_FILL * size / probe.width, 0.5 * size / probe.height)
@@ -237,7 +235,7 @@ class Flash(Chapter):
                 for a, i in enumerate(range(r0, r1)):
                     for b, j in enumerate(range(c0, c1)):
                         x = float(s.scores[a, b])
-                        m = label(tile_text(x, decimals, signed=True), score_size, th.text if x > -1e300 else th.mask)
+                        m = label(tile_text(x, decimals), score_size, th.text if x > -1e300 else th.mask)
                         m.value = x
                         nums.add(m.move_to(at(i, j)))
             new_panel = self.panel(stage, plan, s, decimals, {} if decimals == 2 else tied)
@@ -266,7 +264,6 @@ class Flash(Chapter):
             state["tile"] = state["tile"] or new_tile
             state["panel"] = new_panel
             state["scores"] = [nums]
-            drawn.setdefault("tile_scores", []).append(nums)
 
         # the followed query block, key block after key block
         for k, s in enumerate(plan.steps):
