@@ -78,7 +78,7 @@ class ContextSize(Chapter):
         # what the lesson is about, and whose pattern this is (unless the grid's corner names it: review 51, "layer
         # 0 · head 0" twice on one frame), over the count
         tag = getattr(grid, "head_tag", None)
-        named = tag is not None and len(tag) > 0 and tag.get_family()[0] in stage.scene.get_mobject_family_members()
+        named = tag is not None and len(tag) > 0 and tag in stage.scene.get_mobject_family_members()
         text = (say("grid.context_size.heading_plain") if named else
                 say("grid.context_size.heading", layer=plan.head.layer, head=plan.head.head))
         heading = wrapped(text, panel.width, 30, th.text, 2, break_after=": ")

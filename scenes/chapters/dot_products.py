@@ -25,13 +25,9 @@ ZOOM = 0.45  # the close look at one cell: the camera frame at this fraction of 
 WIDE_ZOOM = 0.66  # ... or up to this, where the grid's whole width with its row labels then fits
 
 
-def covered(grid: AttentionGrid, mob=None, box=None) -> int:
-    """How many of the grid's unmasked cells (those that hold a product) have their centre under `mob` (or in
-    `box`, (x0, y0, x1, y1))."""
-    if box is None:
-        (x0, y0, _), (x1, y1, _) = mob.get_corner(DOWN + LEFT), mob.get_corner(UP + RIGHT)
-    else:
-        x0, y0, x1, y1 = box
+def covered(grid: AttentionGrid, box) -> int:
+    """How many of the grid's unmasked cells (those that hold a product) have their centre in `box` (x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = box
     c = grid.cell_centers()
     under = (c[..., 0] > x0) & (c[..., 0] < x1) & (c[..., 1] > y0) & (c[..., 1] < y1)
     return int((under & ~np.asarray(grid.mask, bool)).sum())
@@ -51,7 +47,7 @@ def card_shift(grid: AttentionGrid, card, lean, lowest: float) -> np.ndarray:
             box = (x0 + d[0], y0 + d[1], x1 + d[0], y1 + d[1])
             if box[0] < left or box[2] > right or box[1] < lowest:
                 continue
-            score = (covered(grid, box=box), down + over)
+            score = (covered(grid, box), down + over)
             if best is None or score < best:
                 best, shift = score, d
     return shift
@@ -198,10 +194,7 @@ class DotProducts(Chapter):
         k_sym, q_sym = sym.select("k"), sym.select("q")
         words = VGroup(label(say.quote(plan.tokens[j]), 30, th.key), math("dot", 30 * MATH_PER_TEXT, th.text),
                        label(say.quote(plan.tokens[i]), 30, th.query))  # (at 26, 16 px: review 52)
-        words[1].move_to([(k_sym.get_right()[0] + q_sym.get_left()[0]) / 2, 0, 0])
-        words[0].next_to(words[1], LEFT, buff=0.12)
-        words[2].next_to(words[1], RIGHT, buff=0.12)
-        words.next_to(l1, UP, buff=0.18)
+        words.arrange(RIGHT, buff=0.12).next_to(l1, UP, buff=0.18)
         words.shift(RIGHT * ((k_sym.get_right()[0] + q_sym.get_left()[0]) / 2 - words[1].get_center()[0]))
         text.add_to_back(words)
         back = Rectangle(width=text.width + 0.5, height=text.height + 0.4, stroke_color=th.key, stroke_width=2,

@@ -71,12 +71,12 @@ def head_tag(stage: Stage, grid: AttentionGrid, head_trace, titles: VGroup | Non
     labels_top = (grid.col_labels.get_top()[1] if grid.col_labels.has_points() else grid.lines.get_top()[1]) + 0.1
     over = [t for t in [*(titles or []), *avoid] if t.get_bottom()[1] > grid.lines.get_top()[1]]  # titles over the grid
 
-    def reach(line) -> float:  # how far right this line may reach, where it stands
-        if line.get_bottom()[1] < labels_top:
+    def reach(low: float, high: float) -> float:  # how far right a line from `low` to `high` may reach
+        if low < labels_top:
             return right
         limit = grid.lines.get_x()
         for t in over:
-            if t.get_bottom()[1] - 0.1 < line.get_top()[1] and line.get_bottom()[1] < t.get_top()[1] + 0.1:
+            if t.get_bottom()[1] - 0.1 < high and low < t.get_top()[1] + 0.1:
                 limit = min(limit, t.get_left()[0] - 0.3)
         return limit
 
@@ -89,7 +89,7 @@ def head_tag(stage: Stage, grid: AttentionGrid, head_trace, titles: VGroup | Non
     # over the column labels may reach
     best = None
     for fs in (TAG_FS, 20, 18, TAG_MIN_FS):
-        for wide in (max(width, reach_wide(grid, full, labels_top, reach)), width):
+        for wide in (max(width, reach(full.top - 0.3, full.top) - full.left), width):  # (the top line's reach)
             # the head on its line, its role under it (wrapped): never "layer 0 · head" / "0: adjectives"
             lines = [label(head, fs, stage.theme.dim)]
             if lines[0].width > wide:  # "camada 13" over "head 2": the layer and the head, each on its line
@@ -99,16 +99,10 @@ def head_tag(stage: Stage, grid: AttentionGrid, head_trace, titles: VGroup | Non
             tag = VGroup(*lines).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
             tag.move_to([full.left + tag.width / 2, full.top - tag.height / 2, 0])
             fits = tag.height <= height and min(t.font_size for t in lines) >= fs - 0.01
-            if fits and all(t.get_right()[0] <= reach(t) + 1e-6 for t in lines):
+            if fits and all(t.get_right()[0] <= reach(t.get_bottom()[1], t.get_top()[1]) + 1e-6 for t in lines):
                 if best is None or len(lines) < len(best):
                     best = tag
     return best if best is not None else VGroup()
-
-
-def reach_wide(grid: AttentionGrid, full, labels_top: float, reach) -> float:
-    """The widest a tag's line over the column labels may be (its reach at the frame's top)."""
-    probe = Rectangle(width=0.1, height=0.3).move_to([full.left, full.top - 0.15, 0])
-    return reach(probe) - full.left if probe.get_bottom()[1] >= labels_top else 0.0
 
 
 def shown_token(say, token: str) -> str:

@@ -112,9 +112,14 @@ def settle(stage: Stage, group: VGroup) -> VGroup:
     return group
 
 
+def zoom_frame(mob, min_width: float = 9.0, pad: float = 1.12, up: float = 0.0) -> tuple[np.ndarray, float]:
+    """The camera frame's centre and width that `zoom_on` takes (a piece placed in that frame ahead of it)."""
+    return mob.get_center() + np.array([0.0, up, 0.0]), max(mob.width * pad, min_width)
+
+
 def zoom_on(stage: Stage, mob, min_width: float = 9.0, pad: float = 1.12, up: float = 0.0):
-    frame = stage.camera_frame
-    return frame.animate.set(width=max(mob.width * pad, min_width)).move_to(mob.get_center() + [0, up, 0])
+    centre, width = zoom_frame(mob, min_width, pad, up)
+    return stage.camera_frame.animate.set(width=width).move_to(centre)
 
 
 TAG_OVER_SYMBOL = 1.4  # a close-up's word tag: this many times its vector symbol's height

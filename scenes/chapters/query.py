@@ -22,7 +22,7 @@ from .beyond_parts import head_name
 from .honest import wrapped
 from .qkv_parts import (
     camera_home, dots_column, down_arrow, entry_kind, length_brace, settle, slot_row, token_group, vector, word_tag,
-    zoom_on,
+    zoom_frame, zoom_on,
 )
 
 LIFT = 1.6  # the row starts lower (centre stage) and rises when the embedding appears
@@ -120,9 +120,9 @@ class Query(Chapter):
         # under, 0.4 over the frame's foot (review 52: 10 px from the edge), under W_Q only (wider, it ran under
         # E⃗ and its note): its words on the bar's line, else over it; where none of these fits, no key (the caption
         # says it). Never shrunk to fit: its figures would read under 14 px (review 52, on SmolLM2)
-        width = max(zoom_to.width * 1.12, 9.0)  # the frame zoom_on sets
+        centre, width = zoom_frame(zoom_to, up=0.3)  # the frame zoom_on takes
         zoom = width / config.frame_width
-        bottom = zoom_to.get_center()[1] + 0.3 - width * 9 / 32
+        bottom = centre[1] - width * config.frame_height / config.frame_width / 2
         room = min(W.brackets.get_right()[0], vec.get_left()[0] - 0.2 * zoom) - W.brackets.get_left()[0]
         key = VGroup()
         for beside, k in ((True, 1.2), (True, 1.0), (False, 1.2), (False, 1.0)):
