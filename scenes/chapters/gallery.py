@@ -263,7 +263,6 @@ class Bars(Beat):
         prompt = WordBoxes(plan.tokens[: plan.focus + 1], theme=th, font_size=30).to_edge(UP, buff=1.0)
         prompt.highlight(plan.focus, th.query)
         heading = label(self.say(stage, "heading"), 26, th.dim).next_to(prompt, DOWN, buff=0.45)
-        bars.next_to(heading, DOWN, buff=0.35)
         fit_into(bars, stage.region("full").width - 1.0, heading.get_bottom()[1] - 0.35 - stage.region("full").bottom)
         bars.next_to(heading, DOWN, buff=0.35)
         stage.drawn[self.key] = {"bars": bars, "heading": heading}
