@@ -456,6 +456,9 @@ def test_real_query_says_the_rotation_comes_next(smol, render_scene, lang):
     for part in (prod.matrix, prod.vector.brackets):
         assert frame.get_left()[0] < part.get_left()[0] and frame.get_right()[0] > part.get_right()[0]
     assert frame.get_right()[0] < sign.get_center()[0]
+    # no dashes through the word's tag over E⃗: where the frame's top reaches it, it has gone (review 52)
+    tag = drawn["word_tag"]
+    assert tag.get_bottom()[1] > frame.get_top()[1] + 0.05 or tag[0].get_stroke_opacity() == 0
     # the product's E is written where one decimal would read 0.0: two decimals; and it is said to be
     # the normalised E the head reads, not the residual E other lessons draw under the same name
     assert prod.vector.kind == "signed2"

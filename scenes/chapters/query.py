@@ -157,7 +157,10 @@ class Query(Chapter):
                 body = VGroup(W, *(vec.submobjects[:-1] if plan.normalized else [vec]))  # not the note under E⃗
                 turned = DashedVMobject(SurroundingRectangle(body, buff=0.08, corner_radius=0.1, color=th.query,
                                                              stroke_width=2), num_dashes=60)
-                turn = [Transform(prod.equals, rot), Create(turned)]
+                # the word's tag over E⃗ goes: the frame's top dashes ran through it (review 52, SmolLM2)
+                turned_top = turned.get_top()[1]
+                tag_cut = tag.get_bottom()[1] < turned_top + 0.05
+                turn = [Transform(prod.equals, rot), Create(turned), *([tag.animate.set_opacity(0.0)] if tag_cut else [])]
                 drawn.update(rotation_sign=rot, rotated_product=turned)
             with stage.narrating(say(caption)):
                 stage.play(Transform(prod.result, q_real), *turn, run_time=0.8)
