@@ -445,6 +445,9 @@ def test_real_query_says_the_rotation_comes_next(smol, render_scene, lang):
     shown = scene.stage.drawn["query"]["product_result"]
     assert np.allclose(shown.values, ht.q[i], atol=1e-5)  # the rotated query, what the scores use
     assert not np.allclose(ht.q[i], ht.q_unrotated[i], atol=1e-3)
+    # W_Q·Ê before the rotation has its own name, q⃗; only the rotated vector is Q⃗ (final look of review 52)
+    assert scene.stage.drawn["query"]["product"].result.symbol_source == f"arrow(q)_{i + 1}"
+    assert shown.symbol_source == f"arrow(Q)_{i + 1}"
     # and the frame says so: the "=" of W_Q·E = Q became an arrow that names the rotation R of this position
     drawn = scene.stage.drawn["query"]
     prod = drawn["product"]

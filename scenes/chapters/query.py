@@ -97,7 +97,11 @@ class Query(Chapter):
         vec = vector(plan.embedding_vector, plan.product_input, font_size=20, theme=th,
                      symbol=symbol_source("E", pos, normed=plan.normalized), show_symbol=True,
                      kind=entry_kind(plan.embedding_vector, plan.product_input))
-        prod = MatVecProduct(W, vec, result_symbol=symbol_source("Q", pos), result_color=th.query)
+        # W_Q Ê before a bias or a rotation is not yet the query that meets the keys: its own name, q⃗ (the final
+        # review of 52: SmolLM2 named W_Q Ê₄ and the rotated vector both Q⃗₄)
+        steps = ([(ht.q_unrotated[i], "qkv.query.bias")] if plan.has_bias else []) + (
+            [(ht.q[i], "real.query.rotary")] if plan.rotary else [])
+        prod = MatVecProduct(W, vec, result_symbol=symbol_source("q" if steps else "Q", pos), result_color=th.query)
         if prod.width > 12.8:
             prod.scale_to_fit_width(12.8)
         prod.move_to(DOWN * 1.55)
@@ -142,12 +146,12 @@ class Query(Chapter):
             stage.wait(1.0)
         stage.remove(key)
         drawn["product_result"] = prod.result
-        # a model with biases: the query is W_Q E plus b_Q; a rotary model then turns it by position
-        steps = [(ht.q_unrotated[i], "qkv.query.bias")] if plan.has_bias else []
-        steps += [(ht.q[i], "real.query.rotary")] if plan.rotary else []
-        for values, caption in steps:
+        # a model with biases: the query is W_Q E plus b_Q; a rotary model then turns it by position. Only the
+        # last step's vector is the query Q⃗
+        for step, (values, caption) in enumerate(steps):
+            name = symbol_source("Q" if step == len(steps) - 1 else "q", pos)
             q_real = VectorColumn(values, head=W.row_head, tail=W.row_tail, font_size=prod.result.font_size,
-                                  theme=th, symbol=symbol_source("Q", pos), symbol_color=th.query, show_symbol=True,
+                                  theme=th, symbol=name, symbol_color=th.query, show_symbol=True,
                                   row_height=W.row_height).move_to(prod.result)
             turn = []
             if caption == "real.query.rotary":  # "=" no longer holds: W_Q E⃗ is then turned by R, its position's rotation
