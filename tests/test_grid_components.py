@@ -473,6 +473,24 @@ def test_the_softmax_column_writes_two_decimals_where_one_would_show_a_false_tie
     assert score_kind(np.array([1.01, 1.02]), np.array([0.5, 0.5]), [0, 1]) == "score"
 
 
+def test_the_softmax_column_writes_two_decimals_where_one_gives_other_weights():
+    """SmolLM2's "␣creature": its one-decimal scores give 0.55 where the column shows 0.56 (review 52). Where
+    every key the softmax runs over is listed, the column's scores are written so that their softmax, by
+    hand, gives the weights drawn: +1.04 and 0.00 weigh 0.74 and 0.26; +1.0 and 0.0 would weigh 0.73."""
+    import numpy as np
+
+    from attention_manim.scenes.components.softmax_column import score_kind
+
+    scores = np.array([1.04, 0.0])
+    weights = np.exp(scores) / np.exp(scores).sum()
+    assert score_kind(scores, weights, [0, 1], complete=True) == "score2"
+    assert score_kind(scores, weights, [0, 1], complete=False) == "score"  # some keys not listed: no check
+    exact = np.array([1.0, 0.0])
+    assert score_kind(exact, np.exp(exact) / np.exp(exact).sum(), [0, 1], complete=True) == "score"
+    blocked = np.array([1.0, 0.0, -np.inf])  # a −∞ key weighs 0 and changes nothing
+    assert score_kind(blocked, np.exp(blocked) / np.exp(blocked).sum(), [0, 1, 2], complete=True) == "score"
+
+
 def test_symbol_subscripts_read_at_the_text_size_or_are_left_out():
     """The K⃗ⱼ·Q⃗ᵢ cells of dot_products and attention_formula had 7-9 px subscripts: a cell large
     enough writes them at 11.5 px or more; a smaller one writes K⃗·Q⃗ (its row and column say which)."""

@@ -473,6 +473,25 @@ def test_real_query_says_the_rotation_comes_next(smol, render_scene, lang):
 
 
 @pytest.mark.render
+def test_real_softmax_weights_follow_from_the_scores_the_column_shows(smol, render_scene):
+    """SmolLM2's "␣creature": +1.3, −1.5, −3.0, −1.1 as drawn give 0.55, the column drew 0.56 (review 52). Where
+    a column lists every key its softmax runs over, the softmax of its scores as written is its weights as
+    written."""
+    from attention_manim.scenes.components.text import parse_shown
+    from attention_manim.scenes.lessons import SOFTMAX
+
+    scene, _ = render_scene(SOFTMAX, smol_inputs(smol), png=False)
+    strips = scene.stage.drawn["softmax"]["strips"]
+    complete = [sm for sm in strips if len(sm.shown_keys) == sm.visible_count]
+    assert complete
+    for sm in complete:
+        shown = np.array([parse_shown(m.shown) for m in sm.score_mobs])
+        by_hand = np.exp(shown - shown.max())
+        by_hand /= by_hand.sum()
+        assert [f"{w:.2f}" for w in by_hand] == [m.shown for m in sm.weight_mobs]
+
+
+@pytest.mark.render
 @pytest.mark.parametrize("lang", ["ko"])
 def test_real_mole_axes_are_words(smol, render_scene, lang):
     from attention_manim.scenes.i18n import Say

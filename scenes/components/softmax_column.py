@@ -42,14 +42,27 @@ def finer_kind(values, meanings, keys, coarse: str, fine: str) -> str:
     return coarse
 
 
-def score_kind(scores, weights, keys) -> str:
+def score_kind(scores, weights, keys, complete: bool = False) -> str:
     """How the column writes its scores: one decimal ("score"), or two ("signed2") where one decimal
     would show two keys the same score though their weights differ as shown ("fluffy" and "blue" both
-    +5.3, weighted 0.48 and 0.50: a student checking the softmax by hand needs +5.29 and +5.34)."""
+    +5.3, weighted 0.48 and 0.50: a student checking the softmax by hand needs +5.29 and +5.34); also two
+    where the softmax of the one-decimal scores, written as weights, is not the weights drawn (SmolLM2's
+    "␣creature": +1.3, −1.5, −3.0, −1.1 give 0.55 beside the drawn 0.56, review 52) when `keys` are every
+    key the softmax runs over (`complete`)."""
     from .text import FORMATTERS
 
-    shown = {k: FORMATTERS["weight"](float(weights[k])) for k in keys}
-    return finer_kind(scores, shown, keys, "score", "score2")
+    weight = FORMATTERS["weight"]
+    shown = {k: weight(float(weights[k])) for k in keys}
+    if finer_kind(scores, shown, keys, "score", "score2") == "score2":
+        return "score2"
+    finite = [k for k in keys if np.isfinite(scores[k])]
+    if complete and finite:
+        rounded = np.round(np.asarray([scores[k] for k in finite], float), 1)
+        by_hand = np.exp(rounded - rounded.max())
+        by_hand /= by_hand.sum()
+        if any(weight(float(w)) != shown[k] for k, w in zip(finite, by_hand)):
+            return "score2"
+    return "score"
 
 
 def grid_score_kind(scores, weights, mask, fits) -> str:
@@ -106,7 +119,8 @@ class SoftmaxColumn:
             top = allowed[np.argsort(-weights[allowed], kind="stable")[:max_entries]]
             keys = sorted(int(k) for k in top)
         self.shown_keys = keys
-        self.score_kind = score_kind(scores, weights, [k for k in keys if not mask[k]])
+        listed = [k for k in keys if not mask[k]]
+        self.score_kind = score_kind(scores, weights, listed, complete=len(listed) == self.visible_count)
 
         rows = len(keys) + sum(1 for a, b in zip(keys, keys[1:]) if b - a > 1) + (keys[0] > 0) + (keys[-1] < last_key)
         avail = config.frame_height - 1.2
