@@ -14,7 +14,7 @@ from ..components.pictures import mole_animal, tower
 from ..components.text import baseline_row, label, number, text_baseline
 from ..components.vectors import VectorColumn, math, symbol_source
 from ..components.word_boxes import WordBoxes
-from ..plans.rounding import misses
+from ..plans.rounding import decimals_that_round_back, misses
 from ..review import declare_sum
 from ..lesson import Chapter
 from ..plans.context_space import ContextPlan, ContextVariant, LookupPlan, Phrase, plan_context, plan_lookup
@@ -394,8 +394,10 @@ def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str],
     vs = vector_label(say(f"{T}.compare_label" if exact else f"{T}.compare_label_unrounded", before=k, now=k + 1),
                      22, th.dim)
     # taken before rounding, it is written to two decimals: "+7.64" beside tables whose rounded E′s
-    # differ by 7.7 reads as what it is, not as a slip
-    kind = "vec" if exact else "signed2"
+    # differ by 7.7 reads as what it is, not as a slip; to three where an E′ at two would round back to
+    # another figure than its table's (eiffel: "3.35" beside the table's +3.3, review 52)
+    places = 2 if exact else decimals_that_round_back([*previous.coords[2], *s.coords[2]])
+    kind = "vec" if exact else f"signed{places}"
     # the room under the table, above the notes: the figures with their E′s where it holds them
     marked = stage.drawn[ContextSpace.key]
     floor = max((marked[k].get_top()[1] for k in ("head_note", "axes_note", "input_note") if marked.get(k) is not None),
@@ -409,9 +411,10 @@ def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str],
         # (review 34: "+4.80" beside tables whose one-decimal E′s differ by 4.9 looked like a slip)
         nums = VGroup(*(baseline_row([label(n, font_size=22, color=th.dim),
                                       number(c, kind, font_size=24, color=th.updated),
-                                      # (both to two decimals, as the change: four among two read as a
+                                      # (both to the change's decimals: four among two read as a
                                       # formatting slip, reviews 51-52; the heading says "before rounding")
-                                      label(f"({say.number(a, '.2f')} → {say.number(b, '.2f')})".replace("-", "−"),
+                                      label(f"({say.number(a, f'.{places}f')} → {say.number(b, f'.{places}f')})"
+                                            .replace("-", "−"),
                                             font_size=22, color=th.dim)], buff=0.12)
                         for n, c, a, b in zip(names, s.compare.change, previous.coords[2], s.coords[2])))
         nums.arrange(DOWN, aligned_edge=LEFT, buff=0.08)
@@ -458,7 +461,7 @@ def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str],
     table.add(cmp)
     stage.drawn[ContextSpace.key].setdefault("comparisons", []).append(cmp)
     text = delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, names,
-                         spec="+.1f" if exact else "+.2f", before=before)
+                         spec="+.1f" if exact else f"+.{places}f", before=before)
     if most is not None:
         text += " " + say(f"{T}.compare_input", most=most)
     with stage.narrating(text):

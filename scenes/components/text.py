@@ -27,7 +27,10 @@ def fmt_signed2(x: float) -> str:
     return fmt_fixed(x, 2, signed=True)
 
 
-FORMATTERS = {"vec": fmt_vec, "weight": fmt_weight, "weight3": fmt_weight3, "weight4": fmt_weight4, "score": fmt_score, "score2": fmt_score2, "signed2": fmt_signed2}
+FORMATTERS = {"vec": fmt_vec, "weight": fmt_weight, "weight3": fmt_weight3, "weight4": fmt_weight4, "score": fmt_score,
+              "score2": fmt_score2, "signed2": fmt_signed2,
+              # finer signed figures, where two decimals would round back to another one-decimal figure
+              "signed3": lambda x: fmt_fixed(x, 3, signed=True), "signed4": lambda x: fmt_fixed(x, 4, signed=True)}
 
 # The language numbers are drawn in (0.48 in en and ko, 0,48 in pt): set by the lesson being rendered,
 # per thread (the explorer may render two languages at once), English where nothing set it.

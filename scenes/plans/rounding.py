@@ -7,7 +7,7 @@ once that the model adds the unrounded numbers (`common.rounding`)."""
 from __future__ import annotations
 
 import re
-from decimal import Decimal
+from decimal import ROUND_HALF_DOWN, ROUND_HALF_UP, Decimal
 from typing import Iterable, Sequence
 
 
@@ -50,3 +50,15 @@ def drawn_misses(parts: Sequence[str], total: str) -> bool:
     """True when the drawn parts do not add up to the drawn total (so the total needs its "≈")."""
     got, want = drawn_sum(parts), drawn_value(total)
     return got is not None and want is not None and got != want
+
+
+def decimals_that_round_back(values: Sequence[float], coarse: int = 1, start: int = 2, most: int = 4) -> int:
+    """The fewest decimals (from `start`) at which every value, so written, rounds to the figure it has
+    at `coarse` decimals whichever way a reader rounds a half: beside a table's "+3.3", the same E′
+    written "3.35" rounds to 3.4 by the school rule; "3.349" rounds to 3.3 either way (review 52)."""
+    def rounds_back(v: float, d: int) -> bool:
+        fine, want = Decimal(f"{float(v):.{d}f}"), Decimal(f"{float(v):.{coarse}f}")
+        step = Decimal(1).scaleb(-coarse)
+        return all(fine.quantize(step, rounding=r) == want for r in (ROUND_HALF_UP, ROUND_HALF_DOWN))
+
+    return next((d for d in range(start, most) if all(rounds_back(v, d) for v in values)), most)
