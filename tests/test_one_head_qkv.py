@@ -420,6 +420,18 @@ def test_key_follows_the_chosen_head(rendered, tracer):
 
 
 @pytest.mark.render
+def test_value_chips_stay_within_the_grids_sides_in_portuguese(rendered):
+    """pt's "0,48 × V⃗₂ [...]" chips ran 5 px past the grid's right edge (review 52): they keep inside it."""
+    from attention_manim.scenes.lessons import VALUES
+
+    drawn = rendered(VALUES, lang="pt").stage.drawn["values"]
+    lines = drawn["grid"].lines
+    assert drawn["chips"]
+    for chip in drawn["chips"].values():
+        assert lines.get_left()[0] <= chip.get_left()[0] and chip.get_right()[0] <= lines.get_right()[0]
+
+
+@pytest.mark.render
 def test_values_are_weighted_inside_the_focus_column(rendered, tracer):
     from attention_manim.scenes.lessons import VALUES
 
@@ -441,6 +453,8 @@ def test_values_are_weighted_inside_the_focus_column(rendered, tracer):
         cell = grid.cell_center(i, j)
         assert abs(chip.get_y() - cell[1]) < 1e-6  # on its key's row (rows are tall enough here)
         assert chip.box.get_left()[0] > ur[0] or chip.box.get_right()[0] < ll[0]  # beside the column
+        # and within the grid's sides (review 52: pt's chips ran 5 px past its right edge)
+        assert grid.lines.get_left()[0] <= chip.get_left()[0] and chip.get_right()[0] <= grid.lines.get_right()[0]
     op = {j: c.vec.entries[0].get_fill_opacity() for j, c in chips.items()}
     top = int(np.argmax(w))
     assert op[top] == pytest.approx(max(op.values()))

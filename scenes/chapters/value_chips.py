@@ -91,7 +91,8 @@ def value_chips(stage: Stage, plan: ValuesPlan, grid: AttentionGrid) -> VGroup:
     L, R, B, T = lines.get_left()[0], lines.get_right()[0], lines.get_bottom()[1], lines.get_top()[1]
     width, h = max(c.width for c in chips), max(c.height for c in chips) + GAP
     if grid.layout == "video":
-        room_right = min(R + 0.3, stage.region("panel").left - 0.15) - ur[0] - 0.1
+        # inside the grid's right edge: 5 px past it read as a slip (review 52, pt)
+        room_right = min(R - 0.04, stage.region("panel").left - 0.15) - ur[0] - 0.1
         room_left = ll[0] - 0.1 - L
         side = RIGHT if room_right >= room_left else LEFT
         k = min(1.0, max(room_right, room_left) / width, (T - B) / (h * len(chips)))
