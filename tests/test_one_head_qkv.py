@@ -429,6 +429,11 @@ def test_value_chips_stay_within_the_grids_sides_in_portuguese(rendered):
     assert drawn["chips"]
     for chip in drawn["chips"].values():
         assert lines.get_left()[0] <= chip.get_left()[0] and chip.get_right()[0] <= lines.get_right()[0]
+    # every word's E + ΔE = E′: the rounding note under them keeps 0.3 from the frame's foot (it stood at 15 px)
+    from attention_manim.scenes.chapters.values import BELOW
+
+    note = drawn["all_words_note"]
+    assert len(note) and note.get_bottom()[1] >= BELOW[1] - config.frame_height / 2 + 0.3 - 1e-6
 
 
 @pytest.mark.render

@@ -31,6 +31,9 @@ BELOW = DOWN * (config.frame_height + 1.0)  # every word at once is drawn below 
 SUM_SYMBOL = "sum_j w_j arrow(V)_j"
 
 
+FOOT = 0.3  # the least room under the last line of every_word's frame
+
+
 def rest_share(plan, say) -> str:
     """The weight of every key but the strongest, as the tally writes it: "≈ 0.12" where the chips of
     the rest, as drawn, add up to another figure (0.08 + 0.05 beside 0.12)."""
@@ -275,12 +278,15 @@ class Values(Chapter):
 
     # --- every word at once, below the frame; then back to the grid -------------------------------------
     def every_word(self, stage: Stage, plan: ValuesPlan) -> None:
+        """Every word's E + ΔE = E′ in three bands, under the camera moved down (BELOW); the rounding note
+        under them keeps FOOT from the frame's foot."""
         th, say = stage.theme, stage.say
         ht = plan.head_trace
         row, xs = slot_row(plan.tokens, plan.band_slots, th, width=12.3, centre_x=0.45)
         row.set_y(3.35)
         arrays = {"E": plan.residual, "dE": ht.delta_e, "E'": plan.updated_all}
-        bands = (("E", th.text, 2.75), ("dE", th.delta, 0.6), ("E'", th.updated, -1.5))
+        # (a little up from 2.75 / 0.6 / −1.5: the rounding note under E′ stood 15 px over the frame's foot, review 52)
+        bands = (("E", th.text, 2.85), ("dE", th.delta, 0.68), ("E'", th.updated, -1.4))
         cols = {name: {} for name, *_ in bands}
         dots = VGroup()
         for name, color, y_top in bands:
@@ -308,12 +314,12 @@ class Values(Chapter):
         note = VGroup()
         if any(plan.band_rounding.get(j) for j in cols["E'"]):
             bottom = VGroup(*cols["E'"].values()).get_bottom()[1]
-            room = bottom - 0.15 - (-config.frame_height / 2 + 0.15)
+            room = bottom - 0.15 - (-config.frame_height / 2 + FOOT)
             note = wrapped(say("common.rounding.short"), 12.6, 26, th.dim, 2)
             fit_into(note, 12.6, room).next_to([0.2, bottom, 0], DOWN, buff=0.15)
         everything = VGroup(row, side, dots, marks, note, *(c for band in cols.values() for c in band.values()))
         everything.shift(BELOW)
-        stage.drawn["values"].update(all_words=cols, all_row=row)
+        stage.drawn["values"].update(all_words=cols, all_row=row, all_words_note=note)
         with stage.narrating(say("qkv.values.every")):
             stage.play(stage.camera_frame.animate.move_to(BELOW), run_time=1.0)
             stage.play(FadeIn(row, lag_ratio=0.05), FadeIn(side), FadeIn(dots), run_time=0.8)
