@@ -216,13 +216,14 @@ class LessonSceneBase:
         if chapter.goes_on_from(stage):
             # what the last chapter noted beside its pictures goes; the pictures stay, and the card
             # sits on its own opaque plate at the top right for a moment, like a lower third
-            stage.clear(keep=tuple(stage.kept()))
+            stage.clear(keep=tuple(stage.kept_with_parts()))
+            stage.drawn.setdefault("cards", {})[chapter.key] = list(stage.mobjects)  # what the card stands over
             text = VGroup(label(title, font_size=30, color=th.text),
                           label(subtitle, font_size=22, color=th.dim)).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
             plate = SurroundingRectangle(text, buff=0.2, corner_radius=0.08, color=th.dim, stroke_width=1.5)
             plate.set_fill(th.background, opacity=0.94)
             card = VGroup(plate, text)
-            place_clear_of(card, stage.kept(), stage.region("full"))
+            place_clear_of(card, stage.kept_with_parts(), stage.region("full"))
             with stage.narrating(travel):
                 self.play(FadeIn(card, shift=RIGHT * 0.2), run_time=0.6)
                 self.wait(1.6)

@@ -111,6 +111,7 @@ class Stage:
         self.chapter_number, self.chapter_key, self.block_number = 0, "", 0
         self._in_block = False
         self.space_key = None  # the corner key to ␣ (space_key_for)
+        self._attached: list[tuple[object, tuple]] = []  # (picture, what explains it): see `attach`
 
     # --- layout ---------------------------------------------------------------------------
     def region(self, name: str) -> Region:
@@ -138,6 +139,20 @@ class Stage:
 
     def kept(self) -> list:
         return [getattr(self, n) for n in HAND_ONS if self.has(n)]
+
+    def attach(self, picture, *parts) -> None:
+        """`parts` explain a handed-on `picture` as it stands (the key to the grid's dots, the names over the
+        query columns): a chapter card between chapters keeps them with it, since the next chapter's first
+        frame still shows the picture (review 52: the card cleared the dot key the grid still needed). The
+        next chapter fades them itself when it changes the picture."""
+        self._attached.append((picture, tuple(p for p in parts if p is not None)))
+
+    def kept_with_parts(self) -> list:
+        """The pictures handed on, and what is attached to them and still drawn."""
+        kept = self.kept()
+        drawn = set(map(id, self.scene.mobjects))
+        parts = [p for pic, ps in self._attached if any(pic is k for k in kept) for p in ps if id(p) in drawn]
+        return kept + parts
 
     # --- playing --------------------------------------------------------------------------
     def play(self, *animations, **kwargs):

@@ -89,6 +89,26 @@ def test_flagship_hands_its_pictures_on(flagship):
     assert drawn["key"]["rows"] and flagship["en"].stage.words is None  # the row went into the grid
 
 
+def test_a_chapter_card_keeps_what_names_the_pictures_it_stands_over(flagship):
+    """Review 52: the card before softmax cleared the key to the score dots, the card before masking the
+    weights' key and Σ row, and the card before dot_products the names of the query and key columns,
+    while the pictures they explain stayed on screen. They stay through the card; the next chapter fades
+    them when it changes the picture."""
+    scene = flagship["en"]
+    drawn, cards = scene.stage.drawn, scene.stage.drawn["cards"]
+
+    def kept(chapter, mob):
+        return any(m is mob for m in cards[chapter])
+
+    assert kept("softmax", drawn["dot_products"]["grid"]) and kept("softmax", drawn["dot_products"]["legend"])
+    assert kept("masking", drawn["softmax"]["legend"]) and kept("masking", drawn["softmax"]["sums_group"])
+    assert kept("dot_products", drawn["key"]["query_names"])
+    rows = list(drawn["key"]["rows"].values())
+    assert any(any(r in m.get_family() for r in rows) for m in cards["dot_products"])
+    gone = [drawn["dot_products"]["legend"], drawn["softmax"]["legend"], drawn["key"]["query_names"]]
+    assert not any(m in scene.mobjects for m in gone)
+
+
 @pytest.mark.render
 def test_flagship_in_korean_has_korean_cards_and_captions(flagship):
     from attention_manim.scenes.i18n import Say

@@ -90,6 +90,7 @@ class DotProducts(Chapter):
             stage.play(grid.unspotlight(), *(FadeOut(m) for m in drawn["spotlight_marks"]), run_time=0.8)
             stage.play(FadeIn(legend), run_time=0.6)
             stage.wait(0.8)
+        stage.attach(grid, legend)  # the next chapter's card keeps the key to the dots with them
 
     # --- the grid from the query and key columns ------------------------------------------------
     def morph_in(self, stage: Stage, grid: AttentionGrid, titles: VGroup) -> dict:

@@ -49,8 +49,11 @@ class Key(Chapter):
         # a lesson that opens here has not met the queries: its first caption says what the top row is
         with stage.narrating(say("qkv.key.keys" if self.goes_on_from(stage) else "qkv.key.keys_first")):
             words, queries = self.strip(stage, plan)
-            stage.play(LaggedStart(*(FadeIn(VGroup(r, keys.by_token[r.token]) if r.token is not None else r,
-                                            shift=RIGHT * 0.2) for r in rows), lag_ratio=0.12), run_time=2.2)
+            entering = [VGroup(r, keys.by_token[r.token]) if r.token is not None else r for r in rows]
+            stage.play(LaggedStart(*(FadeIn(g, shift=RIGHT * 0.2) for g in entering), lag_ratio=0.12), run_time=2.2)
+            stage.remove(*entering)
+            row_names = VGroup(*rows)  # each key's word, E⃗ and name, one mobject the stage can keep with the keys
+            stage.add(row_names)
             settle(stage, keys)
             stage.wait(0.5)
         if plan.rotary:  # the keys (and queries) shown are the rotated ones the scores use: outlined
@@ -60,6 +63,9 @@ class Key(Chapter):
                 stage.wait(0.3)
             stage.play(FadeOut(rotated), run_time=0.3)
         stage.hand_on(words=words, queries=queries, keys=keys)
+        # what names the columns and rows stays with them through the next chapter's card (review 52)
+        stage.attach(keys, row_names)
+        stage.attach(queries, drawn.get("query_names"))
 
         # the focus query asks its question
         q_col = queries.by_token[i]

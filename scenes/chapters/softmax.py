@@ -104,6 +104,7 @@ class Softmax(Chapter):
         with stage.narrating(say("grid.softmax.pattern")):
             stage.play(grid.show_dots(run_time=2.0), FadeIn(legend))
             stage.wait(0.8)
+        stage.attach(grid, sums, legend)  # the next chapter's card keeps the sums and the key to the dots
         above = Region("honest", panel.left, panel.right, min(legend.get_top()[1] + 0.2, panel.top - 1.0), panel.top)
         honest_note(stage, self.key, plan.honesty, tokens, above, max_lines=12)
 
