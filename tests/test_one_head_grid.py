@@ -559,6 +559,11 @@ def test_context_size_grows_to_a_real_long_pattern(rendered, tracer, case):
     assert 0 < top.get_bottom()[1] - big.lines.get_top()[1] < 0.5
     assert 0 < big.lines.get_left()[0] - side.get_right()[0] < 0.5
     assert inside(d["long_titles"], FRAME)
+    # the long grid names its head too, over its top-left corner and clear of its axis title (review 52: the
+    # 64-token frames named none)
+    long_tag = " ".join(m.original_text for m in d["long_tag"])
+    assert "layer 0" in long_tag and "head 0" in long_tag and inside(d["long_tag"], FRAME)
+    assert d["long_tag"].get_bottom()[1] > top.get_top()[1] or d["long_tag"].get_right()[0] < top.get_left()[0]
     # the lesson ends on the memory table (tests/test_context_memory.py), which clears the grid away
     assert scene.chapters_played[-1] == "context_memory" and scene.stage.grid is None and big not in scene.mobjects
 

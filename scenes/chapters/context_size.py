@@ -31,6 +31,7 @@ from ..style import BYTE_UNITS, byte_text
 from .embedding_parts import fit_into, mixed_label
 from .grid_parts import NOTE_FS, axis_titles, ensure_grid, grid_key, new_grid, titles_of
 from .head_split import model_name
+from .beyond_parts import head_name
 from .honest import wrapped
 
 
@@ -113,7 +114,14 @@ class ContextSize(Chapter):
         big_cnt.move_to([(big.get_right()[0] + right) / 2, big.get_y(), 0])
         # the long grid's words are hidden (too small to read): its axes are named beside its lines
         big_titles = axis_titles(big, stage, scale=F, by_labels=False)
-        drawn.update(big=big, long_count=big_cnt, long_titles=big_titles)
+        # which head, in the frame's top left corner as over the short grid (its tag left with the short
+        # grid's titles: the 64-token frames named no head, review 52)
+        lh = plan.long_head
+        big_tag = wrapped(head_name(say, lh.layer, lh.head, getattr(lh, "role", "")), frame_w / 2 - 0.6 * F, 20 * F,
+                          th.dim, 2)
+        big_tag.move_to(center + np.array([-frame_w / 2 + 0.3 * F + big_tag.width / 2,
+                                           fh * F / 2 - 0.25 * F - big_tag.height / 2, 0]))
+        drawn.update(big=big, long_count=big_cnt, long_titles=big_titles, long_tag=big_tag)
         grow = "repeated" if plan.repeated else "grow"
         with stage.narrating(say(f"grid.context_size.{grow}", count=N, cells=plan.long_cells)):
             stage.play(FadeOut(cnt), FadeOut(heading), FadeOut(titles_of(stage)), run_time=0.5)
@@ -122,7 +130,7 @@ class ContextSize(Chapter):
             big.labels.set_opacity(0.0)
             stage.play(frame.animate.scale(F).move_to(center), grid.labels.animate.set_opacity(0.0),
                        grid.lines.animate.set_stroke(opacity=0.0), FadeIn(big), run_time=2.5)
-            stage.play(FadeIn(big_titles), big.show_dots(run_time=2.5, lag=0.7))
+            stage.play(FadeIn(big_titles), FadeIn(big_tag), big.show_dots(run_time=2.5, lag=0.7))
             stage.remove(grid)
             stage.play(FadeIn(big_cnt, lag_ratio=0.1), run_time=1.0)
             stage.wait(0.8)
@@ -131,7 +139,7 @@ class ContextSize(Chapter):
 
         # back to the default framing: the picture shrinks exactly as the camera returns (no
         # visible change), then settles above room for a last note
-        whole = VGroup(big, big_cnt, big_titles)
+        whole = VGroup(big, big_cnt, big_titles, big_tag)
         frame.restore()
         whole.scale(1.0 / F, about_point=center).shift(-center)
         nod = VGroup(label(say("grid.context_size.nod_1"), 24, th.dim),
