@@ -586,6 +586,10 @@ def test_the_windowed_next_token_draws_each_kl_as_a_bar_on_one_scale(smollm2_mod
                 from attention_manim.scenes.components.text import text_baseline
 
                 assert text_baseline(cell.kl) == pytest.approx(text_baseline(cell.token), abs=0.01)
+        # a row's box keeps clear of the notes under the table (review 52: ko's stood 6 px over them)
+        for box in (drawn["mark"], drawn.get("again")):
+            if box is not None:
+                assert box.get_bottom()[1] - drawn["kl_notes"].get_top()[1] >= 0.12
         # a legend says what a bar's length and a token's colour mean (review 43), its colour words in their colours
         legend = drawn["kl_legend"]
         said = " ".join(m.original_text for m in legend[0].get_family() if hasattr(m, "original_text"))

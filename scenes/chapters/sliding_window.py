@@ -465,7 +465,8 @@ class WindowSinks(Chapter):
         if spaces is not None and not beside:
             notes.add(spaces)
         notes.arrange(DOWN, buff=0.15, aligned_edge=LEFT)
-        parts = [said, VGroup(rows, notes.next_to(rows, DOWN, buff=0.3))]
+        # (0.3 under the rows, a row's box, 0.12 under its row, stood 6 px over the notes: review 52, ko)
+        parts = [said, VGroup(rows, notes.next_to(rows, DOWN, buff=0.45))]
         note = None
         if plan.reach_not_enough:  # the cone of chapter 2 reaches the token: why is it lost all the same?
             why = say(f"{T}.reach_bound_note", token=quote(plan.token), back=plan.seen_back, hops=plan.hops,
@@ -483,7 +484,8 @@ class WindowSinks(Chapter):
             return box.move_to([rows.get_center()[0], r.get_center()[1], 0])
 
         mark = row_box(plan.at, th.highlight)
-        drawn.update(table=rows, said=said, mark=mark, kl_note=kl_note, kl_top=top_kl, kl_legend=(kl_note, colors_note))
+        drawn.update(table=rows, said=said, mark=mark, kl_note=kl_note, kl_top=top_kl, kl_legend=(kl_note, colors_note),
+                     kl_notes=notes)
         lost = (not plan.window_kept[plan.at], not plan.sink_kept[plan.at])
         key = {(True, True): "both_lost", (False, False): "both_kept", (True, False): "sinks_kept",
                (False, True): "window_kept"}[lost]
@@ -516,6 +518,7 @@ class WindowSinks(Chapter):
             said_text = say(f"{T}.caption_back_from", token=quote(plan.token), back=plan.back_from,
                             window_kl=kl_text(plan.window_kl[k], say), sinks_kl=kl_text(plan.sink_kl[k], say))
             again = row_box(k, th.key)
+            drawn["again"] = again
         elif plan.back_from is None:
             said_text = say(f"{T}.caption_never_back", token=quote(plan.token), widest=plan.windows[-1])
             again = None
