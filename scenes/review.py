@@ -52,7 +52,7 @@ RULES = {
                     "set upright beside a sign (n × n, d = 64: italic, as in the formulas), no $ of the catalog's math "
                     "marks; no text-font √: "
                     "a root is typeset with its bar over the number; no head named like code (L0H3), no model by its id "
-                    "(smollm2)",
+                    "(smollm2); no embedding set as a bare E (E⃗, ΔE⃗, E⃗′ carry their arrow, Ê its hat)",
     "sum_rounding": "a sum shown beside its parts equals their sum at the shown precision, or is marked ≈; "
                     "a Σ on screen says what it adds up (declare_sum)",
     "label_clear": "a label keeps clear of the strokes it labels or sits among (an arc, an axis): its glyphs "
@@ -86,6 +86,9 @@ NAMED_TWICE = re.compile(r"(\d+)\D{1,12}?(\d+)\D{0,6}?\(\D{0,12}?\1\D{1,12}?\2\D
 UPRIGHT_VARIABLE = re.compile(r"(?<![\w/.,])[a-zA-Z]\s?(?:[×=≤≥<>]\s?(?:\d|[a-zA-Z](?![\w]))|/\d)")
 # a power of ten in a text face ("4.3×10⁻⁵"): its superscripts float apart from their 10, unspaced (review 47)
 TEXT_POWER = re.compile(r"\d\s?×\s?10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]")
+# an embedding typeset as a bare E (review 52: "E 0.00 → E′ +6.00", "Σ ΔE⁽ʰ⁾" beside E⃗₄ and ΔE⃗₄): in Typst source,
+# an E that is not inside arrow(…) or hat(…), nor part of a name (W_E, Eiffel)
+BARE_E = re.compile(r"(?<![\w(])E(?![\w(])")
 MODEL_ID = re.compile(r"\b(?:smollm2|gpt3)\b")  # a built-in model by its lowercase id, not its name (SmolLM2)
 MIN_NUMBER_PX = 14.0
 MIN_TEXT_PX = 11.0
@@ -762,11 +765,14 @@ class Linter(Observer):
                 self.add(scene, "named_twice", f"{_short(t.text)} names its head twice", _where(t.box),
                          t.exempt.get("named_twice"), key=("twice", t.text))
             why = typeset_amiss(t.text)
+            code = str(getattr(t.mob, "typst_code", "")).strip("$ ") if _is_formula(t.mob) else ""
+            if not why and BARE_E.search(code):
+                why = "sets the vector E without its arrow: typeset arrow(E) (vectors.symbol_source)"
             if not why and _is_text(t.mob) and TEXT_POWER.search(t.text):
                 why = "writes a power of ten in a text face: typeset it (beyond_parts.sci_math, diff_line)"
             if why:
-                self.add(scene, "typeset_math", f"{_short(t.text)} {why}", _where(t.box), t.exempt.get("typeset_math"),
-                         key=(t.text,))
+                self.add(scene, "typeset_math", f"{_short(t.text or code)} {why}", _where(t.box),
+                         t.exempt.get("typeset_math"), key=(t.text, code))
 
     def check_sums(self, scene, mobs, texts) -> None:
         """Declared sums add up as drawn (or say ≈); a Σ outside any declared sum is reported."""

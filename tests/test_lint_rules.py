@@ -553,6 +553,36 @@ def test_a_model_named_by_its_id_is_found(make_inputs):
     assert len(found) == 1 and "smollm2" in found[0].what, [v.line() for v in bad]
 
 
+# --- typeset_math: an embedding set as a bare E ----------------------------------------------------
+
+class BareE(Chapter):
+    """"E 0.00 → E′" and "Σ ΔE⁽ʰ⁾" beside vectors named E⃗₄ and ΔE⃗₄ (review 52): E set bare is found; E⃗, E⃗′,
+    ΔE⃗ and Ê are not, nor W_E (test fixture: symbols, no words)."""
+
+    key = "bare_e"
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        from attention_manim.scenes.components.vectors import math
+
+        stage.clear()
+        bare = [math("E'", 30).move_to([-4, 1, 0]), math("sum_h Delta E^((h))", 30).move_to([-4, -1, 0])]
+        fine = [math(src, 30).move_to([x, 0, 0]) for src, x in
+                (("arrow(E)'_4", 0), ("Delta arrow(E)^((0))_4", 1.5), ("hat(E)_4", 3), ("W_E", 4.5))]
+        big = label("a frame wide enough", 40).move_to([0, 3, 0])
+        low = label("and tall", 40).move_to([0, -3, 0])
+        stage.play(*(FadeIn(m) for m in (*bare, *fine, big, low)), run_time=0.5)
+
+
+def test_an_embedding_set_as_a_bare_e_is_found(make_inputs):
+    bad, _ = lint_of(BareE, make_inputs)
+    found = [v for v in bad if v.rule == "typeset_math" and "without its arrow" in v.what]
+    assert len(found) == 2, [v.line() for v in bad]
+    assert all(v.rule != "typeset_math" or "without its arrow" in v.what for v in bad), [v.line() for v in bad]
+
+
 # --- typeset_math: an upright variable beside a sign, a catalog's $ shown as text -----------------
 
 class UprightVariables(Chapter):

@@ -12,7 +12,7 @@ from manim import DOWN, LEFT, PI, RIGHT, UP, Arrow, FadeIn, FadeOut, Line, Recta
 
 from ..components.number_table import aligned_rows
 from ..components.text import label, text_baseline
-from ..components.vectors import VectorColumn, math
+from ..components.vectors import VectorColumn, math, symbol_source
 from ..components.word_boxes import WordBoxes, space_key
 from ..lesson import Chapter, Lesson
 from ..plans.mlp import MlpPlan, plan_mlp, with_mlp_probe
@@ -212,7 +212,7 @@ class Mlp(Chapter):
 
         # the focus token's real numbers
         x = VectorColumn(plan.x, head=3, tail=1, font_size=26, theme=th, bracket_color=th.embedding)
-        xname = math("E", 34, th.embedding).next_to(x, UP, buff=0.12)
+        xname = math(symbol_source("E"), 34, th.embedding).next_to(x, UP, buff=0.12)
         xg = VGroup(x, xname, label(str(plan.d_model), 24, th.dim).next_to(x, DOWN, buff=0.1))
         table = self.neurons(stage, plan)
         # the arrow names the norm the MLP's input goes through first (the table's g and u are computed from the

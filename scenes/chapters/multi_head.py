@@ -399,8 +399,8 @@ class MultiHead(Chapter):
         """Under the sum: E and E′ of the word, projected on each named direction."""
         th, say = stage.theme, stage.say
         full = stage.region("full")
-        rows = [[label(direction_name(say, name, every_token(plan)), 24, th.text), math("E", 26, th.embedding),
-                 number(a, "signed2", 24, th.embedding), label("→", 24, th.dim), math("E'", 26, th.updated),
+        rows = [[label(direction_name(say, name, every_token(plan)), 24, th.text), math(symbol_source("E"), 26, th.embedding),
+                 number(a, "signed2", 24, th.embedding), label("→", 24, th.dim), math(symbol_source("E", prime=True), 26, th.updated),
                  number(b, "signed2", 24, th.updated)] for name, (a, b) in zip(plan.directions, s.projections)]
         lines = table(rows, gap=0.22, row_gap=0.16, first_left=True)
         head = mixed_label(say(f"{T}.moved_title", word=say.quote(s.tokens[s.focus])), 24, th.dim)
@@ -441,7 +441,8 @@ class MultiHead(Chapter):
         stage.region("title").fit(title)
         header = [label("", 22, th.text)] + [
             VGroup(label(direction_name(say, d, every_token(plan)), 24, th.text),
-                   baseline_row([math("E", 22, th.embedding), label("→", 20, th.dim), math("E'", 22, th.updated)]))
+                   baseline_row([math(symbol_source("E"), 22, th.embedding), label("→", 20, th.dim),
+                                 math(symbol_source("E", prime=True), 22, th.updated)]))
             .arrange(DOWN, buff=0.1) for d in plan.directions]
         rows = [header]
         for s in plan.sentences:

@@ -95,7 +95,7 @@ class OutputMatrix(Chapter):
         left = entry_column(plan.product[plan.focus], plan.shown, plan.decimals, th, th.output)
         right = entry_column(plan.head_sum[plan.focus], plan.shown, plan.decimals, th, th.delta_multi)
         lhs = math("W_O dot mat(delim: \"[\", z^((0)); dots.v; z^((" + str(plan.n_heads - 1) + ")))", 32, th.output)
-        rhs = math("sum_h Delta E^((h))", 34, th.delta_multi)
+        rhs = math("sum_h Delta arrow(E)^((h))", 34, th.delta_multi)
         # W_O · [z⁽⁰⁾ … z⁽³⁾] = (its product) = (the sum of ΔEs), the sum's name under its vector
         eq = VGroup(lhs, math("=", 30, th.text), left, math("=", 30, th.text), right).arrange(RIGHT, buff=0.3)
         rhs.next_to(right, DOWN, buff=0.15)
