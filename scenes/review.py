@@ -362,7 +362,22 @@ NUMBER_IN_TEXT = re.compile(r"[−\-+]?\d[\d.,]*(?:\s?×\s?10[⁻⁰¹²³⁴⁵
 # Portuguese way; a decimal point (0.48) or a thousands comma (1,572,864) the English one. A thousands
 # group never follows a lone 0: "0.121" is a decimal point, "0,121" a decimal comma.
 DECIMAL_COMMA = re.compile(r"(?<![\d,.])(?:0,\d+|[1-9]\d*,(?!\d{3}(?!\d))\d+)(?!\d)|(?<![\d,.])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.,])")
+# one group of three digits after a lone mark ("7.638", "7,638") reads by the language: a decimal there in the
+# language's own way (an English 7.638 is seven and a bit), never a thousands mark (review 52: eiffel's "+7.638")
+ONE_GROUP_POINT = re.compile(r"(?<![\d,.])[1-9]\d{0,2}\.\d{3}(?![\d.,])")
+ONE_GROUP_COMMA = re.compile(r"(?<![\d,.])[1-9]\d{0,2},\d{3}(?![\d.,])")
 DECIMAL_POINT = re.compile(r"(?<![\d,.])(?:0\.\d+|[1-9]\d*\.(?!\d{3}(?!\d))\d+)(?!\d)|(?<![\d,.])[1-9]\d{0,2}(?:,\d{3})+(?![\d.,])")
+
+
+def decimal_marks(text: str, lang: str) -> tuple[bool, bool]:
+    """Whether `text`, read in `lang`, writes a number the Portuguese way (decimal comma, thousands point) and
+    whether the English way. One group of three digits after a lone mark reads as the language's decimal:
+    "7.638" in English is seven and a bit, "7,638" in Portuguese too."""
+    if lang == "pt":
+        return (bool(DECIMAL_COMMA.search(text) or ONE_GROUP_COMMA.search(text)),
+                bool(DECIMAL_POINT.search(ONE_GROUP_COMMA.sub(" ", text))))
+    return (bool(DECIMAL_COMMA.search(ONE_GROUP_POINT.sub(" ", text))),
+            bool(DECIMAL_POINT.search(text) or ONE_GROUP_POINT.search(text)))
 
 
 NUMBER_TOKEN = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)*")
@@ -421,6 +436,28 @@ def foreign_numbers(text: str, lang: str) -> list[tuple[str, str]]:
         if why:
             out.append((m.group(0), why))
     return out
+
+
+def figure_values(texts) -> list[float]:
+    """The values of the figures among `texts` that say what they are (`number`'s `.value`; a label of several
+    figures, its `.figures`)."""
+    out = []
+    for t in texts:
+        mob = t.mob
+        out += [float(v) for v in getattr(mob, "figures", ())]
+        if isinstance(getattr(mob, "value", None), (int, float)):
+            out.append(float(mob.value))
+    return out
+
+
+def decimal_figure(token: str, lang: str, values) -> bool:
+    """Whether a Portuguese "7,638" (one group of three digits after a comma: an English thousands comma by its
+    look) is a figure written to three decimals: a figure on screen has that value (review 52: eiffel's E′s to
+    three decimals, where two would round back to another figure than the table's)."""
+    if lang != "pt" or not ONE_GROUP_COMMA.fullmatch(token):
+        return False
+    read = float(token.replace(",", "."))
+    return any(abs(abs(v) - read) < 6e-4 for v in values)
 
 
 def _normalized(token: str, lang: str) -> str | None:
@@ -820,8 +857,9 @@ class Linter(Observer):
         for t in texts:
             by_owner.setdefault(id(t.owner), []).append(t)
         for group in by_owner.values():
-            commas = [t for t in group if DECIMAL_COMMA.search(t.text)]
-            points = [t for t in group if DECIMAL_POINT.search(t.text)]
+            marks = [(t, decimal_marks(t.text, self.lang)) for t in group]
+            commas = [t for t, (comma, _) in marks if comma]
+            points = [t for t, (_, point) in marks if point]
             if commas and points:
                 reason = commas[0].exempt.get("decimal_convention") or points[0].exempt.get("decimal_convention")
                 self.add(scene, "decimal_convention",
@@ -831,7 +869,8 @@ class Linter(Observer):
     def check_number_locale(self, scene, texts) -> None:
         """Numbers drawn in the other language's convention (65,536 in Portuguese reads 65,5)."""
         for t in texts:  # a grid's cell as much as a caption
-            for token, why in foreign_numbers(t.text, self.lang)[:1]:
+            for token, why in [f for f in foreign_numbers(t.text, self.lang)
+                               if not decimal_figure(f[0], self.lang, figure_values([t]))][:1]:
                 self.add(scene, "number_locale", f"{token} in {_short(t.text)}: {why}", _where(t.box),
                          t.exempt.get("number_locale"), key=(t.text,))
 
@@ -875,10 +914,12 @@ class Linter(Observer):
             self.add(scene, "no_change", f"the caption says {same} changes into {same} ({_short(text, 50)}): write the "
                                          f"figures to the decimals that tell them apart, or say they are the same",
                      key=("same", same))
-        for token, why in foreign_numbers(text, self.lang)[:1]:
+        seen = in_view(visible_texts(scene, _flat_mobjects(scene)), _frame_box(scene))
+        for token, why in [f for f in foreign_numbers(text, self.lang)
+                           if not decimal_figure(f[0], self.lang, figure_values(seen))][:1]:
             self.add(scene, "number_locale", f"{token} in the caption ({_short(text, 50)}): {why}",
                      key=("caption", token))
-        now = screen_numbers(in_view(visible_texts(scene, _flat_mobjects(scene)), _frame_box(scene)))
+        now = screen_numbers(seen)
         shown = self._block_numbers | now
         for written, n in caption_numbers(text, self.lang):
             if n.lstrip("+") not in shown and n.lstrip("+-") not in shown:

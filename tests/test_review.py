@@ -259,6 +259,29 @@ def test_decimal_conventions_are_told_apart(text, comma, point):
     assert bool(review.DECIMAL_POINT.search(text)) is point
 
 
+@pytest.mark.parametrize("text, lang, comma, point", [
+    # one group of three digits after a lone mark reads as the language's own decimal (review 52: eiffel's
+    # "+7.638 (0.021 → 7.659)" was called a Portuguese thousands point beside English decimals)
+    ("+7.638", "en", False, True), ("+7,638", "pt", True, False),
+    ("1,234", "en", False, True), ("1.234", "pt", True, False),  # a thousands mark in its own language
+    ("1.572.864", "en", True, False), ("1,572,864", "pt", False, True),  # two groups: the other language's
+    ("0.48", "pt", False, True), ("0,48", "en", True, False),
+])
+def test_decimal_marks_read_by_the_language(text, lang, comma, point):
+    assert review.decimal_marks(text, lang) == (comma, point)
+
+
+def test_a_portuguese_three_decimal_figure_is_not_a_thousands_comma_where_a_figure_says_so():
+    """"8,154" in Portuguese looks like an English thousands comma; written as eiffel's E′ to three decimals
+    (review 52), a figure on screen says it is 8.154 and the number_locale rule lets it be."""
+    assert review.foreign_numbers("(8,154 → 3,349)", "pt")  # by its look alone
+    assert review.decimal_figure("8,154", "pt", [8.1537, -3.3492])
+    assert review.decimal_figure("3,349", "pt", [8.1537, -3.3492])  # a negative figure's digits
+    assert not review.decimal_figure("65,536", "pt", [8.1537])  # no such figure: still a thousands comma
+    assert not review.decimal_figure("8,154", "pt", [])
+    assert not review.decimal_figure("8,154", "en", [8.154])  # English: its own rules
+
+
 def test_the_contact_sheet_draws_every_caption_glyph():
     """Korean from NanumGothic; the rest (ã, ␣, −, →) from a face that has it, not a missing-glyph box,
     and not NanumGothic's arrow, which draws as a stub at the sheet's sizes (the reviewers read "adjectives  nouns")."""

@@ -379,6 +379,14 @@ class ContextSpace(Chapter):
         stage.play(FadeOut(box), row.animate.recolor(later, th.dim), *uncover(box, table), run_time=0.5)
 
 
+def figures_label(text: str, figures, color: str):
+    """A label that writes figures in a sentence ("(8,154 → 3,349)"), saying their values to the lint (a Portuguese
+    three-decimal "8,154" looks like an English thousands comma)."""
+    mob = label(text, font_size=22, color=color)
+    mob.figures = tuple(float(f) for f in figures)
+    return mob
+
+
 def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str],
                input_part: Phrase | None = None, previous: Phrase | None = None):
     """Under the table: this phrase's E′ (phrase k + 1) minus the previous phrase's, on each axis.
@@ -413,9 +421,8 @@ def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str],
                                       number(c, kind, font_size=24, color=th.updated),
                                       # (both to the change's decimals: four among two read as a
                                       # formatting slip, reviews 51-52; the heading says "before rounding")
-                                      label(f"({say.number(a, f'.{places}f')} → {say.number(b, f'.{places}f')})"
-                                            .replace("-", "−"),
-                                            font_size=22, color=th.dim)], buff=0.12)
+                                      figures_label(f"({say.number(a, f'.{places}f')} → {say.number(b, f'.{places}f')})"
+                                                    .replace("-", "−"), (a, b), th.dim)], buff=0.12)
                         for n, c, a, b in zip(names, s.compare.change, previous.coords[2], s.coords[2])))
         nums.arrange(DOWN, aligned_edge=LEFT, buff=0.08)
     most = None
