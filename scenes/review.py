@@ -88,7 +88,7 @@ UPRIGHT_VARIABLE = re.compile(r"(?<![\w/.,])[a-zA-Z]\s?(?:[×=≤≥<>]\s?(?:\d|
 TEXT_POWER = re.compile(r"\d\s?×\s?10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]")
 # an embedding typeset as a bare E (review 52: "E 0.00 → E′ +6.00", "Σ ΔE⁽ʰ⁾" beside E⃗₄ and ΔE⃗₄): in Typst source,
 # an E that is not inside arrow(…) or hat(…), nor part of a name (W_E, Eiffel)
-BARE_E = re.compile(r"(?<![\w(])E(?![\w(])")
+BARE_E = re.compile(r"(?<!arrow\()(?<!hat\()(?<!\w)E(?![\w(])")
 MODEL_ID = re.compile(r"\b(?:smollm2|gpt3)\b")  # a built-in model by its lowercase id, not its name (SmolLM2)
 MIN_NUMBER_PX = 14.0
 MIN_TEXT_PX = 11.0

@@ -568,9 +568,11 @@ class BareE(Chapter):
         from attention_manim.scenes.components.vectors import math
 
         stage.clear()
-        bare = [math("E'", 30).move_to([-4, 1, 0]), math("sum_h Delta E^((h))", 30).move_to([-4, -1, 0])]
+        bare = [math("E'", 30).move_to([-4, 1, 0]), math("sum_h Delta E^((h))", 30).move_to([-4, -1, 0]),
+                math('"MLP"(E)', 30).move_to([-4, -2, 0])]
         fine = [math(src, 30).move_to([x, 0, 0]) for src, x in
-                (("arrow(E)'_4", 0), ("Delta arrow(E)^((0))_4", 1.5), ("hat(E)_4", 3), ("W_E", 4.5))]
+                (("arrow(E)'_4", 0), ("Delta arrow(E)^((0))_4", 1.5), ("hat(E)_4", 3), ("W_E", 4.5),
+                 ('"MLP"(arrow(E))', 5.5))]
         big = label("a frame wide enough", 40).move_to([0, 3, 0])
         low = label("and tall", 40).move_to([0, -3, 0])
         stage.play(*(FadeIn(m) for m in (*bare, *fine, big, low)), run_time=0.5)
@@ -579,7 +581,7 @@ class BareE(Chapter):
 def test_an_embedding_set_as_a_bare_e_is_found(make_inputs):
     bad, _ = lint_of(BareE, make_inputs)
     found = [v for v in bad if v.rule == "typeset_math" and "without its arrow" in v.what]
-    assert len(found) == 2, [v.line() for v in bad]
+    assert len(found) == 3, [v.line() for v in bad]
     assert all(v.rule != "typeset_math" or "without its arrow" in v.what for v in bad), [v.line() for v in bad]
 
 
