@@ -290,7 +290,7 @@ class Mlp(Chapter):
         eq = label("=", 34, th.text).next_to(h, RIGHT, buff=0.35)
         y = Rectangle(width=0.5, height=plan.d_model * unit, stroke_width=2, stroke_color=th.delta_multi)
         y.set_fill(th.delta_multi, opacity=0.5).next_to(eq, RIGHT, buff=0.35)
-        yname = math(f'"MLP"({symbol_source("E")})', 30, th.delta_multi).next_to(y, UP, buff=0.12)
+        yname = math(f'"MLP"\\({symbol_source("E")}\\)', 30, th.delta_multi).next_to(y, UP, buff=0.12)
         ysize = label(str(plan.d_model), 24, th.dim).next_to(y, DOWN, buff=0.1)
         eq2 = label("=", 34, th.text).next_to(y, RIGHT, buff=0.35)
         out = VectorColumn(plan.out, head=3, tail=1, kind=plan.after_kind, font_size=26, theme=th,
@@ -306,7 +306,7 @@ class Mlp(Chapter):
         th = stage.theme
         cols = []
         for vec, name, color in ((plan.x, symbol_source("E"), th.embedding),
-                                 (plan.out, f'"MLP"({symbol_source("E")})', th.delta_multi),
+                                 (plan.out, f'"MLP"\\({symbol_source("E")}\\)', th.delta_multi),
                                  (plan.after, symbol_source("E", prime=True), th.updated)):
             # in the text's colour: shaded against the largest of the 576 entries (a real model's outlier
             # dimensions), every shown entry was a dim grey on the closing frame (review 51)
