@@ -291,6 +291,13 @@ def test_query_draws_the_trace_and_hands_on_the_row_and_the_queries(rendered, tr
     tag = drawn["word_tag"]
     assert tag.tokens[0] == tr.tokens[i] and tag.get_bottom()[1] > prod.vector.symbol.get_top()[1]
     assert abs(tag.get_x() - prod.vector.symbol.get_x()) < 0.05 and tag not in scene.mobjects
+    # the close-up shows the word row wholly or not at all (review 53: its boxes' lower edge peeked in along the top)
+    from manim import config
+
+    centre, width, row_bottom, row_top = drawn["close_up"]  # the row where it stood then
+    top = centre[1] + width * config.frame_height / config.frame_width / 2
+    assert row_bottom >= top - 1e-6 or row_top <= top
+    assert tag.get_top()[1] <= top  # and what it zooms onto is in it
     # what the entries' colours mean, under W_Q while the caption says it (review 51: blue and red unkeyed): its
     # ends the matrix's smallest and largest entry, its words the catalog's, gone with the next caption
     key = drawn["colour_key"]

@@ -117,6 +117,19 @@ def zoom_frame(mob, min_width: float = 9.0, pad: float = 1.12, up: float = 0.0) 
     return mob.get_center() + np.array([0.0, up, 0.0]), max(mob.width * pad, min_width)
 
 
+def up_clear_of(mob, above, up: float = 0.0, min_width: float = 9.0, pad: float = 1.12) -> float:
+    """The `up` for zoom_frame(mob, ...) that keeps `above` (a row over `mob`) wholly out of the close-up: its
+    frame's top under `above`'s bottom where `mob` still fits under it (review 53: the word row's lower edge
+    peeked in along the frame's top, a sliver of boxes); else `up` as given."""
+    centre, width = zoom_frame(mob, min_width, pad, up)
+    half = width * config.frame_height / config.frame_width / 2
+    top, limit = centre[1] + half, above.get_bottom()[1] - 0.05
+    if top <= limit or top >= above.get_top()[1] + 0.05:
+        return up
+    lowered = up - (top - limit)
+    return lowered if mob.get_top()[1] + 0.1 <= limit and mob.get_bottom()[1] - 0.1 >= limit - 2 * half else up
+
+
 def zoom_on(stage: Stage, mob, min_width: float = 9.0, pad: float = 1.12, up: float = 0.0):
     centre, width = zoom_frame(mob, min_width, pad, up)
     return stage.camera_frame.animate.set(width=width).move_to(centre)

@@ -21,8 +21,8 @@ from ..stage import Stage
 from .beyond_parts import head_name
 from .honest import wrapped
 from .qkv_parts import (
-    camera_home, dots_column, down_arrow, entry_kind, length_brace, settle, slot_row, token_group, vector, word_tag,
-    zoom_frame, zoom_on,
+    camera_home, dots_column, down_arrow, entry_kind, length_brace, settle, slot_row, token_group, up_clear_of, vector,
+    word_tag, zoom_frame, zoom_on,
 )
 
 LIFT = 1.6  # the row starts lower (centre stage) and rises when the embedding appears
@@ -111,11 +111,12 @@ class Query(Chapter):
         drawn.update(product=prod, W=W, E=vec, word_tag=tag)
         q_brace = length_brace(stage, prod.result, plan.d_head, font_size=18, buff=0.08)
         zoom_to = VGroup(prod, q_brace, tag)
+        up = up_clear_of(zoom_to, drawn["row"], up=0.3)  # the word row wholly out of the close-up, or wholly in
         with stage.narrating(say("qkv.query.encode")):
             stage.play(FadeOut(brace), FadeOut(bubble), run_time=0.4)
             stage.play(ReplacementTransform(col, vec), FadeIn(W, shift=RIGHT * 0.3), FadeIn(prod.equals),
                        FadeIn(prod.result), FadeIn(tag), run_time=1.0)
-            stage.play(zoom_on(stage, zoom_to, up=0.3), run_time=0.9)
+            stage.play(zoom_on(stage, zoom_to, up=up), run_time=0.9)
         rows = prod.shown_rows()
         with stage.narrating(say("qkv.query.rows")):
             stage.play(prod.sweep(rows=rows[:2], run_time_per_row=1.1, fade_boxes=False))
@@ -124,7 +125,8 @@ class Query(Chapter):
         # under, 0.4 over the frame's foot (review 52: 10 px from the edge), under W_Q only (wider, it ran under
         # E⃗ and its note): its words on the bar's line, else over it; where none of these fits, no key (the caption
         # says it). Never shrunk to fit: its figures would read under 14 px (review 52, on SmolLM2)
-        centre, width = zoom_frame(zoom_to, up=0.3)  # the frame zoom_on takes
+        centre, width = zoom_frame(zoom_to, up=up)  # the frame zoom_on takes
+        drawn["close_up"] = (centre, width, drawn["row"].get_bottom()[1], drawn["row"].get_top()[1])  # (for tests)
         zoom = width / config.frame_width
         bottom = centre[1] - width * config.frame_height / config.frame_width / 2
         room = min(W.brackets.get_right()[0], vec.get_left()[0] - 0.2 * zoom) - W.brackets.get_left()[0]
