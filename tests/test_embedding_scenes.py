@@ -599,9 +599,12 @@ def test_eiffel_tower_drawing(rendered, tracer):
             continue
         places = {len(s.split(".")[1]) for s in (n.shown for n in numbers_in(c))}
         assert len(places) == 1
-        for p, x, y in zip(pairs, a, b):
+        changes = [n.shown.replace("−", "-") for n in numbers_in(c)]
+        for p, x, y, change in zip(pairs, a, b, changes):
             figures = [f.replace("−", "-") for f in re.findall(r"[−-]?\d+\.\d+", p)]
             assert {len(f.split(".")[1]) for f in figures} == places, p
+            # the change is the difference of its two figures as written (review 53: "−4.804 (8.154 → 3.349)")
+            assert Decimal(change) == Decimal(figures[1]) - Decimal(figures[0]), (change, p)
             for f, v in zip(figures, (x, y)):
                 for rule in (ROUND_HALF_UP, ROUND_HALF_DOWN):
                     assert Decimal(f).quantize(Decimal("0.1"), rounding=rule) == Decimal(f"{v:.1f}"), (p, v)

@@ -411,19 +411,23 @@ def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str],
     floor = max((marked[k].get_top()[1] for k in ("head_note", "axes_note", "input_note") if marked.get(k) is not None),
                 default=stage.region("full").bottom) + 0.3  # (0.12 apart, it read as one paragraph with them: review 37)
     one_line = exact or table.get_bottom()[1] - 0.45 - floor < 2.0  # no room for a line per figure
+    change = list(s.compare.change)
     if one_line:
         nums = baseline_row([baseline_row([label(n, font_size=22, color=th.dim),
                                            number(c, kind, font_size=24, color=th.updated)], buff=0.12)
                              for n, c in zip(names, s.compare.change)], buff=0.4)
     else:  # each change with the two E′s it comes from, to two decimals: a student can subtract them
-        # (review 34: "+4.80" beside tables whose one-decimal E′s differ by 4.9 looked like a slip)
+        # (review 34: "+4.80" beside tables whose one-decimal E′s differ by 4.9 looked like a slip). The change
+        # is the difference of the two as written: 3.349 − 8.154 is −4.805 on screen, not the unrounded −4.8045
+        # written −4.804 (review 53)
+        change = [round(float(b), places) - round(float(a), places) for a, b in zip(previous.coords[2], s.coords[2])]
         nums = VGroup(*(baseline_row([label(n, font_size=22, color=th.dim),
                                       number(c, kind, font_size=24, color=th.updated),
                                       # (both to the change's decimals: four among two read as a
                                       # formatting slip, reviews 51-52; the heading says "before rounding")
                                       figures_label(f"({say.number(a, f'.{places}f')} → {say.number(b, f'.{places}f')})"
                                                     .replace("-", "−"), (a, b), th.dim)], buff=0.12)
-                        for n, c, a, b in zip(names, s.compare.change, previous.coords[2], s.coords[2])))
+                        for n, c, a, b in zip(names, change, previous.coords[2], s.coords[2])))
         nums.arrange(DOWN, aligned_edge=LEFT, buff=0.08)
     most = None
     if input_part is not None:  # the layer's inputs differ: say how much of the change is the head's
@@ -467,7 +471,7 @@ def comparison(stage: Stage, s: Phrase, k: int, table: VGroup, names: list[str],
         cmp.scale((ceiling - floor) / cmp.height, about_point=[cmp.get_left()[0], floor, 0])
     table.add(cmp)
     stage.drawn[ContextSpace.key].setdefault("comparisons", []).append(cmp)
-    text = delta_caption(say, f"{T}.caption_compare", s.compare.terms, s.compare.change, names,
+    text = delta_caption(say, f"{T}.caption_compare", s.compare.terms, change, names,
                          spec="+.1f" if exact else f"+.{places}f", before=before)
     if most is not None:
         text += " " + say(f"{T}.compare_input", most=most)
