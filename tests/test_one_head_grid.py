@@ -559,6 +559,10 @@ def test_context_size_grows_to_a_real_long_pattern(rendered, tracer, case):
     assert 0 < top.get_bottom()[1] - big.lines.get_top()[1] < 0.5
     assert 0 < big.lines.get_left()[0] - side.get_right()[0] < 0.5
     assert inside(d["long_titles"], FRAME)
+    # its faint lines read as thick while the camera is F times as far as at home (review 53: at their own
+    # width they were 5/255 grey while the count spoke of them); at home, their own width again
+    far, F, home = d["far_lines"]
+    assert F > 1.5 and far / F == pytest.approx(home) and big.lines.get_stroke_width() == pytest.approx(home)
     # the long grid names its head too, over its top-left corner and clear of its axis title (review 52: the
     # 64-token frames named none)
     long_tag = " ".join(m.original_text for m in d["long_tag"])

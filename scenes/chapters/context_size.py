@@ -108,6 +108,10 @@ class ContextSize(Chapter):
         w0 = self.count(stage, N, plan.long_cells, plan.long_open, every=every).width  # the count at its normal size
         F = max(F, (big.height + 1.2) / fh, big.width / (fw - w0 - 1.2))
         big_cnt = self.count(stage, N, plan.long_cells, plan.long_open, font_size=30 * F, every=every)
+        # its faint lines drawn F times as thick while the camera is F times as far (at their own width they were
+        # 5/255 grey while the count spoke of them, review 53); back to it when the camera comes home
+        thin = big.lines.get_stroke_width()
+        big.lines.set_stroke(width=thin * F)
         frame_w = fw * F
         center = np.array([big.get_left()[0] - 0.3 * F + frame_w / 2, big.get_y(), 0])
         right = center[0] + frame_w / 2 - 0.3 * F  # the count sits between the grid and the frame's edge
@@ -121,7 +125,8 @@ class ContextSize(Chapter):
                           th.dim, 2)
         big_tag.move_to(center + np.array([-frame_w / 2 + 0.3 * F + big_tag.width / 2,
                                            fh * F / 2 - 0.25 * F - big_tag.height / 2, 0]))
-        drawn.update(big=big, long_count=big_cnt, long_titles=big_titles, long_tag=big_tag)
+        drawn.update(big=big, long_count=big_cnt, long_titles=big_titles, long_tag=big_tag,
+                     far_lines=(big.lines.get_stroke_width(), F, thin))  # (for tests: as drawn far off, the pull-back, home)
         grow = "repeated" if plan.repeated else "grow"
         with stage.narrating(say(f"grid.context_size.{grow}", count=N, cells=plan.long_cells)):
             stage.play(FadeOut(cnt), FadeOut(heading), FadeOut(titles_of(stage)), run_time=0.5)
@@ -142,6 +147,7 @@ class ContextSize(Chapter):
         whole = VGroup(big, big_cnt, big_titles, big_tag)
         frame.restore()
         whole.scale(1.0 / F, about_point=center).shift(-center)
+        big.lines.set_stroke(width=thin)
         nod = VGroup(label(say("grid.context_size.nod_1"), 24, th.dim),
                      label(say("grid.context_size.nod_2"), 24, th.dim)).arrange(DOWN, buff=0.1)
         if nod.width > full.width:
