@@ -299,6 +299,18 @@ def test_mlp_renders_on_smollm2_without_english(lang, smol, tmp_path, monkeypatc
     table = drawn["neurons"]
     assert table.marked == off and (len(table.rounding) > 0) == bool(off)
     assert off, "the sentence no longer shows a row that needs the mark: pick one that does"
+    # ... and a row whose SiLU, taken of the drawn g, is not its drawn SiLU(g) (review 53: SiLU(1.51) = 1.24 beside
+    # a drawn 1.23): its SiLU(g) is marked ≈ too, and the note says why
+    import math
+
+    from attention_manim.scenes.i18n import Say
+
+    silu_off = [r for r in range(len(plan.neurons))
+                if f"{float(two(plan.gate[r])) / (1 + math.exp(-float(two(plan.gate[r])))):.2f}" != f"{plan.gate_act[r]:.2f}"]
+    assert table.silu_marked == silu_off
+    for r in silu_off:
+        assert getattr(table.grid[1 + r][2], "mark", None) is not None
+    assert silu_off and Say(lang)("blocks.mlp.rounding_note_silu") in table.rounding.said
     # the brace spans the neurons' rows and their ellipsis, not the header; the arrow from E ends short of the
     # rows' indices and names the norm SmolLM2 applies before the MLP (review 49)
     grid = table.grid

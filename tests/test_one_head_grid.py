@@ -641,7 +641,7 @@ def test_attention_pattern_dots_follow_the_weights_on_pixels(rendered, tracer, c
     plate = masked[0] if masked is not None else None
     # the caption calls the masked half what it looks like: shaded under the note, else empty (review 35)
     said = " ".join(c for c, _ in scene.caption_log)
-    assert ("shaded half" in said) == (masked is not None) and ("empty half" in said) == (masked is None)
+    assert ("shaded triangle" in said) == (masked is not None) and ("empty triangle" in said) == (masked is None)
 
     def under_note(p):
         return plate is not None and (plate.get_left()[0] <= p[0] <= plate.get_right()[0]

@@ -6,6 +6,7 @@ model's own MLP output; GPT-2 small's plain 768 → 3072 → 768 from its config
 from __future__ import annotations
 
 from decimal import Decimal
+from math import exp as math_exp
 from typing import ClassVar
 
 from manim import DOWN, LEFT, PI, RIGHT, UP, Arrow, FadeIn, FadeOut, Line, Rectangle, VGroup
@@ -214,7 +215,7 @@ class Mlp(Chapter):
         x = VectorColumn(plan.x, head=3, tail=1, font_size=26, theme=th, bracket_color=th.embedding)
         xname = math(symbol_source("E"), 34, th.embedding).next_to(x, UP, buff=0.12)
         xg = VGroup(x, xname, label(str(plan.d_model), 24, th.dim).next_to(x, DOWN, buff=0.1))
-        table = self.neurons(stage, plan)
+        table = neuron_table(stage, plan)
         # the arrow names the norm the MLP's input goes through first (the table's g and u are computed from the
         # normed E, not E), and is long enough for that name; it ends short of the rows' indices (review 49: it
         # touched "#1254")
@@ -330,41 +331,59 @@ class Mlp(Chapter):
         row.terms, row.after, row.marks = VGroup(cols[0], plus, cols[1]), cols[2][0], marks
         return row
 
-    @staticmethod
-    def neurons(stage: Stage, plan: MlpPlan) -> VGroup:
-        """One row per neuron shown: its index, then gate, SiLU(gate), up and the product (SwiGLU),
-        or up and GELU(up); an ellipsis row and a brace naming how many neurons exist."""
-        th, say = stage.theme, stage.say
-        gated = plan.kind == "swiglu"
-        if gated:
-            head = [label("", 24, th.text), math("g", 32, th.value), math('"SiLU"(g)', 30, th.value),
-                    math("u", 32, th.key), math('h = "SiLU"(g) dot u', 30, th.text)]
-            cols = (plan.gate, plan.gate_act, plan.up, plan.hidden)
-        else:
-            head = [label("", 24, th.text), math("u", 32, th.key), math('h = "GELU"(u)', 30, th.text)]
-            cols = (plan.up, plan.hidden)
-        rows = [head]
-        off = product_rows_off(plan) if gated else set()
-        for r, n in enumerate(plan.neurons):
-            cells = [label(fixed(c[r], 2), 28, th.text) for c in cols]
-            if r in off:  # the drawn factors miss the drawn product: "≈" before it (review 49: 1.23 × −1.08 ≠ −1.34)
-                mark = label(say("common.rounding.mark"), 28, th.dim)
-                cells[-1] = VGroup(mark, cells[-1]).arrange(RIGHT, buff=0.12)
-                cells[-1].mark = mark
-            rows.append([label(f"#{n}", 24, th.dim)] + cells)
-        rows.append([label("⋮", 28, th.dim)] + [label("⋮", 28, th.dim) for _ in cols])
-        grid = aligned_rows(rows, col_gap=0.5, row_step=0.56, align=["right"] * (len(cols) + 1))
-        # the brace spans the neurons' rows only: not the header (review 49), not the ellipsis under them (review 50)
-        note = braced(VGroup(*grid[1:-1]), say(f"{T}.brace", shown=len(plan.neurons), d_mlp=grouped(plan.d_mlp, say)),
-                      th, RIGHT, 24)
-        note[1].next_to(note[0], RIGHT, buff=0.1)
-        table = VGroup(grid, note)
-        table.rounding = VGroup()
-        if off:  # why a row is marked ≈, under the rows
-            table.rounding = wrapped(say(f"{T}.rounding_note_product"), grid.width + note.width, 22, th.dim, 3)
-            table.add(table.rounding.next_to(grid, DOWN, buff=0.25).align_to(grid, LEFT))
-        table.brace = note[0]
-        table.grid = grid
-        table.marked = sorted(off)
-        return table
+
+def silu_rows_off(plan: MlpPlan) -> set[int]:
+    """The rows whose SiLU of the drawn g, to two decimals, is not the drawn SiLU(g) (review 53: g 1.51, SiLU(g)
+    1.23, where SiLU(1.51) = 1.24: the model's g is 1.505)."""
+    off = set()
+    for r in range(len(plan.neurons)):
+        g = float(drawn_value(fixed(plan.gate[r], 2)))
+        if fixed(g / (1.0 + math_exp(-g)), 2) != fixed(plan.gate_act[r], 2):
+            off.add(r)
+    return off
+
+
+def neuron_table(stage: Stage, plan: MlpPlan) -> VGroup:
+    """One row per neuron shown: its index, then gate, SiLU(gate), up and the product (SwiGLU),
+    or up and GELU(up); an ellipsis row and a brace naming how many neurons exist."""
+    th, say = stage.theme, stage.say
+    gated = plan.kind == "swiglu"
+    if gated:
+        head = [label("", 24, th.text), math("g", 32, th.value), math('"SiLU"(g)', 30, th.value),
+                math("u", 32, th.key), math('h = "SiLU"(g) dot u', 30, th.text)]
+        cols = (plan.gate, plan.gate_act, plan.up, plan.hidden)
+    else:
+        head = [label("", 24, th.text), math("u", 32, th.key), math('h = "GELU"(u)', 30, th.text)]
+        cols = (plan.up, plan.hidden)
+    rows = [head]
+    off = product_rows_off(plan) if gated else set()
+    silu_off = silu_rows_off(plan) if gated else set()
+    for r, n in enumerate(plan.neurons):
+        cells = [label(fixed(c[r], 2), 28, th.text) for c in cols]
+        # the drawn factors miss the drawn product: "≈" before it (review 49: 1.23 × −1.08 ≠ −1.34); SiLU of the
+        # drawn g is not the drawn SiLU(g): "≈" before that (review 53)
+        for k in ([1] if r in silu_off else []) + ([len(cols) - 1] if r in off else []):
+            mark = label(say("common.rounding.mark"), 28, th.dim)
+            cells[k] = VGroup(mark, cells[k]).arrange(RIGHT, buff=0.12)
+            cells[k].mark = mark
+        rows.append([label(f"#{n}", 24, th.dim)] + cells)
+    rows.append([label("⋮", 28, th.dim)] + [label("⋮", 28, th.dim) for _ in cols])
+    grid = aligned_rows(rows, col_gap=0.5, row_step=0.56, align=["right"] * (len(cols) + 1))
+    # the brace spans the neurons' rows only: not the header (review 49), not the ellipsis under them (review 50)
+    note = braced(VGroup(*grid[1:-1]), say(f"{T}.brace", shown=len(plan.neurons), d_mlp=grouped(plan.d_mlp, say)),
+                  th, RIGHT, 24)
+    note[1].next_to(note[0], RIGHT, buff=0.1)
+    table = VGroup(grid, note)
+    table.rounding = VGroup()
+    if off or silu_off:  # why a row is marked ≈, under the rows
+        text = say(f"{T}.rounding_note_product") if off else ""
+        text = (text + " " if text else "") + (say(f"{T}.rounding_note_silu") if silu_off else "")
+        table.rounding = wrapped(text, grid.width + note.width, 22, th.dim, 4)
+        table.rounding.said = text
+        table.add(table.rounding.next_to(grid, DOWN, buff=0.25).align_to(grid, LEFT))
+    table.brace = note[0]
+    table.grid = grid
+    table.marked = sorted(off)
+    table.silu_marked = sorted(silu_off)
+    return table
 
