@@ -937,3 +937,4 @@ def test_a_cosine_and_its_word_share_a_baseline_with_a_decimal_comma():
         word, num = arc[1]
         assert "," in num.shown
         assert text_baseline(word) == pytest.approx(text_baseline(num), abs=1e-3)
+        assert word.original_text == "cos ="  # review 53: "cos −0,31" read as the cosine of −0,31

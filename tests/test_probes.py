@@ -473,6 +473,22 @@ def test_real_query_says_the_rotation_comes_next(smol, render_scene, lang):
 
 
 @pytest.mark.render
+def test_real_keys_name_their_rotation_and_the_normed_embeddings(smol, render_scene):
+    """Review 53: on SmolLM2 the caption said the keys shown are rotated while every arrow read W_K (K⃗ = W_K Ê), and the
+    cosine under Ê₄ and Ê₁ named E⃗₄ and E⃗₁. Each arrow names its position's rotation, R_j W_K, as the query lesson's
+    R_j W_Q; the cosine names the vectors drawn."""
+    from attention_manim.scenes.lessons import KEY
+
+    scene, _ = render_scene(KEY, smol_inputs(smol), png=False)
+    drawn = scene.stage.drawn["key"]
+    for j, row in drawn["rows"].items():
+        codes = [str(getattr(m, "typst_code", "")) for m in row.get_family()]
+        assert any(f"R_{j + 1} W_K" in c for c in codes), codes
+    line = " ".join(str(getattr(m, "typst_code", "")) for m in drawn["cos_line"].get_family())
+    assert "hat(E)" in line and "arrow(E)" not in line
+
+
+@pytest.mark.render
 def test_real_softmax_weights_follow_from_the_scores_the_column_shows(smol, render_scene):
     """SmolLM2's "␣creature": +1.3, −1.5, −3.0, −1.1 as drawn give 0.55, the column drew 0.56 (review 52). Where
     a column lists every key its softmax runs over, the softmax of its scores as written is its weights as

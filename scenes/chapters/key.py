@@ -213,7 +213,9 @@ class Key(Chapter):
             kvec = vector(ht.k[j], plan.keys[j], font_size=18, theme=th, bracket_color=th.key, horizontal=True,
                           entry_gap=0.16).next_to(eq, RIGHT, buff=0.15)
             grp = VGroup(wb, side_arrow(X_WORD_RIGHT + 0.05, X_E - 0.32, y, th.dim), e, a2,
-                         math("W_K", font_size=22, color=th.key).next_to(a2, UP, buff=0.03), ksym, eq)
+                         # a rotary model turns each key by its position: R_j W_K, as the query lesson writes R_j W_Q
+                         math(f"R_{j + 1} W_K" if plan.rotary else "W_K", font_size=22, color=th.key)
+                         .next_to(a2, UP, buff=0.03), ksym, eq)
             grp.token, grp.word_box = j, wb
             rows.add(grp)
             kvecs[j] = kvec
@@ -274,9 +276,10 @@ class Key(Chapter):
             axes_note.scale_to_fit_width(6.0)
         axes_note.next_to(space, DOWN, buff=0.2)
         cos_e = number(side.cos_embeddings, "signed2", font_size=24, color=th.text)
-        cos_line = VGroup(math(f"cos({symbol_source('E', i + 1)}, {symbol_source('E', j + 1)}) =", font_size=26,
+        e_i, e_j = (symbol_source("E", k + 1, normed=plan.normalized) for k in (i, j))  # as the arrows are named
+        cos_line = VGroup(math(f"cos\\({e_i}, {e_j}\\) =", font_size=26,
                                color=th.text), cos_e).arrange(RIGHT, buff=0.12).move_to([-3.9, -3.2, 0] + SIDE)
-        stage.drawn["key"].update(angle_view=view, space=space, embedding_cosine=cos_e, axes_note=axes_note,
+        stage.drawn["key"].update(angle_view=view, space=space, embedding_cosine=cos_e, axes_note=axes_note, cos_line=cos_line,
                                   embedding_angles=(drawn_deg, real_deg))
         home = stage.camera_frame.get_center()
         with stage.narrating(say(side.embeddings_caption, word=say.quote(tokens[i]), other=say.quote(tokens[j]))):

@@ -94,7 +94,8 @@ class AngleView(VGroup):
             arc = Arc(radius=r, start_angle=0, angle=side * theta, color=color, stroke_width=2.5,
                       stroke_opacity=0.8)
             cos_num = number(c, "signed2", font_size=font_size * number_scale, color=color)
-            cos_word = label("cos", font_size=font_size * number_scale, color=color)
+            cos_word = label("cos =", font_size=font_size * number_scale, color=color)
+            # ("cos −0.31" read as the cosine of −0.31, review 53)
             # one baseline: by their boxes, a decimal comma's tail ("−0,31") lifted the digits over "cos" (review 50)
             cos_grp = baseline_row([cos_word, cos_num], buff=0.08)
             # the cosine sits outside its arc: on the bisector when the wedge is wide enough and empty, else
