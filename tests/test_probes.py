@@ -489,6 +489,22 @@ def test_real_keys_name_their_rotation_and_the_normed_embeddings(smol, render_sc
 
 
 @pytest.mark.render
+def test_real_query_names_agree_across_lessons(smol, render_scene):
+    """Review 53: the query lesson names W_Q·Ê q⃗ and the rotated query Q⃗, while the steps lesson called the rotated one
+    q⃗₄ too (its step 1 writes q⃗₄ = W_Q Ê₄) and the gallery called W_Q·Ê Q⃗₄. The steps lesson writes the rotated one
+    R₄ q⃗₄; the gallery's product is q⃗₄."""
+    from attention_manim.scenes.lessons import COMPONENTS, SELF_ATTENTION_STEPS
+
+    scene, _ = render_scene(SELF_ATTENTION_STEPS, smol_inputs(smol), png=False)
+    i = scene.plans[0].focus
+    code = str(scene.stage.drawn["steps_one"]["q_line"][0].typst_code)
+    assert f"R_{i + 1} arrow(q)_{i + 1}" in code
+    scene, _ = render_scene(COMPONENTS, smol_inputs(smol), png=False)
+    prod = scene.stage.drawn["gallery_product"]["product"]
+    assert prod.result.symbol_source.startswith("arrow(q)_")
+
+
+@pytest.mark.render
 def test_real_softmax_weights_follow_from_the_scores_the_column_shows(smol, render_scene):
     """SmolLM2's "␣creature": +1.3, −1.5, −3.0, −1.1 as drawn give 0.55, the column drew 0.56 (review 52). Where
     a column lists every key its softmax runs over, the softmax of its scores as written is its weights as

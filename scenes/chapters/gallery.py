@@ -100,7 +100,11 @@ class Product(Beat):
                            kind=shown_digits(plan.head_input, W.col_head, W.col_tail), symbol=symbol_source("E", plan.position, normed=plan.trace.model.norm != "none"), show_symbol=True)
         if plan.trace.model.norm != "none":  # the head reads E after its layer's norm, not the E drawn before
             vec.add(label(stage.say("qkv.units.normalized"), 16, th.dim).next_to(vec.brackets, DOWN, buff=0.1))
-        prod = MatVecProduct(W, vec, result_symbol=symbol_source("Q", plan.position), result_color=th.query)
+        # W_Q Ê is the query itself only where no bias or rotation follows (query lesson: q⃗ before, Q⃗ after; review 53)
+        final = np.allclose(np.asarray(plan.head_input) @ np.asarray(plan.head_trace.W_Q),
+                            plan.head_trace.q[plan.position - 1], atol=1e-4)
+        prod = MatVecProduct(W, vec, result_symbol=symbol_source("Q" if final else "q", plan.position),
+                             result_color=th.query)
         prod.move_to(DOWN * 0.2)
         fit_into(prod, 13, stage.region("full").height - 1.0)
         # what the entries' colours mean: the whole matrix's smallest to largest entry, coloured alike

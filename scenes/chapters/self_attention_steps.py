@@ -194,10 +194,14 @@ class OneToken(Chapter):
             drawn["weights_total"] = weights_total = total
             rows.append([VGroup(), VGroup(), VGroup(), total, VGroup(), VGroup(), VGroup()])
         grid = table(rows, gap=0.3, row_gap=0.1 if weights_total else 0.14)  # the Σ row costs no size
-        qline = VGroup(math(f"arrow(q)_{i + 1}", 26, th.query), hvec(plan.Q[i], th, th.query, fs, kind=digits(plan.Q)))
+        # on a rotary model the query the scores use is q⃗ turned by its position's rotation: R q⃗, not the q⃗ of step 1
+        # (review 53: q⃗₄ named both)
+        q_name = f"R_{i + 1} arrow(q)_{i + 1}" if plan.rotary else f"arrow(q)_{i + 1}"
+        qline = VGroup(math(q_name, 26, th.query), hvec(plan.Q[i], th, th.query, fs, kind=digits(plan.Q)))
         if plan.rotary:  # not W_Q x any more: turned by position (the scores use the turned q and k)
             qline.add(label(say(f"{T}.after_rotary"), 20, th.dim))
         qline.arrange(RIGHT, buff=0.2)
+        drawn["q_line"] = qline
         zline = VGroup(label(say(f"{T}.sum"), 22, th.text),
                        VectorColumn(plan.z, head=SHOWN[0], tail=SHOWN[1], font_size=fs, theme=th, horizontal=True, kind=digits(plan.V),
                                     bracket_color=th.delta, symbol=symbol_source("z", i + 1), symbol_color=th.delta,
