@@ -11,7 +11,7 @@ import os
 import re
 from contextvars import ContextVar
 import tempfile
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 from manim import Text, VMobject, config
@@ -22,15 +22,9 @@ from ..speed import enabled as fast_enabled
 from ..style import FONT, KOREAN_FONT, fmt_fixed, fmt_score, fmt_score2, fmt_vec, fmt_weight, fmt_weight3, fmt_weight4, has_hangul
 
 
-def fmt_signed2(x: float) -> str:
-    """Cosines and other signed numbers shown to two decimals ("+0.93", "−0.54", "0.00")."""
-    return fmt_fixed(x, 2, signed=True)
-
-
+# signed3, signed4: signed figures finer than two decimals, where two would round back to another table's figure
 FORMATTERS = {"vec": fmt_vec, "weight": fmt_weight, "weight3": fmt_weight3, "weight4": fmt_weight4, "score": fmt_score,
-              "score2": fmt_score2, "signed2": fmt_signed2,
-              # finer signed figures, where two decimals would round back to another one-decimal figure
-              "signed3": lambda x: fmt_fixed(x, 3, signed=True), "signed4": lambda x: fmt_fixed(x, 4, signed=True)}
+              "score2": fmt_score2, **{f"signed{d}": partial(fmt_fixed, decimals=d, signed=True) for d in (2, 3, 4)}}
 
 # The language numbers are drawn in (0.48 in en and ko, 0,48 in pt): set by the lesson being rendered,
 # per thread (the explorer may render two languages at once), English where nothing set it.
