@@ -135,6 +135,7 @@ class LessonSceneBase:
             self.stage.start_chapter(index, chapter.key)
             if watch is not None:
                 watch.chapter_started(self, chapter.key, index)
+            self.stage.leave()  # the last chapter's camera home, its space turned back (Stage.on_leave)
             if index == 1 and self.head_note:
                 self.show_head_note(self.head_note)
             if self.lesson.cards and id(chapter) in main:
@@ -224,10 +225,10 @@ class LessonSceneBase:
             plate.set_fill(th.background, opacity=0.94)
             card = VGroup(plate, text)
             place_clear_of(card, stage.kept_with_parts(), stage.region("full"))
-            with stage.narrating(travel):
+            with stage.narrating(travel):  # the card is still up as the caption ends: its key frame shows it
                 self.play(FadeIn(card, shift=RIGHT * 0.2), run_time=0.6)
                 self.wait(1.6)
-                self.play(FadeOut(card), run_time=0.4)
+            self.play(FadeOut(card), run_time=0.4)
             return
         frame = self.camera.frame
         d = RIGHT * (config.frame_width + 1.0)
@@ -244,7 +245,7 @@ class LessonSceneBase:
             frame.shift(-d)
             card.shift(-d)
             self.wait(1.0)
-            self.play(FadeOut(card, shift=UP * 0.3), run_time=0.5)
+        self.play(FadeOut(card, shift=UP * 0.3), run_time=0.5)
 
 
 def make_narrator(inputs: SceneInputs):

@@ -74,6 +74,11 @@ RULES = {
                    "role is not named again where the role would stand)",
     "no_change": "a caption that says a figure goes from one value to another names two different figures "
                  "(never \"from 0.99 to 0.99\": rounding hid the change it describes)",
+    "still_caption": "a caption block ends on a new picture: what it points at appears, moves or is marked (two "
+                     "key frames alike, the last one's caption pointing at nothing new, leave a teacher nothing to "
+                     "pause on); a chapter's first caption counts from the last frame before it",
+    "uncaptioned_end": "a chapter's last frame is the last caption's frame: nothing appears after the captions end "
+                       "(a picture no caption explains, where the storyboard and a paused clip stop)",
     "number_locale": "a number is written the language's way: Portuguese 0,48 and 1.572.864, English and Korean "
                      "0.48 and 1,572,864, in captions, labels and figures alike (a grid's cell, a vector's entry): "
                      "a thousands comma never reads right in Portuguese (65,536 reads 65,5)",
@@ -676,6 +681,25 @@ def _flat_mobjects(scene) -> list:
     return [m for m in scene.mobjects if id(m) in fixed_ids]
 
 
+def picture_print(scene) -> tuple[tuple, frozenset]:
+    """What the frame shows (captions are not mobjects), as (the camera, the set of every visible piece's
+    extent and colours to 0.01 units). Two key frames with one print look alike; a print whose pieces are
+    a subset of another's shows nothing the other does not."""
+    cam = scene.camera
+    view = _camera_state(scene) + tuple(round(float(getattr(cam, a)()), 3)
+                                        for a in ("get_phi", "get_theta", "get_gamma", "get_zoom") if hasattr(cam, a))
+    pieces = set()
+    for m, _ in picture_leaves(scene, scene.mobjects):
+        pts = m.points
+        digest = hashlib.blake2b(np.round(np.concatenate([pts.min(0), pts.max(0)]), 2).tobytes(), digest_size=12)
+        for rgbas in (getattr(m, "fill_rgbas", None), getattr(m, "stroke_rgbas", None)):
+            if rgbas is not None and len(rgbas):
+                digest.update(np.round(np.asarray(rgbas, dtype=float), 2).tobytes())
+        digest.update(repr(round(float(getattr(m, "stroke_width", 0) or 0), 1)).encode())
+        pieces.add(digest.digest())
+    return view, frozenset(pieces)
+
+
 def picture_leaves(scene, mobs) -> list:
     """`visible_leaves`, without the corner key to ␣ (Stage.space_key_for): no part of the picture, a
     chapter that ends on it alone ends on nothing."""
@@ -693,6 +717,8 @@ class Linter(Observer):
         self._seen: set[tuple] = set()
         self._last_camera = None
         self._block_numbers: set[str] = set()
+        self._last_print: tuple | None = None  # the last key frame's picture_print (a caption's end, a chapter's)
+        self._chapter_print: tuple | None = None  # this chapter's last caption's, None before its first
         self.checks = 0
 
     def start(self, scene) -> None:
@@ -914,6 +940,12 @@ class Linter(Observer):
             self.add(scene, "no_change", f"the caption says {same} changes into {same} ({_short(text, 50)}): write the "
                                          f"figures to the decimals that tell them apart, or say they are the same",
                      key=("same", same))
+        shown_now = picture_print(scene)
+        if shown_now == self._last_print:
+            self.add(scene, "still_caption", f"the picture has not changed since the last key frame when this "
+                                             f"caption ends ({_short(text, 50)}): show what it points at",
+                     key=("still", text))
+        self._last_print = self._chapter_print = shown_now
         seen = in_view(visible_texts(scene, _flat_mobjects(scene)), _frame_box(scene))
         for token, why in [f for f in foreign_numbers(text, self.lang)
                            if not decimal_figure(f[0], self.lang, figure_values(seen))][:1]:
@@ -932,7 +964,17 @@ class Linter(Observer):
                                                f"ends ({_short(text, 50)})", key=("end", written))
         self._block_numbers = set()
 
+    def chapter_started(self, scene, key: str, number: int) -> None:
+        super().chapter_started(scene, key, number)
+        self._chapter_print = None
+
     def chapter_done(self, scene, key: str, number: int) -> None:
+        shown_now = picture_print(scene)
+        said = self._chapter_print
+        if said is not None and (shown_now[0] != said[0] or not shown_now[1] <= said[1]):  # a fade-out adds nothing
+            self.add(scene, "uncaptioned_end", "the chapter goes on after its last caption: its last frame shows "
+                                               "what no caption explains", key=("uncaptioned",))
+        self._last_print = shown_now
         if key in ("outro",):
             return
         mobs = _flat_mobjects(scene)

@@ -112,6 +112,7 @@ class Stage:
         self._in_block = False
         self.space_key = None  # the corner key to ␣ (space_key_for)
         self._attached: list[tuple[object, tuple]] = []  # (picture, what explains it): see `attach`
+        self._on_leave: list = []  # what a chapter undoes only if another follows (see `on_leave`)
 
     # --- layout ---------------------------------------------------------------------------
     def region(self, name: str) -> Region:
@@ -120,6 +121,23 @@ class Stage:
     @property
     def camera_frame(self):
         return self.scene.camera.frame
+
+    def on_leave(self, undo) -> None:
+        """Run `undo()` (it plays: the camera home, a turned space back) when the next chapter starts, not
+        at this one's end: the chapter's last frame stays the one its last caption spoke over, and a lesson
+        that ends here ends on it."""
+        self._on_leave.append(undo)
+
+    @property
+    def undo_pending(self) -> int:
+        """How many undos wait for a next chapter (`on_leave`)."""
+        return len(self._on_leave)
+
+    def leave(self) -> None:
+        """Play what the chapter before left to undo (`on_leave`), in order."""
+        pending, self._on_leave = self._on_leave, []
+        for undo in pending:
+            undo()
 
     # --- hand-ons -------------------------------------------------------------------------
     def has(self, name: str) -> bool:

@@ -107,6 +107,23 @@ def test_the_softmax_column_and_the_sums_say_approx_exactly_when_drawn_weights_m
     assert sums.lint_sums[0].parts() is None  # dots: nothing to add up on screen
 
 
+def test_the_softmax_column_frames_the_weight_and_the_sum_a_caption_names():
+    from attention_manim.scenes.components.attention_grid import AttentionGrid
+    from attention_manim.scenes.components.softmax_column import SoftmaxColumn
+
+    pattern = np.array([[0.2, 0.7, 0.1], [0.5, 0.5, 0.0], [0.25, 0.25, 0.5]])
+    g = AttentionGrid((np.log(np.maximum(pattern, 1e-9)), pattern, np.zeros((3, 3), bool)), ["a", "b", "c"])
+    sm = SoftmaxColumn(g, 0)
+    row, total = sm.marks(1)
+
+    def holds(box, *mobs):
+        return all(box.get_left()[0] < m.get_left()[0] and m.get_right()[0] < box.get_right()[0]
+                   and box.get_bottom()[1] < m.get_bottom()[1] and m.get_top()[1] < box.get_top()[1] for m in mobs)
+
+    assert holds(row, sm.key_labels[1], sm.weight_mobs[1]) and not holds(row, sm.key_labels[0])
+    assert not holds(row, sm.key_labels[2]) and holds(total, sm.sum_row) and not holds(total, sm.weight_mobs[2])
+
+
 THIRDS = np.array([[1 / 3, 1 / 3, 1 / 3], [0.5, 0.5, 0.0], [0.25, 0.25, 0.5]])
 
 

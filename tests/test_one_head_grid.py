@@ -420,6 +420,10 @@ def test_softmax_columns_real_and_sum_to_one(rendered, tracer, case):
     top = int(np.argmax(np.where(h.mask[i], -1, h.pattern[i])))
     real = [c for c, _ in scene.caption_log if c.startswith("Real weights")]
     assert real and f"“{t.tokens[top]}” gets {h.pattern[i, top]:.2f}" in real[0]
+    # ...and frames that word's row and the Σ while it is said (review 53: its frame was the one before's);
+    # they go with the column
+    marks = d["marks"]
+    assert len(marks) == 2 and not any(m in scene.mobjects for m in marks)
     assert at_default_frame(scene)
 
 

@@ -74,7 +74,8 @@ def test_each_planted_defect_is_found_once(planted):
     rules = sorted(v.rule for v in planted if not v.exception)
     # the planted "0,25" beside "0.48" breaks two rules: a panel's one convention, and English's own writing
     assert rules == sorted(["number_size", "text_size", "overlap", "off_frame", "decimal_convention",
-                            "number_locale", "caption_number", "honest_title", "frame_used", "typeset_math"]), \
+                            "number_locale", "caption_number", "honest_title", "frame_used", "typeset_math",
+                            "uncaptioned_end"]), \
         [v.line() for v in planted]
     by_rule = {v.rule: v for v in planted if not v.exception}
     assert "'0.48'" in by_rule["number_size"].what and "px < 14 px" in by_rule["number_size"].what
@@ -354,3 +355,77 @@ def test_storyboard_skips_a_cleared_stage_showing_only_the_corner_key(tmp_path):
     board = review.Storyboard(tmp_path)
     board.capture(scene, "")  # returns before rendering anything
     assert board.frames == [] and not list(tmp_path.iterdir())
+
+
+class StillCaptions(Chapter):
+    """Review 53: captions that point at nothing new. The second caption ends on the first one's picture
+    (still); the third moves a label (new); after the last caption a label fades (adds nothing) and a
+    new one comes (a picture no caption explains)."""
+
+    key = "still"
+    after = "new"  # what the chapter does after its last caption: "new", "fade", "leave" (Stage.on_leave)
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        stage.clear()
+        a, b = label("alpha", 40).move_to([-3, 2, 0]), label("beta", 40).move_to([3, -2, 0])
+        with stage.narrating("one"):
+            stage.play(FadeIn(a), FadeIn(b), run_time=0.5)
+        with stage.narrating("two"):
+            stage.wait(0.5)
+        with stage.narrating("three"):
+            stage.play(a.animate.shift(DOWN), run_time=0.5)
+        stage.play(FadeOut(b), run_time=0.3)  # only takes away: nothing unexplained
+        if self.after == "new":
+            stage.play(FadeIn(label("gamma", 40).move_to([0, -3, 0])), run_time=0.3)
+        elif self.after == "leave":  # played when a next chapter starts, never at this one's end
+            stage.on_leave(lambda: stage.play(FadeIn(label("gamma", 40).move_to([0, -3, 0])), run_time=0.3))
+
+
+class StillThenLeave(StillCaptions):
+    after = "leave"
+
+
+class NextCaption(Chapter):
+    """A chapter whose first caption ends on the last chapter's picture, then one over a new one."""
+
+    key = "next"
+
+    def plan(self, setting):
+        return None
+
+    def play(self, stage, plan):
+        with stage.narrating("four"):
+            stage.wait(0.5)
+        with stage.narrating("five"):
+            stage.play(FadeIn(label("delta", 40).move_to([0, 3, 0])), run_time=0.3)
+
+
+def still_findings(make_inputs, *chapters):
+    linter = review.Linter("still_lesson", "en", "toy")
+    scene = review.play_watched(lesson_scene(Lesson("still_lesson", chapters)), make_inputs(), linter)
+    return sorted((v.chapter, v.rule) for v in linter.violations
+                  if v.rule in ("still_caption", "uncaptioned_end")), scene
+
+
+def test_a_caption_over_an_unchanged_picture_and_a_picture_after_the_captions_are_found(make_inputs):
+    found, _ = still_findings(make_inputs, StillCaptions())
+    assert found == [("still", "still_caption"), ("still", "uncaptioned_end")]
+    # the still one is the second caption, the first over the same picture
+    linter = review.Linter("still_lesson", "en", "toy")
+    review.play_watched(lesson_scene(Lesson("still_lesson", (StillCaptions(),))), make_inputs(), linter)
+    assert "('two')" in next(v.what for v in linter.violations if v.rule == "still_caption")
+
+
+def test_what_a_chapter_leaves_to_undo_plays_when_the_next_starts(make_inputs):
+    found, scene = still_findings(make_inputs, StillThenLeave())
+    assert found == [("still", "still_caption")]  # the chapter ends on its last caption's picture
+    assert not any(getattr(m, "text", "") == "gamma" for m in scene.mobjects)  # no next chapter: never played
+    found, scene = still_findings(make_inputs, StillThenLeave(), NextCaption())
+    # the undo plays as the next chapter starts: its first caption ends on a new picture (gamma), not a still
+    assert found == [("still", "still_caption")]
+    assert any(getattr(m, "text", "") == "gamma" for m in scene.mobjects)
+    found, _ = still_findings(make_inputs, StillCaptions(), NextCaption())
+    assert ("next", "still_caption") in found  # "four" over the picture the chapter before ended on

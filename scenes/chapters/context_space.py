@@ -361,8 +361,8 @@ class ContextSpace(Chapter):
             drawn["turn"] = turn
             stage.play(space.rotation(turn, run_time=2.5))
             stage.wait(0.5)
-        # and back after the caption: its last frame shows the space turned, as it says
-        stage.play(space.rotation(-turn, run_time=2.0))
+        # and back when a next chapter starts: the last frame shows the space turned, as the caption says
+        stage.on_leave(lambda: stage.play(space.rotation(-turn, run_time=2.0)))
 
     # --- pieces ---------------------------------------------------------------------------------
     def causal_note(self, stage: Stage, s: Phrase, row: WordBoxes, word: str, table: VGroup, notes: list):

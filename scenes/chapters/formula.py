@@ -120,7 +120,15 @@ class Formula(Chapter):
             z = float(np.clip(5.5 * grid.cell_width / frame.width, 0.25, 1.0))  # about 5 cells across
             if z < 0.9:
                 near, z = snapped_close_up(grid, near, z, frame, keep=grid.cell_rect(i, max(0, min(i, n - 1) - 1)))
-                stage.play(frame.animate.scale(z).move_to(near), *close_up(grid, near, z, frame), run_time=1.2)
+                # the root's value, in the close-up's masked corner (its cells are empty): the caption's "√16 = 4"
+                # is on the frame it ends on (review 53: only "√16" was, in every cell)
+                root_note = math(f"sqrt({d}) = {root}", 30 * z, th.output)
+                corner = DOWN + LEFT if layout == "video" else UP + RIGHT
+                root_note.move_to(near + corner * (np.array([frame.width, frame.height, 0]) * z / 2
+                                                   - np.array([root_note.width, root_note.height, 0]) / 2 - 0.3 * z))
+                drawn["root_note"] = root_note
+                stage.play(frame.animate.scale(z).move_to(near), *close_up(grid, near, z, frame), FadeIn(root_note),
+                           run_time=1.2)
                 if not grid.symbol_indexed:  # close up, the indices the home size left out read: K⃗₃·Q⃗₄, not K⃗·Q⃗
                     grid.symbol_zoom = 1.0 / z  # (review 48: the close-up's cells could not be told apart)
                     stage.play(grid.show_symbols(run_time=0.6, denominator=f"√{d}", denominator_color=th.output))
@@ -133,7 +141,7 @@ class Formula(Chapter):
             stage.play(show_scores(grid, 1.2))
             stage.wait(0.5)
             if z < 0.9:
-                stage.play(Restore(frame), *close_up_done(grid), *shown_masked, run_time=1.0)
+                stage.play(Restore(frame), *close_up_done(grid), *shown_masked, FadeOut(root_note), run_time=1.0)
             elif shown_masked:
                 stage.play(*shown_masked, run_time=0.6)
         drawn["scores"] = dict(grid.number_mobs)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from manim import DOWN, UP, FadeIn
+from manim import DOWN, UP, FadeIn, SurroundingRectangle, VGroup
 
 from ..components.pictures import picture_for
 from ..components.text import label
@@ -60,5 +60,16 @@ class Outro(Chapter):
         return plan_outro(setting, self.lesson)
 
     def play(self, stage: Stage, plan: OutroPlan) -> None:
+        """The lesson's title comes back as a closing card while the closing words are said (the words over
+        the unchanged last picture left the clip's last key frame a copy of the one before)."""
+        th = stage.theme
+        frame = stage.camera_frame
+        title = label(stage.say(f"lessons.{plan.lesson}.title"), font_size=52, color=th.text)
+        title.scale_to_fit_width(min(title.width, frame.width * 0.8))
+        plate = SurroundingRectangle(title, buff=0.35, corner_radius=0.08, color=th.dim, stroke_width=1.5)
+        card = VGroup(plate, title).move_to(frame.get_center())
+        stage.drawn[self.key] = {"card": card}
         with stage.narrating(stage.say(f"lessons.{plan.lesson}.outro")):
-            stage.wait(3.0)
+            stage.clear(run_time=0.5)
+            stage.play(FadeIn(card, shift=UP * 0.2), run_time=0.8)
+            stage.wait(1.7)

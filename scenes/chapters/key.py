@@ -303,5 +303,8 @@ class Key(Chapter):
             stage.play(Indicate(view.arrows[0], color=th.key), Indicate(view.arcs[0], color=th.key), run_time=1.0)
             stage.play(Create(boxes), run_time=0.6)
             stage.wait(1.0)
-        stage.play(camera_home(stage, run_time=1.0))  # once the caption about the angles is over
-        drop_below(stage, SIDE[1] / 2)
+        def home():  # when the next chapter starts: the last frame is the angles the caption spoke of
+            stage.play(camera_home(stage, run_time=1.0))
+            drop_below(stage, SIDE[1] / 2)
+
+        stage.on_leave(home)

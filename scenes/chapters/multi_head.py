@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from math import floor
 
+import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, ReplacementTransform, SurroundingRectangle, VGroup
 
 from ..components.attention_grid import AttentionGrid
@@ -293,8 +294,15 @@ class MultiHead(Chapter):
                 stage.play(cell[0][0].animate.set_color(th.text), *([FadeOut(shown)] if shown is not None else []),
                            run_time=0.3)
         else:
+            # each grid's strongest cell in the word's column, framed while the caption says each head looks
+            # somewhere else (a wait over the unchanged grids pointed at nothing, review 53)
+            rings = VGroup(*(cell[1].cell_rect(s.focus, int(np.argmax(h.row)), th.highlight).set_stroke(width=3)
+                             for h, cell in zip(s.heads, cells)))
+            out["strongest"] = rings
             with stage.narrating(say(f"{T}.caption_heads_many", count=n, word=word)):
-                stage.wait(1.5)
+                stage.play(FadeIn(rings), run_time=0.6)
+                stage.wait(0.9)
+            stage.play(FadeOut(rings), run_time=0.3)
         if plan.real and s.mean_first >= FIRST_NOTE:
             out["note"] = self.first_note(stage, plan, s, row, legend)
         with stage.narrating(say(f"{T}.caption_proposals", word=word, count=plan.d_model)):

@@ -6,7 +6,7 @@ Goes on with the grid the dot-products chapter left (its scores stay where they 
 
 from __future__ import annotations
 
-from manim import DOWN, RIGHT, FadeIn, FadeOut, Indicate, Rectangle, Write
+from manim import DOWN, RIGHT, Create, FadeIn, FadeOut, Rectangle, SurroundingRectangle, Write
 
 from ..components.vectors import math
 from ..lesson import Chapter
@@ -60,10 +60,12 @@ class Softmax(Chapter):
                 stage.play(sm.lift(), *([grid.show_columns({q: "none"}, run_time=0.6)] if readable else []))
                 stage.play(sm.normalize(run_time=1.6 if first else 1.2))
                 stage.wait(0.6 if first else 0.3)
-            if first:
+            marks = None
+            if first:  # the caption names one weight and the sum: both framed while it is said
+                marks = drawn["marks"] = sm.marks(plan.first_top)
                 with stage.narrating(say("grid.softmax.real", key_word=say.quote(tokens[plan.first_top]),
                                          weight=plan.first_top_weight, total=plan.first_sum, count=visible)):
-                    stage.play(Indicate(sm.sum_row, color=th.query), run_time=1.0)
+                    stage.play(Create(marks), run_time=1.0)
             arriving = ([sums.numbers[q]] + ([] if shown_sums else [sums[0]])) if summed else []
             shown_sums += arriving
             # a column of weights is tinted while others still hold scores: 0.48 among +3.76 and −1.12, in one
@@ -75,7 +77,8 @@ class Softmax(Chapter):
                 stage.scene.bring_to_back(tint)
             stage.play(sm.settle(), *([grid.show_columns({q: "weights"}, run_time=0.8)] if readable else []),
                        *([tint.animate.set_fill(opacity=TINT)] if tint is not None else []),
-                       *(m.animate.set_opacity(1.0) for m in arriving))
+                       *(m.animate.set_opacity(1.0) for m in arriving),
+                       *([FadeOut(marks)] if marks is not None else []))
 
         with stage.narrating(say(f"grid.softmax.all_{layout}")):
             if readable:
@@ -90,8 +93,10 @@ class Softmax(Chapter):
         drawn["sums"] = sums.numbers
         drawn["sums_group"] = sums
         with stage.narrating(say(f"grid.softmax.sums_{layout}")):
-            if summed:
-                stage.play(Indicate(sums, color=th.query), FadeOut(formula), run_time=1.0)
+            framed = []
+            if summed:  # the Σ row framed while the caption says every column sums to 1
+                framed = [SurroundingRectangle(sums, color=th.query, buff=0.06, stroke_width=2.5)]
+                stage.play(Create(framed[0]), FadeOut(formula), run_time=1.0)
             else:
                 stage.play(FadeIn(sums, lag_ratio=0.05), FadeOut(formula), run_time=1.0)
             stage.wait(0.6)
@@ -102,7 +107,7 @@ class Softmax(Chapter):
                                                                                DOWN + RIGHT)])
         drawn.update(legend=legend)
         with stage.narrating(say("grid.softmax.pattern")):
-            stage.play(grid.show_dots(run_time=2.0), FadeIn(legend))
+            stage.play(grid.show_dots(run_time=2.0), FadeIn(legend), *(FadeOut(f) for f in framed))
             stage.wait(0.8)
         stage.attach(grid, sums, legend)  # the next chapter's card keeps the sums and the key to the dots
         above = Region("honest", panel.left, panel.right, min(legend.get_top()[1] + 0.2, panel.top - 1.0), panel.top)

@@ -333,5 +333,8 @@ class Values(Chapter):
                 stage.play(FadeIn(marks), FadeIn(note), run_time=0.6)
             stage.wait(1.5)
         # back home only once the caption about every word has been read over every word
-        stage.play(camera_home(stage, run_time=1.2))
-        drop_below(stage, BELOW[1] / 2)
+        def home():  # when the next chapter starts: the last frame is every word's E′ the caption spoke of
+            stage.play(camera_home(stage, run_time=1.2))
+            drop_below(stage, BELOW[1] / 2)
+
+        stage.on_leave(home)

@@ -19,7 +19,7 @@ component writes no words of its own: the note comes from the chapter's catalog.
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, RIGHT, UP, Line, Rectangle, VGroup, config, linear
+from manim import DOWN, RIGHT, UP, Line, Rectangle, SurroundingRectangle, VGroup, config, linear
 
 from .attention_grid import AttentionGrid
 from .batched_shapes import Tween, lerp_color
@@ -306,6 +306,15 @@ class SoftmaxColumn:
 
         return self.grid.group(Tween(self.strip, plan, run_time=run_time, remover=True),
                                self.grid.unhighlight(run_time=run_time * 0.6))
+
+    def marks(self, key: int) -> VGroup:
+        """Frames around key's row (its word and weight) and around the Σ row: what a caption about that
+        weight and the sum points at, kept on screen while it is said (an Indicate flashes and leaves the
+        frame as it was)."""
+        i = self.shown_keys.index(int(key))
+        frame = dict(color=self.theme.query, buff=0.06, stroke_width=2.5)
+        return VGroup(SurroundingRectangle(VGroup(self.key_labels[i], self.weight_mobs[i]), **frame),
+                      SurroundingRectangle(self.sum_row, **frame))
 
     def play(self, scene, pause: float = 0.8):
         """Play lift, normalize and settle on `scene`, with pauses between."""
