@@ -266,3 +266,15 @@ def test_an_idle_heads_lower_bound_never_reads_above_what_a_weight_can_be():
     assert at_least(0.996) == 0.99 and at_least(0.9999999) == 0.99
     assert at_least(0.5) == 0.5 and at_least(0.87) == 0.87 and at_least(1.0) == 1.0
     assert f"{at_least(0.996):.2f}" == "0.99"
+
+
+def test_the_strongest_cell_framed_skips_the_first_token_on_a_real_model_only():
+    """caption_heads_many frames each head's strongest key for the word (review 53: the caption said the
+    heads look in different places over grids that did not change); on a real model the first token, where
+    most heads park their weight, is not the place the caption means."""
+    from attention_manim.scenes.chapters.multi_head import strongest_key
+
+    row = [0.7, 0.05, 0.2, 0.05, 0.9]  # keys past the focus (index 3) are not the row's
+    assert strongest_key(row, 3, real=False) == 0
+    assert strongest_key(row, 3, real=True) == 2
+    assert strongest_key([1.0], 0, real=True) == 0  # the first word has no other key

@@ -122,7 +122,7 @@ class Formula(Chapter):
                 near, z = snapped_close_up(grid, near, z, frame, keep=grid.cell_rect(i, max(0, min(i, n - 1) - 1)))
                 # the root's value, in the close-up's masked corner (its cells are empty): the caption's "√16 = 4"
                 # is on the frame it ends on (review 53: only "√16" was, in every cell)
-                root_note = math(f"sqrt({d}) = {root}", 30 * z, th.output)
+                root_note = math(f"sqrt({d}) = {root}", 46 * z, th.output)
                 corner = DOWN + LEFT if layout == "video" else UP + RIGHT
                 root_note.move_to(near + corner * (np.array([frame.width, frame.height, 0]) * z / 2
                                                    - np.array([root_note.width, root_note.height, 0]) / 2 - 0.3 * z))

@@ -295,9 +295,10 @@ class MultiHead(Chapter):
                            run_time=0.3)
         else:
             # each grid's strongest cell in the word's column, framed while the caption says each head looks
-            # somewhere else (a wait over the unchanged grids pointed at nothing, review 53)
-            rings = VGroup(*(cell[1].cell_rect(s.focus, int(np.argmax(h.row)), th.highlight).set_stroke(width=3)
-                             for h, cell in zip(s.heads, cells)))
+            # somewhere else (a wait over the unchanged grids pointed at nothing, review 53); on a real model
+            # the strongest apart from the first token, where most heads park their weight (its note follows)
+            rings = VGroup(*(cell[1].cell_rect(s.focus, strongest_key(h.row, s.focus, plan.real), th.highlight)
+                             .set_stroke(width=3) for h, cell in zip(s.heads, cells)))
             out["strongest"] = rings
             with stage.narrating(say(f"{T}.caption_heads_many", count=n, word=word)):
                 stage.play(FadeIn(rings), run_time=0.6)
@@ -482,3 +483,12 @@ class MultiHead(Chapter):
             stage.play(FadeIn(title), FadeIn(table_, lag_ratio=0.15), run_time=1.5)
             stage.wait(2.0)
         return table_
+
+
+def strongest_key(row, focus: int, real: bool) -> int:
+    """The key a head's row (over keys up to `focus`) weighs most; on a real model, apart from the first token
+    (the sink most heads park their weight on) when the row has another."""
+    weights = np.array(row[: focus + 1], dtype=float)
+    if real and focus > 0:
+        weights[0] = -1.0
+    return int(np.argmax(weights))
