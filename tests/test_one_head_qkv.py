@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from manim import MovingCameraScene, config, tempconfig
 
-from attention_manim.scenes.components.text import FORMATTERS
+from attention_manim.scenes.components.text import FORMATTERS, label
 from attention_manim.scenes.i18n import Say
 from attention_manim.scenes.style import fmt_vec, fmt_weight
 
@@ -486,6 +486,16 @@ def test_values_are_weighted_inside_the_focus_column(rendered, tracer):
     assert all(op[j] < 0.5 * op[top] for j in op if w[j] < 0.01)  # faded by the real weight
     assert_shows(drawn["z_column"], w @ head.v)
     prod = drawn["product"]
+    # this head's block of W_O, named with its head (review 53: plain W_O is every head's blocks, output_matrix)
+    assert "W_O^((0))" in prod.matrix.label.typst_code
+    # W_V's and W_O's colours keyed as W_Q's (review 53: no key), under each, from its smallest to its largest
+    # entry, gone with its picture; the brace's words read at the query's size, not twice it under the close-up
+    for key, W, real in ((drawn["w_v_key"], drawn["W_V"], head.W_V), (drawn["w_o_key"], prod.matrix, head.W_O)):
+        assert (key.low, key.high) == pytest.approx((float(real.min()), float(real.max())))
+        assert key.get_top()[1] < W.brackets.get_bottom()[1] and key not in scene.mobjects
+    words = drawn["delta_brace"][1]  # (the close-up's frame is lift_width wide)
+    assert words.height * config.frame_width / drawn["lift_width"] == pytest.approx(
+        label(words.original_text, 26).height, rel=0.02)
     for (r, c), cell in prod.matrix.cells.items():  # W_O drawn transposed: embedding dims down
         assert cell.value == pytest.approx(float(head.W_O[c, r]))
     assert_shows(prod.result, head.delta_e[i])

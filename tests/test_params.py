@@ -262,3 +262,17 @@ def test_table_rows_share_one_text_size(lang):
         assert rows[0].what.fit >= 0.8, (cfg.name, rows[0].what.fit)  # ko SmolLM2: 0.85
         for r in rows:  # and every row fits its room beside its number
             assert r.what.width <= r.what.room + 1e-6, (cfg.name, r.part)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "pt"])
+def test_one_heads_value_up_block_is_never_named_plain_w_o(lang):
+    """Review 53: plain W_O is the output matrix, every head's value-up blocks side by side (output_matrix,
+    head_split_merge); one head's block is W_O^(h), as low_rank writes it."""
+    from attention_manim.scenes.i18n import Say
+
+    catalog = Say(lang).catalog
+    for key in ("value_down_up", "per_head", "value_up_name", "times_query_heads"):
+        entry = catalog[f"params.screen.{key}"]
+        texts = entry.values() if isinstance(entry, dict) else [entry]
+        for text in texts:
+            assert "$W_O^((h))$" in text and "$W_O$" not in text, (key, text)

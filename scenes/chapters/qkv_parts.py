@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from manim import LEFT, ORIGIN, RIGHT, UP, Arrow, Brace, VGroup, config
+from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Arrow, Brace, VGroup, config
 
+from ..components.color_scale import ColorScale
 from ..components.text import label
 from ..components.vectors import VectorColumn, ellipsis_dots, math
 from ..components.word_boxes import WordBoxes
@@ -94,6 +95,40 @@ def length_brace(stage: Stage, col: VectorColumn, count: int, font_size: float =
         brace = Brace(col.brackets, direction=LEFT, color=th.dim, buff=buff)
         text.next_to(brace, LEFT, buff=0.08)
     return VGroup(brace, text)
+
+
+BRACE_ON_SCREEN = 26  # the font size a length brace's words read at on screen, however close the camera
+
+
+def brace_words_for(brace_group: VGroup, frame_width: float, font_size: float = BRACE_ON_SCREEN) -> VGroup:
+    """Size a `length_brace`'s words to read at `font_size` on a camera frame `frame_width` wide, next to their
+    brace (a close-up magnifies: values' "64 numbers", built at 18 in a picture scaled to the panel, read at
+    about 40 px under its close-up, twice the query's; review 53)."""
+    brace, words = brace_group
+    want = label(words.original_text, font_size * frame_width / config.frame_width).height
+    side = LEFT if words.get_center()[0] > brace.get_center()[0] else RIGHT
+    words.scale(want / words.height, about_edge=side)
+    return brace_group
+
+
+def matrix_colour_key(stage: Stage, W, right: float, centre, width: float) -> VGroup:
+    """What a weight matrix's entries' colours mean, under W: its smallest to largest entry, at the close-up's
+    scale (the camera frame `width` wide about `centre`) or a little over, within W's left and `right` (the
+    vector beside it), 0.4 over the frame's foot (review 52: 10 px from the edge); its words on the bar's line,
+    else over it. Where none fits, no key (an empty group: the caption says it). Never shrunk to fit: its
+    figures would read under 14 px (review 52, on SmolLM2). Review 51: blue and red entries with no key."""
+    zoom = width / config.frame_width
+    bottom = centre[1] - width * config.frame_height / config.frame_width / 2
+    room = min(W.brackets.get_right()[0], right - 0.2 * zoom) - W.brackets.get_left()[0]
+    for beside, k in ((True, 1.2), (True, 1.0), (False, 1.2), (False, 1.0)):
+        trial = ColorScale(W.values.min(), W.values.max(), scale=W.scale_ref,
+                           caption=stage.say("common.colour.matrix_scale"), theme=stage.theme, kind="vec")
+        if beside:
+            trial.caption.next_to(trial.bar, LEFT, buff=0.25)
+        trial.scale(k * zoom).next_to(W.brackets, DOWN, buff=0.3 * zoom).align_to(W.brackets, LEFT)
+        if trial.width <= room and trial.get_bottom()[1] >= bottom + 0.4 * zoom:
+            return trial
+    return VGroup()
 
 
 def token_group(mobs_by_token: dict) -> VGroup:

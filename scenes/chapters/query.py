@@ -7,11 +7,10 @@ from __future__ import annotations
 from manim import (
     DOWN, LEFT, RIGHT, UP, Create, DashedVMobject, FadeIn, FadeOut, LaggedStart, ReplacementTransform,
     SurroundingRectangle, Transform,
-    VGroup, config,
+    VGroup,
 )
 
 from ..components.bubble import SpeechBubble
-from ..components.color_scale import ColorScale
 from ..components.matrices import MatVecProduct, WeightMatrix
 from ..components.text import label
 from ..components.vectors import VectorColumn, math, symbol_source
@@ -21,8 +20,8 @@ from ..stage import Stage
 from .beyond_parts import head_name
 from .honest import wrapped
 from .qkv_parts import (
-    camera_home, dots_column, down_arrow, entry_kind, length_brace, settle, slot_row, token_group, up_clear_of, vector,
-    word_tag, zoom_frame, zoom_on,
+    brace_words_for, camera_home, dots_column, down_arrow, entry_kind, length_brace, matrix_colour_key, settle, slot_row,
+    token_group, up_clear_of, vector, word_tag, zoom_frame, zoom_on,
 )
 
 LIFT = 1.6  # the row starts lower (centre stage) and rises when the embedding appears
@@ -111,6 +110,7 @@ class Query(Chapter):
         drawn.update(product=prod, W=W, E=vec, word_tag=tag)
         q_brace = length_brace(stage, prod.result, plan.d_head, font_size=18, buff=0.08)
         zoom_to = VGroup(prod, q_brace, tag)
+        brace_words_for(q_brace, zoom_frame(zoom_to)[1])
         up = up_clear_of(zoom_to, drawn["row"], up=0.3)  # the word row wholly out of the close-up, or wholly in
         with stage.narrating(say("qkv.query.encode")):
             stage.play(FadeOut(brace), FadeOut(bubble), run_time=0.4)
@@ -120,26 +120,10 @@ class Query(Chapter):
         rows = prod.shown_rows()
         with stage.narrating(say("qkv.query.rows")):
             stage.play(prod.sweep(rows=rows[:2], run_time_per_row=1.1, fade_boxes=False))
-        # what the entries' colours mean, as the caption says it: the matrix's smallest to largest entry, under
-        # W_Q (review 51: blue and red entries with no key on the frame), at the close-up's scale or a little
-        # under, 0.4 over the frame's foot (review 52: 10 px from the edge), under W_Q only (wider, it ran under
-        # E⃗ and its note): its words on the bar's line, else over it; where none of these fits, no key (the caption
-        # says it). Never shrunk to fit: its figures would read under 14 px (review 52, on SmolLM2)
+        # what the entries' colours mean, under W_Q, as the caption says it (matrix_colour_key)
         centre, width = zoom_frame(zoom_to, up=up)  # the frame zoom_on takes
         drawn["close_up"] = (centre, width, drawn["row"].get_bottom()[1], drawn["row"].get_top()[1])  # (for tests)
-        zoom = width / config.frame_width
-        bottom = centre[1] - width * config.frame_height / config.frame_width / 2
-        room = min(W.brackets.get_right()[0], vec.get_left()[0] - 0.2 * zoom) - W.brackets.get_left()[0]
-        key = VGroup()
-        for beside, k in ((True, 1.2), (True, 1.0), (False, 1.2), (False, 1.0)):
-            trial = ColorScale(W.values.min(), W.values.max(), scale=W.scale_ref,
-                               caption=say("common.colour.matrix_scale"), theme=th, kind="vec")
-            if beside:
-                trial.caption.next_to(trial.bar, LEFT, buff=0.25)
-            trial.scale(k * zoom).next_to(W.brackets, DOWN, buff=0.3 * zoom).align_to(W.brackets, LEFT)
-            if trial.width <= room and trial.get_bottom()[1] >= bottom + 0.4 * zoom:
-                key = trial
-                break
+        key = matrix_colour_key(stage, W, vec.get_left()[0], centre, width)
         drawn["colour_key"] = key
         with stage.narrating(say("qkv.query.weights")):
             stage.play(prod.sweep(rows=rows[2:], run_time_per_row=0.45), FadeIn(key, run_time=0.6))

@@ -23,7 +23,8 @@ from .grid_parts import ensure_grid
 from .honest import honest_note, wrapped
 from .rounding_parts import declare_rows, rounding_marks
 from .qkv_parts import (
-    camera_home, drop_below, dots_column, entry_kind, length_brace, slot_row, vector, word_tag, zoom_on,
+    brace_words_for, camera_home, drop_below, dots_column, entry_kind, length_brace, matrix_colour_key, slot_row, vector,
+    word_tag, zoom_frame, zoom_on,
 )
 from .value_chips import fit_grid, value_chips
 
@@ -42,6 +43,20 @@ def rest_share(plan, say) -> str:
     if not plan.hidden and drawn_misses(drawn, f"{plan.rest_weight:.2f}"):
         rest = f"{say('common.rounding.mark')} {rest}"
     return rest
+
+
+def tally_of(stage: Stage, plan: ValuesPlan) -> VGroup:
+    """The focus's strongest weights and what is left for the rest, in the panel, as the caption says them."""
+    th, say, panel = stage.theme, stage.say, stage.region("panel")
+    # figures beside the chips' figures: the decimal point in every language, as the chips write it
+    lines = [label(say("walkthrough.masked.share", word=say.quote(plan.tokens[j]), weight=say.number(plan.weights[j], ".2f")),
+                   28, th.value) for j in plan.tops]
+    if plan.rest_weight >= 0.005:
+        lines.append(label(say("walkthrough.masked.share_rest", weight=rest_share(plan, say)), 28, th.dim))
+    tally = VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.22)
+    if tally.width > panel.width - 0.3:
+        tally.scale_to_fit_width(panel.width - 0.3)
+    return tally.move_to(panel.center)
 
 
 class Values(Chapter):
@@ -73,7 +88,7 @@ class Values(Chapter):
                        *([FadeIn(chips.note)] if chips.note is not None else []), run_time=1.5)
         items = [say("qkv.values.weight_item", word=say.quote(tokens[j]), weight=plan.weights[j]) for j in plan.tops]
         weigh = "qkv.values.weigh_rest_small" if plan.rest_weight < 0.05 else "qkv.values.weigh_rest"
-        tally = self.tally(stage, plan)
+        tally = tally_of(stage, plan)
         with stage.narrating(say(weigh, word=word, tops=say.words(items), rest=rest_share(plan, say))):
             stage.play(*(a for c in chips for a in c.weigh()), FadeIn(tally, shift=UP * 0.1), run_time=1.2)
             stage.wait(0.8)
@@ -104,16 +119,21 @@ class Values(Chapter):
         picture = VGroup(prod, v_brace, tag)
         picture.scale_to_fit_width(panel.width)
         picture.move_to(panel.center)
+        centre, width = zoom_frame(picture, 5.5, 1.15)  # the frame zoom_on takes
+        brace_words_for(v_brace, width)  # its words read as the query's brace's
+        key = matrix_colour_key(stage, W, vec.get_left()[0], centre, width)  # what W_V's colours mean, as W_Q's
         aside = list(stage.mobjects)
-        stage.drawn["values"].update(value_product=prod, W_V=W, value_input=vec, value_aside=aside, value_tag=tag)
+        stage.drawn["values"].update(value_product=prod, W_V=W, value_input=vec, value_aside=aside, value_tag=tag,
+                                     w_v_key=key)
         # the camera closes in first, then the product appears: its numbers are read at the close-up's scale
         stage.play(zoom_on(stage, picture, min_width=5.5, pad=1.15), *(FadeOut(m) for m in aside), run_time=0.8)
         stage.play(FadeIn(W, shift=RIGHT * 0.2), FadeIn(vec), FadeIn(prod.equals), FadeIn(prod.result), FadeIn(tag),
                    run_time=0.8)
         rows = prod.shown_rows()
         stage.play(prod.sweep(rows=rows[:2], run_time_per_row=0.8, fade_boxes=False))
-        stage.play(prod.sweep(rows=rows[2:], run_time_per_row=0.35))
+        stage.play(prod.sweep(rows=rows[2:], run_time_per_row=0.35), FadeIn(key, run_time=0.6))
         stage.play(FadeIn(v_brace), run_time=0.5)
+        picture.add(key)  # it goes with the picture
         stage.drawn["values"]["value_column"] = prod.result
         return picture, aside
 
@@ -131,20 +151,6 @@ class Values(Chapter):
             stage.play(Transform(prod.result, real), run_time=0.8)
         stage.drawn["values"]["value_column"] = real
         return picture, aside
-
-    # --- the weights the caption reads out, in the panel ----------------------------------------------
-    def tally(self, stage: Stage, plan: ValuesPlan) -> VGroup:
-        """The focus's strongest weights and what is left for the rest, as the caption says them."""
-        th, say, panel = stage.theme, stage.say, stage.region("panel")
-        # figures beside the chips' figures: the decimal point in every language, as the chips write it
-        lines = [label(say("walkthrough.masked.share", word=say.quote(plan.tokens[j]), weight=say.number(plan.weights[j], ".2f")),
-                       28, th.value) for j in plan.tops]
-        if plan.rest_weight >= 0.005:
-            lines.append(label(say("walkthrough.masked.share_rest", weight=rest_share(plan, say)), 28, th.dim))
-        tally = VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.22)
-        if tally.width > panel.width - 0.3:
-            tally.scale_to_fit_width(panel.width - 0.3)
-        return tally.move_to(panel.center)
 
     # --- Σ w_j V_j in the panel -------------------------------------------------------------------
     def weighted_sum(self, stage: Stage, plan: ValuesPlan, chips) -> VGroup:
@@ -168,7 +174,8 @@ class Values(Chapter):
     def lift(self, stage: Stage, plan: ValuesPlan, z_group: VGroup):
         th, say, panel = stage.theme, stage.say, stage.region("panel")
         ht, i = plan.head_trace, plan.focus
-        Wo = WeightMatrix.from_trace(ht.W_O, name="W_O", name_color=th.output, theme=th, font_size=20)
+        # this head's block of W_O: W_O alone names every head's blocks together (output_matrix, review 53)
+        Wo = WeightMatrix.from_trace(ht.W_O, name=f"W_O^(({ht.head}))", name_color=th.output, theme=th, font_size=20)
         zvec = vector(ht.z[i], plan.z, font_size=20, theme=th, bracket_color=th.delta, symbol=SUM_SYMBOL,
                       symbol_color=th.delta, show_symbol=True)
         prod = MatVecProduct(Wo, zvec, result_symbol=symbol_source("E", i + 1, delta=True), result_color=th.delta)
@@ -177,7 +184,10 @@ class Values(Chapter):
         # ΔE's real length, as V's is named: the caption's "back up to 576 numbers" is on screen
         d_brace = length_brace(stage, prod.result, plan.d_model, font_size=18, buff=0.08, right_limit=float("inf"))
         tag = word_tag(stage, plan.tokens[i], prod.result.symbol, th.query)
-        stage.drawn["values"].update(product=prod, delta_brace=d_brace, delta_tag=tag)
+        centre, width = zoom_frame(VGroup(prod, d_brace, tag), 5.5, 1.15)
+        brace_words_for(d_brace, width)
+        key = matrix_colour_key(stage, Wo, zvec.get_left()[0], centre, width)  # what W_O's colours mean
+        stage.drawn["values"].update(product=prod, delta_brace=d_brace, delta_tag=tag, w_o_key=key, lift_width=width)
         # the camera closes in on the product: the grid side (grid, titles, chips) would be cut at the
         # frame's left edge, so it fades while the camera is close and comes back with it (update)
         aside = [m for m in stage.mobjects if m is not z_group and m.get_center()[0] < panel.left]
@@ -190,7 +200,7 @@ class Values(Chapter):
             rows = prod.shown_rows()
             stage.play(prod.sweep(rows=rows[:2], run_time_per_row=0.9, fade_boxes=False))
         with stage.narrating(say("qkv.values.delta", word=say.quote(plan.tokens[i]))):
-            stage.play(prod.sweep(rows=rows[2:], run_time_per_row=0.4))
+            stage.play(prod.sweep(rows=rows[2:], run_time_per_row=0.4), FadeIn(key, run_time=0.6))
             stage.wait(1.0)
         return prod
 
@@ -262,7 +272,7 @@ class Values(Chapter):
                   if plan.n_heads > 1 else say("qkv.values.update", word=say.quote(plan.tokens[i])))
         with stage.narrating(update):
             stage.play(camera_home(stage), FadeOut(VGroup(prod.matrix, prod.vector, prod.equals)),
-                       *(FadeOut(stage.drawn["values"][k]) for k in ("delta_brace", "delta_tag") if k in stage.drawn["values"]),
+                       *(FadeOut(stage.drawn["values"][k]) for k in ("delta_brace", "delta_tag", "w_o_key") if k in stage.drawn["values"]),
                        ReplacementTransform(prod.result, d_col), FadeIn(e_col), FadeIn(plus),
                        *([FadeIn(stage.drawn["values"]["residual_note"])] if plan.normalized else []),
                        *(FadeIn(m) for m in stage.drawn["values"].get("aside", [])), run_time=1.0)
