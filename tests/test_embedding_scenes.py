@@ -662,9 +662,9 @@ def test_last_token_drawing(rendered, tracer, toy_model):
         assert arcs.relative == (0.005 <= strongest < 0.5 and arcs.weights[last] < 0.5)
         if arcs.relative:  # the strongest arc drawn is full width (the word's own weight has no arc: review 34)
             assert max(a.get_stroke_width() for a, _ in arcs.drawn()) == pytest.approx(12.0)
-            assert "against the strongest" in text_of(drawn["panels"][h])
+            assert "scaled to the strongest arc" in text_of(drawn["panels"][h])
         else:
-            assert "against the strongest" not in text_of(drawn["panels"][h])
+            assert "scaled to the strongest arc" not in text_of(drawn["panels"][h])
     # the honest summary: the share of attention that reaches past the previous word, as computed
     mean = np.mean([tr.head(0, h).pattern[last][: last - 1].sum() for h in range(tr.model.n_heads)])
     if mean < 0.005:  # below what two decimals show, the words say "almost none", not "0.00"
