@@ -880,3 +880,39 @@ def test_softmax_keeps_the_camera_still(make_inputs, tmp_path, monkeypatch):
     render(lesson_class("softmax"), make_inputs(sentences=[sentence], focus=focus), tmp_path, png=False)
     assert len(seen) > 10
     assert np.allclose(np.array(seen), np.array(seen[0]), atol=1e-6), seen
+
+
+@pytest.mark.parametrize("layout", ["video", "paper"])
+def test_the_roots_note_stands_boxed_on_a_masked_cell_wholly_in_the_close_up(layout):
+    """Review 53: the formula's close-up said "√16 = 4 here" with only √16 on screen; review 54: the note then
+    stood half under the close-up's edge veil ("16 = 4"). It is boxed on a masked (empty) cell wholly in view,
+    the one nearest the corner where the masked cells are, above the veils."""
+    from types import SimpleNamespace
+
+    from attention_manim.scenes.chapters.formula import root_callout
+    from attention_manim.scenes.components.attention_grid import AttentionGrid
+    from attention_manim.scenes.components.text import label
+    from attention_manim.scenes.style import DARK
+
+    n = 8
+    mask = np.triu(np.ones((n, n), bool), 1)  # [query, key]: a key after its query
+    pattern = np.where(mask, 0.0, 1.0) / np.arange(1, n + 1)[:, None]
+    g = AttentionGrid((np.log(np.maximum(pattern, 1e-9)), pattern, mask), [f"w{k}" for k in range(n)], layout=layout)
+    frame = SimpleNamespace(width=config.frame_width, height=config.frame_height)
+    z = 5.5 * g.cell_width / frame.width
+    near = g.cell_center(4, 3)
+    note = root_callout(g, near, z, frame, label("√16 = 4", 40 * z), DARK)
+    q, k = next((q, k) for q in range(n) for k in range(n)
+                if np.allclose(g.cell_center(q, k)[:2], note.get_center()[:2]))
+    assert mask[q, k]  # an empty cell: the note covers no figure
+    half = np.array([frame.width, frame.height]) * z / 2
+    assert np.all(np.abs(note.get_center()[:2] - near[:2]) + [note.width / 2, note.height / 2] <= half)
+    assert note.width <= g.cell_width and note.get_z_index() > g.get_z_index() + 1
+    # the masked cell nearest the masked corner: bottom left in the video layout, top right in the paper one
+    corner = near[:2] + (np.array([-1, -1]) if layout == "video" else np.array([1, 1])) * half
+    others = [(a, b) for a in range(n) for b in range(n) if mask[a, b] and np.all(
+        np.abs(g.cell_center(a, b)[:2] - near[:2]) + [g.cell_width / 2, g.cell_height / 2] <= half - 0.02 * z)]
+    assert min(np.linalg.norm(g.cell_center(a, b)[:2] - corner) for a, b in others) == pytest.approx(
+        np.linalg.norm(note.get_center()[:2] - corner))
+    # nowhere to stand: no note
+    assert root_callout(g, g.cell_center(0, 0), 0.05, frame, label("x", 10), DARK) is None

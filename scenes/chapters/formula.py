@@ -120,15 +120,12 @@ class Formula(Chapter):
             z = float(np.clip(5.5 * grid.cell_width / frame.width, 0.25, 1.0))  # about 5 cells across
             if z < 0.9:
                 near, z = snapped_close_up(grid, near, z, frame, keep=grid.cell_rect(i, max(0, min(i, n - 1) - 1)))
-                # the root's value, in the close-up's masked corner (its cells are empty): the caption's "√16 = 4"
-                # is on the frame it ends on (review 53: only "√16" was, in every cell)
-                root_note = math(f"sqrt({d}) = {root}", 46 * z, th.output)
-                corner = DOWN + LEFT if layout == "video" else UP + RIGHT
-                root_note.move_to(near + corner * (np.array([frame.width, frame.height, 0]) * z / 2
-                                                   - np.array([root_note.width, root_note.height, 0]) / 2 - 0.3 * z))
+                # the root's value, boxed, on an empty (masked) cell of the close-up: the caption's "√16 = 4" is on
+                # the frame it ends on (review 53: only "√16" was, in every cell)
+                root_note = root_callout(grid, near, z, frame, math(f"sqrt({d}) = {root}", 46 * z, th.output), th)
                 drawn["root_note"] = root_note
-                stage.play(frame.animate.scale(z).move_to(near), *close_up(grid, near, z, frame), FadeIn(root_note),
-                           run_time=1.2)
+                stage.play(frame.animate.scale(z).move_to(near), *close_up(grid, near, z, frame),
+                           *([FadeIn(root_note)] if root_note is not None else []), run_time=1.2)
                 if not grid.symbol_indexed:  # close up, the indices the home size left out read: K⃗₃·Q⃗₄, not K⃗·Q⃗
                     grid.symbol_zoom = 1.0 / z  # (review 48: the close-up's cells could not be told apart)
                     stage.play(grid.show_symbols(run_time=0.6, denominator=f"√{d}", denominator_color=th.output))
@@ -141,7 +138,8 @@ class Formula(Chapter):
             stage.play(show_scores(grid, 1.2))
             stage.wait(0.5)
             if z < 0.9:
-                stage.play(Restore(frame), *close_up_done(grid), *shown_masked, FadeOut(root_note), run_time=1.0)
+                stage.play(Restore(frame), *close_up_done(grid), *shown_masked,
+                           *([FadeOut(root_note)] if root_note is not None else []), run_time=1.0)
             elif shown_masked:
                 stage.play(*shown_masked, run_time=0.6)
         drawn["scores"] = dict(grid.number_mobs)
@@ -251,3 +249,23 @@ class Formula(Chapter):
                        FadeIn(t2, rate_func=late), *(FadeIn(m, rate_func=late) for m in late_extras), run_time=2.6)
             stage.wait(1.0)
         stage.hand_on(grid=g2, grid_titles=t2)
+
+
+def root_callout(grid, near, z: float, frame, note, th):
+    """`note` in a box on the masked cell of the close-up (the camera frame scaled by `z` about `near`) nearest the
+    frame's corner where the masked cells lie, wholly in view; its cells are empty, so it covers no figure. The box
+    reads as a note, not as one more cell's value (review 54). None where no masked cell is wholly in view."""
+    half = np.array([frame.width, frame.height, 0.0]) * z / 2
+    corner = near + (DOWN + LEFT if grid.layout == "video" else UP + RIGHT) * half
+    cw, ch = grid.cell_width, grid.cell_height
+    seen = [(q, k) for q in range(grid.n) for k in range(grid.n) if grid.mask[q, k]
+            and np.all(np.abs(grid.cell_center(q, k) - near)[:2] + [cw / 2, ch / 2] <= half[:2] - 0.02 * z)]
+    if not seen:
+        return None
+    q, k = min(seen, key=lambda c: np.linalg.norm(grid.cell_center(*c) - corner))
+    note.scale(min(1.0, 0.72 * cw / note.width, 0.5 * ch / note.height))
+    box = SurroundingRectangle(note, buff=0.12 * z, corner_radius=0.06 * z, color=th.output, stroke_width=2)
+    box.set_fill(th.background, opacity=1.0)
+    callout = VGroup(box, note).move_to(grid.cell_center(q, k))
+    callout.set_z_index(grid.get_z_index() + 3)  # over the close-up's edge veils
+    return callout

@@ -119,14 +119,17 @@ class TokensToVectors(Chapter):
                 stage.play(Create(marks), FadeIn(notes), run_time=1.0)
                 stage.wait(1.5)
             stage.play(FadeOut(marks), FadeOut(notes), boxes.animate.reset(), run_time=0.5)
-        else:
+        else:  # every word its own: each box lit while the caption says none repeats (a wait showed nothing new)
             with stage.narrating(say("embeddings.tokens.caption_no_repeat")):
-                stage.wait(2.0)
+                stage.play(boxes.animate.highlight(list(range(len(boxes))), th.highlight), run_time=0.6)
+                stage.wait(1.4)
+            stage.play(boxes.animate.reset(), run_time=0.4)
 
         if plan.rotary:  # no position is added here: the model rotates queries and keys by position
-            with stage.narrating(say("real.tokens.caption_rotary")):
-                stage.wait(1.0)
-            stage.play(VGroup(boxes, arrows, cols, ellipses, brace, row_lookup).animate.shift(UP * drop), run_time=0.6)
+            with stage.narrating(say("real.tokens.caption_rotary")):  # the picture makes room for the E⃗ names
+                stage.play(VGroup(boxes, arrows, cols, ellipses, brace, row_lookup).animate.shift(UP * drop),
+                           run_time=0.6)
+                stage.wait(0.4)
             self.symbols(stage, plan, cols, below)
             return
         # 4. position

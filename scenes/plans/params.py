@@ -78,7 +78,8 @@ def tally_rows(t: Tally) -> tuple[Row, ...]:
             dict(n=t.per_layer, heads=c.n_heads, kv=c.kv_heads, per_head=t.per_head)),
         Row("attention", "attention", t.attention, "attention", dict(layers=c.n_layers, count=c.n_layers),
             dict(n=t.attention, layers=c.n_layers, count=c.n_layers)),
-        Row("embedding", "embedding", t.embedding, "embedding", {}, dict(n=t.embedding, vocab=c.vocab_size)),
+        Row("embedding", "embedding", t.embedding, "embedding", dict(vocab=c.vocab_size),
+            dict(n=t.embedding, vocab=c.vocab_size)),
     ]
     if t.mlp:
         rows.append(Row("mlp", "mlp_swiglu" if c.mlp == "swiglu" else "mlp", t.mlp, "mlp",
@@ -88,7 +89,8 @@ def tally_rows(t: Tally) -> tuple[Row, ...]:
     if c.tied_embeddings:
         rows.append(Row("unembedding", "unembedding_tied", 0, "unembedding_tied"))
     else:
-        rows.append(Row("unembedding", "unembedding", t.unembedding, "unembedding", {}, dict(n=t.unembedding)))
+        rows.append(Row("unembedding", "unembedding", t.unembedding, "unembedding", dict(vocab=c.vocab_size),
+                        dict(n=t.unembedding)))
     rows.append(Row("total", "total", t.total, "total", {}, dict(n=t.total)))
     return tuple(rows)
 
