@@ -996,32 +996,36 @@ class Linter(Observer):
                      _where((min(xs0), min(ys0), max(xs1), max(ys1))), reason)
 
     def roles_named(self, scene, named: list[tuple]) -> None:
-        """A head is called by a role only where the model names it so (the toy's trained heads) or
-        the probes measured it (a real model's roles, model/probes.py, in the lesson's model info);
-        and, over a sentence where the head has nothing to do (every word keeps to itself: no
-        adjective for "adjectives → nouns"), only if the frame says so (`say.role(..., idle_said=True)`)."""
-        from .plans.honesty import role_idle
+        check_roles_named(self, scene, named)
 
-        traces = getattr(getattr(scene, "setting", None), "traces", ())
-        info = getattr(getattr(scene, "inputs", None), "model", None)
-        for role, layer, head, tokens, idle_said in named:
-            if not role or not traces:
-                continue
-            trace = next((t for t in traces if tokens is not None and tuple(t.tokens) == tokens), traces[0])
-            in_trace = trace.head(layer, head).role if layer < trace.model.n_layers else ""
-            measured = info.head_for_role(role) if info is not None else None
-            if in_trace != role and measured != (layer, head):
-                self.add(scene, "honest_title", f"L{layer}H{head} is called {role!r} but was measured as "
-                                                f"{in_trace or 'nothing in particular'!r}", key=(role, layer, head))
-                continue
-            if layer >= trace.model.n_layers or idle_said:
-                continue
-            kept = role_idle(trace.head(layer, head).pattern, trace.model.real)
-            if kept is not None:
-                self.add(scene, "honest_title", f"L{layer}H{head} is called {role!r} over "
-                                                f"{' '.join(trace.tokens)[:40]!r}, where every word keeps at least "
-                                                f"{kept:.2f} on itself, and nothing says so",
-                         key=(role, layer, head, trace.tokens))
+
+def check_roles_named(linter: "Linter", scene, named: list[tuple]) -> None:
+    """A head is called by a role only where the model names it so (the toy's trained heads) or
+    the probes measured it (a real model's roles, model/probes.py, in the lesson's model info);
+    and, over a sentence where the head has nothing to do (every word keeps to itself: no
+    adjective for "adjectives → nouns"), only if the frame says so (`say.role(..., idle_said=True)`)."""
+    from .plans.honesty import role_idle
+
+    traces = getattr(getattr(scene, "setting", None), "traces", ())
+    info = getattr(getattr(scene, "inputs", None), "model", None)
+    for role, layer, head, tokens, idle_said in named:
+        if not role or not traces:
+            continue
+        trace = next((t for t in traces if tokens is not None and tuple(t.tokens) == tokens), traces[0])
+        in_trace = trace.head(layer, head).role if layer < trace.model.n_layers else ""
+        measured = info.head_for_role(role) if info is not None else None
+        if in_trace != role and measured != (layer, head):
+            linter.add(scene, "honest_title", f"L{layer}H{head} is called {role!r} but was measured as "
+                                            f"{in_trace or 'nothing in particular'!r}", key=(role, layer, head))
+            continue
+        if layer >= trace.model.n_layers or idle_said:
+            continue
+        kept = role_idle(trace.head(layer, head).pattern, trace.model.real)
+        if kept is not None:
+            linter.add(scene, "honest_title", f"L{layer}H{head} is called {role!r} over "
+                                            f"{' '.join(trace.tokens)[:40]!r}, where every word keeps at least "
+                                            f"{kept:.2f} on itself, and nothing says so",
+                     key=(role, layer, head, trace.tokens))
 
 
 # a Σ that labels a sum: alone, "Σ =", "Σ ≈ 1.00", "every column: Σ =" (not "Σ weight × value", a formula)
