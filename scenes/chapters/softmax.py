@@ -6,7 +6,7 @@ Goes on with the grid the dot-products chapter left (its scores stay where they 
 
 from __future__ import annotations
 
-from manim import DOWN, RIGHT, Create, FadeIn, FadeOut, Rectangle, SurroundingRectangle, Write
+from manim import DOWN, RIGHT, Create, FadeIn, FadeOut, Rectangle, Restore, Write
 
 from ..components.vectors import math
 from ..lesson import Chapter
@@ -93,10 +93,11 @@ class Softmax(Chapter):
         drawn["sums"] = sums.numbers
         drawn["sums_group"] = sums
         with stage.narrating(say(f"grid.softmax.sums_{layout}")):
-            framed = []
-            if summed:  # the Σ row framed while the caption says every column sums to 1
-                framed = [SurroundingRectangle(sums, color=th.query, buff=0.06, stroke_width=2.5)]
-                stage.play(Create(framed[0]), FadeOut(formula), run_time=1.0)
+            lit = summed
+            if summed:  # the Σ row lit while the caption says every column sums to 1 (a frame round it met the
+                # frame's foot under SmolLM2's grid in pt)
+                sums.save_state()
+                stage.play(sums.animate.set_color(th.query), FadeOut(formula), run_time=1.0)
             else:
                 stage.play(FadeIn(sums, lag_ratio=0.05), FadeOut(formula), run_time=1.0)
             stage.wait(0.6)
@@ -107,7 +108,7 @@ class Softmax(Chapter):
                                                                                DOWN + RIGHT)])
         drawn.update(legend=legend)
         with stage.narrating(say("grid.softmax.pattern")):
-            stage.play(grid.show_dots(run_time=2.0), FadeIn(legend), *(FadeOut(f) for f in framed))
+            stage.play(grid.show_dots(run_time=2.0), FadeIn(legend), *([Restore(sums)] if lit else []))
             stage.wait(0.8)
         stage.attach(grid, sums, legend)  # the next chapter's card keeps the sums and the key to the dots
         above = Region("honest", panel.left, panel.right, min(legend.get_top()[1] + 0.2, panel.top - 1.0), panel.top)
